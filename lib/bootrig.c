@@ -1,0 +1,55 @@
+/*
+ * bootrig.c: the entry point. One table maps each subcommand to its
+ * function (one file each, see builtin.h); this file only dispatches and
+ * prints the top-level help and version.
+ */
+#include "builtin.h"
+#include "exitcodes.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	/* Commands are added here, one line each (see builtin.h). */
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: bootrig [--version] [--help] <command> [<args>]\n\n"
+	      "Does this kernel boot, on every userspace ABI, and did it get slower?\n\n"
+	      "commands:\n", out);
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(out, "  %-10s %s\n", c->name, c->summary);
+	fputs("\n'bootrig <command> --help' describes each command.\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *name = argv[1];
+	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+		printf("bootrig %s\n", BOOTRIG_VERSION);
+		return EXIT_PASS;
+	}
+	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+		usage(stdout);
+		return EXIT_PASS;
+	}
+	for (const struct command *c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c->fn(argc - 1, argv + 1);
+	fprintf(stderr, "bootrig: '%s' is not a bootrig command\n", name);
+	usage(stderr);
+	return EXIT_USAGE;
+}

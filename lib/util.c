@@ -1,0 +1,279 @@
+/*
+ * util.c: messages, allocation, buffers, files and process spawning for the
+ * host tool. See util.h for the contracts.
+ */
+#include "util.h"
+#include "exitcodes.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "bootrig: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void die_status(int status, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+	exit(EXIT_DATAERR);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+static void *check_alloc(void *p)
+{
+	if (!p) {
+		fputs("bootrig: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void *xmalloc(size_t n) { return check_alloc(malloc(n ? n : 1)); }
+void *xcalloc(size_t n, size_t size) { return check_alloc(calloc(n ? n : 1, size ? size : 1)); }
+void *xrealloc(void *p, size_t n) { return check_alloc(realloc(p, n ? n : 1)); }
+char *xstrdup(const char *s) { return check_alloc(strdup(s)); }
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return check_alloc(s);
+}
+
+static void strbuf_grow(struct strbuf *sb, size_t extra)
+{
+	if (sb->len + extra + 1 <= sb->alloc)
+		return;
+	size_t want = sb->alloc ? sb->alloc : 64;
+	while (want < sb->len + extra + 1)
+		want *= 2;
+	sb->buf = xrealloc(sb->buf, want);
+	sb->alloc = want;
+}
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t n)
+{
+	strbuf_grow(sb, n);
+	memcpy(sb->buf + sb->len, data, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_addstr(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	strbuf_grow(sb, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+void strbuf_release(struct strbuf *sb)
+{
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->alloc = 0;
+}
+
+int read_file(const char *path, char **out, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct strbuf sb = STRBUF_INIT;
+	char chunk[65536];
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int saved = errno;
+			close(fd);
+			strbuf_release(&sb);
+			errno = saved;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		strbuf_add(&sb, chunk, (size_t)n);
+	}
+	close(fd);
+	if (!sb.buf)
+		strbuf_add(&sb, "", 0);
+	*out = sb.buf;
+	if (len)
+		*len = sb.len;
+	return 0;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error("cannot create %s: %s", tmp, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		error("cannot write %s: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	close(fd);
+	if (rename(tmp, path) < 0) {
+		error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	char *copy = xstrdup(path);
+	for (char *p = copy + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, mode) < 0 && errno != EEXIST) {
+			free(copy);
+			return -1;
+		}
+		*p = '/';
+	}
+	int rc = mkdir(copy, mode);
+	free(copy);
+	return rc < 0 && errno != EEXIST ? -1 : 0;
+}
+
+double now_monotonic(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void exec_child(char *const argv[], int stdout_fd, int stderr_fd)
+{
+	setpgid(0, 0);
+	if (stdout_fd >= 0)
+		dup2(stdout_fd, STDOUT_FILENO);
+	if (stderr_fd >= 0)
+		dup2(stderr_fd, STDERR_FILENO);
+	execvp(argv[0], argv);
+	fprintf(stderr, "bootrig: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+static int decode_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return -1;
+}
+
+int run_argv(char *const argv[], double timeout_s, int stdout_fd, int stderr_fd)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return error("cannot fork for %s: %s", argv[0], strerror(errno));
+	if (pid == 0)
+		exec_child(argv, stdout_fd, stderr_fd);
+	setpgid(pid, pid);
+
+	double deadline = timeout_s > 0 ? now_monotonic() + timeout_s : 0;
+	for (;;) {
+		int status;
+		pid_t r = waitpid(pid, &status, timeout_s > 0 ? WNOHANG : 0);
+		if (r == pid)
+			return decode_status(status);
+		if (r < 0 && errno != EINTR)
+			return error("waitpid %s: %s", argv[0], strerror(errno));
+		if (timeout_s > 0 && now_monotonic() >= deadline) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return -2;
+		}
+		if (timeout_s > 0) {
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+}

@@ -1,0 +1,81 @@
+/*
+ * util.h: what every part of the host tool uses: messages in one voice,
+ * allocation that cannot return NULL, whole-file reads, atomic writes, and
+ * spawning programs from an argv (never through a shell).
+ *
+ * Messages go to stderr as "bootrig: ...". die() exits; error() returns -1
+ * so a caller can write `return error("...")`.
+ */
+#ifndef BOOTRIG_UTIL_H
+#define BOOTRIG_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+__attribute__((noreturn, format(printf, 2, 3)))
+void die_status(int status, const char *fmt, ...);
+__attribute__((noreturn, format(printf, 1, 2)))
+void die(const char *fmt, ...);              /* exits 65 (bad input) */
+__attribute__((format(printf, 1, 2)))
+int error(const char *fmt, ...);             /* prints, returns -1 */
+__attribute__((format(printf, 1, 2)))
+void warning(const char *fmt, ...);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+__attribute__((format(printf, 1, 2)))
+char *xasprintf(const char *fmt, ...);
+
+/* Growable byte buffer; buf is always NUL-terminated. */
+struct strbuf {
+	char *buf;
+	size_t len, alloc;
+};
+#define STRBUF_INIT { NULL, 0, 0 }
+void strbuf_add(struct strbuf *sb, const void *data, size_t n);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+__attribute__((format(printf, 2, 3)))
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...);
+void strbuf_release(struct strbuf *sb);
+
+/*
+ * read_file: the whole file into *out (NUL-terminated, *len without it).
+ * Returns 0, or -1 with errno set; a missing file is not reported here.
+ */
+int read_file(const char *path, char **out, size_t *len);
+
+/*
+ * write_file_atomic: write data to path through "path.tmp.PID" and rename,
+ * so the path holds the whole file or nothing. Returns 0 or error()'s -1.
+ */
+int write_file_atomic(const char *path, const void *data, size_t len);
+
+/* mkdir -p; returns 0 or -1 with errno set. */
+int mkdir_p(const char *path, mode_t mode);
+
+/* Monotonic time in seconds. */
+double now_monotonic(void);
+
+/*
+ * run_argv: run argv[0] (searched in PATH) with argv, no shell, and wait up
+ * to timeout_s seconds (<= 0: no limit). On timeout the process group is
+ * killed. stdout_fd/stderr_fd: where the child's output goes (-1: inherit).
+ * Returns the exit status (0..255), 128+signal when killed by a signal,
+ * -2 on timeout, -1 when it could not be started (error printed).
+ */
+int run_argv(char *const argv[], double timeout_s, int stdout_fd, int stderr_fd);
+
+/* Where the guest binaries (build/guest) and configs/ are, found from the
+ * executable's own path or $BOOTRIG_DATADIR; see lib/paths.c. */
+const char *bootrig_guest_dir(void);
+const char *bootrig_configs_dir(void);
+/* $BOOTRIG_CACHE, else $XDG_CACHE_HOME/bootrig, else ~/.cache/bootrig. */
+const char *bootrig_cache_dir(void);
+
+#endif

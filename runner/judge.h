@@ -1,0 +1,100 @@
+/*
+ * judge.h: the judge of a boot, shared by every runner (libvirt, boards) and
+ * by `bootrig judge` over a saved log.
+ *
+ * It is a state machine fed with console bytes as they arrive, each chunk
+ * with the host time (seconds since power-on) it was read at:
+ *
+ *   firmware -> kernel ("Linux version") -> init (the protocol's BEGIN)
+ *            -> results (first test record) -> end (END) -> poweroff
+ *
+ * Each stage has a timeout, and the console a silence timeout (struct
+ * judge_limits). It finds kernel failures (panic, oops, BUG, WARNING, KASAN,
+ * lockdep, RCU stalls, lockups, hung tasks, an unexpected reboot, ...) and
+ * turns each into an event with a syzbot-style title. It decodes the result
+ * protocol (lib/protocol.h) into sysinfo, the ABI table, tests and metrics.
+ *
+ * The runner asks judge_should_stop() after each chunk and on a timer: the
+ * boot is over when the guest powered off after END, when a panic has
+ * ended ("---[ end Kernel panic"), or when a timeout expired. The verdict is
+ * then final (judge_finish()).
+ */
+#ifndef BOOTRIG_JUDGE_H
+#define BOOTRIG_JUDGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct json_object;
+
+enum verdict {
+	VERDICT_PASS,
+	VERDICT_FAIL,
+	VERDICT_PANIC,
+	VERDICT_HANG,
+	VERDICT_BOOT_FAIL,
+	VERDICT_INFRA_ERROR,
+};
+
+enum stage {
+	STAGE_FIRMWARE,
+	STAGE_KERNEL,
+	STAGE_INIT,
+	STAGE_RESULTS,
+	STAGE_END,
+	STAGE_POWEROFF,
+	STAGE_COUNT,
+};
+
+/* Seconds; 0 means no limit. stage[s] bounds how long stage s may last. */
+struct judge_limits {
+	double stage[STAGE_COUNT];
+	double silence;
+};
+
+/* The defaults used when a config sets nothing. */
+void judge_default_limits(struct judge_limits *limits);
+
+struct judge;
+
+struct judge *judge_new(const struct judge_limits *limits);
+void judge_free(struct judge *j);
+
+/* Console bytes read at host time t (seconds since power-on). */
+void judge_feed(struct judge *j, const char *bytes, size_t n, double t);
+
+/*
+ * Should the runner stop the machine now? True once the boot is decided:
+ * END seen and the guest is powering off, a panic ended, or a stage or the
+ * silence timeout expired at time now.
+ */
+bool judge_should_stop(struct judge *j, double now);
+
+/* The machine stopped by itself (it powered off, or QEMU exited) at t. */
+void judge_machine_stopped(struct judge *j, double t);
+
+/* The host failed (libvirt, QEMU, serial line, power): INFRA_ERROR. */
+void judge_infra_error(struct judge *j, const char *reason);
+
+/* Ends the boot at time t and decides the verdict; idempotent. */
+enum verdict judge_finish(struct judge *j, double t);
+
+/* One line: why the verdict ("" for PASS). Valid until judge_free(). */
+const char *judge_reason(const struct judge *j);
+
+/* The stage the boot is in now (for live progress lines). */
+enum stage judge_stage(const struct judge *j);
+
+/*
+ * Adds to obj what RESULTS.md puts in result.json from the console:
+ * verdict, exit_code, reason, stages, events, protocol, sysinfo, abis,
+ * tests, metrics.
+ */
+void judge_to_json(const struct judge *j, struct json_object *obj);
+
+const char *verdict_name(enum verdict v);       /* "PASS", ... */
+int verdict_exit_code(enum verdict v);          /* as in the contract */
+int verdict_severity(enum verdict v);           /* for "the worst one" */
+const char *stage_name(enum stage s);           /* "firmware", ... */
+
+#endif
