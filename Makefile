@@ -66,7 +66,15 @@ $(BUILD)/tests/%: tests/unit/%.c $(SAN_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(SAN_LIB_OBJS) $(HOST_LIBS) -lcmocka
 
-unit: $(UNIT_BINS)
+# Test tools: small programs over the host objects that the shell test
+# groups call (tests/tools/<name>.c -> build/tests/tools/<name>).
+TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
+TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
+$(BUILD)/tests/tools/%: tests/tools/%.c $(SAN_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(SAN_LIB_OBJS) $(HOST_LIBS)
+
+unit: $(UNIT_BINS) $(TOOL_BINS)
 
 include initramfs/guest.mk
 
