@@ -1,4 +1,77 @@
 # initramfs/guest.mk: the guest binaries, one set per ABI, in build/guest/<abi>/.
-# (Filled in by the guest runtime work; see initramfs/PROTOCOL.md.)
+#
+#   build/guest/<abi>/probe      exits 0: init execs it to learn whether the
+#                                kernel runs the ABI (initramfs/probe.c)
+#   build/guest/<abi>/<test>     one per initramfs/tests/<test>.c, linked with
+#                                initramfs/bench/*.c (a new test needs no edit here)
+#   build/guest/<abi>/init       the PID-1 init, for the native ABIs only
+#                                (aarch64, x86_64, arm)
+#
+# Everything is freestanding (initramfs/rt/, no libc), static and stripped.
+# One source tree for six ABIs: only GUEST_CC_<abi> and the link differ.
+# Objects go to build/guest/<abi>/obj/.
+
+GUEST_ABIS   := x86_64 x32 i386 aarch64 aarch64_ilp32 arm
+GUEST_NATIVE := x86_64 aarch64 arm
+
+GUEST_CC_x86_64        := gcc -m64
+GUEST_CC_x32           := gcc -mx32
+GUEST_CC_i386          := gcc -m32 -march=i686
+GUEST_CC_aarch64       := aarch64-linux-gnu-gcc
+GUEST_CC_aarch64_ilp32 := aarch64-linux-gnu-gcc -mabi=ilp32
+GUEST_CC_arm           := arm-linux-gnueabihf-gcc -marm -march=armv7-a -mfpu=vfpv3-d16 -mfloat-abi=hard
+
+# Compiler helpers (64-bit division...): the toolchain's libgcc where it
+# has one for the ABI, else initramfs/rt/libgcc.c.
+GUEST_LIBS_x86_64  := -lgcc
+GUEST_LIBS_aarch64 := -lgcc
+GUEST_LIBS_arm     := -lgcc
+GUEST_RT_EXTRA_i386          := libgcc
+GUEST_RT_EXTRA_x32           := libgcc
+GUEST_RT_EXTRA_aarch64_ilp32 := libgcc
+
+GUEST_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -ffreestanding -fno-builtin \
+	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-unwind-tables \
+	-fno-pie -fno-pic -fno-tree-loop-distribute-patterns \
+	-ffunction-sections -fdata-sections -Iinitramfs/rt -Iinitramfs/bench
+GUEST_LDFLAGS := -nostdlib -static -no-pie -Wl,--gc-sections -Wl,--build-id=none -Wl,-z,noseparate-code -s
+GUEST_LINK_aarch64_ilp32 = aarch64-linux-gnu-ld -m aarch64linux32 -static --gc-sections -z noseparate-code \
+	--build-id=none -s -o $@ $^
+
+GUEST_RT_SRCS   := start sys string format thread alloc
+GUEST_HDRS      := $(wildcard initramfs/rt/*.h initramfs/rt/arch/*.h initramfs/bench/*.h)
+GUEST_TESTS     := $(sort $(patsubst initramfs/tests/%.c,%,$(wildcard initramfs/tests/*.c)))
+GUEST_BENCH_LIB := $(sort $(patsubst initramfs/%.c,%,$(wildcard initramfs/bench/*.c)))
+
+# guest_abi ABI: the objects, programs and rules of one ABI.
+define guest_abi
+GUEST_DIR_$(1)  := $(BUILD)/guest/$(1)
+GUEST_RT_$(1)   := $$(patsubst %,$(BUILD)/guest/$(1)/obj/rt/%.o,$(GUEST_RT_SRCS) $(GUEST_RT_EXTRA_$(1)))
+GUEST_LIB_$(1)  := $$(patsubst %,$(BUILD)/guest/$(1)/obj/%.o,$(GUEST_BENCH_LIB))
+GUEST_BINS_$(1) := $(BUILD)/guest/$(1)/probe $$(patsubst %,$(BUILD)/guest/$(1)/%,$(GUEST_TESTS)) \
+	$$(if $$(filter $(1),$(GUEST_NATIVE)),$$(if $$(wildcard initramfs/init.c),$(BUILD)/guest/$(1)/init))
+GUEST_LINK_$(1) ?= $$(GUEST_CC_$(1)) $$(GUEST_LDFLAGS) -o $$@ $$^ $$(GUEST_LIBS_$(1))
+
+$(BUILD)/guest/$(1)/obj/%.o: initramfs/%.c $$(GUEST_HDRS)
+	@mkdir -p $$(dir $$@)
+	$$(GUEST_CC_$(1)) $$(GUEST_CFLAGS) -c -o $$@ $$<
+
+$(BUILD)/guest/$(1)/probe: $(BUILD)/guest/$(1)/obj/probe.o $$(GUEST_RT_$(1))
+	$$(GUEST_LINK_$(1))
+
+$(BUILD)/guest/$(1)/init: $(BUILD)/guest/$(1)/obj/init.o $$(GUEST_RT_$(1))
+	$$(GUEST_LINK_$(1))
+
+$(BUILD)/guest/$(1)/%: $(BUILD)/guest/$(1)/obj/tests/%.o $$(GUEST_LIB_$(1)) $$(GUEST_RT_$(1))
+	$$(GUEST_LINK_$(1))
+
+# Objects are kept (not intermediate), so a rebuild relinks only.
+.SECONDARY: $$(GUEST_RT_$(1)) $$(GUEST_LIB_$(1)) $(BUILD)/guest/$(1)/obj/probe.o \
+	$(BUILD)/guest/$(1)/obj/init.o $$(patsubst %,$(BUILD)/guest/$(1)/obj/tests/%.o,$(GUEST_TESTS))
+
+guest: $$(GUEST_BINS_$(1))
+endef
+$(foreach abi,$(GUEST_ABIS),$(eval $(call guest_abi,$(abi))))
+
 guest:
 	@mkdir -p $(BUILD)/guest

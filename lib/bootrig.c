@@ -18,6 +18,11 @@ struct command {
 
 static const struct command commands[] = {
 	/* Commands are added here, one line each (see builtin.h). */
+	{ "build", cmd_build, "build the initramfs (and SD image) for a kernel; --list an image" },
+	{ "compare", cmd_compare, "compare results: A/B statistics, ABIs, new failures (text/json/junit/html)" },
+	{ "judge", cmd_judge, "judge a saved console log: verdict, stages, kernel crash reports" },
+	{ "run", cmd_run, "boot kernels (libvirt or a board), judge each boot, write its results" },
+	{ "logdiff", cmd_logdiff, "what one console log says that another does not, without boot noise" },
 	{ NULL, NULL, NULL },
 };
 

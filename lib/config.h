@@ -2,7 +2,7 @@
  * config.h: bootrig's configuration, in libconfig files.
  *
  * The defaults are configs/targets.cfg, configs/suites.cfg and
- * configs/boards/*.cfg (found through bootrig_configs_dir()); a user's file
+ * configs/boards/NAME.cfg (found through bootrig_configs_dir()); a user's file
  * (--config FILE) is read after them and overrides any target, suite or
  * board by name, field by field. Every error is printed as
  * "FILE:LINE: what is wrong" and config_load() returns EXIT_CONFIG (78).
@@ -20,6 +20,10 @@
  *   suites  = ( { name = "smoke"; tests = [ "lat_syscall" ]; samples = 11;
  *                 repeat = 1; test_timeout = 120.0; } );
  *   boards  = ( { name = "sim-arm64-tftp"; ... } );   (runner/board*.c reads these)
+ *   files   = ( "/path/on/host:/path/in/initramfs" );
+ *
+ * A board of the same name as an earlier one replaces it whole. Unknown
+ * keys are errors, at their line.
  */
 #ifndef BOOTRIG_CONFIG_H
 #define BOOTRIG_CONFIG_H
@@ -64,6 +68,10 @@ struct config {
 	struct config_setting_t **boards;
 	const char **board_files;
 	size_t n_boards;
+	/* Extra initramfs files, "SRC:/DEST", from `files = ( ... )` in
+	 * any file, in the order read. */
+	char **files;
+	size_t n_files;
 	void *priv;            /* the loaded libconfig documents */
 };
 

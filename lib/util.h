@@ -32,6 +32,11 @@ char *xstrdup(const char *s);
 __attribute__((format(printf, 1, 2)))
 char *xasprintf(const char *fmt, ...);
 
+/* libconfig.so exports its own strbuf_release() and calls it through the
+ * PLT, so ours would interpose on it and crash its parser: our symbol gets
+ * another name, the source keeps the familiar one. */
+#define strbuf_release bootrig_strbuf_release
+
 /* Growable byte buffer; buf is always NUL-terminated. */
 struct strbuf {
 	char *buf;

@@ -73,6 +73,13 @@ bool judge_should_stop(struct judge *j, double now);
 /* The machine stopped by itself (it powered off, or QEMU exited) at t. */
 void judge_machine_stopped(struct judge *j, double t);
 
+/*
+ * The console ended with nothing more to read (the end of a saved log) and
+ * the machine was not seen to stop: a boot that is not decided by then
+ * (no END, no ended panic) stopped talking in its current stage: HANG.
+ */
+void judge_console_ended(struct judge *j, double t);
+
 /* The host failed (libvirt, QEMU, serial line, power): INFRA_ERROR. */
 void judge_infra_error(struct judge *j, const char *reason);
 

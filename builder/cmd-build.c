@@ -1,0 +1,280 @@
+/*
+ * cmd-build.c: `bootrig build`, the initramfs (and SD image) for a kernel,
+ * and `bootrig build --list IMAGE`.
+ *
+ * One option table (in git's parse-options spirit) is both parsed and
+ * printed by --help. The work itself is in build.c, kernel.c, sdimage.c.
+ */
+#include "build.h"
+#include "builtin.h"
+#include "config.h"
+#include "exitcodes.h"
+#include "kernel.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum opt_type { OPT_STRING, OPT_FLAG, OPT_REPEAT };
+
+struct opt {
+	const char *long_name;
+	char short_name;
+	enum opt_type type;
+	const char *arg;          /* the argument's name in --help, or NULL */
+	const char *help;
+	void *value;              /* const char **, bool *, or struct opt_list * */
+};
+
+struct opt_list {
+	char **v;
+	size_t n;
+};
+
+struct build_args {
+	const char *kernel, *config, *suite, *target, *abi, *append_to, *output, *list;
+	const char *dtb, *append;
+	struct opt_list add;
+	bool no_compress, sd_image, help;
+};
+
+static const char usage_line[] =
+	"usage: bootrig build --kernel KERNEL [--config FILE] [--suite NAME] [--abi LIST]\n"
+	"                     [--add SRC:DEST]... [--append-to INITRAMFS] [--no-compress]\n"
+	"                     [--sd-image [--dtb FILE]] -o IMAGE\n"
+	"   or: bootrig build --list IMAGE\n";
+
+static void print_help(const struct opt *opts, FILE *out)
+{
+	fputs(usage_line, out);
+	fputs("\nBuilds the initramfs a boot runs: bootrig's init, a probe and the suite's\n"
+	      "test binaries for every ABI the kernel's arch can run, and the plan.\n"
+	      "The image is reproducible (sorted, uid 0, mtime $SOURCE_DATE_EPOCH or 0).\n"
+	      "The manifest is written next to it as IMAGE.json (IMAGE with \".json\" added).\n\n",
+	      out);
+	for (const struct opt *o = opts; o->long_name; o++) {
+		char left[64];
+		char short_part[8] = "    ";
+		if (o->short_name)
+			snprintf(short_part, sizeof(short_part), "-%c, ", o->short_name);
+		snprintf(left, sizeof(left), "%s--%s%s%s", short_part, o->long_name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(out, "  %-28s %s\n", left, o->help);
+	}
+	fputs("\nKERNEL: an arm64 Image, arm zImage or x86 bzImage (maybe gzip'd), a Debian\n"
+	      "linux-image-*.deb, or a kernel build tree; the arch is read from the image.\n"
+	      "Exit status: 0 done, 64 usage, 65 bad input, 78 config error, 125 host failure.\n",
+	      out);
+}
+
+static const struct opt *find_opt(const struct opt *opts, const char *arg, size_t len,
+				  char short_name)
+{
+	for (const struct opt *o = opts; o->long_name; o++)
+		if (short_name ? o->short_name == short_name
+			       : strlen(o->long_name) == len && !strncmp(o->long_name, arg, len))
+			return o;
+	return NULL;
+}
+
+/* Parses argv (argv[0] is "build") with opts. 0 or EXIT_USAGE. */
+static int parse_options(const struct opt *opts, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct opt *o = NULL;
+		const char *value = NULL;
+		if (!strncmp(a, "--", 2)) {
+			const char *eq = strchr(a + 2, '=');
+			o = find_opt(opts, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2), 0);
+			value = eq ? eq + 1 : NULL;
+		} else if (a[0] == '-' && a[1] && !a[2]) {
+			o = find_opt(opts, NULL, 0, a[1]);
+		}
+		if (!o) {
+			error("build: unknown option or argument '%s'", a);
+			fputs(usage_line, stderr);
+			return EXIT_USAGE;
+		}
+		if (o->type == OPT_FLAG) {
+			if (value)
+				return error("build: --%s takes no value", o->long_name), EXIT_USAGE;
+			*(bool *)o->value = true;
+			continue;
+		}
+		if (!value) {
+			if (i + 1 >= argc)
+				return error("build: --%s needs %s", o->long_name, o->arg), EXIT_USAGE;
+			value = argv[++i];
+		}
+		if (o->type == OPT_STRING) {
+			*(const char **)o->value = value;
+		} else {
+			struct opt_list *l = o->value;
+			l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+			l->v[l->n++] = (char *)value;
+		}
+	}
+	return 0;
+}
+
+/* Conflicting and missing options, checked before any work. */
+static int check_args(const struct build_args *a)
+{
+	if (a->list) {
+		if (a->kernel || a->output || a->sd_image || a->add.n || a->append_to)
+			return error("build: --list takes only the image"), EXIT_USAGE;
+		return 0;
+	}
+	if (!a->kernel)
+		return error("build: --kernel KERNEL is required"), EXIT_USAGE;
+	if (!a->output)
+		return error("build: -o IMAGE is required"), EXIT_USAGE;
+	if (a->dtb && !a->sd_image)
+		return error("build: --dtb goes with --sd-image"), EXIT_USAGE;
+	return 0;
+}
+
+/* Splits "a,b,c" into a fresh list. */
+static void split_list(const char *s, struct opt_list *out)
+{
+	char *copy = xstrdup(s), *save = NULL;
+	for (char *tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+		out->v[out->n++] = xstrdup(tok);
+	}
+	free(copy);
+}
+
+/* The target: --target NAME, else the first for the kernel's arch. */
+static const struct target *pick_target(const struct config *cfg, const struct build_args *a,
+					const struct kernel *k, int *rc)
+{
+	const char *arch = kernel_arch_name(k->arch);
+	const struct target *t = a->target ? config_find_target(cfg, a->target)
+					   : config_target_for_arch(cfg, arch);
+	if (!t) {
+		*rc = a->target ? EXIT_USAGE : EXIT_CONFIG;
+		error(a->target ? "build: no target named '%s'" : "build: no target for arch %s",
+		      a->target ? a->target : arch);
+	} else if (strcmp(t->arch, arch)) {
+		*rc = EXIT_USAGE;
+		error("build: target %s is for %s, but %s is an %s kernel", t->name, t->arch,
+		      k->input, arch);
+		t = NULL;
+	}
+	return t;
+}
+
+/* Prints what was built: the lines tests and users read. */
+static void report(const char *output, const struct kernel *k, const struct target *t,
+		   const struct suite *s, const struct build_options *opt)
+{
+	printf("kernel: %s (%s, %s)\n", k->input, kernel_arch_name(k->arch),
+	       k->version ? k->version : "version unknown");
+	printf("target: %s\nsuite: %s\nabis:", t->name, s->name);
+	char **abis = opt->abis ? opt->abis : t->abis;
+	size_t n = opt->abis ? opt->n_abis : t->n_abis;
+	for (size_t i = 0; i < n; i++)
+		printf(" %s", abis[i]);
+	printf("\nimage: %s\n", output);
+	if (opt->write_manifest)
+		printf("manifest: %s.json\n", output);
+}
+
+/* The build itself, with the config loaded and the kernel open. */
+static int build_with(const struct build_args *a, const struct config *cfg,
+		      const struct kernel *k)
+{
+	int rc = 0;
+	const struct target *t = pick_target(cfg, a, k, &rc);
+	if (!t)
+		return rc;
+	const char *suite_name = a->suite ? a->suite : "smoke";
+	const struct suite *s = config_find_suite(cfg, suite_name);
+	if (!s)
+		return error("build: no suite named '%s'", suite_name), EXIT_USAGE;
+	struct build_options opt;
+	build_options_init(&opt);
+	opt.kernel = k;
+	opt.target = t;
+	opt.suite = s;
+	opt.compress = !a->no_compress;
+	opt.append_to = a->append_to;
+	struct opt_list abis = { NULL, 0 }, files = { NULL, 0 };
+	if (a->abi) {
+		split_list(a->abi, &abis);
+		opt.abis = abis.v;
+		opt.n_abis = abis.n;
+	}
+	for (size_t i = 0; i < cfg->n_files + a->add.n; i++) {
+		files.v = xrealloc(files.v, (files.n + 1) * sizeof(*files.v));
+		files.v[files.n++] = i < cfg->n_files ? cfg->files[i] : a->add.v[i - cfg->n_files];
+	}
+	opt.extra_files = files.v;
+	opt.n_extra_files = files.n;
+	char *initramfs = a->sd_image ? xasprintf("%s.initrd", a->output) : xstrdup(a->output);
+	rc = build_initramfs(&opt, initramfs);
+	if (!rc && a->sd_image)
+		rc = build_sd_image(k, initramfs, a->dtb, t->console, a->append ? a->append : t->append,
+				    a->output);
+	if (!rc) {
+		report(initramfs, k, t, s, &opt);
+		if (a->sd_image)
+			printf("sd-image: %s\n", a->output);
+	}
+	free(initramfs);
+	for (size_t i = 0; i < abis.n; i++)
+		free(abis.v[i]);
+	free(abis.v);
+	free(files.v);
+	return rc;
+}
+
+int cmd_build(int argc, char **argv)
+{
+	struct build_args a = { 0 };
+	const struct opt opts[] = {
+		{ "kernel", 'k', OPT_STRING, "KERNEL", "the kernel: image, .deb or build tree", &a.kernel },
+		{ "config", 'c', OPT_STRING, "FILE", "a libconfig file over configs/*.cfg", &a.config },
+		{ "suite", 's', OPT_STRING, "NAME", "the suite to plan (default smoke)", &a.suite },
+		{ "target", 't', OPT_STRING, "NAME", "the target (default: the first of the kernel's arch)", &a.target },
+		{ "abi", 0, OPT_STRING, "LIST", "only these ABIs, comma-separated (default all)", &a.abi },
+		{ "add", 0, OPT_REPEAT, "SRC:DEST", "put host file SRC at DEST in the image (repeatable)", &a.add },
+		{ "append-to", 0, OPT_STRING, "INITRAMFS", "copy INITRAMFS first, append ours", &a.append_to },
+		{ "no-compress", 0, OPT_FLAG, NULL, "write plain cpio, not gzip", &a.no_compress },
+		{ "sd-image", 0, OPT_FLAG, NULL, "-o is a disk image (MBR, FAT, extlinux); the initramfs is IMAGE.initrd", &a.sd_image },
+		{ "dtb", 0, OPT_STRING, "FILE", "a device tree for the SD image (FDT line)", &a.dtb },
+		{ "append", 0, OPT_STRING, "ARGS", "more kernel arguments in extlinux.conf", &a.append },
+		{ "output", 'o', OPT_STRING, "IMAGE", "where to write the image", &a.output },
+		{ "list", 'l', OPT_STRING, "IMAGE", "list an initramfs: mode, size, name", &a.list },
+		{ "help", 'h', OPT_FLAG, NULL, "this help", &a.help },
+		{ NULL, 0, 0, NULL, NULL, NULL },
+	};
+	int rc = parse_options(opts, argc, argv);
+	if (!rc && a.help) {
+		print_help(opts, stdout);
+		free(a.add.v);
+		return EXIT_PASS;
+	}
+	if (!rc)
+		rc = check_args(&a);
+	if (!rc && a.list)
+		rc = build_list(a.list, stdout);
+	else if (!rc) {
+		struct config cfg;
+		struct kernel k;
+		rc = config_load(a.config, &cfg);
+		if (!rc) {
+			rc = kernel_open(a.kernel, &k);
+			if (!rc) {
+				rc = build_with(&a, &cfg, &k);
+				kernel_release(&k);
+			}
+			config_release(&cfg);
+		}
+	}
+	free(a.add.v);
+	return rc;
+}

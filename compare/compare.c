@@ -1,0 +1,378 @@
+/*
+ * compare.c: deciding a comparison (see compare.h): the metric rows with
+ * their statistics and verdicts, the ABI table, new kernel failure events
+ * and failing verdicts, the console lines one side prints and the other
+ * does not (--logs), and the exit status.
+ */
+#include "compare.h"
+#include "exitcodes.h"
+#include "lognorm.h"
+#include "stats.h"
+#include "util.h"
+
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *change_name(enum change ch)
+{
+	switch (ch) {
+	case CHANGE_NOISE: return "noise";
+	case CHANGE_IMPROVED: return "improved";
+	case CHANGE_REGRESSED: return "regressed";
+	case CHANGE_UNTESTED: return "untested";
+	case CHANGE_ABSENT: return "absent";
+	}
+	return "?";
+}
+
+const char *row_id(const struct metric_row *r, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s.%s.%s", r->abi, r->test, r->name);
+	return buf;
+}
+
+const char *side_tag(const struct comparison *c, size_t side, char *buf, size_t size)
+{
+	if (side == 0)
+		snprintf(buf, size, "BASE");
+	else if (c->nsides == 2)
+		snprintf(buf, size, "CAND");
+	else
+		snprintf(buf, size, "CAND%zu", side);
+	return buf;
+}
+
+const char *fmt_value(double v, char *buf, size_t size)
+{
+	double a = fabs(v);
+	if (isnan(v))
+		snprintf(buf, size, "-");
+	else if (a >= 10000)
+		snprintf(buf, size, "%.0f", v);
+	else if (a >= 100)
+		snprintf(buf, size, "%.1f", v);
+	else if (a >= 1)
+		snprintf(buf, size, "%.2f", v);
+	else
+		snprintf(buf, size, "%.4f", v);
+	return buf;
+}
+
+/* Length of the valid UTF-8 sequence at s (2..4), or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	if (s[0] >= 0xf5)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void xml_escape(FILE *out, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '&': fputs("&amp;", out); continue;
+		case '<': fputs("&lt;", out); continue;
+		case '>': fputs("&gt;", out); continue;
+		case '"': fputs("&quot;", out); continue;
+		case '\'': fputs("&#39;", out); continue;
+		}
+		if (*p < 0x80) {
+			if (*p < 0x20 && *p != '\t' && *p != '\n')
+				fputs("\xef\xbf\xbd", out);
+			else
+				fputc(*p, out);
+			continue;
+		}
+		size_t n = utf8_len(p);
+		if (n == 0) {
+			fputs("\xef\xbf\xbd", out);
+			continue;
+		}
+		fwrite(p, 1, n, out);
+		p += n - 1;
+	}
+}
+
+/* Does the metric pass the --metric globs (matched against abi.test.name)? */
+static bool metric_selected(const struct compare_opts *o, const struct metric_series *m)
+{
+	if (!o->metric_globs || !o->metric_globs[0])
+		return true;
+	char id[512];
+	snprintf(id, sizeof(id), "%s.%s.%s", m->abi, m->test, m->name);
+	for (const char **g = o->metric_globs; *g; g++)
+		if (fnmatch(*g, id, 0) == 0)
+			return true;
+	return false;
+}
+
+static struct metric_row *find_row(struct comparison *c, const struct metric_series *m)
+{
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct metric_row *r = &c->rows[i];
+		if (!strcmp(r->abi, m->abi) && !strcmp(r->test, m->test) && !strcmp(r->name, m->name))
+			return r;
+	}
+	return NULL;
+}
+
+/* The verdict of one candidate's series against BASE's. */
+static void decide(const struct comparison *c, const struct metric_row *r,
+		   const struct side_stat *base, const struct side_stat *cand,
+		   struct cand_cmp *out)
+{
+	*out = (struct cand_cmp){ NAN, NAN, NAN, CHANGE_ABSENT };
+	if (!base->series || !cand->series)
+		return;
+	out->pct_change = base->mean != 0 ? (cand->mean - base->mean) / fabs(base->mean) * 100 : NAN;
+	const struct metric_series *a = base->series, *b = cand->series;
+	struct welch w;
+	out->change = CHANGE_UNTESTED;
+	if (stats_welch(a->obs, a->n, b->obs, b->n, &w) < 0)
+		return;
+	out->p_welch = w.p;
+	out->p_mwu = stats_mann_whitney(a->obs, a->n, b->obs, b->n, NULL);
+	out->change = CHANGE_NOISE;
+	if (!(w.p < c->opts.alpha) || !(fabs(out->pct_change) >= c->opts.threshold_pct))
+		return;
+	bool up = out->pct_change > 0;
+	out->change = up == r->higher_better ? CHANGE_IMPROVED : CHANGE_REGRESSED;
+}
+
+/* One row per metric identity found on any side, in order of appearance. */
+static void build_rows(struct comparison *c)
+{
+	for (size_t s = 0; s < c->nsides; s++) {
+		const struct side *side = &c->sides[s];
+		for (size_t i = 0; i < side->nmetrics; i++) {
+			const struct metric_series *m = &side->metrics[i];
+			if (!metric_selected(&c->opts, m) || find_row(c, m))
+				continue;
+			c->rows = xrealloc(c->rows, (c->nrows + 1) * sizeof(*c->rows));
+			c->rows[c->nrows++] = (struct metric_row){
+				.abi = m->abi, .test = m->test, .name = m->name, .unit = m->unit,
+				.higher_better = m->higher_better,
+				.stat = xcalloc(c->nsides, sizeof(struct side_stat)),
+				.cmp = xcalloc(c->nsides, sizeof(struct cand_cmp)),
+			};
+		}
+	}
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct metric_row *r = &c->rows[i];
+		for (size_t s = 0; s < c->nsides; s++) {
+			const struct metric_series *m = side_metric(&c->sides[s], r->abi, r->test, r->name);
+			struct side_stat *st = &r->stat[s];
+			st->series = m;
+			st->mean = m ? stats_mean(m->obs, m->n) : NAN;
+			st->stddev_pct = m && st->mean != 0 ?
+				stats_stddev(m->obs, m->n) / fabs(st->mean) * 100 : NAN;
+		}
+		for (size_t s = 1; s < c->nsides; s++) {
+			decide(c, r, &r->stat[0], &r->stat[s], &r->cmp[s]);
+			c->regressions += r->cmp[s].change == CHANGE_REGRESSED;
+			c->improvements += r->cmp[s].change == CHANGE_IMPROVED;
+		}
+	}
+}
+
+/* The ABI table: every ABI any side reports, and where it got worse. */
+static void build_abis(struct comparison *c)
+{
+	for (size_t s = 0; s < c->nsides; s++) {
+		for (size_t i = 0; i < c->sides[s].nabis; i++) {
+			const char *name = c->sides[s].abis[i].abi;
+			bool seen = false;
+			for (size_t k = 0; k < c->nabis && !seen; k++)
+				seen = !strcmp(c->abis[k].abi, name);
+			if (seen)
+				continue;
+			c->abis = xrealloc(c->abis, (c->nabis + 1) * sizeof(*c->abis));
+			struct abi_row *row = &c->abis[c->nabis++];
+			row->abi = name;
+			row->status = xcalloc(c->nsides, sizeof(*row->status));
+			row->worse = xcalloc(c->nsides, sizeof(*row->worse));
+		}
+	}
+	for (size_t k = 0; k < c->nabis; k++) {
+		struct abi_row *row = &c->abis[k];
+		for (size_t s = 0; s < c->nsides; s++)
+			row->status[s] = abi_status(&c->sides[s], row->abi);
+		for (size_t s = 1; s < c->nsides; s++) {
+			row->worse[s] = !strcmp(row->status[0], "ok") && strcmp(row->status[s], "ok");
+			c->regressions += row->worse[s];
+		}
+	}
+}
+
+/* Kernel failure events of a candidate whose title BASE never showed. */
+static void build_events(struct comparison *c)
+{
+	const struct side *base = &c->sides[0];
+	for (size_t s = 1; s < c->nsides; s++) {
+		const struct side *side = &c->sides[s];
+		for (size_t i = 0; i < side->nevents; i++) {
+			const struct event_info *e = &side->events[i];
+			if (!event_is_kernel_failure(e->kind))
+				continue;
+			bool known = false;
+			for (size_t k = 0; k < base->nevents && !known; k++)
+				known = !strcmp(base->events[k].title, e->title);
+			struct new_event *dup = NULL;
+			for (size_t k = 0; k < c->nevents && !dup; k++)
+				if (c->events[k].side == s && !strcmp(c->events[k].event->title, e->title))
+					dup = &c->events[k];
+			if (known)
+				continue;
+			if (dup) {
+				dup->boots += dup->event->boot != e->boot;
+				continue;
+			}
+			c->events = xrealloc(c->events, (c->nevents + 1) * sizeof(*c->events));
+			c->events[c->nevents++] = (struct new_event){ s, e, 1 };
+		}
+	}
+}
+
+/* Failing verdicts (not PASS, not INFRA_ERROR) of a candidate that BASE never had. */
+static void build_verdicts(struct comparison *c)
+{
+	const struct side *base = &c->sides[0];
+	for (size_t s = 1; s < c->nsides; s++) {
+		const struct side *side = &c->sides[s];
+		for (size_t i = 0; i < side->nboots; i++) {
+			const char *v = side->boots[i].verdict;
+			if (side->boots[i].passed || !strcmp(v, "INFRA_ERROR"))
+				continue;
+			bool known = false;
+			for (size_t k = 0; k < base->nboots && !known; k++)
+				known = !strcmp(base->boots[k].verdict, v);
+			if (known)
+				continue;
+			struct new_verdict *dup = NULL;
+			for (size_t k = 0; k < c->nverdicts && !dup; k++)
+				if (c->verdicts[k].side == s && !strcmp(c->verdicts[k].verdict, v))
+					dup = &c->verdicts[k];
+			if (dup) {
+				dup->boots++;
+				continue;
+			}
+			c->verdicts = xrealloc(c->verdicts, (c->nverdicts + 1) * sizeof(*c->verdicts));
+			c->verdicts[c->nverdicts++] = (struct new_verdict){ s, v, 1 };
+		}
+	}
+}
+
+/*
+ * For each side, in how many of its boots each normalized console line
+ * appears (a line printed twice by one boot counts once).
+ */
+static struct line_counts *side_log_lines(const struct side *side, size_t *nlogs)
+{
+	struct line_counts *counts = line_counts_new();
+	*nlogs = 0;
+	for (size_t b = 0; b < side->nboots; b++) {
+		char *path = xasprintf("%s/console.log", side->boots[b].dir);
+		struct log log;
+		if (log_load(&log, path) == 0) {
+			struct line_counts *once = line_counts_new();
+			for (size_t i = 0; i < log.n; i++)
+				if (log.norm[i][0] && line_counts_add(once, log.norm[i], 1) == 1)
+					line_counts_add(counts, log.norm[i], 1);
+			line_counts_free(once);
+			log_free(&log);
+			(*nlogs)++;
+		}
+		free(path);
+	}
+	return counts;
+}
+
+/* Adds the lines side `has` prints in most boots and side `lacks` in none. */
+static void add_log_lines(struct comparison *c, size_t has, const struct line_counts *h,
+			  size_t nh, size_t lacks, const struct line_counts *l)
+{
+	for (size_t i = 0; i < line_counts_size(h); i++) {
+		unsigned n = line_counts_value(h, i);
+		const char *key = line_counts_key(h, i);
+		if (2 * n <= nh || line_counts_get(l, key))
+			continue;
+		c->log_lines = xrealloc(c->log_lines, (c->nlog_lines + 1) * sizeof(*c->log_lines));
+		c->log_lines[c->nlog_lines++] = (struct log_line){ has, lacks, xstrdup(key), n };
+	}
+}
+
+static void build_log_lines(struct comparison *c)
+{
+	size_t nbase;
+	struct line_counts *base = side_log_lines(&c->sides[0], &nbase);
+	for (size_t s = 1; s < c->nsides; s++) {
+		size_t ncand;
+		struct line_counts *cand = side_log_lines(&c->sides[s], &ncand);
+		add_log_lines(c, 0, base, nbase, s, cand);
+		add_log_lines(c, s, cand, ncand, 0, base);
+		line_counts_free(cand);
+	}
+	line_counts_free(base);
+}
+
+/* Notes the sides too small for the statistics to mean much. */
+static void build_warnings(struct comparison *c)
+{
+	for (size_t s = 0; s < c->nsides; s++) {
+		const struct side *side = &c->sides[s];
+		char *w = NULL;
+		if (side->nboots == side->ninfra)
+			w = xasprintf("%s has no usable boot (%zu found, all INFRA_ERROR or none)",
+				      side->label, side->nboots);
+		else if (side->npass < 3)
+			w = xasprintf("%s has %zu passing boot%s: the statistics need at least 3 a side",
+				      side->label, side->npass, side->npass == 1 ? "" : "s");
+		if (!w)
+			continue;
+		c->warnings = xrealloc(c->warnings, (c->nwarnings + 1) * sizeof(*c->warnings));
+		c->warnings[c->nwarnings++] = w;
+	}
+}
+
+void compare_sides(struct comparison *c, struct side *sides, size_t nsides,
+		   const struct compare_opts *opts)
+{
+	*c = (struct comparison){ .opts = *opts, .sides = sides, .nsides = nsides };
+	for (size_t s = 0; s < nsides; s++)
+		if (sides[s].nboots == sides[s].ninfra)
+			c->unusable = true;
+	build_warnings(c);
+	build_rows(c);
+	build_abis(c);
+	build_events(c);
+	build_verdicts(c);
+	if (opts->logs)
+		build_log_lines(c);
+	if (c->unusable)
+		c->exit_code = EXIT_INFRA;
+	else if (c->regressions || c->nevents || c->nverdicts)
+		c->exit_code = EXIT_FAIL;
+	else
+		c->exit_code = EXIT_PASS;
+}
+
+void comparison_free(struct comparison *c)
+{
+	for (size_t i = 0; i < c->nrows; i++)
+		free(c->rows[i].stat), free(c->rows[i].cmp);
+	for (size_t i = 0; i < c->nabis; i++)
+		free(c->abis[i].status), free(c->abis[i].worse);
+	for (size_t i = 0; i < c->nlog_lines; i++)
+		free(c->log_lines[i].text);
+	for (size_t i = 0; i < c->nwarnings; i++)
+		free(c->warnings[i]);
+	free(c->warnings);
+	free(c->rows), free(c->abis), free(c->events), free(c->verdicts), free(c->log_lines);
+	*c = (struct comparison){ 0 };
+}

@@ -1,0 +1,129 @@
+/*
+ * compare.h: the comparison of a BASE side with one or more candidates, and
+ * the four reports drawn from it (text, JSON, JUnit XML, HTML).
+ *
+ * compare_sides() decides everything; the reports only print. A metric
+ * row's value on a side is the mean of its per-boot medians (results.h), its
+ * spread the sample standard deviation of those, as a percentage of the
+ * mean. A candidate's change is significant when Welch's t-test gives
+ * p < alpha AND |%change| >= threshold; its direction (improved/regressed)
+ * follows the metric's "better" field. The Mann-Whitney U p-value is shown
+ * beside Welch's, as a check that does not assume normality.
+ */
+#ifndef BOOTRIG_COMPARE_H
+#define BOOTRIG_COMPARE_H
+
+#include "results.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct json_object;
+
+enum change {
+	CHANGE_NOISE,           /* within noise (or below the threshold) */
+	CHANGE_IMPROVED,
+	CHANGE_REGRESSED,
+	CHANGE_UNTESTED,        /* a side has fewer than 2 observations */
+	CHANGE_ABSENT,          /* the metric is missing on one side */
+};
+
+struct side_stat {
+	const struct metric_series *series;     /* NULL: absent on that side */
+	double mean, stddev_pct;
+};
+
+struct cand_cmp {
+	double pct_change;      /* (cand - base) / base * 100 */
+	double p_welch, p_mwu;  /* NAN when untested */
+	enum change change;
+};
+
+struct metric_row {
+	const char *abi, *test, *name, *unit;
+	bool higher_better;
+	struct side_stat *stat;         /* [nsides] */
+	struct cand_cmp *cmp;           /* [nsides]; cmp[0] unused */
+};
+
+struct abi_row {
+	const char *abi;
+	const char **status;            /* [nsides] */
+	bool *worse;                    /* [nsides]: ok on BASE, not ok here */
+};
+
+struct new_event {
+	size_t side;
+	const struct event_info *event;
+	unsigned boots;                 /* how many of the side's boots had it */
+};
+
+struct new_verdict {
+	size_t side;
+	const char *verdict;            /* a failing verdict BASE never had */
+	unsigned boots;
+};
+
+struct log_line {
+	size_t side;            /* the side that has it (the other lacks it) */
+	size_t against;         /* the side it is compared against */
+	char *text;             /* normalized */
+	unsigned boots;         /* how many of the side's boots print it */
+};
+
+struct compare_opts {
+	const char **metric_globs;      /* NULL-terminated, or NULL: all */
+	double threshold_pct;           /* default 5 */
+	double alpha;                   /* default 0.01 */
+	bool logs;
+};
+
+struct comparison {
+	struct compare_opts opts;
+	struct side *sides;             /* [0] is BASE */
+	size_t nsides;
+	struct metric_row *rows;
+	size_t nrows;
+	struct abi_row *abis;
+	size_t nabis;
+	struct new_event *events;
+	size_t nevents;
+	struct new_verdict *verdicts;
+	size_t nverdicts;
+	struct log_line *log_lines;
+	size_t nlog_lines;
+	char **warnings;                /* for the reader: small samples, ... */
+	size_t nwarnings;
+	unsigned regressions, improvements;
+	bool unusable;                  /* a side has no usable boot */
+	int exit_code;                  /* as the contract says */
+};
+
+/* Compares sides[1..] with sides[0]; the comparison borrows the sides. */
+void compare_sides(struct comparison *c, struct side *sides, size_t nsides,
+		   const struct compare_opts *opts);
+void comparison_free(struct comparison *c);
+
+/* Verdict words used by every report: "improved", "regressed", ... */
+const char *change_name(enum change ch);
+/* "aarch64.lat_syscall.null" into buf. */
+const char *row_id(const struct metric_row *r, char *buf, size_t size);
+
+/* "BASE", "CAND", or "CAND1", "CAND2"... when there are several. */
+const char *side_tag(const struct comparison *c, size_t side, char *buf, size_t size);
+/* A measurement with the digits it deserves (0.4412, 14.10, 812.3, 12345). */
+const char *fmt_value(double v, char *buf, size_t size);
+
+/*
+ * Writes s escaped for XML and HTML text and attribute values: & < > " '
+ * as entities, control characters other than tab and newline and bytes
+ * that are not valid UTF-8 as U+FFFD, so any console text is safe.
+ */
+void xml_escape(FILE *out, const char *s);
+
+void report_text(const struct comparison *c, FILE *out, bool colour);
+struct json_object *report_json(const struct comparison *c);
+void report_junit(const struct comparison *c, FILE *out);
+void report_html(const struct comparison *c, FILE *out);
+
+#endif

@@ -1,0 +1,185 @@
+/*
+ * report-json.c: the comparison as one JSON document, "bootrig-compare-1",
+ * described field by field in compare/SCHEMA.md. A number that does not
+ * exist (a p-value without enough boots, a value on a side without the
+ * metric) is null, never NaN.
+ */
+#include "compare.h"
+#include "stats.h"
+#include "util.h"
+
+#include <json-c/json.h>
+#include <math.h>
+
+/* A double, or null when it is not finite. */
+static struct json_object *num(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static struct json_object *side_json(const struct comparison *c, size_t s)
+{
+	const struct side *side = &c->sides[s];
+	char tag[16];
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "tag", json_object_new_string(side_tag(c, s, tag, sizeof(tag))));
+	json_object_object_add(o, "path", json_object_new_string(side->label));
+	json_object_object_add(o, "boots", json_object_new_int((int)side->nboots));
+	json_object_object_add(o, "passed", json_object_new_int((int)side->npass));
+	json_object_object_add(o, "infra_errors", json_object_new_int((int)side->ninfra));
+	struct json_object *left = json_object_new_array();
+	for (size_t i = 0; i < side->nboots; i++) {
+		const struct boot_info *b = &side->boots[i];
+		if (b->passed)
+			continue;
+		struct json_object *e = json_object_new_object();
+		json_object_object_add(e, "dir", json_object_new_string(b->dir));
+		json_object_object_add(e, "kernel_id", json_object_new_string(b->kernel_id));
+		json_object_object_add(e, "variant", json_object_new_string(b->variant));
+		json_object_object_add(e, "boot", json_object_new_int(b->boot));
+		json_object_object_add(e, "verdict", json_object_new_string(b->verdict));
+		json_object_object_add(e, "reason", json_object_new_string(b->reason));
+		json_object_array_add(left, e);
+	}
+	json_object_object_add(o, "left_out", left);
+	struct json_object *stages = json_object_new_object();
+	for (int i = 0; i < RESULT_STAGES; i++)
+		if (side->nstages[i])
+			json_object_object_add(stages, result_stage_names[i],
+					       num(stats_median(side->stages[i], side->nstages[i])));
+	json_object_object_add(o, "stages", stages);
+	return o;
+}
+
+static struct json_object *metric_json(const struct comparison *c, const struct metric_row *r)
+{
+	char id[512];
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_string(row_id(r, id, sizeof(id))));
+	json_object_object_add(o, "abi", json_object_new_string(r->abi));
+	json_object_object_add(o, "test", json_object_new_string(r->test));
+	json_object_object_add(o, "name", json_object_new_string(r->name));
+	json_object_object_add(o, "unit", json_object_new_string(r->unit));
+	json_object_object_add(o, "better", json_object_new_string(r->higher_better ? "higher" : "lower"));
+	struct json_object *sides = json_object_new_array();
+	for (size_t s = 0; s < c->nsides; s++) {
+		const struct side_stat *st = &r->stat[s];
+		if (!st->series) {
+			json_object_array_add(sides, NULL);
+			continue;
+		}
+		struct json_object *so = json_object_new_object();
+		json_object_object_add(so, "n", json_object_new_int((int)st->series->n));
+		json_object_object_add(so, "mean", num(st->mean));
+		json_object_object_add(so, "stddev_pct", num(st->stddev_pct));
+		struct json_object *obs = json_object_new_array();
+		for (size_t i = 0; i < st->series->n; i++)
+			json_object_array_add(obs, num(st->series->obs[i]));
+		json_object_object_add(so, "observations", obs);
+		json_object_array_add(sides, so);
+	}
+	json_object_object_add(o, "sides", sides);
+	struct json_object *changes = json_object_new_array();
+	for (size_t s = 1; s < c->nsides; s++) {
+		const struct cand_cmp *cmp = &r->cmp[s];
+		struct json_object *co = json_object_new_object();
+		json_object_object_add(co, "side", json_object_new_int((int)s));
+		json_object_object_add(co, "pct_change", num(cmp->pct_change));
+		json_object_object_add(co, "p_welch", num(cmp->p_welch));
+		json_object_object_add(co, "p_mann_whitney", num(cmp->p_mwu));
+		json_object_object_add(co, "verdict", json_object_new_string(change_name(cmp->change)));
+		json_object_array_add(changes, co);
+	}
+	json_object_object_add(o, "changes", changes);
+	return o;
+}
+
+static struct json_object *abis_json(const struct comparison *c)
+{
+	struct json_object *a = json_object_new_array();
+	for (size_t k = 0; k < c->nabis; k++) {
+		struct json_object *o = json_object_new_object(), *st = json_object_new_array();
+		struct json_object *worse = json_object_new_array();
+		json_object_object_add(o, "abi", json_object_new_string(c->abis[k].abi));
+		for (size_t s = 0; s < c->nsides; s++) {
+			json_object_array_add(st, json_object_new_string(c->abis[k].status[s]));
+			json_object_array_add(worse, json_object_new_boolean(c->abis[k].worse[s]));
+		}
+		json_object_object_add(o, "status", st);
+		json_object_object_add(o, "regressed", worse);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static struct json_object *failures_json(const struct comparison *c, struct json_object **verdicts)
+{
+	struct json_object *events = json_object_new_array();
+	for (size_t i = 0; i < c->nevents; i++) {
+		struct json_object *o = json_object_new_object();
+		json_object_object_add(o, "side", json_object_new_int((int)c->events[i].side));
+		json_object_object_add(o, "kind", json_object_new_string(c->events[i].event->kind));
+		json_object_object_add(o, "title", json_object_new_string(c->events[i].event->title));
+		json_object_object_add(o, "boots", json_object_new_int((int)c->events[i].boots));
+		json_object_array_add(events, o);
+	}
+	*verdicts = json_object_new_array();
+	for (size_t i = 0; i < c->nverdicts; i++) {
+		struct json_object *o = json_object_new_object();
+		json_object_object_add(o, "side", json_object_new_int((int)c->verdicts[i].side));
+		json_object_object_add(o, "verdict", json_object_new_string(c->verdicts[i].verdict));
+		json_object_object_add(o, "boots", json_object_new_int((int)c->verdicts[i].boots));
+		json_object_array_add(*verdicts, o);
+	}
+	return events;
+}
+
+static struct json_object *log_lines_json(const struct comparison *c)
+{
+	struct json_object *a = json_object_new_array();
+	for (size_t i = 0; i < c->nlog_lines; i++) {
+		const struct log_line *l = &c->log_lines[i];
+		struct json_object *o = json_object_new_object();
+		json_object_object_add(o, "side", json_object_new_int((int)l->side));
+		json_object_object_add(o, "against", json_object_new_int((int)l->against));
+		json_object_object_add(o, "text", json_object_new_string(l->text));
+		json_object_object_add(o, "boots", json_object_new_int((int)l->boots));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+struct json_object *report_json(const struct comparison *c)
+{
+	struct json_object *root = json_object_new_object(), *sides = json_object_new_array();
+	struct json_object *metrics = json_object_new_array(), *warnings = json_object_new_array();
+	json_object_object_add(root, "format", json_object_new_string("bootrig-compare-1"));
+	json_object_object_add(root, "bootrig_version", json_object_new_string(BOOTRIG_VERSION));
+	json_object_object_add(root, "alpha", json_object_new_double(c->opts.alpha));
+	json_object_object_add(root, "threshold_pct", json_object_new_double(c->opts.threshold_pct));
+	json_object_object_add(root, "test", json_object_new_string("welch"));
+	for (size_t s = 0; s < c->nsides; s++)
+		json_object_array_add(sides, side_json(c, s));
+	json_object_object_add(root, "sides", sides);
+	for (size_t i = 0; i < c->nrows; i++)
+		json_object_array_add(metrics, metric_json(c, &c->rows[i]));
+	json_object_object_add(root, "metrics", metrics);
+	json_object_object_add(root, "abis", abis_json(c));
+	struct json_object *verdicts;
+	json_object_object_add(root, "new_events", failures_json(c, &verdicts));
+	json_object_object_add(root, "new_verdicts", verdicts);
+	if (c->opts.logs)
+		json_object_object_add(root, "log_lines", log_lines_json(c));
+	for (size_t i = 0; i < c->nwarnings; i++)
+		json_object_array_add(warnings, json_object_new_string(c->warnings[i]));
+	json_object_object_add(root, "warnings", warnings);
+	struct json_object *sum = json_object_new_object();
+	json_object_object_add(sum, "regressed", json_object_new_int((int)c->regressions));
+	json_object_object_add(sum, "improved", json_object_new_int((int)c->improvements));
+	json_object_object_add(sum, "new_events", json_object_new_int((int)c->nevents));
+	json_object_object_add(sum, "new_verdicts", json_object_new_int((int)c->nverdicts));
+	json_object_object_add(sum, "unusable", json_object_new_boolean(c->unusable));
+	json_object_object_add(sum, "exit_code", json_object_new_int(c->exit_code));
+	json_object_object_add(root, "summary", sum);
+	return root;
+}

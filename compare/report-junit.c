@@ -1,0 +1,165 @@
+/*
+ * report-junit.c: the comparison as JUnit XML, the form CI systems
+ * (Jenkins, GitLab, GitHub Actions) show as test results. One <testsuite>
+ * per candidate; in it a <testcase> per metric (classname
+ * "metrics.<abi>.<test>", name the metric), per ABI ("abis"), per boot
+ * ("boots") and per new kernel failure or failing verdict ("failures").
+ * A <failure> marks a significant regression past the threshold, an ABI
+ * that stopped working, a boot that did not PASS, or a new failure; an
+ * INFRA_ERROR boot or an untested metric is <skipped>. The output follows
+ * the common Jenkins/Ant schema (tests/fixtures/compare/junit.xsd).
+ */
+#include "compare.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One test case, as the suite's counters need to know it. */
+enum outcome { OUT_PASS, OUT_FAIL, OUT_SKIP };
+
+struct suite {
+	struct strbuf body;     /* the test cases, written as they come */
+	unsigned tests, failures, skipped;
+};
+
+/* Appends s to sb escaped for XML (via xml_escape and a memory stream). */
+static void add_escaped(struct strbuf *sb, const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		die_status(125, "out of memory");
+	xml_escape(f, s);
+	fclose(f);
+	strbuf_add(sb, buf, len);
+	free(buf);
+}
+
+/* Adds a test case; message/detail only for a failure or a skip. */
+static void add_case(struct suite *su, const char *classname, const char *name,
+		     enum outcome out, const char *message, const char *detail)
+{
+	struct strbuf *b = &su->body;
+	su->tests++;
+	strbuf_addstr(b, "    <testcase classname=\"");
+	add_escaped(b, classname);
+	strbuf_addstr(b, "\" name=\"");
+	add_escaped(b, name);
+	strbuf_addstr(b, "\" time=\"0\"");
+	if (out == OUT_PASS) {
+		strbuf_addstr(b, "/>\n");
+		return;
+	}
+	const char *tag = out == OUT_FAIL ? "failure" : "skipped";
+	su->failures += out == OUT_FAIL;
+	su->skipped += out == OUT_SKIP;
+	strbuf_addf(b, ">\n      <%s message=\"", tag);
+	add_escaped(b, message);
+	strbuf_addf(b, "\"%s>", out == OUT_FAIL ? " type=\"regression\"" : "");
+	add_escaped(b, detail ? detail : "");
+	strbuf_addf(b, "</%s>\n    </testcase>\n", tag);
+}
+
+static void metric_cases(const struct comparison *c, size_t s, struct suite *su)
+{
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct metric_row *r = &c->rows[i];
+		const struct cand_cmp *cmp = &r->cmp[s];
+		char classname[512], base[32], cand[32];
+		snprintf(classname, sizeof(classname), "metrics.%s.%s", r->abi, r->test);
+		fmt_value(r->stat[0].mean, base, sizeof(base));
+		fmt_value(r->stat[s].mean, cand, sizeof(cand));
+		char *msg = xasprintf("%s: %s -> %s %s (%+.1f%%, p(Welch)=%.4g, p(MWU)=%.4g)",
+				      change_name(cmp->change), base, cand, r->unit, cmp->pct_change,
+				      cmp->p_welch, cmp->p_mwu);
+		enum outcome out = cmp->change == CHANGE_REGRESSED ? OUT_FAIL :
+			cmp->change == CHANGE_UNTESTED || cmp->change == CHANGE_ABSENT ? OUT_SKIP :
+			OUT_PASS;
+		add_case(su, classname, r->name, out, msg, msg);
+		free(msg);
+	}
+}
+
+static void abi_cases(const struct comparison *c, size_t s, struct suite *su)
+{
+	for (size_t k = 0; k < c->nabis; k++) {
+		const struct abi_row *row = &c->abis[k];
+		char *msg = xasprintf("%s on BASE, %s here", row->status[0], row->status[s]);
+		add_case(su, "abis", row->abi, row->worse[s] ? OUT_FAIL : OUT_PASS, msg, msg);
+		free(msg);
+	}
+}
+
+static void boot_cases(const struct comparison *c, size_t s, struct suite *su)
+{
+	const struct side *side = &c->sides[s];
+	for (size_t i = 0; i < side->nboots; i++) {
+		const struct boot_info *b = &side->boots[i];
+		char *name = xasprintf("%s/%s/%d", b->kernel_id, b->variant, b->boot);
+		char *msg = xasprintf("%s: %s", b->verdict, b->reason);
+		enum outcome out = b->passed ? OUT_PASS :
+			!strcmp(b->verdict, "INFRA_ERROR") ? OUT_SKIP : OUT_FAIL;
+		add_case(su, "boots", name, out, msg, b->dir);
+		free(name), free(msg);
+	}
+}
+
+static void failure_cases(const struct comparison *c, size_t s, struct suite *su)
+{
+	for (size_t i = 0; i < c->nevents; i++) {
+		const struct new_event *e = &c->events[i];
+		if (e->side != s)
+			continue;
+		char *msg = xasprintf("new %s in %u of %zu boots: %s", e->event->kind, e->boots,
+				      c->sides[s].nboots, e->event->title);
+		add_case(su, "failures", e->event->title, OUT_FAIL, msg, msg);
+		free(msg);
+	}
+	for (size_t i = 0; i < c->nverdicts; i++) {
+		const struct new_verdict *v = &c->verdicts[i];
+		if (v->side != s)
+			continue;
+		char *msg = xasprintf("%s in %u of %zu boots; BASE never had it", v->verdict,
+				      v->boots, c->sides[s].nboots);
+		add_case(su, "failures", v->verdict, OUT_FAIL, msg, msg);
+		free(msg);
+	}
+}
+
+void report_junit(const struct comparison *c, FILE *out)
+{
+	struct suite *suites = xcalloc(c->nsides, sizeof(*suites));
+	unsigned tests = 0, failures = 0, skipped = 0;
+	for (size_t s = 1; s < c->nsides; s++) {
+		metric_cases(c, s, &suites[s]);
+		abi_cases(c, s, &suites[s]);
+		boot_cases(c, s, &suites[s]);
+		failure_cases(c, s, &suites[s]);
+		tests += suites[s].tests, failures += suites[s].failures, skipped += suites[s].skipped;
+	}
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<testsuites name=\"bootrig compare\" tests=\"%u\" failures=\"%u\" errors=\"0\" "
+		"skipped=\"%u\" time=\"0\">\n", tests, failures, skipped);
+	for (size_t s = 1; s < c->nsides; s++) {
+		char tag[16];
+		fprintf(out, "  <testsuite name=\"%s vs BASE: ", side_tag(c, s, tag, sizeof(tag)));
+		xml_escape(out, c->sides[s].label);
+		fprintf(out, "\" tests=\"%u\" failures=\"%u\" errors=\"0\" skipped=\"%u\" time=\"0\">\n"
+			"    <properties>\n      <property name=\"base\" value=\"",
+			suites[s].tests, suites[s].failures, suites[s].skipped);
+		xml_escape(out, c->sides[0].label);
+		fputs("\"/>\n      <property name=\"candidate\" value=\"", out);
+		xml_escape(out, c->sides[s].label);
+		fprintf(out, "\"/>\n      <property name=\"alpha\" value=\"%g\"/>\n"
+			"      <property name=\"threshold_pct\" value=\"%g\"/>\n    </properties>\n",
+			c->opts.alpha, c->opts.threshold_pct);
+		fwrite(suites[s].body.buf ? suites[s].body.buf : "", 1, suites[s].body.len, out);
+		fputs("  </testsuite>\n", out);
+		strbuf_release(&suites[s].body);
+	}
+	fputs("</testsuites>\n", out);
+	free(suites);
+}

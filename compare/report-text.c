@@ -1,0 +1,266 @@
+/*
+ * report-text.c: the comparison as text for a terminal or a mail, in the
+ * kernel test robot's form (one block per candidate:
+ *     base ±%stddev   %change   cand ±%stddev   p-values   metric),
+ * then the lmbench-style table with BASE and every candidate side by side
+ * (each as % of BASE), the ABI table, stage times, new failures, console
+ * differences (--logs), boots left out, warnings and the summary.
+ * Colour (red regressed, green improved) only when asked (a terminal
+ * without NO_COLOR).
+ */
+#include "compare.h"
+#include "stats.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct painter {
+	FILE *out;
+	bool colour;
+};
+
+/* The colour that marks a change, or "". */
+static const char *paint(const struct painter *pt, enum change ch)
+{
+	if (!pt->colour)
+		return "";
+	return ch == CHANGE_REGRESSED ? "\033[31m" : ch == CHANGE_IMPROVED ? "\033[32m" : "";
+}
+
+static const char *unpaint(const struct painter *pt, enum change ch)
+{
+	return pt->colour && (ch == CHANGE_REGRESSED || ch == CHANGE_IMPROVED) ? "\033[0m" : "";
+}
+
+/* "14.10 ±  0.6%" right-aligned in 16 columns, or "-" when absent. */
+static void print_value(FILE *out, const struct side_stat *st)
+{
+	char v[32];
+	if (!st->series) {
+		fprintf(out, "%16s", "-");
+		return;
+	}
+	fmt_value(st->mean, v, sizeof(v));
+	if (isnan(st->stddev_pct) || st->series->n < 2)
+		fprintf(out, "%9s        ", v);
+	else
+		fprintf(out, "%9s ±%5.1f%%", v, st->stddev_pct);
+}
+
+static void print_p(FILE *out, double p)
+{
+	if (isnan(p))
+		fprintf(out, "  %8s", "-");
+	else if (p < 0.0001)
+		fprintf(out, "  %8s", "<0.0001");
+	else
+		fprintf(out, "  %8.4f", p);
+}
+
+/* One candidate's block, in the kernel test robot's form. */
+static void print_candidate(const struct comparison *c, size_t s, const struct painter *pt)
+{
+	FILE *out = pt->out;
+	char tag[16], id[512];
+	fprintf(out, "\n%s %s (n=%zu) vs BASE %s (n=%zu)\n\n", side_tag(c, s, tag, sizeof(tag)),
+		c->sides[s].label, c->sides[s].npass, c->sides[0].label, c->sides[0].npass);
+	fprintf(out, "%16s %10s %16s  %8s  %8s  %s\n", "base ±%stddev", "%change",
+		"cand ±%stddev", "p(Welch)", "p(MWU)", "metric");
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct metric_row *r = &c->rows[i];
+		const struct cand_cmp *cmp = &r->cmp[s];
+		if (!r->stat[0].series && !r->stat[s].series)
+			continue;
+		fputs(paint(pt, cmp->change), out);
+		print_value(out, &r->stat[0]);
+		if (isnan(cmp->pct_change))
+			fprintf(out, " %10s ", "");
+		else
+			fprintf(out, " %+9.1f%% ", cmp->pct_change);
+		print_value(out, &r->stat[s]);
+		print_p(out, cmp->p_welch);
+		print_p(out, cmp->p_mwu);
+		fprintf(out, "  %s (%s)", row_id(r, id, sizeof(id)), r->unit);
+		if (cmp->change != CHANGE_NOISE)
+			fprintf(out, "  %s", change_name(cmp->change));
+		fprintf(out, "%s\n", unpaint(pt, cmp->change));
+	}
+}
+
+/* The side-by-side table: BASE's value, each candidate's as % of BASE. */
+static void print_table(const struct comparison *c, const struct painter *pt)
+{
+	FILE *out = pt->out;
+	char tag[16], id[512], v[32];
+	size_t width = 6;
+	for (size_t i = 0; i < c->nrows; i++) {
+		size_t len = strlen(row_id(&c->rows[i], id, sizeof(id))) + strlen(c->rows[i].unit) + 3;
+		if (len > width)
+			width = len;
+	}
+	fprintf(out, "\n%-*s %10s", (int)width, "metric", "BASE");
+	for (size_t s = 1; s < c->nsides; s++)
+		fprintf(out, " %20s", side_tag(c, s, tag, sizeof(tag)));
+	fputc('\n', out);
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct metric_row *r = &c->rows[i];
+		char label[600];
+		snprintf(label, sizeof(label), "%s (%s)", row_id(r, id, sizeof(id)), r->unit);
+		fprintf(out, "%-*s %10s", (int)width, label, fmt_value(r->stat[0].mean, v, sizeof(v)));
+		for (size_t s = 1; s < c->nsides; s++) {
+			const struct cand_cmp *cmp = &r->cmp[s];
+			char cell[64];
+			fmt_value(r->stat[s].mean, v, sizeof(v));
+			if (isnan(cmp->pct_change))
+				snprintf(cell, sizeof(cell), "%s", v);
+			else
+				snprintf(cell, sizeof(cell), "%s (%5.1f%%)%c", v, 100 + cmp->pct_change,
+					 cmp->change == CHANGE_REGRESSED ? '-' :
+					 cmp->change == CHANGE_IMPROVED ? '+' : ' ');
+			fprintf(out, " %s%20s%s", paint(pt, cmp->change), cell, unpaint(pt, cmp->change));
+		}
+		fputc('\n', out);
+	}
+	fputs("(+ improved, - regressed: significant and past the threshold)\n", out);
+}
+
+static void print_abis(const struct comparison *c, FILE *out)
+{
+	char tag[16];
+	if (!c->nabis)
+		return;
+	fprintf(out, "\n%-16s", "ABI");
+	for (size_t s = 0; s < c->nsides; s++)
+		fprintf(out, " %-12s", side_tag(c, s, tag, sizeof(tag)));
+	fputc('\n', out);
+	for (size_t k = 0; k < c->nabis; k++) {
+		const struct abi_row *row = &c->abis[k];
+		bool changed = false, worse = false;
+		fprintf(out, "%-16s", row->abi);
+		for (size_t s = 0; s < c->nsides; s++) {
+			fprintf(out, " %-12s", row->status[s]);
+			changed |= strcmp(row->status[s], row->status[0]) != 0;
+			worse |= row->worse[s];
+		}
+		fprintf(out, "%s\n", worse ? "  regressed" : changed ? "  changed" : "");
+	}
+}
+
+/* The median time each stage began, per side, for the boots that passed. */
+static void print_stages(const struct comparison *c, FILE *out)
+{
+	char tag[16];
+	bool any = false;
+	for (size_t s = 0; s < c->nsides; s++)
+		for (int i = 0; i < RESULT_STAGES; i++)
+			any |= c->sides[s].nstages[i] > 0;
+	if (!any)
+		return;
+	fprintf(out, "\n%-16s", "stage began (s)");
+	for (size_t s = 0; s < c->nsides; s++)
+		fprintf(out, " %-12s", side_tag(c, s, tag, sizeof(tag)));
+	fputc('\n', out);
+	for (int i = 0; i < RESULT_STAGES; i++) {
+		bool reached = false;
+		for (size_t s = 0; s < c->nsides; s++)
+			reached |= c->sides[s].nstages[i] > 0;
+		if (!reached)
+			continue;
+		fprintf(out, "%-16s", result_stage_names[i]);
+		for (size_t s = 0; s < c->nsides; s++) {
+			const struct side *side = &c->sides[s];
+			if (side->nstages[i] == 0) {
+				fprintf(out, " %-12s", "-");
+				continue;
+			}
+			fprintf(out, " %-12.2f", stats_median(side->stages[i], side->nstages[i]));
+		}
+		fputc('\n', out);
+	}
+}
+
+static void print_failures(const struct comparison *c, const struct painter *pt)
+{
+	FILE *out = pt->out;
+	char tag[16];
+	for (size_t i = 0; i < c->nevents; i++) {
+		const struct new_event *e = &c->events[i];
+		if (i == 0)
+			fputs("\nnew kernel failures (titles BASE never showed):\n", out);
+		fprintf(out, "%s  %s [%s] %s (%u of %zu boots)%s\n", paint(pt, CHANGE_REGRESSED),
+			side_tag(c, e->side, tag, sizeof(tag)), e->event->kind, e->event->title,
+			e->boots, c->sides[e->side].nboots, unpaint(pt, CHANGE_REGRESSED));
+	}
+	for (size_t i = 0; i < c->nverdicts; i++) {
+		const struct new_verdict *v = &c->verdicts[i];
+		if (i == 0)
+			fputs("\nnew failing verdicts (BASE never had them):\n", out);
+		fprintf(out, "%s  %s %s in %u of %zu boots%s\n", paint(pt, CHANGE_REGRESSED),
+			side_tag(c, v->side, tag, sizeof(tag)), v->verdict, v->boots,
+			c->sides[v->side].nboots, unpaint(pt, CHANGE_REGRESSED));
+	}
+}
+
+static void print_log_lines(const struct comparison *c, FILE *out)
+{
+	char tag[16], tag2[16];
+	if (!c->opts.logs)
+		return;
+	fprintf(out, "\nconsole lines one side prints (in most of its boots) and the other never does: %zu\n",
+		c->nlog_lines);
+	for (size_t i = 0; i < c->nlog_lines; i++) {
+		const struct log_line *l = &c->log_lines[i];
+		fprintf(out, "  only %s (not %s, %u boots): %s\n", side_tag(c, l->side, tag, sizeof(tag)),
+			side_tag(c, l->against, tag2, sizeof(tag2)), l->boots, l->text);
+	}
+}
+
+/* The boots that gave no observation, with why. */
+static void print_left_out(const struct comparison *c, FILE *out)
+{
+	char tag[16];
+	bool header = false;
+	for (size_t s = 0; s < c->nsides; s++) {
+		for (size_t i = 0; i < c->sides[s].nboots; i++) {
+			const struct boot_info *b = &c->sides[s].boots[i];
+			if (b->passed)
+				continue;
+			if (!header)
+				fputs("\nboots left out of the statistics:\n", out);
+			header = true;
+			fprintf(out, "  %-5s %s %s #%d %s: %s\n", side_tag(c, s, tag, sizeof(tag)),
+				b->kernel_id, b->variant, b->boot, b->verdict,
+				*b->reason ? b->reason : "(no reason given)");
+		}
+	}
+}
+
+void report_text(const struct comparison *c, FILE *out, bool colour)
+{
+	struct painter pt = { out, colour };
+	char tag[16];
+	for (size_t s = 0; s < c->nsides; s++) {
+		const struct side *side = &c->sides[s];
+		fprintf(out, "%-5s %s: %zu boot%s, %zu PASS\n", side_tag(c, s, tag, sizeof(tag)),
+			side->label, side->nboots, side->nboots == 1 ? "" : "s", side->npass);
+	}
+	fprintf(out, "significant: Welch's t-test p < %g and |%%change| >= %g%%; "
+		"each boot's median is one observation\n", c->opts.alpha, c->opts.threshold_pct);
+	print_failures(c, &pt);
+	for (size_t s = 1; s < c->nsides; s++)
+		print_candidate(c, s, &pt);
+	if (c->nrows)
+		print_table(c, &pt);
+	print_abis(c, out);
+	print_stages(c, out);
+	print_log_lines(c, out);
+	print_left_out(c, out);
+	for (size_t i = 0; i < c->nwarnings; i++)
+		fprintf(out, "%swarning: %s\n", i ? "" : "\n", c->warnings[i]);
+	fprintf(out, "\n%u regressed, %u improved, %zu new kernel failure%s, %zu new failing verdict%s%s\n",
+		c->regressions, c->improvements, c->nevents, c->nevents == 1 ? "" : "s",
+		c->nverdicts, c->nverdicts == 1 ? "" : "s",
+		c->unusable ? "; a side has no usable boot" : "");
+}

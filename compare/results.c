@@ -1,0 +1,346 @@
+/*
+ * results.c: reading a side of a comparison (see results.h): finding every
+ * result.json below a directory in a stable order, checking and reading
+ * each one into the boot list, the metric series, the ABI counts, the
+ * events and the stage times.
+ */
+#include "results.h"
+#include "stats.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char *const result_stage_names[RESULT_STAGES] = {
+	"firmware", "kernel", "init", "results", "end", "poweroff",
+};
+
+struct path_list {
+	char **v;
+	size_t n, alloc;
+};
+
+static void path_list_add(struct path_list *l, char *path)
+{
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 64;
+		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
+	}
+	l->v[l->n++] = path;
+}
+
+/* Natural order of paths, so boot 10 sorts after boot 9. */
+static int cmp_path(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Adds to list every result.json at or below dir. Returns 0, or -1 with a
+ * message when a directory cannot be read.
+ */
+static int find_results(const char *dir, struct path_list *list)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return error("cannot read %s: %s", dir, strerror(errno));
+	struct dirent *e;
+	int ret = 0;
+	while (ret == 0 && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *path = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (stat(path, &st) < 0) {
+			free(path);
+			continue;       /* a dangling link or a file being renamed */
+		}
+		if (S_ISDIR(st.st_mode)) {
+			ret = find_results(path, list);
+			free(path);
+		} else if (S_ISREG(st.st_mode) && !strcmp(e->d_name, "result.json")) {
+			path_list_add(list, path);
+		} else {
+			free(path);
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+/* A string member of obj, or dflt when absent or not a string. */
+static const char *get_str(struct json_object *obj, const char *key, const char *dflt)
+{
+	struct json_object *v;
+	if (json_object_object_get_ex(obj, key, &v) && json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	return dflt;
+}
+
+/* A number member of obj (int or double), or NAN. */
+static double get_num(struct json_object *obj, const char *key)
+{
+	struct json_object *v;
+	if (!json_object_object_get_ex(obj, key, &v))
+		return NAN;
+	if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))
+		return json_object_get_double(v);
+	return NAN;
+}
+
+/* An array member of obj, or NULL. */
+static struct json_object *get_array(struct json_object *obj, const char *key)
+{
+	struct json_object *v;
+	if (json_object_object_get_ex(obj, key, &v) && json_object_is_type(v, json_type_array))
+		return v;
+	return NULL;
+}
+
+static struct metric_series *find_series(struct side *s, const char *abi,
+					 const char *test, const char *name)
+{
+	for (size_t i = 0; i < s->nmetrics; i++) {
+		struct metric_series *m = &s->metrics[i];
+		if (!strcmp(m->abi, abi) && !strcmp(m->test, test) && !strcmp(m->name, name))
+			return m;
+	}
+	return NULL;
+}
+
+const struct metric_series *side_metric(const struct side *side, const char *abi,
+					const char *test, const char *name)
+{
+	return find_series((struct side *)side, abi, test, name);
+}
+
+/* The boot's observation of a metric: its "median", else its samples' median. */
+static double metric_observation(struct json_object *m)
+{
+	double median = get_num(m, "median");
+	if (!isnan(median))
+		return median;
+	struct json_object *samples = get_array(m, "samples");
+	size_t n = samples ? json_object_array_length(samples) : 0;
+	if (n == 0)
+		return NAN;
+	double *v = xmalloc(n * sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_object_get_double(json_object_array_get_idx(samples, i));
+	median = stats_median(v, n);
+	free(v);
+	return median;
+}
+
+/* Adds one PASS boot's metrics to the side's series. */
+static void add_metrics(struct side *s, struct json_object *metrics)
+{
+	size_t n = metrics ? json_object_array_length(metrics) : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *m = json_object_array_get_idx(metrics, i);
+		const char *abi = get_str(m, "abi", NULL), *test = get_str(m, "test", NULL);
+		const char *name = get_str(m, "name", NULL);
+		double obs = metric_observation(m);
+		if (!abi || !test || !name || !isfinite(obs))
+			continue;
+		struct metric_series *ser = find_series(s, abi, test, name);
+		if (!ser) {
+			s->metrics = xrealloc(s->metrics, (s->nmetrics + 1) * sizeof(*s->metrics));
+			ser = &s->metrics[s->nmetrics++];
+			*ser = (struct metric_series){
+				.abi = xstrdup(abi), .test = xstrdup(test), .name = xstrdup(name),
+				.unit = xstrdup(get_str(m, "unit", "")),
+				.higher_better = !strcmp(get_str(m, "better", "lower"), "higher"),
+			};
+		}
+		if (ser->n == ser->alloc) {
+			ser->alloc = ser->alloc ? 2 * ser->alloc : 8;
+			ser->obs = xrealloc(ser->obs, ser->alloc * sizeof(*ser->obs));
+		}
+		ser->obs[ser->n++] = obs;
+	}
+}
+
+/* Counts one boot's ABI table into the side's. */
+static void add_abis(struct side *s, struct json_object *abis)
+{
+	if (!abis || !json_object_is_type(abis, json_type_object))
+		return;
+	json_object_object_foreach(abis, name, entry) {
+		struct abi_count *c = NULL;
+		for (size_t i = 0; i < s->nabis && !c; i++)
+			if (!strcmp(s->abis[i].abi, name))
+				c = &s->abis[i];
+		if (!c) {
+			s->abis = xrealloc(s->abis, (s->nabis + 1) * sizeof(*s->abis));
+			c = &s->abis[s->nabis++];
+			*c = (struct abi_count){ .abi = xstrdup(name) };
+		}
+		const char *status = get_str(entry, "status", "error");
+		const char *reason = get_str(entry, "reason", NULL);
+		if (!strcmp(status, "ok"))
+			c->ok++;
+		else if (!strcmp(status, "unsupported"))
+			c->unsupported++;
+		else
+			c->error++;
+		if (strcmp(status, "ok") && reason && *reason && !c->reason)
+			c->reason = xstrdup(reason);
+	}
+}
+
+static void add_events(struct side *s, struct json_object *events, size_t boot)
+{
+	size_t n = events ? json_object_array_length(events) : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(events, i);
+		s->events = xrealloc(s->events, (s->nevents + 1) * sizeof(*s->events));
+		s->events[s->nevents++] = (struct event_info){
+			.kind = xstrdup(get_str(e, "kind", "unknown")),
+			.title = xstrdup(get_str(e, "title", "")),
+			.boot = boot,
+		};
+	}
+}
+
+static void add_stages(struct side *s, struct json_object *stages)
+{
+	if (!stages || !json_object_is_type(stages, json_type_object))
+		return;
+	for (int i = 0; i < RESULT_STAGES; i++) {
+		double t = get_num(stages, result_stage_names[i]);
+		if (isnan(t))
+			continue;
+		s->stages[i] = xrealloc(s->stages[i], (s->nstages[i] + 1) * sizeof(double));
+		s->stages[i][s->nstages[i]++] = t;
+	}
+}
+
+/* Parses one result.json into the side. Returns 0 or -1 (message printed). */
+static int load_result(struct side *s, const char *path)
+{
+	char *text;
+	size_t len;
+	if (read_file(path, &text, &len) < 0)
+		return error("cannot read %s: %s", path, strerror(errno));
+	enum json_tokener_error jerr;
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *root = json_tokener_parse_ex(tok, text, (int)len + 1);
+	jerr = json_tokener_get_error(tok);
+	json_tokener_free(tok);
+	free(text);
+	if (!root || jerr != json_tokener_success) {
+		json_object_put(root);
+		return error("%s: not valid JSON: %s", path, json_tokener_error_desc(jerr));
+	}
+	const char *format = get_str(root, "format", NULL);
+	const char *verdict = get_str(root, "verdict", NULL);
+	if (!format || strcmp(format, "bootrig-result-1") || !verdict) {
+		json_object_put(root);
+		return error("%s: not a bootrig result (\"format\": \"bootrig-result-1\" and "
+			     "\"verdict\" are required)", path);
+	}
+	struct json_object *kernel = NULL;
+	json_object_object_get_ex(root, "kernel", &kernel);
+	double boot = get_num(root, "boot");
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+
+	s->boots = xrealloc(s->boots, (s->nboots + 1) * sizeof(*s->boots));
+	struct boot_info *b = &s->boots[s->nboots];
+	*b = (struct boot_info){
+		.dir = dir,
+		.kernel_id = xstrdup(kernel ? get_str(kernel, "id", "?") : "?"),
+		.variant = xstrdup(get_str(root, "variant", "default")),
+		.verdict = xstrdup(verdict),
+		.reason = xstrdup(get_str(root, "reason", "")),
+		.boot = isnan(boot) ? 0 : (int)boot,
+		.passed = !strcmp(verdict, "PASS"),
+	};
+	if (b->passed) {
+		s->npass++;
+		add_metrics(s, get_array(root, "metrics"));
+		struct json_object *stages = NULL;
+		json_object_object_get_ex(root, "stages", &stages);
+		add_stages(s, stages);
+	}
+	if (!strcmp(verdict, "INFRA_ERROR"))
+		s->ninfra++;
+	struct json_object *abis = NULL;
+	json_object_object_get_ex(root, "abis", &abis);
+	add_abis(s, abis);
+	add_events(s, get_array(root, "events"), s->nboots);
+	s->nboots++;
+	json_object_put(root);
+	return 0;
+}
+
+int side_load(struct side *side, const char *path)
+{
+	*side = (struct side){ .label = xstrdup(path) };
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return error("cannot read %s: %s", path, strerror(errno));
+	struct path_list list = { 0 };
+	int ret = 0;
+	if (S_ISDIR(st.st_mode))
+		ret = find_results(path, &list);
+	else
+		path_list_add(&list, xstrdup(path));
+	if (list.n)
+		qsort(list.v, list.n, sizeof(*list.v), cmp_path);
+	for (size_t i = 0; i < list.n; i++) {
+		if (ret == 0)
+			ret = load_result(side, list.v[i]);
+		free(list.v[i]);
+	}
+	free(list.v);
+	return ret;
+}
+
+void side_free(struct side *s)
+{
+	for (size_t i = 0; i < s->nboots; i++) {
+		struct boot_info *b = &s->boots[i];
+		free(b->dir), free(b->kernel_id), free(b->variant);
+		free(b->verdict), free(b->reason);
+	}
+	for (size_t i = 0; i < s->nmetrics; i++) {
+		struct metric_series *m = &s->metrics[i];
+		free(m->abi), free(m->test), free(m->name), free(m->unit), free(m->obs);
+	}
+	for (size_t i = 0; i < s->nabis; i++)
+		free(s->abis[i].abi), free(s->abis[i].reason);
+	for (size_t i = 0; i < s->nevents; i++)
+		free(s->events[i].kind), free(s->events[i].title);
+	for (int i = 0; i < RESULT_STAGES; i++)
+		free(s->stages[i]);
+	free(s->boots), free(s->metrics), free(s->abis), free(s->events), free(s->label);
+	*s = (struct side){ 0 };
+}
+
+const char *abi_status(const struct side *side, const char *abi)
+{
+	for (size_t i = 0; i < side->nabis; i++) {
+		const struct abi_count *c = &side->abis[i];
+		if (strcmp(c->abi, abi))
+			continue;
+		int kinds = !!c->ok + !!c->unsupported + !!c->error;
+		if (kinds > 1)
+			return "mixed";
+		return c->ok ? "ok" : c->unsupported ? "unsupported" : "error";
+	}
+	return "-";
+}
+
+bool event_is_kernel_failure(const char *kind)
+{
+	return strcmp(kind, "protocol") && strcmp(kind, "infra");
+}

@@ -1,0 +1,79 @@
+/*
+ * results.h: one side of a comparison, read from a results directory.
+ *
+ * A side is every result.json found below a directory (any depth: a whole
+ * RESULTS_DIR, one kernel, one variant or one boot), all boots pooled. Each
+ * boot that PASSed contributes one observation per metric: that boot's
+ * median of the metric's samples (so n is the number of boots, as in "five
+ * boots a side"). Boots that did not PASS are kept in the boot list, with
+ * their verdict and reason, but give no observation.
+ */
+#ifndef BOOTRIG_RESULTS_H
+#define BOOTRIG_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum { RESULT_STAGES = 6 };     /* firmware kernel init results end poweroff */
+extern const char *const result_stage_names[RESULT_STAGES];
+
+struct boot_info {
+	char *dir;              /* the directory holding result.json */
+	char *kernel_id, *variant, *verdict, *reason;
+	int boot;
+	bool passed;            /* verdict PASS */
+};
+
+struct event_info {
+	char *kind, *title;
+	size_t boot;            /* index into side.boots */
+};
+
+struct metric_series {
+	char *abi, *test, *name, *unit;
+	bool higher_better;     /* the metric's "better" field */
+	double *obs;            /* one per PASS boot: that boot's median */
+	size_t n, alloc;
+};
+
+struct abi_count {
+	char *abi;
+	unsigned ok, unsupported, error;
+	char *reason;           /* the first non-ok reason seen, or NULL */
+};
+
+struct side {
+	char *label;            /* the path as given */
+	struct boot_info *boots;
+	size_t nboots, npass, ninfra;
+	struct metric_series *metrics;  /* in order of first appearance */
+	size_t nmetrics;
+	struct abi_count *abis;
+	size_t nabis;
+	struct event_info *events;
+	size_t nevents;
+	double *stages[RESULT_STAGES];  /* per PASS boot that reached it */
+	size_t nstages[RESULT_STAGES];
+};
+
+/*
+ * Loads every result.json below path (or path itself, if it is a file).
+ * Returns 0; or -1 after an error message when path cannot be read or a
+ * result.json is not valid (not JSON, wrong "format", fields of the wrong
+ * type). A directory without any result.json loads as a side with no boots.
+ */
+int side_load(struct side *side, const char *path);
+void side_free(struct side *side);
+
+/* The "most common" ABI status of a side: "ok", "unsupported", "error",
+ * or "mixed" when boots disagree; "-" when the ABI is absent. */
+const char *abi_status(const struct side *side, const char *abi);
+
+/* The series of metric (abi, test, name) on side, or NULL. */
+const struct metric_series *side_metric(const struct side *side, const char *abi,
+					const char *test, const char *name);
+
+/* Is this event kind a kernel failure (everything but protocol and infra)? */
+bool event_is_kernel_failure(const char *kind);
+
+#endif

@@ -1,0 +1,437 @@
+/*
+ * bench.c: the shared measuring method of the guest benchmarks (bench.h
+ * has the contract). In order: argument and knob parsing, CPU pinning and
+ * hardware counters, the timing core (calibration, warm-up, samples),
+ * statistics, and the METRIC record.
+ */
+#include "bench.h"
+
+/* ------------------------------------------------------------------ */
+/* Arguments and knobs.                                                 */
+
+/* The last path component of p. */
+static const char *base_name(const char *p)
+{
+	const char *slash = rt_strrchr(p, '/');
+	return slash ? slash + 1 : p;
+}
+
+const char *bench_knob(const struct bench *b, const char *key)
+{
+	return rt_argval(b->argc, b->argv, key);
+}
+
+void bench_fail(const struct bench *b, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	rt_vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	rt_eprintf("%s: %s\n", b && b->test ? b->test : "bench", msg);
+	rt_exit(1);
+}
+
+long bench_check(const struct bench *b, long ret, const char *what)
+{
+	if (ret < 0)
+		bench_fail(b, "%s: %s", what, rt_errname((int)-ret));
+	return ret;
+}
+
+/* Parses a decimal number with an optional k/m/g suffix (when `suffixes`)
+ * into *out; false when s is not entirely that. */
+static bool parse_number(const char *s, bool suffixes, uint64_t *out)
+{
+	const char *end = rt_parse_u64(s, out);
+	if (!end)
+		return false;
+	if (suffixes && *end) {
+		unsigned shift = 0;
+		switch (*end) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		default: return false;
+		}
+		if (*out > (UINT64_MAX >> shift))
+			return false;
+		*out <<= shift;
+		end++;
+	}
+	return *end == '\0';
+}
+
+/* The shared body of bench_knob_long and bench_knob_size. */
+static long knob_number(const struct bench *b, const char *key, long def, long min, long max,
+			bool suffixes)
+{
+	const char *v = bench_knob(b, key);
+	uint64_t n;
+	if (!v)
+		return def;
+	if (!parse_number(v, suffixes, &n) || n < (uint64_t)min || n > (uint64_t)max)
+		bench_fail(b, "bad knob %s=%s (expected a number from %ld to %ld)", key, v, min, max);
+	return (long)n;
+}
+
+long bench_knob_long(const struct bench *b, const char *key, long def, long min, long max)
+{
+	return knob_number(b, key, def, min, max, false);
+}
+
+long bench_knob_size(const struct bench *b, const char *key, long def, long min, long max)
+{
+	return knob_number(b, key, def, min, max, true);
+}
+
+void bench_log(const struct bench *b, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	(void)b;
+	va_start(ap, fmt);
+	int n = rt_vsnprintf(line, sizeof line - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof line - 2)
+		n = sizeof line - 2;
+	line[n++] = '\n';
+	rt_write_all(1, line, (size_t)n);
+}
+
+const char *bench_probe_path(const struct bench *b, char *buf, size_t size)
+{
+	const char *knob = bench_knob(b, "probe");
+	struct rt_stat st;
+	if (knob) {
+		rt_strlcpy(buf, knob, size);
+		return buf;
+	}
+	rt_snprintf(buf, size, "/bench/%s/probe", b->abi);
+	if (rt_stat(buf, &st) == 0)
+		return buf;
+	/* Run from a build tree: build/guest/<abi>/<test> beside .../probe. */
+	const char *self = b->argv[0];
+	size_t dir = (size_t)(base_name(self) - self);
+	rt_snprintf(buf, size, "%.*sprobe", (int)dir, self);
+	return buf;
+}
+
+/* ------------------------------------------------------------------ */
+/* CPU pinning and hardware counters.                                   */
+
+/* Pins the process (and the children it will fork) to CPU 0, so a
+ * multi-CPU guest does not migrate the measurement. */
+static void pin_to_cpu0(const struct bench *b)
+{
+	unsigned long mask[4] = { 1, 0, 0, 0 };
+	long r = rt_sched_setaffinity(0, sizeof mask, mask);
+	if (r < 0)
+		bench_log(b, "%s: sched_setaffinity(CPU 0): %s; not pinned", b->test,
+			  rt_errname((int)-r));
+}
+
+/* Opens one disabled hardware counter of this process (user and kernel),
+ * or returns -1. */
+static int open_counter(uint64_t config)
+{
+	struct rt_perf_event_attr attr;
+	memset(&attr, 0, sizeof attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.size = sizeof attr;
+	attr.config = config;
+	attr.flags = PERF_ATTR_DISABLED | PERF_ATTR_EXCLUDE_HV;
+	long fd = rt_perf_event_open(&attr, 0, -1, -1, 0);
+	return fd < 0 ? -1 : (int)fd;
+}
+
+/* Opens the cycle and instruction counters; both or neither. */
+static void open_counters(struct bench *b)
+{
+	b->perf_cycles = open_counter(PERF_COUNT_HW_CPU_CYCLES);
+	b->perf_instr = b->perf_cycles < 0 ? -1 : open_counter(PERF_COUNT_HW_INSTRUCTIONS);
+	if (b->perf_instr < 0 && b->perf_cycles >= 0) {
+		rt_close(b->perf_cycles);
+		b->perf_cycles = -1;
+	}
+}
+
+/* Reads a counter's current 64-bit value; 0 on a failed read. */
+static uint64_t read_counter(int fd)
+{
+	uint64_t v = 0;
+	if (rt_read(fd, &v, sizeof v) != (long)sizeof v)
+		return 0;
+	return v;
+}
+
+void bench_init(struct bench *b, int argc, char **argv, const char *test)
+{
+	memset(b, 0, sizeof *b);
+	b->argc = argc;
+	b->argv = argv;
+	b->test = test;
+	b->perf_cycles = b->perf_instr = -1;
+	b->abi = bench_knob(b, "abi");
+	if (!b->abi)
+		b->abi = RT_ABI_NAME;
+	b->samples = (int)bench_knob_long(b, "samples", BENCH_DEFAULT_SAMPLES, 1, BENCH_MAX_SAMPLES);
+	b->reps = (int)bench_knob_long(b, "reps", BENCH_DEFAULT_REPS, 1, 100);
+	b->subrun_ns = 1000000ull * (uint64_t)bench_knob_long(b, "sample_ms",
+							       BENCH_DEFAULT_SAMPLE_MS, 1, 10000);
+	if (bench_knob_long(b, "pin", 1, 0, 1))
+		pin_to_cpu0(b);
+	if (bench_knob_long(b, "counters", 1, 0, 1))
+		open_counters(b);
+}
+
+/* ------------------------------------------------------------------ */
+/* Timing.                                                              */
+
+/* A 64-bit count as a double, from two 32-bit halves: 32-bit ABIs then
+ * need no 64-bit integer conversion helpers (soft-float code on arm). */
+static double u64_double(uint64_t v)
+{
+	return (double)(uint32_t)(v >> 32) * 4294967296.0 + (double)(uint32_t)v;
+}
+
+/* Totals of the counters over the recorded sub-runs. */
+struct counter_sum {
+	uint64_t cycles, instructions, ops;
+};
+
+/* Runs fn once for iters operations; returns the nanoseconds that count
+ * (never 0). When sum is given and counters are open, adds their deltas. */
+static uint64_t timed_run(struct bench *b, bench_loop_fn fn, void *ctx, unsigned long iters,
+			  struct counter_sum *sum)
+{
+	bool count = sum && b->perf_cycles >= 0;
+	uint64_t c0 = 0, i0 = 0;
+	if (count) {
+		c0 = read_counter(b->perf_cycles);
+		i0 = read_counter(b->perf_instr);
+		rt_ioctl(b->perf_cycles, PERF_EVENT_IOC_ENABLE, 0);
+		rt_ioctl(b->perf_instr, PERF_EVENT_IOC_ENABLE, 0);
+	}
+	uint64_t t0 = rt_now_ns();
+	uint64_t excluded = fn(ctx, iters);
+	uint64_t t1 = rt_now_ns();
+	if (count) {
+		rt_ioctl(b->perf_cycles, PERF_EVENT_IOC_DISABLE, 0);
+		rt_ioctl(b->perf_instr, PERF_EVENT_IOC_DISABLE, 0);
+		sum->cycles += read_counter(b->perf_cycles) - c0;
+		sum->instructions += read_counter(b->perf_instr) - i0;
+		sum->ops += iters;
+	}
+	uint64_t ns = t1 - t0;
+	ns = excluded < ns ? ns - excluded : 1;
+	return ns ? ns : 1;
+}
+
+/* Finds the operation count that makes one run last at least
+ * b->subrun_ns, growing geometrically, within BENCH_CALIBRATE_MAX_NS. */
+static unsigned long calibrate(struct bench *b, bench_loop_fn fn, void *ctx)
+{
+	unsigned long iters = 1;
+	const unsigned long max_iters = 1ul << 30;
+	uint64_t start = rt_now_ns();
+	for (;;) {
+		uint64_t ns = timed_run(b, fn, ctx, iters, NULL);
+		if (ns >= b->subrun_ns || iters >= max_iters)
+			return iters;
+		if (rt_now_ns() - start > BENCH_CALIBRATE_MAX_NS)
+			return iters;
+		/* Aim 10% past the target; grow at most 16x a step (the
+		 * first runs are the noisiest). */
+		double want = (double)iters * u64_double(b->subrun_ns) / u64_double(ns) * 1.1 + 1;
+		if (want > (double)iters * 16)
+			want = (double)iters * 16;
+		iters = want > (double)max_iters ? max_iters : (unsigned long)want;
+	}
+}
+
+/* Fills r's counters from sum. */
+static void set_counters(struct bench_run *r, const struct counter_sum *sum)
+{
+	r->cycles = r->instructions = -1;
+	if (sum->ops) {
+		r->cycles = u64_double(sum->cycles) / u64_double(sum->ops);
+		r->instructions = u64_double(sum->instructions) / u64_double(sum->ops);
+	}
+}
+
+void bench_time(struct bench *b, bench_loop_fn fn, void *ctx, struct bench_run *r)
+{
+	struct counter_sum sum = { 0, 0, 0 };
+	memset(r, 0, sizeof *r);
+	r->iters = calibrate(b, fn, ctx);
+	timed_run(b, fn, ctx, r->iters, NULL);             /* warm-up */
+	for (int s = 0; s < b->samples; s++) {
+		uint64_t best = UINT64_MAX;
+		for (int k = 0; k < b->reps; k++) {
+			uint64_t ns = timed_run(b, fn, ctx, r->iters, &sum);
+			if (ns < best)
+				best = ns;
+		}
+		r->ns_per_op[r->n++] = u64_double(best) / (double)r->iters;
+	}
+	set_counters(r, &sum);
+}
+
+void bench_time_fixed(struct bench *b, bench_loop_fn fn, void *ctx, uint64_t budget_ns,
+		      struct bench_run *r)
+{
+	struct counter_sum sum = { 0, 0, 0 };
+	uint64_t start = rt_now_ns(), longest = 0;
+	memset(r, 0, sizeof *r);
+	r->iters = 1;
+	while (r->n < b->samples) {
+		uint64_t spent = rt_now_ns() - start;
+		if (r->n > 0 && spent + longest > budget_ns)
+			break;
+		uint64_t ns = timed_run(b, fn, ctx, 1, &sum);
+		if (ns > longest)
+			longest = ns;
+		r->ns_per_op[r->n++] = u64_double(ns);
+	}
+	set_counters(r, &sum);
+}
+
+/* ------------------------------------------------------------------ */
+/* Statistics.                                                          */
+
+/* Sorts v[0..n-1] ascending (insertion sort: n <= BENCH_MAX_SAMPLES). */
+static void sort_doubles(double *v, int n)
+{
+	for (int i = 1; i < n; i++) {
+		double x = v[i];
+		int j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+double bench_median(const double *v, int n)
+{
+	double s[BENCH_MAX_SAMPLES];
+	if (n <= 0)
+		return 0;
+	if (n > BENCH_MAX_SAMPLES)
+		n = BENCH_MAX_SAMPLES;
+	memcpy(s, v, (size_t)n * sizeof *s);
+	sort_doubles(s, n);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* The square root of x >= 0 by Newton's method (no libm here). */
+static double square_root(double x)
+{
+	if (x <= 0)
+		return 0;
+	double g = x > 1 ? x : 1;
+	for (int i = 0; i < 200; i++) {
+		double next = (g + x / g) / 2;
+		if (next >= g)
+			break;
+		g = next;
+	}
+	return g;
+}
+
+/* ------------------------------------------------------------------ */
+/* Records.                                                             */
+
+/* Appends printf output to line[*len..size), keeping *len <= size - 1. */
+__attribute__((format(printf, 4, 5)))
+static void append(char *line, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = rt_vsnprintf(line + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
+}
+
+void bench_report(const struct bench *b, const char *name, const char *unit, bool higher_is_better,
+		  const double *values, int n, const struct bench_run *r)
+{
+	static char line[4000];
+	size_t len = 0;
+	double min = values[0], max = values[0], sum = 0, dev = 0;
+	for (int i = 0; i < n; i++) {
+		min = values[i] < min ? values[i] : min;
+		max = values[i] > max ? values[i] : max;
+		sum += values[i];
+	}
+	double mean = sum / n;
+	for (int i = 0; i < n; i++)
+		dev += (values[i] - mean) * (values[i] - mean);
+	double stddev = n > 1 ? square_root(dev / (n - 1)) : 0;
+
+	append(line, sizeof line, &len,
+	       "METRIC abi=%s test=%s name=%s unit=%s better=%s n=%d median=%.4f min=%.4f "
+	       "max=%.4f mean=%.4f stddev=%.4f samples=", b->abi, b->test, name, unit,
+	       higher_is_better ? "higher" : "lower", n, bench_median(values, n), min, max, mean,
+	       stddev);
+	for (int i = 0; i < n; i++)
+		append(line, sizeof line, &len, "%s%.4f", i ? "," : "", values[i]);
+	if (r)
+		append(line, sizeof line, &len, " iters=%lu", r->iters);
+	if (r && r->cycles >= 0)
+		append(line, sizeof line, &len, " cycles=%.1f instructions=%.1f", r->cycles,
+		       r->instructions);
+	else
+		append(line, sizeof line, &len, " counters=unavailable");
+	append(line, sizeof line, &len, "\n");
+	rt_write_all(1, line, len);
+}
+
+/* Nanoseconds in one `unit` ("ns", "us", "ms", "s"). */
+static double ns_per_unit(const struct bench *b, const char *unit)
+{
+	if (!rt_strcmp(unit, "ns"))
+		return 1;
+	if (!rt_strcmp(unit, "us"))
+		return 1e3;
+	if (!rt_strcmp(unit, "ms"))
+		return 1e6;
+	if (!rt_strcmp(unit, "s"))
+		return 1e9;
+	bench_fail(b, "internal error: unknown time unit %s", unit);
+}
+
+double bench_latency(struct bench *b, const char *name, const char *unit, bench_loop_fn fn, void *ctx)
+{
+	struct bench_run r;
+	double v[BENCH_MAX_SAMPLES], scale = ns_per_unit(b, unit);
+	bench_time(b, fn, ctx, &r);
+	for (int i = 0; i < r.n; i++)
+		v[i] = r.ns_per_op[i] / scale;
+	bench_report(b, name, unit, false, v, r.n, &r);
+	return bench_median(r.ns_per_op, r.n);
+}
+
+void bench_bandwidth(struct bench *b, const char *name, double bytes_per_op, bench_loop_fn fn,
+		     void *ctx)
+{
+	struct bench_run r;
+	double v[BENCH_MAX_SAMPLES];
+	bench_time(b, fn, ctx, &r);
+	for (int i = 0; i < r.n; i++)
+		v[i] = bytes_per_op * 1e3 / r.ns_per_op[i];   /* bytes/ns * 1e9 / 1e6 */
+	bench_report(b, name, "MB/s", true, v, r.n, &r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Deterministic extra work.                                            */
+
+void bench_spin(unsigned long units)
+{
+	volatile unsigned long sink = 0;
+	for (unsigned long i = 0; i < units; i++)
+		sink = sink + i;
+}

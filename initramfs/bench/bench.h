@@ -1,0 +1,125 @@
+/*
+ * bench.h: the measuring method every guest benchmark shares (lmbench's
+ * benchmp/TRIES idea, kept small and portable over rt.h).
+ *
+ * A test family is one binary (initramfs/tests/<name>.c). init runs it as
+ *   argv = [path, "abi=<abi>", "samples=<n>", "KEY=VAL"...]
+ * and it prints METRIC lines on stdout (PROTOCOL.md; init adds the framing);
+ * any other line it prints becomes a LOG record.
+ *
+ * The method, for one metric:
+ *  1. calibration: the operation count `iters` is grown until one timed run
+ *     lasts at least the sub-run length (knob sample_ms=, default below);
+ *     it is decided once and then fixed, so every sample does the same work.
+ *     Calibration is bounded by time (BENCH_CALIBRATE_MAX_NS).
+ *  2. a warm-up run (not recorded);
+ *  3. `samples` samples; a sample is `reps` sub-runs (knob reps=) of `iters`
+ *     operations each, and its value is the fastest sub-run: a run that was
+ *     interrupted (host preemption under TCG, a timer storm) only ever adds
+ *     time, so the minimum is the least noisy estimate of the operation.
+ *  4. every sample is printed, with median, min, max, mean and stddev.
+ * Where perf_event_open gives hardware counters, cycles and instructions per
+ * operation are reported too (else counters=unavailable).
+ *
+ * Knobs every test accepts: sample_ms=MS (sub-run length), reps=N (sub-runs
+ * per sample), pin=0 (do not pin to CPU 0), counters=0 (do not open perf).
+ */
+#ifndef BOOTRIG_BENCH_H
+#define BOOTRIG_BENCH_H
+
+#include "rt.h"
+
+#define BENCH_MAX_SAMPLES 100
+#define BENCH_DEFAULT_SAMPLES 11
+#define BENCH_DEFAULT_SAMPLE_MS 10
+#define BENCH_DEFAULT_REPS 3
+#define BENCH_CALIBRATE_MAX_NS 2000000000ull
+
+/* The run-time context of one test binary. */
+struct bench {
+	const char *abi;          /* abi= (else the runtime's native ABI name) */
+	const char *test;         /* the test family: the binary's name */
+	int samples;              /* samples per metric, 1..BENCH_MAX_SAMPLES */
+	int reps;                 /* sub-runs per sample, >= 1 */
+	uint64_t subrun_ns;       /* minimum length of one sub-run */
+	int argc;
+	char **argv;
+	int perf_cycles;          /* perf fds, or -1 */
+	int perf_instr;
+};
+
+/* A timed loop: performs `iters` operations on ctx. Returns the number of
+ * nanoseconds inside the call that must not count (set-up work the loop
+ * timed itself, e.g. re-mapping memory), usually 0. Errors are kept in
+ * ctx and checked by the caller after the measurement. */
+typedef uint64_t (*bench_loop_fn)(void *ctx, unsigned long iters);
+
+/* What one measurement produced: nanoseconds per operation per sample. */
+struct bench_run {
+	double ns_per_op[BENCH_MAX_SAMPLES];
+	int n;
+	unsigned long iters;      /* operations per sub-run */
+	double cycles;            /* per operation, < 0 when unavailable */
+	double instructions;
+};
+
+/* bench_init: parses argv (abi=, samples=, the knobs above) for the test
+ * family `test`, pins the process to CPU 0 and opens the counters. Dies
+ * with a usage message on a malformed knob. */
+void bench_init(struct bench *b, int argc, char **argv, const char *test);
+
+/* bench_knob: the value of KEY=VALUE in argv, or NULL. */
+const char *bench_knob(const struct bench *b, const char *key);
+/* bench_knob_long: the knob as a non-negative integer, def when absent;
+ * dies when present but not a number in [min, max]. */
+long bench_knob_long(const struct bench *b, const char *key, long def, long min, long max);
+/* bench_knob_size: like bench_knob_long, accepting k/m/g suffixes (powers
+ * of 1024): "64m". */
+long bench_knob_size(const struct bench *b, const char *key, long def, long min, long max);
+
+/* bench_log: prints one free-text line (init turns it into a LOG record). */
+__attribute__((format(printf, 2, 3)))
+void bench_log(const struct bench *b, const char *fmt, ...);
+
+/* bench_time: calibrates fn, warms up and takes b->samples samples (see
+ * the method above) into r. */
+void bench_time(struct bench *b, bench_loop_fn fn, void *ctx, struct bench_run *r);
+/* bench_time_fixed: for operations too long to repeat (hackbench): one
+ * operation per sample, no calibration, at most b->samples samples and no
+ * new sample once budget_ns has been spent (always at least one). */
+void bench_time_fixed(struct bench *b, bench_loop_fn fn, void *ctx, uint64_t budget_ns,
+		      struct bench_run *r);
+
+/* bench_report: prints the METRIC line for values[0..n-1] (already in
+ * `unit`). higher_is_better picks better=higher. r (may be NULL) supplies
+ * iters and counters. */
+void bench_report(const struct bench *b, const char *name, const char *unit, bool higher_is_better,
+		  const double *values, int n, const struct bench_run *r);
+
+/* bench_latency: bench_time, then reports the time per operation in `unit`
+ * ("ns", "us", "ms" or "s"). Returns the median in nanoseconds. */
+double bench_latency(struct bench *b, const char *name, const char *unit, bench_loop_fn fn, void *ctx);
+/* bench_bandwidth: bench_time, then reports bytes_per_op bytes per
+ * operation as MB/s (10^6 bytes a second), better=higher. */
+void bench_bandwidth(struct bench *b, const char *name, double bytes_per_op, bench_loop_fn fn,
+		     void *ctx);
+
+/* bench_median: the median of v[0..n-1] (v is not changed). */
+double bench_median(const double *v, int n);
+
+/* bench_fail: prints "<test>: <message>" on stderr and exits 1. */
+__attribute__((noreturn, format(printf, 2, 3)))
+void bench_fail(const struct bench *b, const char *fmt, ...);
+
+/* bench_check: dies with "<what>: <errname>" when ret < 0; returns ret. */
+long bench_check(const struct bench *b, long ret, const char *what);
+
+/* bench_probe_path: the tiny program lat_proc execs: knob probe=, else
+ * /bench/<abi>/probe, else "probe" beside argv[0]. Written into buf. */
+const char *bench_probe_path(const struct bench *b, char *buf, size_t size);
+
+/* bench_spin: burns `units` iterations of a loop the compiler cannot
+ * remove (deterministic extra work, for slow_null=). */
+void bench_spin(unsigned long units);
+
+#endif

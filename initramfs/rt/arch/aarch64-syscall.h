@@ -1,0 +1,116 @@
+/*
+ * arch/aarch64-syscall.h: the `svc #0` trap, shared by aarch64 and
+ * aarch64_ilp32 (both pass 64-bit x registers; rt_sysarg_t is long on
+ * LP64, long long on ILP32). Number in x8; arguments x0-x5; result in x0;
+ * the kernel clobbers nothing else.
+ */
+#ifndef BOOTRIG_RT_ARCH_AARCH64_SYSCALL_H
+#define BOOTRIG_RT_ARCH_AARCH64_SYSCALL_H
+
+#define RT_A64_SYSCALL(n, ...)                                                          \
+	register rt_sysarg_t x8 __asm__("x8") = (n);                                    \
+	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), ##__VA_ARGS__ : "memory", "cc"); \
+	return (long)x0
+
+static inline long rt_syscall0(long n)
+{
+	register rt_sysarg_t x0 __asm__("x0") = 0;
+	RT_A64_SYSCALL(n);
+}
+
+static inline long rt_syscall1(long n, rt_sysarg_t a1)
+{
+	register rt_sysarg_t x0 __asm__("x0") = a1;
+	RT_A64_SYSCALL(n);
+}
+
+static inline long rt_syscall2(long n, rt_sysarg_t a1, rt_sysarg_t a2)
+{
+	register rt_sysarg_t x0 __asm__("x0") = a1;
+	register rt_sysarg_t x1 __asm__("x1") = a2;
+	RT_A64_SYSCALL(n, "r"(x1));
+}
+
+static inline long rt_syscall3(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3)
+{
+	register rt_sysarg_t x0 __asm__("x0") = a1;
+	register rt_sysarg_t x1 __asm__("x1") = a2;
+	register rt_sysarg_t x2 __asm__("x2") = a3;
+	RT_A64_SYSCALL(n, "r"(x1), "r"(x2));
+}
+
+static inline long rt_syscall4(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3,
+			       rt_sysarg_t a4)
+{
+	register rt_sysarg_t x0 __asm__("x0") = a1;
+	register rt_sysarg_t x1 __asm__("x1") = a2;
+	register rt_sysarg_t x2 __asm__("x2") = a3;
+	register rt_sysarg_t x3 __asm__("x3") = a4;
+	RT_A64_SYSCALL(n, "r"(x1), "r"(x2), "r"(x3));
+}
+
+static inline long rt_syscall5(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3,
+			       rt_sysarg_t a4, rt_sysarg_t a5)
+{
+	register rt_sysarg_t x0 __asm__("x0") = a1;
+	register rt_sysarg_t x1 __asm__("x1") = a2;
+	register rt_sysarg_t x2 __asm__("x2") = a3;
+	register rt_sysarg_t x3 __asm__("x3") = a4;
+	register rt_sysarg_t x4 __asm__("x4") = a5;
+	RT_A64_SYSCALL(n, "r"(x1), "r"(x2), "r"(x3), "r"(x4));
+}
+
+static inline long rt_syscall6(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3,
+			       rt_sysarg_t a4, rt_sysarg_t a5, rt_sysarg_t a6)
+{
+	register rt_sysarg_t x0 __asm__("x0") = a1;
+	register rt_sysarg_t x1 __asm__("x1") = a2;
+	register rt_sysarg_t x2 __asm__("x2") = a3;
+	register rt_sysarg_t x3 __asm__("x3") = a4;
+	register rt_sysarg_t x4 __asm__("x4") = a5;
+	register rt_sysarg_t x5 __asm__("x5") = a6;
+	RT_A64_SYSCALL(n, "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5));
+}
+
+/* One register per 64-bit value. */
+#define RT_ARG64(x) ((rt_sysarg_t)(x))
+#define RT_FTRUNCATE64_ARGS(fd, len) RT_ARG(fd), RT_ARG64(len), 0, 0, 0, 0
+
+/* Entry, thread trampoline and restorer; W is "x" on LP64 and "w" on
+ * ILP32 for the registers holding C pointers (zero-extended first). */
+#define RT_A64_ASM(zext)                                                      \
+	__asm__(".text\n"                                                     \
+		".global _start\n"                                            \
+		"_start:\n"                                                   \
+		"	mov x29, #0\n"                                        \
+		"	mov x30, #0\n"                                        \
+		"	mov x0, sp\n"                                         \
+		"	and x1, x0, #-16\n"                                   \
+		"	mov sp, x1\n"                                         \
+		"	bl rt_start_c\n"                                      \
+		"	b .\n"                                                \
+		/* rt_clone_thread(x0 flags, x1 stack, x2 ptid, x3 ctid,      \
+		 * x4 fn, x5 arg): clone(flags, stack, ptid, tls, ctid) */    \
+		".global rt_clone_thread\n"                                   \
+		"rt_clone_thread:\n"                                          \
+		zext                                                          \
+		"	and x1, x1, #-16\n"                                   \
+		"	stp x4, x5, [x1, #-16]!\n"                            \
+		"	mov x4, x3\n"                                         \
+		"	mov x3, #0\n"                                         \
+		"	mov x8, #220\n"                                       \
+		"	svc #0\n"                                             \
+		"	cbz x0, 1f\n"                                         \
+		"	ret\n"                                                \
+		"1:	ldp x1, x0, [sp], #16\n"                              \
+		"	mov x29, #0\n"                                        \
+		"	blr x1\n"                                             \
+		"	mov x8, #93\n"                                        \
+		"	svc #0\n"                                             \
+		"	b .\n"                                                \
+		".global rt_sigreturn_restorer\n"                             \
+		"rt_sigreturn_restorer:\n"                                    \
+		"	mov x8, #139\n"                                       \
+		"	svc #0\n")
+
+#endif

@@ -1,0 +1,207 @@
+/*
+ * arch/arm.h: the ARM EABI (AArch32, ARM mode, armv7-a, hard float) for
+ * the bootrig runtime.
+ *
+ *  - trap: `svc #0`; number in r7, result in r0 (-4095..-1 is -errno)
+ *  - arguments: r0-r5 (r6 unused here)
+ *  - clobbered by the kernel: nothing but r0 and memory
+ *  - 64-bit arguments: an even/odd register pair, so ftruncate64 takes
+ *    (fd, pad, lo, hi); _llseek takes (hi, lo) explicitly; mmap2 takes the
+ *    offset in 4096-byte pages
+ *  - 64-bit time: clock_gettime64, clock_nanosleep_time64, futex_time64
+ *  - syscall table: arch/arm/tools/syscall.tbl (EABI numbers, no 0x900000)
+ *  - signals: SA_RESTORER trampoline calling rt_sigreturn (173)
+ *  - entry: sp points at argc; fp and lr cleared; sp 8-byte aligned for C
+ *  - built with -marm: r7 is free (it is the frame pointer only in Thumb)
+ */
+#ifndef BOOTRIG_RT_ARCH_ARM_H
+#define BOOTRIG_RT_ARCH_ARM_H
+
+#define RT_ABI_NAME "arm"
+typedef long rt_sysarg_t;
+#define RT_ARG(x) ((rt_sysarg_t)(x))
+#define RT_PTR(p) ((rt_sysarg_t)(uintptr_t)(p))
+#define RT_SA_RESTORER_NEEDED 1
+#define O_DIRECTORY 040000
+
+#define __NR_exit 1
+#define __NR_read 3
+#define __NR_write 4
+#define __NR_close 6
+#define __NR_execve 11
+#define __NR_chdir 12
+#define __NR_getpid 20
+#define __NR_mount 21
+#define __NR_sync 36
+#define __NR_kill 37
+#define __NR_dup 41
+#define __NR_umount2 52
+#define __NR_ioctl 54
+#define __NR_setpgid 57
+#define __NR_getppid 64
+#define __NR_setsid 66
+#define __NR_reboot 88
+#define __NR_munmap 91
+#define __NR_syslog 103
+#define __NR_wait4 114
+#define __NR_fsync 118
+#define __NR_clone 120
+#define __NR_uname 122
+#define __NR_mprotect 125
+#define __NR_llseek 140
+#define __NR_sched_yield 158
+#define __NR_prctl 172
+#define __NR_rt_sigreturn 173
+#define __NR_rt_sigaction 174
+#define __NR_rt_sigprocmask 175
+#define __NR_mmap2 192
+#define __NR_ftruncate64 194
+#define __NR_fstat64 197
+#define __NR_getdents64 217
+#define __NR_fcntl64 221
+#define __NR_gettid 224
+#define __NR_sched_setaffinity 241
+#define __NR_sched_getaffinity 242
+#define __NR_exit_group 248
+#define __NR_socket 281
+#define __NR_bind 282
+#define __NR_connect 283
+#define __NR_listen 284
+#define __NR_getsockname 286
+#define __NR_socketpair 288
+#define __NR_shutdown 293
+#define __NR_setsockopt 294
+#define __NR_openat 322
+#define __NR_mkdirat 323
+#define __NR_fstatat64 327
+#define __NR_unlinkat 328
+#define __NR_faccessat 334
+#define __NR_dup3 358
+#define __NR_pipe2 359
+#define __NR_perf_event_open 364
+#define __NR_accept4 366
+#define __NR_getrandom 384
+#define __NR_clock_gettime64 403
+#define __NR_clock_nanosleep_time64 407
+#define __NR_ppoll_time64 414
+#define __NR_futex_time64 422
+
+#define __NR_rt_fstatat __NR_fstatat64
+#define __NR_fcntl __NR_fcntl64
+#include "stat64.h"
+
+#define RT_ARM_SYSCALL(n, ...)                                                         \
+	register long r7 __asm__("r7") = (n);                                          \
+	__asm__ volatile("svc #0" : "+r"(r0) : "r"(r7), ##__VA_ARGS__ : "memory");     \
+	return r0
+
+static inline long rt_syscall0(long n)
+{
+	register long r0 __asm__("r0") = 0;
+	RT_ARM_SYSCALL(n);
+}
+
+static inline long rt_syscall1(long n, long a1)
+{
+	register long r0 __asm__("r0") = a1;
+	RT_ARM_SYSCALL(n);
+}
+
+static inline long rt_syscall2(long n, long a1, long a2)
+{
+	register long r0 __asm__("r0") = a1;
+	register long r1 __asm__("r1") = a2;
+	RT_ARM_SYSCALL(n, "r"(r1));
+}
+
+static inline long rt_syscall3(long n, long a1, long a2, long a3)
+{
+	register long r0 __asm__("r0") = a1;
+	register long r1 __asm__("r1") = a2;
+	register long r2 __asm__("r2") = a3;
+	RT_ARM_SYSCALL(n, "r"(r1), "r"(r2));
+}
+
+static inline long rt_syscall4(long n, long a1, long a2, long a3, long a4)
+{
+	register long r0 __asm__("r0") = a1;
+	register long r1 __asm__("r1") = a2;
+	register long r2 __asm__("r2") = a3;
+	register long r3 __asm__("r3") = a4;
+	RT_ARM_SYSCALL(n, "r"(r1), "r"(r2), "r"(r3));
+}
+
+static inline long rt_syscall5(long n, long a1, long a2, long a3, long a4, long a5)
+{
+	register long r0 __asm__("r0") = a1;
+	register long r1 __asm__("r1") = a2;
+	register long r2 __asm__("r2") = a3;
+	register long r3 __asm__("r3") = a4;
+	register long r4 __asm__("r4") = a5;
+	RT_ARM_SYSCALL(n, "r"(r1), "r"(r2), "r"(r3), "r"(r4));
+}
+
+static inline long rt_syscall6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	register long r0 __asm__("r0") = a1;
+	register long r1 __asm__("r1") = a2;
+	register long r2 __asm__("r2") = a3;
+	register long r3 __asm__("r3") = a4;
+	register long r4 __asm__("r4") = a5;
+	register long r5 __asm__("r5") = a6;
+	RT_ARM_SYSCALL(n, "r"(r1), "r"(r2), "r"(r3), "r"(r4), "r"(r5));
+}
+
+/* A 64-bit value as a register pair, low word first (little endian). */
+#define RT_ARG64(x) ((rt_sysarg_t)(uint32_t)(uint64_t)(x)), \
+		    ((rt_sysarg_t)(uint32_t)((uint64_t)(x) >> 32))
+/* ftruncate64(fd, pad, lo, hi): the pair starts at an even register. */
+#define RT_FTRUNCATE64_ARGS(fd, len) RT_ARG(fd), 0, RT_ARG64(len), 0, 0
+
+#ifdef RT_ARCH_IMPL
+__asm__(
+	".text\n"
+	".arm\n"
+	".global _start\n"
+	"_start:\n"
+	"	mov fp, #0\n"
+	"	mov lr, #0\n"
+	"	mov r0, sp\n"
+	"	bic r1, r0, #15\n"
+	"	mov sp, r1\n"
+	"	bl rt_start_c\n"
+	"	b .\n"
+
+	/* rt_clone_thread(r0 flags, r1 stack, r2 ptid, r3 ctid, [sp] fn, [sp+4] arg):
+	 * clone(r0 flags, r1 stack, r2 ptid, r3 tls, r4 ctid). */
+	".global rt_clone_thread\n"
+	"rt_clone_thread:\n"
+	"	push {r4, r5, r7, lr}\n"
+	"	ldr ip, [sp, #16]\n"       /* fn */
+	"	ldr r5, [sp, #20]\n"       /* arg */
+	"	bic r1, r1, #15\n"
+	"	sub r1, r1, #16\n"
+	"	str ip, [r1]\n"
+	"	str r5, [r1, #4]\n"
+	"	mov r4, r3\n"
+	"	mov r3, #0\n"
+	"	mov r7, #120\n"            /* __NR_clone */
+	"	svc #0\n"
+	"	cmp r0, #0\n"
+	"	beq 1f\n"
+	"	pop {r4, r5, r7, pc}\n"
+	"1:	mov fp, #0\n"
+	"	ldr ip, [sp]\n"
+	"	ldr r0, [sp, #4]\n"
+	"	blx ip\n"
+	"	mov r7, #1\n"              /* __NR_exit */
+	"	svc #0\n"
+	"	b .\n"
+
+	".global rt_sigreturn_restorer\n"
+	"rt_sigreturn_restorer:\n"
+	"	mov r7, #173\n"
+	"	svc #0\n");
+#endif
+
+#endif

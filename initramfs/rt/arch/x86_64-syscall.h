@@ -1,0 +1,82 @@
+/*
+ * arch/x86_64-syscall.h: the `syscall` trap, shared by x86_64 and x32 (both
+ * pass 64-bit registers; rt_sysarg_t is long on x86_64, long long on x32).
+ * Number in rax; arguments rdi, rsi, rdx, r10, r8, r9; rcx and r11 are
+ * clobbered. The raw result is a 64-bit register: rt_syscall*() narrow it
+ * to long, which keeps -errno and every valid x32 pointer.
+ */
+#ifndef BOOTRIG_RT_ARCH_X86_64_SYSCALL_H
+#define BOOTRIG_RT_ARCH_X86_64_SYSCALL_H
+
+static inline long rt_syscall0(long n)
+{
+	rt_sysarg_t ret;
+	__asm__ volatile("syscall" : "=a"(ret) : "0"((rt_sysarg_t)n) : "rcx", "r11", "memory");
+	return (long)ret;
+}
+
+static inline long rt_syscall1(long n, rt_sysarg_t a1)
+{
+	rt_sysarg_t ret;
+	__asm__ volatile("syscall" : "=a"(ret) : "0"((rt_sysarg_t)n), "D"(a1)
+			 : "rcx", "r11", "memory");
+	return (long)ret;
+}
+
+static inline long rt_syscall2(long n, rt_sysarg_t a1, rt_sysarg_t a2)
+{
+	rt_sysarg_t ret;
+	__asm__ volatile("syscall" : "=a"(ret) : "0"((rt_sysarg_t)n), "D"(a1), "S"(a2)
+			 : "rcx", "r11", "memory");
+	return (long)ret;
+}
+
+static inline long rt_syscall3(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3)
+{
+	rt_sysarg_t ret;
+	__asm__ volatile("syscall" : "=a"(ret) : "0"((rt_sysarg_t)n), "D"(a1), "S"(a2), "d"(a3)
+			 : "rcx", "r11", "memory");
+	return (long)ret;
+}
+
+static inline long rt_syscall4(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3,
+			       rt_sysarg_t a4)
+{
+	rt_sysarg_t ret;
+	register rt_sysarg_t r10 __asm__("r10") = a4;
+	__asm__ volatile("syscall" : "=a"(ret)
+			 : "0"((rt_sysarg_t)n), "D"(a1), "S"(a2), "d"(a3), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return (long)ret;
+}
+
+static inline long rt_syscall5(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3,
+			       rt_sysarg_t a4, rt_sysarg_t a5)
+{
+	rt_sysarg_t ret;
+	register rt_sysarg_t r10 __asm__("r10") = a4;
+	register rt_sysarg_t r8 __asm__("r8") = a5;
+	__asm__ volatile("syscall" : "=a"(ret)
+			 : "0"((rt_sysarg_t)n), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8)
+			 : "rcx", "r11", "memory");
+	return (long)ret;
+}
+
+static inline long rt_syscall6(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3,
+			       rt_sysarg_t a4, rt_sysarg_t a5, rt_sysarg_t a6)
+{
+	rt_sysarg_t ret;
+	register rt_sysarg_t r10 __asm__("r10") = a4;
+	register rt_sysarg_t r8 __asm__("r8") = a5;
+	register rt_sysarg_t r9 __asm__("r9") = a6;
+	__asm__ volatile("syscall" : "=a"(ret)
+			 : "0"((rt_sysarg_t)n), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8),
+			   "r"(r9)
+			 : "rcx", "r11", "memory");
+	return (long)ret;
+}
+
+/* One register per 64-bit value. */
+#define RT_ARG64(x) ((rt_sysarg_t)(x))
+
+#endif

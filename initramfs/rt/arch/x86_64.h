@@ -1,0 +1,85 @@
+/*
+ * arch/x86_64.h: the x86_64 ABI (LP64) for the bootrig runtime.
+ *
+ *  - trap: `syscall`; number in rax, result in rax (-4095..-1 is -errno)
+ *  - arguments: rdi, rsi, rdx, r10, r8, r9
+ *  - clobbered by the kernel: rcx (return address), r11 (rflags), memory
+ *  - 64-bit arguments: one register each
+ *  - syscall table: arch/x86/entry/syscalls/syscall_64.tbl (common + 64)
+ *  - signals: the kernel needs an SA_RESTORER trampoline (rt_sigreturn)
+ *  - entry: rsp points at argc; align to 16 before calling C
+ */
+#ifndef BOOTRIG_RT_ARCH_X86_64_H
+#define BOOTRIG_RT_ARCH_X86_64_H
+
+#define RT_ABI_NAME "x86_64"
+typedef long rt_sysarg_t;
+#define RT_ARG(x) ((rt_sysarg_t)(x))
+#define RT_PTR(p) ((rt_sysarg_t)(uintptr_t)(p))
+#define RT_SA_RESTORER_NEEDED 1
+#define O_DIRECTORY 0200000
+#define RT_SYSCALL_BASE 0
+
+/* The calls whose x32 numbers differ (x32 has its own entries for them). */
+#define __NR_rt_sigaction 13
+#define __NR_rt_sigreturn 15
+#define __NR_ioctl 16
+#define __NR_setsockopt 54
+#define __NR_execve 59
+#include "x86_64-numbers.h"
+
+/* struct stat of x86_64 (arch/x86/include/uapi/asm/stat.h). */
+struct rt_kstat {
+	uint64_t st_dev, st_ino, st_nlink;
+	uint32_t st_mode, st_uid, st_gid, pad0;
+	uint64_t st_rdev;
+	int64_t st_size, st_blksize, st_blocks;
+	uint64_t st_atime, st_atime_nsec, st_mtime, st_mtime_nsec, st_ctime, st_ctime_nsec;
+	int64_t unused[3];
+};
+#define __NR_rt_fstatat __NR_newfstatat
+
+#include "x86_64-syscall.h"
+
+#ifdef RT_ARCH_IMPL
+__asm__(
+	".text\n"
+	".global _start\n"
+	"_start:\n"
+	"	xor %ebp, %ebp\n"
+	"	mov %rsp, %rdi\n"          /* argc, argv... for rt_start_c */
+	"	and $-16, %rsp\n"
+	"	call rt_start_c\n"
+	"	hlt\n"
+
+	/* rt_clone_thread(flags rdi, stack rsi, ptid rdx, ctid rcx, fn r8, arg r9) */
+	".global rt_clone_thread\n"
+	"rt_clone_thread:\n"
+	"	mov %rcx, %r10\n"          /* ctid: clone's 4th argument */
+	"	and $-16, %rsi\n"
+	"	sub $16, %rsi\n"
+	"	mov %r8, 0(%rsi)\n"        /* fn and arg on the child's stack */
+	"	mov %r9, 8(%rsi)\n"
+	"	xor %r8d, %r8d\n"          /* tls */
+	"	mov $56, %eax\n"           /* __NR_clone */
+	"	syscall\n"
+	"	test %rax, %rax\n"
+	"	jnz 1f\n"
+	"	xor %ebp, %ebp\n"
+	"	pop %rax\n"
+	"	pop %rdi\n"
+	"	call *%rax\n"
+	"	mov %eax, %edi\n"
+	"	mov $60, %eax\n"           /* __NR_exit: this thread only */
+	"	syscall\n"
+	"	hlt\n"
+	"1:	ret\n"
+
+	".global rt_sigreturn_restorer\n"
+	"rt_sigreturn_restorer:\n"
+	"	mov $15, %eax\n"           /* __NR_rt_sigreturn */
+	"	syscall\n"
+	"	hlt\n");
+#endif
+
+#endif

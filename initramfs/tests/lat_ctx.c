@@ -1,0 +1,159 @@
+/*
+ * lat_ctx: lmbench's context switch time. `procs` processes (knob procs=,
+ * default 2) form a ring of pipes and pass a token around it; each process
+ * touches `size` bytes of its own memory (knob size=, e.g. 16k; default 0)
+ * before passing it on. One lap is `procs` context switches.
+ *
+ * Like lmbench, the cost of the pipe write+read a hop needs is measured in
+ * a single process (no switch) and taken away: the metric is microseconds
+ * per switch, named ctx_<procs>p_<size in KiB>k (ctx_2p_0k).
+ */
+#include "bench.h"
+
+#define MAX_PROCS 64
+
+struct ring_ctx {
+	int procs;
+	int fds[MAX_PROCS][2];    /* fds[i]: pipe into process i */
+	long size;                /* bytes each process touches per hop */
+	volatile uint32_t *work;  /* the parent's own working set */
+	long err;
+};
+
+/* Touches size bytes of work, as each process does on a hop. */
+static void touch(volatile uint32_t *work, long size)
+{
+	for (long i = 0; i < size / 4; i++)
+		work[i] = work[i] + 1;
+}
+
+/* One ring member (i >= 1): token in on fds[i], out on fds[i+1].
+ * Never returns. */
+static void ring_member(struct ring_ctx *c, int i)
+{
+	int in = c->fds[i][0], out = c->fds[(i + 1) % c->procs][1];
+	volatile uint32_t *work = NULL;
+	uint32_t token;
+	if (c->size) {
+		work = rt_alloc_pages((size_t)c->size);
+		if (!work)
+			rt_exit(2);
+	}
+	for (int k = 0; k < c->procs; k++) {
+		if (c->fds[k][0] != in)
+			rt_close(c->fds[k][0]);
+		if (c->fds[k][1] != out)
+			rt_close(c->fds[k][1]);
+	}
+	for (;;) {
+		long n = rt_read(in, &token, sizeof token);
+		if (n == 0)
+			rt_exit(0);
+		if (n != (long)sizeof token)
+			rt_exit(1);
+		touch(work, c->size);
+		if (rt_write(out, &token, sizeof token) != (long)sizeof token)
+			rt_exit(1);
+	}
+}
+
+/* One lap of the token around the ring (procs switches). */
+static uint64_t loop_lap(void *ctx, unsigned long iters)
+{
+	struct ring_ctx *c = ctx;
+	uint32_t token = 1;
+	for (unsigned long i = 0; i < iters; i++) {
+		touch(c->work, c->size);
+		if (rt_write(c->fds[1][1], &token, sizeof token) != (long)sizeof token ||
+		    rt_read(c->fds[0][0], &token, sizeof token) != (long)sizeof token) {
+			c->err = -EPIPE;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* The overhead of one hop without a switch: a write and a read on a pipe
+ * of this process, and the memory touch. */
+static uint64_t loop_overhead(void *ctx, unsigned long iters)
+{
+	struct ring_ctx *c = ctx;
+	int *p = c->fds[0];
+	uint32_t token = 1;
+	for (unsigned long i = 0; i < iters; i++) {
+		touch(c->work, c->size);
+		if (rt_write(p[1], &token, sizeof token) != (long)sizeof token ||
+		    rt_read(p[0], &token, sizeof token) != (long)sizeof token) {
+			c->err = -EPIPE;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* Forks members 1..procs-1 and keeps the parent's ends (fds[0] read,
+ * fds[1] write). Returns the pids in pids[]. */
+static void start_ring(struct bench *b, struct ring_ctx *c, long *pids)
+{
+	for (int i = 0; i < c->procs; i++)
+		bench_check(b, rt_pipe2(c->fds[i], O_CLOEXEC), "pipe2");
+	for (int i = 1; i < c->procs; i++) {
+		pids[i] = bench_check(b, rt_fork(), "fork");
+		if (pids[i] == 0)
+			ring_member(c, i);
+	}
+	for (int k = 0; k < c->procs; k++) {
+		if (k != 0)
+			rt_close(c->fds[k][0]);
+		if (k != 1 % c->procs)
+			rt_close(c->fds[k][1]);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct bench b;
+	struct bench_run lap, over;
+	struct ring_ctx c;
+	long pids[MAX_PROCS];
+	double per_switch[BENCH_MAX_SAMPLES];
+	char name[48];
+
+	bench_init(&b, argc, argv, "lat_ctx");
+	memset(&c, 0, sizeof c);
+	c.procs = (int)bench_knob_long(&b, "procs", 2, 2, MAX_PROCS);
+	c.size = bench_knob_size(&b, "size", 0, 0, 64l << 20) & ~3l;
+	c.work = rt_alloc_pages((size_t)c.size + 4);
+	if (!c.work)
+		bench_fail(&b, "no memory for %ld bytes", c.size);
+
+	/* The overhead first, on a pipe of this process alone. */
+	bench_check(&b, rt_pipe2(c.fds[0], O_CLOEXEC), "pipe2");
+	bench_time(&b, loop_overhead, &c, &over);
+	rt_close(c.fds[0][0]);
+	rt_close(c.fds[0][1]);
+	double overhead_ns = bench_median(over.ns_per_op, over.n);
+
+	start_ring(&b, &c, pids);
+	bench_time(&b, loop_lap, &c, &lap);
+	for (int i = 0; i < lap.n; i++) {
+		double ns = (lap.ns_per_op[i] - c.procs * overhead_ns) / c.procs;
+		per_switch[i] = (ns > 0 ? ns : 0) / 1e3;
+	}
+	rt_snprintf(name, sizeof name, "ctx_%dp_%ldk", c.procs, c.size >> 10);
+	bench_report(&b, name, "us", false, per_switch, lap.n, &lap);
+	bench_log(&b, "lat_ctx: %d processes, %ld bytes each: lap %.4f us, hop overhead %.4f us",
+		  c.procs, c.size, bench_median(lap.ns_per_op, lap.n) / 1e3, overhead_ns / 1e3);
+
+	rt_close(c.fds[1 % c.procs][1]);
+	rt_close(c.fds[0][0]);
+	for (int i = 1; i < c.procs; i++) {
+		int status = 0;
+		bench_check(&b, rt_waitpid((pid_t)pids[i], &status, 0), "waitpid");
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			bench_fail(&b, "ring member %d failed (status 0x%x)", i, status);
+	}
+	if (c.err)
+		bench_fail(&b, "the ring broke: %s", rt_errname((int)-c.err));
+	return 0;
+}

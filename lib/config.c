@@ -1,0 +1,580 @@
+/*
+ * config.c: bootrig's configuration, read from libconfig files (the file
+ * shape is in config.h).
+ *
+ * The file is divided as:
+ *   - error reporting: every message is "FILE:LINE: what is wrong";
+ *   - typed field readers (strings, numbers, string arrays), which refuse a
+ *     wrong type with the setting's own line;
+ *   - targets, suites and boards: each group overrides an earlier one of
+ *     the same name field by field, or adds a new one (which must then be
+ *     complete);
+ *   - loading: the defaults in bootrig_configs_dir(), then the user's file.
+ *
+ * Unknown keys are errors too (a typo must not be silently ignored).
+ */
+#include "config.h"
+#include "exitcodes.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <libconfig.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The test families the guest has (initramfs/tests/<name>.c). */
+static const char *const known_tests[] = {
+	"lat_syscall", "lat_pipe", "lat_ctx", "lat_proc", "lat_sig", "lat_pagefault",
+	"hackbench", "lat_mem_rd", "bw_mem", "cpu", "tcp",
+};
+
+/* Which ABIs each kernel arch may run. */
+static const struct { const char *arch; const char *abis[3]; } arch_abis[] = {
+	{ "arm64", { "aarch64", "aarch64_ilp32", "arm" } },
+	{ "x86_64", { "x86_64", "x32", "i386" } },
+	{ "arm", { "arm", NULL, NULL } },
+};
+
+static const char *const target_keys[] = {
+	"name", "arch", "abis", "emulator", "qemu_arch", "machine", "cpu", "console",
+	"memory_mb", "vcpus", "append", "timeouts",
+};
+static const char *const timeout_keys[] = {   /* in enum stage order, then silence */
+	"firmware", "kernel", "init", "results", "end", "poweroff", "silence",
+};
+static const char *const suite_keys[] = {
+	"name", "tests", "samples", "repeat", "test_timeout",
+};
+static const char *const top_keys[] = { "targets", "suites", "boards", "files" };
+
+/* The loaded documents, kept so that board settings stay valid. */
+struct config_docs {
+	config_t **docs;
+	size_t n;
+};
+
+/* ---- errors ---------------------------------------------------------- */
+
+/* Prints "FILE:LINE: message" for setting s; returns EXIT_CONFIG. */
+__attribute__((format(printf, 2, 3)))
+static int config_fail(const config_setting_t *s, const char *fmt, ...)
+{
+	const char *file = config_setting_source_file(s);
+	char *msg;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	error("%s:%u: %s", file ? file : "(config)", config_setting_source_line(s),
+	      msg ? msg : fmt);
+	free(msg);
+	return EXIT_CONFIG;
+}
+
+static bool in_list(const char *name, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] && !strcmp(list[i], name))
+			return true;
+	return false;
+}
+
+/* Refuses any member of group g whose name is not in keys. */
+static int check_keys(const config_setting_t *g, const char *const *keys, size_t n,
+		      const char *what)
+{
+	for (int i = 0; i < config_setting_length(g); i++) {
+		config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+		const char *name = config_setting_name(m);
+		if (name && !in_list(name, keys, n))
+			return config_fail(m, "unknown key '%s' in %s", name, what);
+	}
+	return 0;
+}
+
+/* ---- typed readers ---------------------------------------------------- */
+
+/* If g has a string `key`, replaces *out with a copy. 0 or EXIT_CONFIG. */
+static int read_string(const config_setting_t *g, const char *key, char **out)
+{
+	config_setting_t *s = config_setting_get_member(g, key);
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return config_fail(s, "'%s' must be a string", key);
+	free(*out);
+	*out = xstrdup(config_setting_get_string(s));
+	return 0;
+}
+
+/* If g has an integer `key` in [min, max], sets *out. 0 or EXIT_CONFIG. */
+static int read_int(const config_setting_t *g, const char *key, int min, int max, int *out)
+{
+	config_setting_t *s = config_setting_get_member(g, key);
+	if (!s)
+		return 0;
+	int t = config_setting_type(s);
+	if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
+		return config_fail(s, "'%s' must be an integer", key);
+	long long v = config_setting_get_int64(s);
+	if (v < min || v > max)
+		return config_fail(s, "'%s' is %lld; it must be from %d to %d", key, v, min, max);
+	*out = (int)v;
+	return 0;
+}
+
+/* If g has a number `key` >= 0, sets *out (integers accepted). */
+static int read_seconds(const config_setting_t *g, const char *key, double *out)
+{
+	config_setting_t *s = config_setting_get_member(g, key);
+	if (!s)
+		return 0;
+	int t = config_setting_type(s);
+	double v;
+	if (t == CONFIG_TYPE_FLOAT)
+		v = config_setting_get_float(s);
+	else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
+		v = (double)config_setting_get_int64(s);
+	else
+		return config_fail(s, "'%s' must be a number of seconds", key);
+	if (!(v >= 0))
+		return config_fail(s, "'%s' must not be negative", key);
+	*out = v;
+	return 0;
+}
+
+static void free_strings(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/*
+ * If g has `key` as an array or list of strings, replaces (*out, *n) with
+ * copies. Each element is checked with allowed (NULL: anything) so a
+ * wrong name is reported at its own line.
+ */
+static int read_strings(const config_setting_t *g, const char *key, char ***out, size_t *n,
+			const char *const *allowed, size_t n_allowed, const char *what)
+{
+	config_setting_t *s = config_setting_get_member(g, key);
+	if (!s)
+		return 0;
+	int t = config_setting_type(s);
+	if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+		return config_fail(s, "'%s' must be a list of strings, like [ \"a\", \"b\" ]", key);
+	int len = config_setting_length(s);
+	if (len == 0)
+		return config_fail(s, "'%s' must not be empty", key);
+	char **v = xcalloc((size_t)len, sizeof(*v));
+	for (int i = 0; i < len; i++) {
+		config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		if (config_setting_type(e) != CONFIG_TYPE_STRING) {
+			free_strings(v, (size_t)i);
+			return config_fail(s, "'%s' must be a list of strings", key);
+		}
+		const char *str = config_setting_get_string(e);
+		if (allowed && !in_list(str, allowed, n_allowed)) {
+			free_strings(v, (size_t)i);
+			return config_fail(e, "unknown %s '%s' in '%s'", what, str, key);
+		}
+		v[i] = xstrdup(str);
+	}
+	free_strings(*out, *n);
+	*out = v;
+	*n = (size_t)len;
+	return 0;
+}
+
+/* The group's name, or EXIT_CONFIG when it has none. */
+static int group_name(const config_setting_t *g, const char *what, const char **name)
+{
+	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
+		return config_fail(g, "each of %s must be a group { name = \"...\"; ... }", what);
+	config_setting_t *s = config_setting_get_member(g, "name");
+	if (!s)
+		return config_fail(g, "this entry of %s has no name", what);
+	if (config_setting_type(s) != CONFIG_TYPE_STRING || !*config_setting_get_string(s))
+		return config_fail(s, "'name' must be a non-empty string");
+	*name = config_setting_get_string(s);
+	return 0;
+}
+
+/* ---- targets ---------------------------------------------------------- */
+
+static int arch_index(const char *arch)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(arch_abis); i++)
+		if (!strcmp(arch_abis[i].arch, arch))
+			return (int)i;
+	return -1;
+}
+
+static int read_timeouts(const config_setting_t *g, struct judge_limits *l)
+{
+	config_setting_t *t = config_setting_get_member(g, "timeouts");
+	if (!t)
+		return 0;
+	if (config_setting_type(t) != CONFIG_TYPE_GROUP)
+		return config_fail(t, "'timeouts' must be a group { kernel = 60.0; ... }");
+	int rc = check_keys(t, timeout_keys, ARRAY_SIZE(timeout_keys), "timeouts");
+	for (int s = 0; !rc && s < STAGE_COUNT; s++)
+		rc = read_seconds(t, timeout_keys[s], &l->stage[s]);
+	if (!rc)
+		rc = read_seconds(t, "silence", &l->silence);
+	return rc;
+}
+
+/* Checks what the whole target must satisfy, after every field is read. */
+static int check_target(const config_setting_t *g, const struct target *t)
+{
+	static const char *const required[] = { "arch", "emulator", "qemu_arch", "machine",
+						"console" };
+	const char *const values[] = { t->arch, t->emulator, t->qemu_arch, t->machine,
+				       t->console };
+	for (size_t i = 0; i < ARRAY_SIZE(required); i++)
+		if (!values[i] || !*values[i])
+			return config_fail(g, "target '%s' has no '%s'", t->name, required[i]);
+	int a = arch_index(t->arch);
+	if (a < 0)
+		return config_fail(g, "target '%s': unknown arch '%s' (arm64, x86_64 or arm)",
+				   t->name, t->arch);
+	if (!t->n_abis)
+		return config_fail(g, "target '%s' has no 'abis'", t->name);
+	/* A wrong ABI is reported at its own line when this group set it. */
+	config_setting_t *abis = config_setting_get_member(g, "abis");
+	for (size_t i = 0; i < t->n_abis; i++) {
+		if (in_list(t->abis[i], arch_abis[a].abis, 3))
+			continue;
+		const config_setting_t *at = abis ? config_setting_get_elem(abis, (unsigned)i) : NULL;
+		return config_fail(at ? at : g, "target '%s': ABI '%s' is not one of arch %s",
+				   t->name, t->abis[i], t->arch);
+	}
+	return 0;
+}
+
+/* Defaults for a new target: 512 MiB, 1 vCPU, cpu max, generous timeouts. */
+static void target_defaults(struct target *t, const char *name)
+{
+	memset(t, 0, sizeof(*t));
+	t->name = xstrdup(name);
+	t->cpu = xstrdup("max");
+	t->append = xstrdup("");
+	t->memory_mb = 512;
+	t->vcpus = 1;
+	const double stage[STAGE_COUNT] = { 30, 120, 120, 600, 10, 10 };
+	memcpy(t->limits.stage, stage, sizeof(stage));
+	t->limits.silence = 120;
+}
+
+static int read_target(const config_setting_t *g, struct config *cfg)
+{
+	const char *name;
+	int rc = group_name(g, "targets", &name);
+	if (rc)
+		return rc;
+	if ((rc = check_keys(g, target_keys, ARRAY_SIZE(target_keys), "a target")))
+		return rc;
+	struct target *t = (struct target *)config_find_target(cfg, name);
+	if (!t) {
+		cfg->targets = xrealloc(cfg->targets, (cfg->n_targets + 1) * sizeof(*t));
+		t = &cfg->targets[cfg->n_targets++];
+		target_defaults(t, name);
+	}
+	if ((rc = read_string(g, "arch", &t->arch)) || (rc = read_string(g, "emulator", &t->emulator)) ||
+	    (rc = read_string(g, "qemu_arch", &t->qemu_arch)) ||
+	    (rc = read_string(g, "machine", &t->machine)) || (rc = read_string(g, "cpu", &t->cpu)) ||
+	    (rc = read_string(g, "console", &t->console)) ||
+	    (rc = read_string(g, "append", &t->append)) ||
+	    (rc = read_int(g, "memory_mb", 16, 1 << 20, &t->memory_mb)) ||
+	    (rc = read_int(g, "vcpus", 1, 512, &t->vcpus)) ||
+	    (rc = read_strings(g, "abis", &t->abis, &t->n_abis, NULL, 0, "ABI")) ||
+	    (rc = read_timeouts(g, &t->limits)))
+		return rc;
+	return check_target(g, t);
+}
+
+/* ---- suites ----------------------------------------------------------- */
+
+static int read_suite(const config_setting_t *g, struct config *cfg)
+{
+	const char *name;
+	int rc = group_name(g, "suites", &name);
+	if (rc)
+		return rc;
+	if ((rc = check_keys(g, suite_keys, ARRAY_SIZE(suite_keys), "a suite")))
+		return rc;
+	struct suite *s = (struct suite *)config_find_suite(cfg, name);
+	if (!s) {
+		cfg->suites = xrealloc(cfg->suites, (cfg->n_suites + 1) * sizeof(*s));
+		s = &cfg->suites[cfg->n_suites++];
+		*s = (struct suite){ .name = xstrdup(name), .samples = 11, .repeat = 1,
+				     .test_timeout = 120.0 };
+	}
+	if ((rc = read_strings(g, "tests", &s->tests, &s->n_tests, known_tests,
+			       ARRAY_SIZE(known_tests), "test")) ||
+	    (rc = read_int(g, "samples", 1, 1000, &s->samples)) ||
+	    (rc = read_int(g, "repeat", 1, 1000, &s->repeat)) ||
+	    (rc = read_seconds(g, "test_timeout", &s->test_timeout)))
+		return rc;
+	if (!s->n_tests)
+		return config_fail(g, "suite '%s' has no 'tests'", s->name);
+	if (s->test_timeout <= 0 || s->test_timeout > 86400)
+		return config_fail(g, "suite '%s': 'test_timeout' must be more than 0 and at most "
+				   "86400 seconds", s->name);
+	return 0;
+}
+
+/* ---- boards ----------------------------------------------------------- */
+
+/* A board of the same name is replaced whole by a later file's one. */
+static int read_board(config_setting_t *g, struct config *cfg)
+{
+	const char *name;
+	int rc = group_name(g, "boards", &name);
+	if (rc)
+		return rc;
+	const char *file = config_setting_source_file(g);
+	for (size_t i = 0; i < cfg->n_boards; i++) {
+		const char *other;
+		config_setting_lookup_string(cfg->boards[i], "name", &other);
+		if (!strcmp(other, name)) {
+			cfg->boards[i] = g;
+			cfg->board_files[i] = file;
+			return 0;
+		}
+	}
+	cfg->boards = xrealloc(cfg->boards, (cfg->n_boards + 1) * sizeof(*cfg->boards));
+	cfg->board_files = xrealloc(cfg->board_files,
+				    (cfg->n_boards + 1) * sizeof(*cfg->board_files));
+	cfg->boards[cfg->n_boards] = g;
+	cfg->board_files[cfg->n_boards++] = file;
+	return 0;
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+static int read_files(const config_setting_t *root, struct config *cfg)
+{
+	config_setting_t *s = config_setting_get_member(root, "files");
+	if (!s)
+		return 0;
+	char **v = NULL;
+	size_t n = 0;
+	int rc = read_strings(root, "files", &v, &n, NULL, 0, "file");
+	for (size_t i = 0; !rc && i < n; i++) {
+		const char *colon = strchr(v[i], ':');
+		if (!colon || colon == v[i] || colon[1] != '/')
+			rc = config_fail(config_setting_get_elem(s, (unsigned)i),
+					 "'%s' must be \"SRC:/DEST\"", v[i]);
+	}
+	if (rc) {
+		free_strings(v, n);
+		return rc;
+	}
+	cfg->files = xrealloc(cfg->files, (cfg->n_files + n) * sizeof(*cfg->files));
+	memcpy(cfg->files + cfg->n_files, v, n * sizeof(*v));
+	cfg->n_files += n;
+	free(v);
+	return 0;
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+typedef int (*entry_reader)(config_setting_t *g, struct config *cfg);
+
+static int read_suite_entry(config_setting_t *g, struct config *cfg) { return read_suite(g, cfg); }
+static int read_target_entry(config_setting_t *g, struct config *cfg) { return read_target(g, cfg); }
+
+/* Reads each group of the list `key` of root with fn. */
+static int read_list(config_setting_t *root, const char *key, entry_reader fn,
+		     struct config *cfg)
+{
+	config_setting_t *l = config_setting_get_member(root, key);
+	if (!l)
+		return 0;
+	if (config_setting_type(l) != CONFIG_TYPE_LIST)
+		return config_fail(l, "'%s' must be a list: %s = ( { ... }, { ... } );", key, key);
+	int rc = 0;
+	for (int i = 0; !rc && i < config_setting_length(l); i++)
+		rc = fn(config_setting_get_elem(l, (unsigned)i), cfg);
+	return rc;
+}
+
+/* Parses one file into a kept document and applies it to cfg. */
+static int load_file(const char *path, struct config *cfg)
+{
+	struct config_docs *docs = cfg->priv;
+	if (access(path, R_OK) < 0) {
+		error("%s:0: cannot read the config file: %s", path, strerror(errno));
+		return EXIT_CONFIG;
+	}
+	config_t *doc = xmalloc(sizeof(*doc));
+	config_init(doc);
+	docs->docs = xrealloc(docs->docs, (docs->n + 1) * sizeof(*docs->docs));
+	docs->docs[docs->n++] = doc;
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		config_set_include_dir(doc, dir);
+	}
+	free(dir);
+	if (config_read_file(doc, path) != CONFIG_TRUE) {
+		const char *file = config_error_file(doc);
+		error("%s:%d: %s", file ? file : path, config_error_line(doc),
+		      config_error_text(doc));
+		return EXIT_CONFIG;
+	}
+	config_setting_t *root = config_root_setting(doc);
+	int rc = check_keys(root, top_keys, ARRAY_SIZE(top_keys), "the file");
+	if (!rc)
+		rc = read_list(root, "targets", read_target_entry, cfg);
+	if (!rc)
+		rc = read_list(root, "suites", read_suite_entry, cfg);
+	if (!rc)
+		rc = read_list(root, "boards", read_board, cfg);
+	if (!rc)
+		rc = read_files(root, cfg);
+	return rc;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The .cfg files of configs/boards, in name order. */
+static int load_boards_dir(const char *dir, struct config *cfg)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len > 4 && !strcmp(e->d_name + len - 4, ".cfg")) {
+			names = xrealloc(names, (n + 1) * sizeof(*names));
+			names[n++] = xasprintf("%s/%s", dir, e->d_name);
+		}
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), compare_names);
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!rc)
+			rc = load_file(names[i], cfg);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+int config_load(const char *user_file, struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->priv = xcalloc(1, sizeof(struct config_docs));
+	const char *dir = bootrig_configs_dir();
+	const char *defaults[] = { "targets.cfg", "suites.cfg" };
+	int rc = 0;
+	for (size_t i = 0; !rc && i < ARRAY_SIZE(defaults); i++) {
+		char *path = xasprintf("%s/%s", dir, defaults[i]);
+		if (access(path, F_OK) == 0)
+			rc = load_file(path, cfg);
+		free(path);
+	}
+	if (!rc) {
+		char *boards = xasprintf("%s/boards", dir);
+		rc = load_boards_dir(boards, cfg);
+		free(boards);
+	}
+	if (!rc && user_file)
+		rc = load_file(user_file, cfg);
+	if (rc)
+		config_release(cfg);
+	return rc;
+}
+
+static void release_target(struct target *t)
+{
+	free(t->name);
+	free(t->arch);
+	free_strings(t->abis, t->n_abis);
+	free(t->emulator);
+	free(t->qemu_arch);
+	free(t->machine);
+	free(t->cpu);
+	free(t->console);
+	free(t->append);
+}
+
+void config_release(struct config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_targets; i++)
+		release_target(&cfg->targets[i]);
+	free(cfg->targets);
+	for (size_t i = 0; i < cfg->n_suites; i++) {
+		free(cfg->suites[i].name);
+		free_strings(cfg->suites[i].tests, cfg->suites[i].n_tests);
+	}
+	free(cfg->suites);
+	free(cfg->boards);
+	free(cfg->board_files);
+	free_strings(cfg->files, cfg->n_files);
+	struct config_docs *docs = cfg->priv;
+	for (size_t i = 0; docs && i < docs->n; i++) {
+		config_destroy(docs->docs[i]);
+		free(docs->docs[i]);
+	}
+	if (docs)
+		free(docs->docs);
+	free(docs);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+const struct target *config_find_target(const struct config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->n_targets; i++)
+		if (!strcmp(cfg->targets[i].name, name))
+			return &cfg->targets[i];
+	return NULL;
+}
+
+const struct target *config_target_for_arch(const struct config *cfg, const char *arch)
+{
+	for (size_t i = 0; i < cfg->n_targets; i++)
+		if (cfg->targets[i].arch && !strcmp(cfg->targets[i].arch, arch))
+			return &cfg->targets[i];
+	return NULL;
+}
+
+const struct suite *config_find_suite(const struct config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->n_suites; i++)
+		if (!strcmp(cfg->suites[i].name, name))
+			return &cfg->suites[i];
+	return NULL;
+}
+
+struct config_setting_t *config_find_board(const struct config *cfg, const char *name,
+					   const char **file)
+{
+	for (size_t i = 0; i < cfg->n_boards; i++) {
+		const char *other = NULL;
+		config_setting_lookup_string(cfg->boards[i], "name", &other);
+		if (other && !strcmp(other, name)) {
+			if (file)
+				*file = cfg->board_files[i];
+			return cfg->boards[i];
+		}
+	}
+	return NULL;
+}

@@ -1,0 +1,1064 @@
+/*
+ * protocol.c: the host side of the result protocol (initramfs/PROTOCOL.md);
+ * the contracts are in protocol.h.
+ *
+ * The file reads top-down:
+ *   1. names of kinds and problems;
+ *   2. strict number parsers and the encoder (shared with tests);
+ *   3. cleaning a console line (NUL, CR, ANSI escapes);
+ *   4. checking one record's text: trailer, CRC, version, syntax;
+ *   5. the decoder: sequence bookkeeping, fragments and their repair,
+ *      feeding lines, finishing.
+ *
+ * Nothing here allocates per byte: a decoder owns fixed buffers sized by
+ * PROTO_MAX_LINE, plus one growable buffer for lines that need cleaning and
+ * the set of sequence numbers seen.
+ */
+#include "protocol.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define PREFIX_LEN 5            /* strlen("@@BR ") */
+#define TRAILER_LEN 10          /* " *" + 8 hex digits */
+#define MAX_RECORD (PROTO_MAX_LINE - 1)  /* a record's text, no '\n' */
+#define MAX_FIELDS (MAX_RECORD / 2)
+#define MAX_SEQ 0xffffffffULL
+/* A fragment waits this many lines for its continuation (a kernel oops
+ * printed in the middle of a record can be long). */
+#define MAX_PENDING 4
+#define PENDING_LINES 1000
+
+/* ---- 1. names ---------------------------------------------------------- */
+
+static const char *const kind_names[] = {
+	[PROTO_KIND_BEGIN] = "BEGIN",     [PROTO_KIND_SYSINFO] = "SYSINFO",
+	[PROTO_KIND_ABI] = "ABI",         [PROTO_KIND_PLAN] = "PLAN",
+	[PROTO_KIND_TEST] = "TEST",       [PROTO_KIND_METRIC] = "METRIC",
+	[PROTO_KIND_LOG] = "LOG",         [PROTO_KIND_RESULT] = "RESULT",
+	[PROTO_KIND_ERROR] = "ERROR",     [PROTO_KIND_END] = "END",
+	[PROTO_KIND_UNKNOWN] = "UNKNOWN",
+};
+
+static const char *const problem_names[] = {
+	[PROTO_CORRUPT] = "corrupt",         [PROTO_REPAIRED] = "repaired",
+	[PROTO_LOST] = "lost",               [PROTO_DUPLICATE] = "duplicate",
+	[PROTO_REORDERED] = "reordered",     [PROTO_BAD_VERSION] = "version",
+	[PROTO_UNKNOWN_KIND] = "unknown_kind",
+	[PROTO_COUNT_MISMATCH] = "count_mismatch",
+	[PROTO_TRUNCATED] = "truncated",     [PROTO_RESTART] = "restart",
+};
+
+/* The name of kind k ("METRIC"); "UNKNOWN" for anything out of range. */
+const char *proto_kind_name(enum proto_kind k)
+{
+	if ((unsigned)k > PROTO_KIND_UNKNOWN)
+		k = PROTO_KIND_UNKNOWN;
+	return kind_names[k];
+}
+
+/* The name of problem kind k ("corrupt"), "?" when out of range. */
+const char *proto_problem_name(enum proto_problem_kind k)
+{
+	if ((unsigned)k >= PROTO_PROBLEM_COUNT)
+		return "?";
+	return problem_names[k];
+}
+
+/* The kind of the word w of length n (PROTO_KIND_UNKNOWN if none). */
+static enum proto_kind kind_from_word(const char *w, size_t n)
+{
+	for (int k = 0; k < PROTO_KIND_UNKNOWN; k++)
+		if (strlen(kind_names[k]) == n && !memcmp(kind_names[k], w, n))
+			return (enum proto_kind)k;
+	return PROTO_KIND_UNKNOWN;
+}
+
+/* ---- 2. numbers, lists, encoder ---------------------------------------- */
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Decimal digits only into *out; false on "", a non-digit or overflow. */
+bool proto_parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return false;
+	for (const char *p = s; *p; p++) {
+		if (!is_digit(*p))
+			return false;
+		unsigned digit = (unsigned)(*p - '0');
+		if (v > (UINT64_MAX - digit) / 10)
+			return false;
+		v = v * 10 + digit;
+	}
+	*out = v;
+	return true;
+}
+
+/* An optional '-' then digits, within int64_t. */
+bool proto_parse_i64(const char *s, int64_t *out)
+{
+	uint64_t v;
+	bool neg = s && *s == '-';
+
+	if (!proto_parse_u64(neg ? s + 1 : s, &v))
+		return false;
+	if (neg ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)
+		return false;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return true;
+}
+
+/* Length of a [-]digits[.digits] number at the start of s (0: none). */
+static size_t decimal_span(const char *s)
+{
+	size_t i = 0, digits;
+
+	if (s[i] == '-')
+		i++;
+	digits = i;
+	while (is_digit(s[i]))
+		i++;
+	if (i == digits)
+		return 0;
+	if (s[i] == '.') {
+		size_t frac = ++i;
+		while (is_digit(s[i]))
+			i++;
+		if (i == frac)
+			return 0;
+	}
+	return i;
+}
+
+/* Parses the decimal number in s[0..n) (which decimal_span accepted). */
+static bool span_to_double(const char *s, size_t n, double *out)
+{
+	char tmp[64];
+	char *end;
+	double v;
+
+	if (n >= sizeof(tmp)) {
+		/* Very long numbers are legal; copy them to the heap. */
+		char *big = xmalloc(n + 1);
+		memcpy(big, s, n);
+		big[n] = '\0';
+		v = strtod(big, &end);
+		free(big);
+	} else {
+		memcpy(tmp, s, n);
+		tmp[n] = '\0';
+		v = strtod(tmp, &end);
+	}
+	if (!isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+/* [-]digits[.digits], finite; nothing else. */
+bool proto_parse_double(const char *s, double *out)
+{
+	size_t n;
+
+	if (!s)
+		return false;
+	n = decimal_span(s);
+	if (n == 0 || s[n] != '\0')
+		return false;
+	return span_to_double(s, n, out);
+}
+
+/* A comma list of numbers into a malloc'd array (see protocol.h). */
+bool proto_parse_list(const char *s, double **out, size_t *n)
+{
+	size_t count = 1, i = 0;
+	double *v;
+
+	*out = NULL;
+	*n = 0;
+	if (!s)
+		return false;
+	if (!*s)
+		return true;
+	for (const char *p = s; *p; p++)
+		count += *p == ',';
+	v = xmalloc(count * sizeof(*v));
+	for (const char *p = s;; p++) {
+		size_t len = decimal_span(p);
+		if (len == 0 || (p[len] != ',' && p[len] != '\0') ||
+		    !span_to_double(p, len, &v[i])) {
+			free(v);
+			return false;
+		}
+		i++;
+		p += len;
+		if (*p == '\0')
+			break;
+	}
+	*out = v;
+	*n = i;
+	return true;
+}
+
+/* Comma-separated words into a NULL-ended array (see protocol.h). */
+char **proto_split_words(const char *s, size_t *n)
+{
+	size_t count = 0, i = 0;
+	char **words;
+
+	if (s && *s) {
+		count = 1;
+		for (const char *p = s; *p; p++)
+			count += *p == ',';
+	}
+	words = xcalloc(count + 1, sizeof(*words));
+	for (const char *p = s; i < count; i++) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		words[i] = xmalloc(len + 1);
+		memcpy(words[i], p, len);
+		words[i][len] = '\0';
+		p += len + 1;
+	}
+	if (n)
+		*n = count;
+	return words;
+}
+
+/* Frees what proto_split_words returned (NULL is fine). */
+void proto_free_words(char **words)
+{
+	if (!words)
+		return;
+	for (char **w = words; *w; w++)
+		free(*w);
+	free(words);
+}
+
+static const char hex_upper[] = "0123456789ABCDEF";
+
+/* A value byte the protocol writes as itself (not %XX). */
+static bool is_plain_value_byte(unsigned char c)
+{
+	return c >= 0x21 && c <= 0x7e && c != '%';
+}
+
+/* One record line into buf (see protocol.h); 0 when it does not fit. */
+size_t proto_encode(char *buf, size_t size, uint64_t seq, const char *kind,
+		    const char *const *fields)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t len = 0;
+
+	if (size == 0)
+		return 0;
+	strbuf_addf(&sb, PROTO_PREFIX "%d %llu %s", PROTO_VERSION,
+		    (unsigned long long)seq, kind);
+	for (size_t i = 0; fields && fields[i] && fields[i + 1]; i += 2) {
+		strbuf_addf(&sb, " %s=", fields[i]);
+		for (const unsigned char *v = (const unsigned char *)fields[i + 1]; *v; v++) {
+			if (is_plain_value_byte(*v)) {
+				strbuf_add(&sb, v, 1);
+			} else {
+				char esc[3] = { '%', hex_upper[*v >> 4], hex_upper[*v & 15] };
+				strbuf_add(&sb, esc, 3);
+			}
+		}
+	}
+	uLong crc = crc32(0L, (const Bytef *)sb.buf, (uInt)sb.len);
+	strbuf_addf(&sb, " *%08lx\n", crc);
+	if (sb.len <= PROTO_MAX_LINE && sb.len < size) {
+		memcpy(buf, sb.buf, sb.len + 1);
+		len = sb.len;
+	}
+	strbuf_release(&sb);
+	return len;
+}
+
+/* ---- 3. cleaning ------------------------------------------------------- */
+
+/*
+ * Length of the ANSI escape sequence at s[0] == ESC within s[0..n): CSI
+ * (ESC [ params intermediates final), OSC and other strings (ESC ] ... BEL
+ * or ESC \), and the two- or three-byte forms. A sequence cut by the end of
+ * the line runs to the end.
+ */
+static size_t escape_length(const unsigned char *s, size_t n)
+{
+	size_t i = 1;
+
+	if (n < 2)
+		return 1;
+	if (s[1] == '[') {
+		for (i = 2; i < n && s[i] >= 0x30 && s[i] <= 0x3f; i++)
+			;
+		for (; i < n && s[i] >= 0x20 && s[i] <= 0x2f; i++)
+			;
+		if (i < n && s[i] >= 0x40 && s[i] <= 0x7e)
+			i++;
+		return i;
+	}
+	if (s[1] == ']' || s[1] == 'P' || s[1] == 'X' || s[1] == '^' || s[1] == '_') {
+		for (i = 2; i < n; i++) {
+			if (s[i] == 0x07)
+				return i + 1;
+			if (s[i] == 0x1b && i + 1 < n && s[i + 1] == '\\')
+				return i + 2;
+		}
+		return n;
+	}
+	for (i = 1; i < n && s[i] >= 0x20 && s[i] <= 0x2f; i++)
+		;
+	if (i < n && s[i] >= 0x30 && s[i] <= 0x7e)
+		i++;
+	return i;
+}
+
+/* Copies in[0..n) to out without NUL, CR and ANSI escapes; returns the
+ * length written (at most n). */
+static size_t clean_bytes(const char *in, size_t n, char *out)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t o = 0;
+
+	for (size_t i = 0; i < n;) {
+		const unsigned char *stop = s + i;
+		/* Copy the plain run in one go. */
+		while (stop < s + n && *stop != 0 && *stop != '\r' && *stop != 0x1b)
+			stop++;
+		size_t run = (size_t)(stop - (s + i));
+		memcpy(out + o, s + i, run);
+		o += run;
+		i += run;
+		if (i >= n)
+			break;
+		if (s[i] == 0x1b)
+			i += escape_length(s + i, n - i);
+		else
+			i++;
+	}
+	return o;
+}
+
+/* ---- 4. one record's text ---------------------------------------------- */
+
+enum check {
+	CHECK_OK,
+	CHECK_INCOMPLETE,       /* no trailer: maybe a cut record */
+	CHECK_BAD_CRC,
+	CHECK_BAD_SYNTAX,
+	CHECK_BAD_VERSION,
+};
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Are the TRAILER_LEN bytes at t " *" and 8 lower-case hex? *crc: their value. */
+static bool has_trailer_bytes(const char *t, uint32_t *crc)
+{
+	uint32_t v = 0;
+
+	if (t[0] != ' ' || t[1] != '*')
+		return false;
+	for (size_t i = 2; i < TRAILER_LEN; i++) {
+		int h = hex_value(t[i]);
+		if (h < 0)
+			return false;
+		v = v << 4 | (uint32_t)h;
+	}
+	*crc = v;
+	return true;
+}
+
+/* Does s[0..n) end with " *" and 8 lower-case hex digits? If so *crc is
+ * their value. */
+static bool has_trailer(const char *s, size_t n, uint32_t *crc)
+{
+	return n >= PREFIX_LEN + TRAILER_LEN && has_trailer_bytes(s + n - TRAILER_LEN, crc);
+}
+
+/* The version token after the prefix: 1 when it is "1", 0 when it is
+ * another complete decimal token, -1 when it is incomplete or not decimal. */
+static int version_state(const char *s, size_t n)
+{
+	size_t i = PREFIX_LEN;
+
+	while (i < n && is_digit(s[i]))
+		i++;
+	if (i == PREFIX_LEN || i >= n || s[i] != ' ')
+		return -1;
+	return (i == PREFIX_LEN + 1 && s[PREFIX_LEN] == '1') ? 1 : 0;
+}
+
+/* The parsed fields of a record, in the decoder's buffers. */
+struct parsed {
+	uint64_t seq;
+	enum proto_kind kind;
+	const char *kind_name;
+	size_t nfields;
+	uint32_t crc;
+};
+
+static bool is_key_byte(char c)
+{
+	return (c >= 'a' && c <= 'z') || is_digit(c) || c == '_' || c == '.';
+}
+
+static int hex_upper_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * Parses the body of a record whose CRC matched: "1 <seq> <KIND> k=v ...",
+ * s[0..n) without prefix and trailer. Keys, values and the kind word go to
+ * store (at least 2n+2 bytes), fields to fields[]. False on any syntax
+ * error: a double space, a bad seq, a bad key, a bad byte or %XX escape.
+ */
+static bool parse_body(const char *s, size_t n, char *store,
+		       struct proto_field *fields, struct parsed *out)
+{
+	size_t i = 2, o = 0, start;
+
+	/* version "1 " was checked by the caller */
+	start = i;
+	while (i < n && is_digit(s[i]))
+		i++;
+	if (i == start || i - start > 10 || (s[start] == '0' && i - start > 1))
+		return false;
+	out->seq = 0;
+	for (size_t k = start; k < i; k++)
+		out->seq = out->seq * 10 + (uint64_t)(s[k] - '0');
+	if (out->seq > MAX_SEQ || i >= n || s[i] != ' ')
+		return false;
+	start = ++i;
+	while (i < n && ((s[i] >= 'A' && s[i] <= 'Z') || (i > start && (is_digit(s[i]) || s[i] == '_'))))
+		i++;
+	if (i == start || (i < n && s[i] != ' '))
+		return false;
+	out->kind = kind_from_word(s + start, i - start);
+	memcpy(store, s + start, i - start);
+	store[i - start] = '\0';
+	out->kind_name = store;
+	o = i - start + 1;
+	out->nfields = 0;
+	while (i < n) {
+		struct proto_field *f;
+		start = ++i;    /* skip the space */
+		while (i < n && is_key_byte(s[i]))
+			i++;
+		if (i == start || i >= n || s[i] != '=' || out->nfields >= MAX_FIELDS)
+			return false;
+		f = &fields[out->nfields];
+		memcpy(store + o, s + start, i - start);
+		f->key = store + o;
+		o += i - start;
+		store[o++] = '\0';
+		f->value = store + o;
+		start = o;
+		for (i++; i < n && s[i] != ' '; i++) {
+			unsigned char c = (unsigned char)s[i];
+			if (c == '%') {
+				int hi = i + 2 < n ? hex_upper_value(s[i + 1]) : -1;
+				int lo = hi >= 0 ? hex_upper_value(s[i + 2]) : -1;
+				if (lo < 0)
+					return false;
+				store[o++] = (char)(hi << 4 | lo);
+				i += 2;
+			} else if (c >= 0x21 && c <= 0x7e) {
+				store[o++] = (char)c;
+			} else {
+				return false;
+			}
+		}
+		f->value_len = o - start;
+		store[o++] = '\0';
+		out->nfields++;
+	}
+	return true;
+}
+
+/* ---- 5. the decoder ---------------------------------------------------- */
+
+/* A record cut short, waiting for its continuation on a later line. */
+struct fragment {
+	char text[MAX_RECORD + 1];
+	size_t len;
+	long line;
+	double time;
+};
+
+/* Sequence numbers seen, with the CRC of their record: open addressing,
+ * key seq + 1 (0 is an empty slot). */
+struct seen_set {
+	uint64_t *keys;
+	uint32_t *crcs;
+	size_t cap, count;
+};
+
+struct decoder {
+	proto_record_fn *on_record;
+	proto_problem_fn *on_problem;
+	void *ctx;
+	struct proto_stats stats;
+
+	uint64_t expected;      /* the next seq in order */
+	uint64_t received;      /* distinct seqs since the last BEGIN 0 */
+	uint64_t last_seq;      /* of the last record accepted */
+	bool any;               /* a record since the start or restart */
+	bool finished;
+	struct seen_set seen;
+
+	struct fragment pending[MAX_PENDING];
+	size_t npending;
+
+	char *clean;                            /* a line that needed cleaning */
+	size_t clean_cap;
+	long last_line;                         /* the last line fed, and its time */
+	double last_time;
+	char text[2 * PROTO_MAX_LINE];          /* one record's text */
+	char store[2 * PROTO_MAX_LINE + 2];     /* its decoded kind, keys, values */
+	struct proto_field fields[MAX_FIELDS];
+	uint32_t prefix_crc[PROTO_MAX_LINE];    /* for repairs */
+	char detail[256];
+};
+
+static void report(struct decoder *d, enum proto_problem_kind kind, long line,
+		   double t, int64_t seq, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/* Counts a problem and hands it to the callback. */
+static void report(struct decoder *d, enum proto_problem_kind kind, long line,
+		   double t, int64_t seq, const char *fmt, ...)
+{
+	va_list ap;
+	struct proto_problem p = { kind, line, t, seq, d->detail };
+
+	d->stats.problems[kind]++;
+	if (!d->on_problem)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d->detail, sizeof(d->detail), fmt, ap);
+	va_end(ap);
+	d->on_problem(d->ctx, &p);
+}
+
+/* Slot of seq in the set: where it is, or the empty slot it would take. */
+static size_t seen_slot(const struct seen_set *s, uint64_t seq)
+{
+	uint64_t key = seq + 1;
+	size_t i = (size_t)(key * 0x9e3779b97f4a7c15ULL) & (s->cap - 1);
+
+	while (s->keys[i] && s->keys[i] != key)
+		i = (i + 1) & (s->cap - 1);
+	return i;
+}
+
+/* Is seq in the set? Then *crc is its record's CRC. */
+static bool seen_find(const struct seen_set *s, uint64_t seq, uint32_t *crc)
+{
+	size_t i = seen_slot(s, seq);
+
+	if (!s->keys[i])
+		return false;
+	*crc = s->crcs[i];
+	return true;
+}
+
+/* Adds seq (not yet in the set), growing it at half full. */
+static void seen_add(struct seen_set *s, uint64_t seq, uint32_t crc)
+{
+	if (2 * (s->count + 1) > s->cap) {
+		struct seen_set bigger = {
+			xcalloc(s->cap * 2, sizeof(uint64_t)),
+			xcalloc(s->cap * 2, sizeof(uint32_t)), s->cap * 2, 0
+		};
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->keys[i])
+				seen_add(&bigger, s->keys[i] - 1, s->crcs[i]);
+		free(s->keys);
+		free(s->crcs);
+		*s = bigger;
+	}
+	size_t i = seen_slot(s, seq);
+	s->keys[i] = seq + 1;
+	s->crcs[i] = crc;
+	s->count++;
+}
+
+static void seen_clear(struct seen_set *s)
+{
+	memset(s->keys, 0, s->cap * sizeof(uint64_t));
+	s->count = 0;
+}
+
+/* A new decoder (see protocol.h). */
+struct decoder *decoder_new(proto_record_fn *on_record,
+			    proto_problem_fn *on_problem, void *ctx)
+{
+	struct decoder *d = xcalloc(1, sizeof(*d));
+
+	d->on_record = on_record;
+	d->on_problem = on_problem;
+	d->ctx = ctx;
+	d->seen.cap = 64;
+	d->seen.keys = xcalloc(d->seen.cap, sizeof(uint64_t));
+	d->seen.crcs = xcalloc(d->seen.cap, sizeof(uint32_t));
+	return d;
+}
+
+void decoder_free(struct decoder *d)
+{
+	if (!d)
+		return;
+	free(d->seen.keys);
+	free(d->seen.crcs);
+	free(d->clean);
+	free(d);
+}
+
+const struct proto_stats *decoder_stats(const struct decoder *d)
+{
+	return &d->stats;
+}
+
+/* Reports pending fragments [0..upto) as corrupt and drops them. */
+static void drop_fragments(struct decoder *d, size_t upto, const char *why)
+{
+	for (size_t i = 0; i < upto; i++)
+		report(d, PROTO_CORRUPT, d->pending[i].line, d->pending[i].time, -1,
+		       "cut record never completed (%s): %.60s", why,
+		       d->pending[i].text);
+	memmove(d->pending, d->pending + upto,
+		(d->npending - upto) * sizeof(d->pending[0]));
+	d->npending -= upto;
+}
+
+/* A new run of init after other records (the guest rebooted): a BEGIN at
+ * seq 0, or after END a seq that came before with other content. */
+static void restart_stream(struct decoder *d, long line, double t, bool begin)
+{
+	if (!d->stats.end)
+		report(d, PROTO_TRUNCATED, line, t, (int64_t)d->expected,
+		       "no END record after %llu records (a new BEGIN came)",
+		       (unsigned long long)d->received);
+	report(d, PROTO_RESTART, line, t, 0, begin ?
+	       "BEGIN again after %llu records: the guest restarted" :
+	       "records again after END and %llu records: the guest restarted, its BEGIN lost",
+	       (unsigned long long)d->received);
+	seen_clear(&d->seen);
+	d->expected = 0;
+	d->received = 0;
+	d->stats.begin = d->stats.end = false;
+}
+
+/*
+ * Sequence bookkeeping for a trusted record. Returns false when it must be
+ * dropped (a duplicate), after reporting what it saw.
+ */
+static bool track_seq(struct decoder *d, const struct parsed *p, long line, double t)
+{
+	uint32_t old;
+	int64_t seq = (int64_t)p->seq;
+
+	/* A BEGIN right after the same BEGIN is a duplicated line; after any
+	 * other record it is a new run of init (the guest rebooted). */
+	if (p->kind == PROTO_KIND_BEGIN && p->seq == 0 && d->any &&
+	    !(d->last_seq == 0 && seen_find(&d->seen, 0, &old) && old == p->crc))
+		restart_stream(d, line, t, true);
+	/* After END, init prints nothing more: a seq seen before with other
+	 * content is the next run's, whose BEGIN was lost. */
+	else if (d->stats.end && seen_find(&d->seen, p->seq, &old) && old != p->crc)
+		restart_stream(d, line, t, false);
+	if (seen_find(&d->seen, p->seq, &old)) {
+		report(d, PROTO_DUPLICATE, line, t, seq, old == p->crc ?
+		       "seq %llu seen again (dropped)" :
+		       "seq %llu seen again with different content (dropped)",
+		       (unsigned long long)p->seq);
+		return false;
+	}
+	if (p->seq > d->expected) {
+		uint64_t gap = p->seq - d->expected;
+		report(d, PROTO_LOST, line, t, seq, gap == 1 ?
+		       "seq %llu missing" : "seq %llu..%llu missing",
+		       (unsigned long long)d->expected,
+		       (unsigned long long)p->seq - 1);
+		d->stats.lost += gap;
+		d->expected = p->seq + 1;
+	} else if (p->seq < d->expected) {
+		report(d, PROTO_REORDERED, line, t, seq,
+		       "seq %llu after seq %llu", (unsigned long long)p->seq,
+		       (unsigned long long)d->expected - 1);
+		if (d->stats.lost)
+			d->stats.lost--;
+	} else {
+		d->expected = p->seq + 1;
+	}
+	seen_add(&d->seen, p->seq, p->crc);
+	d->last_seq = p->seq;
+	d->received++;
+	d->any = true;
+	return true;
+}
+
+/* After END: does records= match what came before it? */
+static void check_end(struct decoder *d, const struct proto_record *rec)
+{
+	uint64_t records;
+	uint64_t before = d->received - 1;
+
+	d->stats.end = true;
+	if (!proto_get_u64(rec, "records", &records)) {
+		report(d, PROTO_COUNT_MISMATCH, rec->line, rec->time, (int64_t)rec->seq,
+		       "END has no valid records= field");
+		return;
+	}
+	d->stats.end_records = records;
+	if (records != before || records != rec->seq)
+		report(d, PROTO_COUNT_MISMATCH, rec->line, rec->time, (int64_t)rec->seq,
+		       "END says %llu records, %llu received before it (END is seq %llu)",
+		       (unsigned long long)records, (unsigned long long)before,
+		       (unsigned long long)rec->seq);
+}
+
+/* Yields a record that passed every check. */
+static void deliver(struct decoder *d, const struct parsed *p, const char *text,
+		    size_t len, long line, double t, bool repaired)
+{
+	struct proto_record rec = {
+		p->seq, p->kind, p->kind_name, p->nfields, d->fields, line, t,
+		repaired, text, len,
+	};
+
+	if (!track_seq(d, p, line, t))
+		return;
+	if (p->kind == PROTO_KIND_UNKNOWN)
+		report(d, PROTO_UNKNOWN_KIND, line, t, (int64_t)p->seq,
+		       "unknown kind %s (kept)", p->kind_name);
+	if (p->kind == PROTO_KIND_BEGIN)
+		d->stats.begin = true;
+	d->stats.records++;
+	if (d->on_record)
+		d->on_record(d->ctx, &rec);
+	if (p->kind == PROTO_KIND_END)
+		check_end(d, &rec);
+}
+
+/*
+ * Checks the record text s[0..n) (a complete candidate: prefix to trailer)
+ * and parses it into *p and the decoder's buffers.
+ */
+static enum check check_record(struct decoder *d, const char *s, size_t n,
+			       struct parsed *p)
+{
+	uint32_t crc;
+	int version;
+
+	if (!has_trailer(s, n, &crc)) {
+		version = version_state(s, n);
+		return version == 0 ? CHECK_BAD_VERSION : CHECK_INCOMPLETE;
+	}
+	if (crc32(0L, (const Bytef *)s, (uInt)(n - TRAILER_LEN)) != crc)
+		return CHECK_BAD_CRC;
+	version = version_state(s, n);
+	if (version == 0)
+		return CHECK_BAD_VERSION;
+	if (version < 0)
+		return CHECK_BAD_SYNTAX;
+	p->crc = crc;
+	if (!parse_body(s + PREFIX_LEN, n - PREFIX_LEN - TRAILER_LEN, d->store,
+			d->fields, p))
+		return CHECK_BAD_SYNTAX;
+	return CHECK_OK;
+}
+
+/*
+ * A segment without a trailer at its end may be a whole record followed by
+ * kernel text on the same line. Returns the record's length if some
+ * " *xxxxxxxx" inside s[0..n) closes a record whose CRC matches, else 0.
+ */
+static size_t find_inner_record(const char *s, size_t n)
+{
+	uLong crc = crc32(0L, Z_NULL, 0);
+	size_t done = 0;
+
+	for (const char *star = memchr(s, '*', n); star;
+	     star = memchr(star + 1, '*', (size_t)(s + n - star - 1))) {
+		size_t at = (size_t)(star - s);     /* the '*' */
+		uint32_t want;
+		if (at < PREFIX_LEN + 1 || at + 9 > n || s[at - 1] != ' ')
+			continue;
+		if (!has_trailer(s, at + 9, &want))
+			continue;
+		crc = crc32(crc, (const Bytef *)s + done, (uInt)(at - 1 - done));
+		done = at - 1;
+		if (crc == want)
+			return at + 9;
+	}
+	return 0;
+}
+
+/* Reports a complete candidate that failed its checks. */
+static void report_bad(struct decoder *d, enum check c, const char *s, size_t n,
+		       long line, double t)
+{
+	if (c == CHECK_BAD_VERSION) {
+		size_t v = PREFIX_LEN;
+		while (v < n && s[v] != ' ')
+			v++;
+		report(d, PROTO_BAD_VERSION, line, t, -1,
+		       "protocol version %.*s, this host reads %d (fields not read)",
+		       (int)(v - PREFIX_LEN > 20 ? 20 : v - PREFIX_LEN),
+		       s + PREFIX_LEN, PROTO_VERSION);
+	} else {
+		report(d, PROTO_CORRUPT, line, t, -1, "%s: %.*s",
+		       c == CHECK_BAD_CRC ? "CRC mismatch" :
+		       c == CHECK_BAD_SYNTAX ? "bad syntax" : "no CRC",
+		       (int)(n < 60 ? n : 60), s);
+	}
+}
+
+/* Keeps s[0..n) as a fragment waiting for its continuation. */
+static void keep_fragment(struct decoder *d, const char *s, size_t n, long line, double t)
+{
+	struct fragment *f;
+
+	if (d->npending == MAX_PENDING)
+		drop_fragments(d, 1, "too many cut records");
+	f = &d->pending[d->npending++];
+	memcpy(f->text, s, n);
+	f->text[n] = '\0';
+	f->len = n;
+	f->line = line;
+	f->time = t;
+}
+
+/*
+ * One "@@BR " segment of a line, s[0..n): a record, a record followed by
+ * kernel text, a fragment (when last on the line), or junk.
+ */
+static void handle_segment(struct decoder *d, const char *s, size_t n, bool last,
+			   long line, double t)
+{
+	struct parsed p;
+	enum check c;
+	size_t inner;
+
+	if (n > MAX_RECORD) {
+		inner = find_inner_record(s, MAX_RECORD);
+		if (!inner) {
+			drop_fragments(d, d->npending, "a later record came");
+			report(d, PROTO_CORRUPT, line, t, -1,
+			       "record longer than %d bytes", PROTO_MAX_LINE);
+			return;
+		}
+		n = inner;
+	}
+	memcpy(d->text, s, n);
+	c = check_record(d, d->text, n, &p);
+	if (c == CHECK_INCOMPLETE && (inner = find_inner_record(d->text, n)) != 0) {
+		n = inner;
+		c = check_record(d, d->text, n, &p);
+	}
+	if (c == CHECK_INCOMPLETE && last) {
+		keep_fragment(d, d->text, n, line, t);
+		return;
+	}
+	drop_fragments(d, d->npending, "a later record came");
+	if (c == CHECK_OK)
+		deliver(d, &p, d->text, n, line, t, false);
+	else
+		report_bad(d, c, d->text, n, line, t);
+}
+
+/* Could s[0..n), 0 < n < TRAILER_LEN, be the end of a trailer " *hhhhhhhh"? */
+static bool is_trailer_tail(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t pos = TRAILER_LEN - n + i;       /* position in the trailer */
+		if (pos == 0 ? s[i] != ' ' : pos == 1 ? s[i] != '*' : hex_value(s[i]) < 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Tries to complete fragment f with head[0..n): the record is f's first k
+ * bytes then head, for the largest k whose join has the right CRC and
+ * parses (kernel text may follow the cut in f; the cut may fall inside the
+ * trailer). CRCs of all of f's prefixes are computed once and combined with
+ * head's, so the search is linear in f. Returns true when it delivered the
+ * repaired record.
+ */
+static bool try_join(struct decoder *d, const struct fragment *f, const char *head,
+		     size_t n, long line)
+{
+	size_t split = n >= TRAILER_LEN ? 0 : TRAILER_LEN - n; /* trailer bytes in f */
+	uLong op = 0, crc_head = 0;
+	uint32_t want = 0;
+	struct parsed p;
+
+	if (split == 0) {
+		if (!has_trailer_bytes(head + n - TRAILER_LEN, &want))
+			return false;
+		crc_head = crc32(0L, (const Bytef *)head, (uInt)(n - TRAILER_LEN));
+		op = crc32_combine_gen((z_off_t)(n - TRAILER_LEN));
+	} else if (!is_trailer_tail(head, n)) {
+		return false;
+	}
+	d->prefix_crc[0] = (uint32_t)crc32(0L, Z_NULL, 0);
+	for (size_t k = 0; k < f->len; k++)
+		d->prefix_crc[k + 1] = (uint32_t)crc32(d->prefix_crc[k],
+						       (const Bytef *)f->text + k, 1);
+	for (size_t k = f->len; k > PREFIX_LEN + split; k--) {
+		uint32_t crc;
+		if (k + n > MAX_RECORD)
+			continue;
+		if (split == 0) {
+			crc = (uint32_t)crc32_combine_op(d->prefix_crc[k], crc_head, op);
+		} else {
+			char tail[TRAILER_LEN];
+			memcpy(tail, f->text + k - split, split);
+			memcpy(tail + split, head, n);
+			if (!has_trailer_bytes(tail, &want))
+				continue;
+			crc = d->prefix_crc[k - split];
+		}
+		if (crc != want)
+			continue;
+		memcpy(d->text, f->text, k);
+		memcpy(d->text + k, head, n);
+		if (check_record(d, d->text, k + n, &p) != CHECK_OK)
+			continue;
+		report(d, PROTO_REPAIRED, f->line, f->time, (int64_t)p.seq,
+		       "record cut at byte %zu, joined with line %ld", k, line);
+		deliver(d, &p, d->text, k + n, f->line, f->time, true);
+		return true;
+	}
+	return false;
+}
+
+/* The start of a line, before any "@@BR ": is it the continuation of a
+ * pending fragment? Newest fragments first; the older ones are then dead
+ * (one writer prints records in order) and reported corrupt. */
+static void try_continuation(struct decoder *d, const char *head, size_t n, long line)
+{
+	while (d->npending && line - d->pending[0].line > PENDING_LINES)
+		drop_fragments(d, 1, "no continuation in time");
+	if (n == 0 || n > MAX_RECORD)
+		return;
+	for (size_t i = d->npending; i-- > 0;) {
+		if (!try_join(d, &d->pending[i], head, n, line))
+			continue;
+		memmove(d->pending + i, d->pending + i + 1,
+			(d->npending - i - 1) * sizeof(d->pending[0]));
+		d->npending--;
+		drop_fragments(d, i, "a later record came");
+		return;
+	}
+}
+
+/* The first "@@BR " in s[0..n), or NULL. Console lines rarely hold '@', so
+ * memchr for it beats a general substring search on short lines. */
+static const char *find_prefix(const char *s, size_t n)
+{
+	const char *end = s + n, *p = s;
+
+	while (end - p >= PREFIX_LEN && (p = memchr(p, '@', (size_t)(end - p - PREFIX_LEN + 1)))) {
+		if (!memcmp(p, PROTO_PREFIX, PREFIX_LEN))
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
+/* Is there a byte the decoder must drop (NUL, CR, ESC) in s[0..n)? */
+static bool needs_cleaning(const char *s, size_t n)
+{
+	return memchr(s, '\r', n) || memchr(s, '\0', n) || memchr(s, 0x1b, n);
+}
+
+/* One console line (see protocol.h). */
+void decoder_feed_line(struct decoder *d, const char *line, size_t len,
+		       long lineno, double t)
+{
+	const char *p, *end;
+
+	d->finished = false;
+	d->last_line = lineno;
+	d->last_time = t;
+	while (len && line[len - 1] == '\r')
+		len--;
+	if (needs_cleaning(line, len)) {
+		if (d->clean_cap < len + 1) {
+			free(d->clean);
+			d->clean_cap = len + 1;
+			d->clean = xmalloc(d->clean_cap);
+		}
+		len = clean_bytes(line, len, d->clean);
+		line = d->clean;
+	}
+	end = line + len;
+	p = find_prefix(line, len);
+	if (d->npending)
+		try_continuation(d, line, p ? (size_t)(p - line) : len, lineno);
+	while (p) {
+		const char *next = find_prefix(p + PREFIX_LEN, (size_t)(end - p - PREFIX_LEN));
+		handle_segment(d, p, (size_t)((next ? next : end) - p), !next, lineno, t);
+		p = next;
+	}
+}
+
+/* The stream ended (see protocol.h). */
+void decoder_finish(struct decoder *d)
+{
+	if (d->finished)
+		return;
+	d->finished = true;
+	drop_fragments(d, d->npending, "the log ended");
+	if (d->any && !d->stats.end)
+		report(d, PROTO_TRUNCATED, d->last_line, d->last_time, (int64_t)d->expected,
+		       "no END record after %llu records",
+		       (unsigned long long)d->received);
+}
+
+/* ---- lookups ----------------------------------------------------------- */
+
+const char *proto_get(const struct proto_record *rec, const char *key)
+{
+	for (size_t i = 0; i < rec->nfields; i++)
+		if (!strcmp(rec->fields[i].key, key))
+			return rec->fields[i].value;
+	return NULL;
+}
+
+bool proto_get_u64(const struct proto_record *rec, const char *key, uint64_t *out)
+{
+	return proto_parse_u64(proto_get(rec, key), out);
+}
+
+bool proto_get_double(const struct proto_record *rec, const char *key, double *out)
+{
+	return proto_parse_double(proto_get(rec, key), out);
+}

@@ -1,0 +1,129 @@
+/*
+ * backend.h: the private interface every runner backend implements.
+ *
+ * A backend powers machines on and off and hands their console bytes to
+ * the runner (runner/matrix.c); the runner owns the judge, the timers, the
+ * capture files and result.json, and is the same for every backend. Model:
+ * redis ae.h / ae_epoll.c: one small fixed table of operations.
+ *
+ * Backends: libvirt (runner/libvirt.c, any URI; the default is the
+ * embedded QEMU driver) and boards (runner/board*.c: serial console, power
+ * control, U-Boot).
+ *
+ * Life of a backend and its machines (all calls from the runner's thread):
+ *
+ *   be = backend_libvirt_new() or backend_board_new()
+ *   be->open(be, where)               once: connect (URI / board name)
+ *     m = xcalloc(1, sizeof *m) ... be->prepare(be, m, spec)
+ *     be->power_on(m)                 console bytes flow from here; t = 0
+ *     loop: poll(be->console_fd(m)) -> be->console_read(m, ...) -> judge
+ *           be->state(m)              after each wake-up and on a timer
+ *     be->stop(m)                     when the judge says so (idempotent)
+ *     be->release(m)                  frees m->priv; m itself is the caller's
+ *   be->close(be)                     stops whatever still runs, frees be
+ *
+ * Every operation that fails returns -1 (or MACHINE_FAILED) after writing a
+ * one-line reason into m->infra_reason (or printing it with error() for
+ * open); the runner turns it into INFRA_ERROR (exit 125). A backend never
+ * calls exit().
+ *
+ * Interruption: be->emergency_stop(be) may be called from a signal handler
+ * or an atexit() handler; it must only use async-signal-safe calls (kill(),
+ * write()) to end every machine the backend started, so that no emulator
+ * or powered board outlives bootrig.
+ */
+#ifndef BOOTRIG_BACKEND_H
+#define BOOTRIG_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct config;
+struct target;
+struct backend;
+
+/* What to boot: filled by the runner, read by the backend. */
+struct machine_spec {
+	const char *name;            /* unique: "bootrig-<pid>-<n>" */
+	const char *kernel;          /* bootable image file (struct kernel .image) */
+	const char *initrd;          /* initramfs file, or NULL */
+	const char *dtb;             /* device tree file, or NULL */
+	const char *cmdline;         /* the whole kernel command line */
+	const struct target *target; /* libvirt: the emulated machine (config.h) */
+	const char *board;           /* boards: the board's name in the config */
+	const struct config *cfg;    /* the loaded configuration */
+	const char *dir;             /* the boot's results directory: the backend may
+				      * write its own files there (domain.xml) */
+};
+
+/* One machine being booted. The runner allocates it zeroed; the backend
+ * fills the fields below in prepare() and keeps its own state in priv. */
+struct machine {
+	struct backend *backend;
+	void *priv;
+	char accelerator[16];        /* result.json "accelerator": "kvm", "tcg", "board" */
+	char infra_reason[512];      /* why the last operation failed */
+};
+
+enum machine_state {
+	MACHINE_RUNNING,             /* powered on (or not yet started) */
+	MACHINE_STOPPED,             /* it stopped by itself: powered off, reset, crashed */
+	MACHINE_FAILED,              /* the host side failed: infra_reason says how */
+};
+
+struct backend {
+	const char *name;            /* result.json "backend": "libvirt", "board" */
+	char *where;                 /* result.json "uri" (libvirt) or the board name */
+	char error[512];             /* why open() failed (also printed) */
+	void *priv;
+	bool no_wait;                /* boards: refuse a busy board at once (--no-wait)
+				      * instead of waiting for its lock */
+
+	/* Connect. where: a libvirt URI (NULL: the default) or a board name.
+	 * 0, or -1 with the error printed and kept in be->error. */
+	int (*open)(struct backend *be, const char *where);
+	/* Get m ready to power on (define the domain, load the board's
+	 * files...). 0 or -1 (m->infra_reason set). */
+	int (*prepare)(struct backend *be, struct machine *m, const struct machine_spec *spec);
+	/* Power on. The first console byte arrives after this returns. */
+	int (*power_on)(struct machine *m);
+	/* An fd that poll() reports readable when console bytes wait (or on
+	 * end of stream). Valid from power_on() to release(). */
+	int (*console_fd)(struct machine *m);
+	/* Reads waiting console bytes without blocking: > 0 bytes read, 0
+	 * nothing waits now, -1 the console is closed for good (the machine
+	 * stopped or the line broke: ask state()). */
+	ssize_t (*console_read)(struct machine *m, char *buf, size_t len);
+	/* Is it still running? Cheap; called often. */
+	enum machine_state (*state)(struct machine *m);
+	/* Power off / destroy now. Idempotent; 0 or -1 (reason set). */
+	int (*stop)(struct machine *m);
+	/* Free what prepare() made. Stops the machine first if it runs. */
+	void (*release)(struct machine *m);
+	/* Optional (may be NULL): a file where the backend's own side kept the
+	 * raw console (libvirt's serial <log>), read after stop() and before
+	 * release() to check that the live capture lost nothing. */
+	const char *(*console_log_file)(struct machine *m);
+	/* Async-signal-safe: kill every machine this backend started. */
+	void (*emergency_stop)(struct backend *be);
+	/* Optional (may be NULL): called after the runner wrote the boot's
+	 * files into dir; the backend may add to them (boards: the serial
+	 * line's gaps into console.tlog, a "board" section into result.json).
+	 * 0 or -1 (error printed). */
+	int (*annotate)(struct machine *m, const char *dir);
+	/* Disconnect and free be (and be->where, be->priv). */
+	void (*close)(struct backend *be);
+};
+
+/* runner/libvirt.c */
+struct backend *backend_libvirt_new(void);
+/* runner/board*.c (the boards engineer's). Weak, so that bootrig links
+ * without it; the runner reports --board unavailable when it is NULL. */
+struct backend *backend_board_new(void) __attribute__((weak));
+/* runner/board-config.c: checks the board's config before a run: 0, or
+ * EXIT_CONFIG (78, "FILE:LINE: ..." printed) or EXIT_USAGE (64: no such
+ * board). Weak, as above. */
+int board_config_check(const struct config *cfg, const char *name) __attribute__((weak));
+
+#endif

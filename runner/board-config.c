@@ -1,0 +1,398 @@
+/*
+ * board-config.c: reading a board's libconfig setting into struct board
+ * (the shape is in board.h), with every error at its file:line, and the
+ * ${...} expansion of its strings.
+ *
+ * Divided into: error reporting, typed readers, the four groups (serial,
+ * power, boot, top level), and expansion.
+ */
+#include "board.h"
+#include "config.h"
+#include "exitcodes.h"
+#include "util.h"
+
+#include <libconfig.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- errors ---------------------------------------------------------- */
+
+/* Prints "FILE:LINE: board 'NAME': message"; returns EXIT_CONFIG. */
+__attribute__((format(printf, 3, 4)))
+static int board_fail(const struct board *b, const config_setting_t *s, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	const char *file = config_setting_source_file(s);
+	error("%s:%u: board '%s': %s", file ? file : b->file, config_setting_source_line(s),
+	      b->name, msg);
+	return EXIT_CONFIG;
+}
+
+/* Refuses members of g not named in keys (a typo must not pass). */
+static int check_keys(const struct board *b, const config_setting_t *g,
+		      const char *const *keys, const char *where)
+{
+	for (int i = 0; i < config_setting_length(g); i++) {
+		config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+		const char *name = config_setting_name(m);
+		bool known = false;
+		for (const char *const *k = keys; *k && !known; k++)
+			known = name && !strcmp(name, *k);
+		if (!known)
+			return board_fail(b, m, "unknown key '%s' in %s", name ? name : "?", where);
+	}
+	return 0;
+}
+
+/* ---- typed readers ---------------------------------------------------- */
+
+static int get_string(const struct board *b, const config_setting_t *g, const char *key,
+		      char **out)
+{
+	config_setting_t *s = config_setting_get_member(g, key);
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return board_fail(b, s, "'%s' must be a string", key);
+	free(*out);
+	*out = xstrdup(config_setting_get_string(s));
+	return 0;
+}
+
+static int get_seconds(const struct board *b, const config_setting_t *g, const char *key,
+		       double *out)
+{
+	config_setting_t *s = config_setting_get_member(g, key);
+	if (!s)
+		return 0;
+	int t = config_setting_type(s);
+	double v = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(s) :
+		   (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) ?
+		   (double)config_setting_get_int64(s) : -1;
+	if (t != CONFIG_TYPE_FLOAT && t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
+		return board_fail(b, s, "'%s' must be a number of seconds", key);
+	if (!(v >= 0))
+		return board_fail(b, s, "'%s' must not be negative", key);
+	*out = v;
+	return 0;
+}
+
+static int get_int(const struct board *b, const config_setting_t *g, const char *key,
+		   int min, int max, int *out)
+{
+	config_setting_t *s = config_setting_get_member(g, key);
+	if (!s)
+		return 0;
+	int t = config_setting_type(s);
+	if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
+		return board_fail(b, s, "'%s' must be an integer", key);
+	long long v = config_setting_get_int64(s);
+	if (v < min || v > max)
+		return board_fail(b, s, "'%s' is %lld; it must be from %d to %d", key, v, min, max);
+	*out = (int)v;
+	return 0;
+}
+
+static int get_bool(const struct board *b, const config_setting_t *g, const char *key,
+		    bool *out)
+{
+	config_setting_t *s = config_setting_get_member(g, key);
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+		return board_fail(b, s, "'%s' must be true or false", key);
+	*out = config_setting_get_bool(s);
+	return 0;
+}
+
+/* A non-empty list of strings into a NULL-terminated argv. */
+static int get_argv(const struct board *b, const config_setting_t *g, const char *key,
+		    char ***out)
+{
+	config_setting_t *s = config_setting_get_member(g, key);
+	if (!s)
+		return 0;
+	int t = config_setting_type(s);
+	int n = config_setting_length(s);
+	if ((t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) || n == 0)
+		return board_fail(b, s, "'%s' must be a non-empty list of strings "
+				  "(an argv: [ \"program\", \"arg\", ... ])", key);
+	char **v = xcalloc((size_t)n + 1, sizeof(*v));
+	for (int i = 0; i < n; i++) {
+		config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		if (config_setting_type(e) != CONFIG_TYPE_STRING) {
+			for (int k = 0; k < i; k++)
+				free(v[k]);
+			free(v);
+			return board_fail(b, e, "'%s' must hold strings only", key);
+		}
+		v[i] = xstrdup(config_setting_get_string(e));
+	}
+	*out = v;
+	return 0;
+}
+
+/* g's member key as a group (NULL when absent); a non-group is an error. */
+static int get_group(const struct board *b, const config_setting_t *g, const char *key,
+		     config_setting_t **out, bool required)
+{
+	*out = config_setting_get_member(g, key);
+	if (!*out)
+		return required ? board_fail(b, g, "'%s = { ... };' is missing", key) : 0;
+	if (config_setting_type(*out) != CONFIG_TYPE_GROUP)
+		return board_fail(b, *out, "'%s' must be a group { ... }", key);
+	return 0;
+}
+
+/* ---- the groups --------------------------------------------------------- */
+
+static int read_serial(struct board *b, const config_setting_t *top)
+{
+	static const char *const keys[] = { "uri", "baud", "appear_timeout", "lost_timeout", NULL };
+	config_setting_t *g;
+	int rc = get_group(b, top, "serial", &g, true);
+	if (!rc)
+		rc = check_keys(b, g, keys, "serial");
+	if (!rc)
+		rc = get_string(b, g, "uri", &b->serial_uri);
+	if (!rc && !b->serial_uri)
+		rc = board_fail(b, g, "serial: 'uri' is missing (/dev/ttyUSB0, tcp:HOST:PORT, "
+				"telnet:HOST:PORT or unix:PATH)");
+	if (!rc)
+		rc = get_int(b, g, "baud", 50, 4000000, &b->baud);
+	if (!rc)
+		rc = get_seconds(b, g, "appear_timeout", &b->appear_timeout);
+	if (!rc)
+		rc = get_seconds(b, g, "lost_timeout", &b->lost_timeout);
+	if (!rc) {
+		struct serial probe;
+		char err[300];
+		if (serial_parse(b->serial_uri, b->baud, &probe, err, sizeof(err)) < 0)
+			rc = board_fail(b, config_setting_get_member(g, "uri"), "serial: %s", err);
+		else
+			serial_release(&probe);
+	}
+	return rc;
+}
+
+static int read_power(struct board *b, const config_setting_t *top)
+{
+	static const char *const keys[] = { "pre_power", "on", "off", "reset", "timeout", NULL };
+	static const char *const argv_keys[POWER_NACTIONS] = { "pre_power", "on", "off", "reset" };
+	config_setting_t *g;
+	int rc = get_group(b, top, "power", &g, true);
+	if (!rc)
+		rc = check_keys(b, g, keys, "power");
+	for (int a = 0; a < POWER_NACTIONS && !rc; a++)
+		rc = get_argv(b, g, argv_keys[a], &b->power.argv[a]);
+	if (!rc)
+		rc = get_seconds(b, g, "timeout", &b->power.timeout);
+	if (!rc && (!b->power.argv[POWER_ON] || !b->power.argv[POWER_OFF]))
+		rc = board_fail(b, g, "power: 'on' and 'off' are required");
+	return rc;
+}
+
+static int read_method(struct board *b, const config_setting_t *g)
+{
+	char *method = NULL;
+	int rc = get_string(b, g, "method", &method);
+	if (rc)
+		return rc;
+	if (!method || !strcmp(method, "u-boot-tftp"))
+		b->method = BOOT_UBOOT_TFTP;
+	else if (!strcmp(method, "u-boot-extlinux"))
+		b->method = BOOT_UBOOT_EXTLINUX;
+	else if (!strcmp(method, "self"))
+		b->method = BOOT_SELF;
+	else
+		rc = board_fail(b, config_setting_get_member(g, "method"),
+				"boot: unknown method '%s' (u-boot-tftp, u-boot-extlinux, self)",
+				method);
+	free(method);
+	return rc;
+}
+
+static int read_boot(struct board *b, const config_setting_t *top)
+{
+	static const char *const keys[] = {
+		"method", "tftp_root", "tftp_dir", "stage", "ipaddr", "serverip",
+		"kernel_addr", "initrd_addr", "fdt_addr", "dtb", "command", "extlinux",
+		"scan", "commands", "autoboot_prompt", "interrupt", "prompt", "char_delay",
+		"echo_timeout", "command_timeout", "autoboot_timeout", "boot_timeout", NULL,
+	};
+	struct { const char *key; char **field; } strings[] = {
+		{ "tftp_root", &b->tftp_root }, { "tftp_dir", &b->tftp_dir },
+		{ "ipaddr", &b->ipaddr }, { "serverip", &b->serverip },
+		{ "kernel_addr", &b->kernel_addr }, { "initrd_addr", &b->initrd_addr },
+		{ "fdt_addr", &b->fdt_addr }, { "dtb", &b->dtb }, { "command", &b->command },
+		{ "extlinux", &b->extlinux }, { "scan", &b->scan },
+		{ "autoboot_prompt", &b->autoboot_prompt }, { "interrupt", &b->interrupt },
+		{ "prompt", &b->prompt },
+	};
+	struct { const char *key; double *field; } seconds[] = {
+		{ "char_delay", &b->uboot.char_delay }, { "echo_timeout", &b->uboot.echo_timeout },
+		{ "command_timeout", &b->uboot.command_timeout },
+		{ "autoboot_timeout", &b->uboot.autoboot_timeout },
+		{ "boot_timeout", &b->uboot.boot_timeout },
+	};
+	config_setting_t *g;
+	int rc = get_group(b, top, "boot", &g, true);
+	if (!rc)
+		rc = check_keys(b, g, keys, "boot");
+	if (!rc)
+		rc = read_method(b, g);
+	for (size_t i = 0; i < ARRAY_SIZE(strings) && !rc; i++)
+		rc = get_string(b, g, strings[i].key, strings[i].field);
+	for (size_t i = 0; i < ARRAY_SIZE(seconds) && !rc; i++)
+		rc = get_seconds(b, g, seconds[i].key, seconds[i].field);
+	if (!rc)
+		rc = get_bool(b, g, "stage", &b->stage);
+	if (!rc)
+		rc = get_argv(b, g, "commands", &b->commands);
+	if (!rc && b->method == BOOT_UBOOT_TFTP && !b->tftp_root)
+		rc = board_fail(b, g, "boot: u-boot-tftp needs 'tftp_root' (the TFTP server's directory)");
+	if (!rc && b->method == BOOT_UBOOT_TFTP && (!b->serverip || !*b->serverip))
+		rc = board_fail(b, g, "boot: u-boot-tftp needs 'serverip' (the TFTP server's address)");
+	if (!rc && b->interrupt && !*b->interrupt)
+		rc = board_fail(b, config_setting_get_member(g, "interrupt"),
+				"boot: 'interrupt' must not be empty");
+	return rc;
+}
+
+/* Fills what the config left unset. */
+static void set_defaults(struct board *b)
+{
+	struct { char **field; const char *value; } d[] = {
+		{ &b->arch, "" }, { &b->tftp_dir, "bootrig" },
+		{ &b->kernel_addr, "${kernel_addr_r}" }, { &b->initrd_addr, "${ramdisk_addr_r}" },
+		{ &b->fdt_addr, "${fdtcontroladdr}" }, { &b->dtb, "" }, { &b->command, "booti" },
+		{ &b->extlinux, "mmc 0:1" }, { &b->scan, "" }, { &b->ipaddr, "" },
+		{ &b->serverip, "" }, { &b->lock, "" },
+		{ &b->autoboot_prompt, b->uboot.autoboot_prompt },
+		{ &b->interrupt, b->uboot.interrupt }, { &b->prompt, b->uboot.prompt },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(d); i++)
+		if (!*d[i].field)
+			*d[i].field = xstrdup(d[i].value);
+	b->uboot.autoboot_prompt = b->autoboot_prompt;
+	b->uboot.interrupt = b->interrupt;
+	b->uboot.prompt = b->prompt;
+}
+
+int board_load(const struct config *cfg, const char *name, struct board *b)
+{
+	static const char *const keys[] = {
+		"name", "arch", "serial", "power", "boot", "lock", "retries", NULL,
+	};
+	memset(b, 0, sizeof(*b));
+	const char *file = NULL;
+	config_setting_t *top = config_find_board(cfg, name, &file);
+	if (!top) {
+		struct strbuf known = STRBUF_INIT;
+		for (size_t i = 0; i < cfg->n_boards; i++) {
+			const char *n = NULL;
+			config_setting_lookup_string(cfg->boards[i], "name", &n);
+			strbuf_addf(&known, "%s%s", i ? ", " : "", n ? n : "?");
+		}
+		error("no board '%s' in the configuration (known: %s)", name,
+		      known.buf ? known.buf : "none");
+		strbuf_release(&known);
+		return EXIT_USAGE;
+	}
+	b->name = xstrdup(name);
+	b->file = xstrdup(file ? file : "(config)");
+	b->baud = 115200;
+	b->appear_timeout = 30.0;
+	b->lost_timeout = 30.0;
+	b->power.timeout = 60.0;
+	b->power.log_fd = -1;
+	b->stage = true;
+	uboot_default_settings(&b->uboot);
+	int rc = check_keys(b, top, keys, "the board");
+	if (!rc)
+		rc = get_string(b, top, "arch", &b->arch);
+	if (!rc)
+		rc = get_string(b, top, "lock", &b->lock);
+	if (!rc)
+		rc = get_int(b, top, "retries", 0, 100, &b->retries);
+	if (!rc)
+		rc = read_serial(b, top);
+	if (!rc)
+		rc = read_power(b, top);
+	if (!rc)
+		rc = read_boot(b, top);
+	set_defaults(b);
+	b->state_dir = xasprintf("%s/boards/%s", bootrig_cache_dir(), b->name);
+	if (rc)
+		board_release(b);
+	return rc;
+}
+
+int board_config_check(const struct config *cfg, const char *name)
+{
+	struct board b;
+	int rc = board_load(cfg, name, &b);
+	if (!rc)
+		board_release(&b);
+	return rc;
+}
+
+void board_release(struct board *b)
+{
+	char **strings[] = {
+		&b->name, &b->file, &b->arch, &b->serial_uri, &b->tftp_root, &b->tftp_dir,
+		&b->ipaddr, &b->serverip, &b->kernel_addr, &b->initrd_addr, &b->fdt_addr,
+		&b->dtb, &b->command, &b->extlinux, &b->scan, &b->autoboot_prompt,
+		&b->interrupt, &b->prompt, &b->lock, &b->state_dir,
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(strings); i++) {
+		free(*strings[i]);
+		*strings[i] = NULL;
+	}
+	for (char **c = b->commands; c && *c; c++)
+		free(*c);
+	free(b->commands);
+	b->commands = NULL;
+	power_release(&b->power);
+}
+
+/* ---- expansion ---------------------------------------------------------- */
+
+char *board_expand(const struct board *b, const struct board_vars *v, const char *s)
+{
+	struct { const char *name; const char *value; } vars[] = {
+		{ "board", b->name }, { "state", b->state_dir }, { "cache", bootrig_cache_dir() },
+		{ "configs", bootrig_configs_dir() },
+		{ "kernel", v ? v->kernel : NULL }, { "initrd", v ? v->initrd : NULL },
+		{ "dtb", v ? v->dtb : NULL }, { "sd_image", v ? v->sd_image : NULL },
+	};
+	struct strbuf out = STRBUF_INIT;
+	strbuf_add(&out, "", 0);
+	while (*s) {
+		const char *value = NULL;
+		size_t skip = 0;
+		if (s[0] == '$' && s[1] == '{') {
+			for (size_t i = 0; i < ARRAY_SIZE(vars) && !value; i++) {
+				size_t n = strlen(vars[i].name);
+				if (!strncmp(s + 2, vars[i].name, n) && s[2 + n] == '}') {
+					value = vars[i].value ? vars[i].value : "";
+					skip = n + 3;
+				}
+			}
+		}
+		if (value) {
+			strbuf_addstr(&out, value);
+			s += skip;
+		} else {
+			strbuf_add(&out, s, 1);
+			s++;
+		}
+	}
+	return out.buf;
+}

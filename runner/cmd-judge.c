@@ -1,0 +1,293 @@
+/*
+ * cmd-judge.c: `bootrig judge CONSOLE_LOG [--format text|json]`: the run's
+ * judge (judge.h) over a saved console log, from bootrig or from anywhere
+ * else (LAVA, a terminal capture).
+ *
+ * Times: a console.tlog ("[0001.234567] line", host seconds since power-on,
+ * recognised by its .tlog name or its zero-padded stamps) gives each line
+ * its host time; otherwise the kernel's printk stamps ("[    1.234567]")
+ * are used, the last one carried over lines without one; a log with
+ * neither has no times (stages are then reached, at unknown times).
+ *
+ * A log is judged, never refused: one without a kernel banner is a
+ * BOOT_FAIL, one that stops mid-boot a HANG in that stage. The exit status
+ * is the verdict's (0 PASS, 1 FAIL, 2 PANIC/HANG/BOOT_FAIL), so judging a
+ * saved log scripts like `bootrig run`; 64 for usage, 66 when the log does
+ * not exist, 65 when it cannot be read.
+ */
+#include "builtin.h"
+#include "crash.h"
+#include "exitcodes.h"
+#include "judge.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum time_source { TIMES_TLOG, TIMES_PRINTK, TIMES_NONE };
+
+struct judge_args {
+	const char *log, *format;
+	bool help;
+};
+
+struct opt {
+	const char *long_name;
+	char short_name;
+	const char *arg;        /* the value's name in --help; NULL: a flag */
+	const char *help;
+	void *value;            /* const char ** or bool * */
+};
+
+static const char usage_line[] = "usage: bootrig judge CONSOLE_LOG [--format text|json]\n";
+
+static void print_help(const struct opt *opts, FILE *out)
+{
+	fputs(usage_line, out);
+	fputs("\nJudges a saved console log as `bootrig run` judges a boot: the verdict,\n"
+	      "the stages reached (with times from a console.tlog or printk stamps) and\n"
+	      "every kernel report found (kind, syzbot-style title, excerpt).\n\n", out);
+	for (const struct opt *o = opts; o->long_name; o++) {
+		char left[64];
+		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->short_name ? "-" : "",
+			 o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ",
+			 o->long_name, o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(out, "  %-26s %s\n", left + (o->short_name ? 0 : 1), o->help);
+	}
+	fputs("\nExit status: 0 PASS, 1 FAIL, 2 PANIC, HANG or BOOT_FAIL, 64 usage,\n"
+	      "65 the log cannot be read, 66 it does not exist.\n", out);
+}
+
+/* Parses argv (argv[0] is "judge") into a. 0 or EXIT_USAGE. */
+static int parse_options(const struct opt *opts, int argc, char **argv, struct judge_args *a)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		const struct opt *o = NULL;
+		const char *value = NULL;
+		if (!strncmp(arg, "--", 2) && arg[2]) {
+			const char *eq = strchr(arg + 2, '=');
+			size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+			for (const struct opt *p = opts; p->long_name; p++)
+				if (strlen(p->long_name) == len && !strncmp(p->long_name, arg + 2, len))
+					o = p;
+			value = eq ? eq + 1 : NULL;
+		} else if (arg[0] == '-' && arg[1] && !arg[2]) {
+			for (const struct opt *p = opts; p->long_name; p++)
+				if (p->short_name == arg[1])
+					o = p;
+		} else if (!a->log) {
+			a->log = arg;
+			continue;
+		}
+		if (!o) {
+			error("judge: unknown option or extra argument '%s'", arg);
+			fputs(usage_line, stderr);
+			return EXIT_USAGE;
+		}
+		if (!o->arg) {
+			if (value)
+				return error("judge: --%s takes no value", o->long_name), EXIT_USAGE;
+			*(bool *)o->value = true;
+			continue;
+		}
+		if (!value) {
+			if (i + 1 >= argc)
+				return error("judge: --%s needs %s", o->long_name, o->arg), EXIT_USAGE;
+			value = argv[++i];
+		}
+		*(const char **)o->value = value;
+	}
+	return 0;
+}
+
+/* "[0001.234567] " at s: the tlog stamp's length and time, 0 when absent. */
+static size_t tlog_stamp(const char *s, size_t n, double *t)
+{
+	size_t i = 1;
+	if (n < 4 || s[0] != '[' || !isdigit((unsigned char)s[1]))
+		return 0;
+	while (i < n && isdigit((unsigned char)s[i]))
+		i++;
+	if (i >= n || s[i] != '.')
+		return 0;
+	i++;
+	while (i < n && isdigit((unsigned char)s[i]))
+		i++;
+	if (i + 1 >= n || s[i] != ']' || s[i + 1] != ' ')
+		return 0;
+	*t = strtod(s + 1, NULL);
+	return i + 2;
+}
+
+static enum time_source detect_times(const char *path, const char *buf, size_t len)
+{
+	size_t plen = strlen(path);
+	double t;
+	if ((plen > 5 && !strcmp(path + plen - 5, ".tlog")) ||
+	    (len && tlog_stamp(buf, len, &t) && buf[1] == '0'))
+		return TIMES_TLOG;
+	for (size_t i = 0; i + 2 < len; i++)
+		if (buf[i] == '[' && (i == 0 || buf[i - 1] == '\n' || buf[i - 1] == '>')) {
+			size_t n = len - i;
+			double ts;
+			crash_strip_prefix(buf + i, &n, &ts);
+			if (ts >= 0)
+				return TIMES_PRINTK;
+		}
+	return TIMES_NONE;
+}
+
+/* Feeds the log to j line by line with each line's time; returns the last time. */
+static double feed_log(struct judge *j, const char *buf, size_t len, enum time_source src)
+{
+	double t = 0;
+	const char *p = buf, *end = buf + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		const char *text = p;
+		size_t tn = n;
+		if (src == TIMES_TLOG) {
+			size_t k = tlog_stamp(p, n, &t);
+			text += k;
+			tn -= k;
+		} else if (src == TIMES_PRINTK) {
+			size_t m = n;
+			double ts;
+			crash_strip_prefix(p, &m, &ts);
+			if (ts >= 0 && ts >= t)
+				t = ts;
+		}
+		judge_feed(j, text, tn, t);
+		p += n;
+	}
+	return t;
+}
+
+static void print_excerpt(const char *excerpt)
+{
+	const char *p = excerpt;
+	int shown = 0;
+	while (*p && shown < 12) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+		printf("      | %.*s\n", n, p);
+		shown++;
+		p += n + (nl ? 1 : 0);
+	}
+	if (*p)
+		printf("      | ...\n");
+}
+
+static void print_text(const char *path, json_object *res, enum time_source src)
+{
+	json_object *v, *stages, *events;
+	json_object_object_get_ex(res, "verdict", &v);
+	printf("%s: %s", path, json_object_get_string(v));
+	json_object_object_get_ex(res, "reason", &v);
+	if (*json_object_get_string(v))
+		printf(": %s", json_object_get_string(v));
+	putchar('\n');
+	json_object_object_get_ex(res, "stages", &stages);
+	printf("  stages:");
+	for (int s = 0; s < STAGE_COUNT; s++) {
+		if (json_object_object_get_ex(stages, stage_name(s), &v)) {
+			if (src == TIMES_NONE)
+				printf(" %s", stage_name(s));
+			else
+				printf(" %s %.3f", stage_name(s), json_object_get_double(v));
+		}
+	}
+	putchar('\n');
+	json_object_object_get_ex(res, "events", &events);
+	size_t n = json_object_array_length(events);
+	printf("  events: %zu\n", n);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(events, i), *k, *title, *line, *fatal,
+			    *excerpt;
+		json_object_object_get_ex(e, "kind", &k);
+		json_object_object_get_ex(e, "title", &title);
+		json_object_object_get_ex(e, "line", &line);
+		json_object_object_get_ex(e, "fatal", &fatal);
+		json_object_object_get_ex(e, "excerpt", &excerpt);
+		printf("  %zu. %s%s, line %lld: %s\n", i + 1, json_object_get_string(k),
+		       json_object_get_boolean(fatal) ? " (fatal)" : "",
+		       (long long)json_object_get_int64(line), json_object_get_string(title));
+		print_excerpt(json_object_get_string(excerpt));
+	}
+}
+
+/* Times a log without any are unknown: null in JSON, not 0. */
+static void null_times(json_object *res)
+{
+	json_object *stages, *events;
+	if (json_object_object_get_ex(res, "stages", &stages)) {
+		json_object_object_foreach(stages, key, val) {
+			(void)val;
+			json_object_object_add(stages, key, NULL);
+		}
+	}
+	if (json_object_object_get_ex(res, "events", &events))
+		for (size_t i = 0; i < json_object_array_length(events); i++)
+			json_object_object_add(json_object_array_get_idx(events, i), "time", NULL);
+}
+
+int cmd_judge(int argc, char **argv)
+{
+	struct judge_args a = { NULL, "text", false };
+	const struct opt opts[] = {
+		{ "format", 'f', "text|json", "the report's format (default text)", &a.format },
+		{ "help", 'h', NULL, "this help", &a.help },
+		{ NULL, 0, NULL, NULL, NULL },
+	};
+	int rc = parse_options(opts, argc, argv, &a);
+	if (rc)
+		return rc;
+	if (a.help) {
+		print_help(opts, stdout);
+		return EXIT_PASS;
+	}
+	if (!a.log) {
+		error("judge: which console log?");
+		fputs(usage_line, stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(a.format, "text") && strcmp(a.format, "json")) {
+		error("judge: --format is text or json, not '%s'", a.format);
+		return EXIT_USAGE;
+	}
+	char *buf;
+	size_t len;
+	if (read_file(a.log, &buf, &len) < 0) {
+		int missing = errno == ENOENT;
+		error("judge: cannot read %s: %s", a.log, strerror(errno));
+		return missing ? 66 : EXIT_DATAERR;
+	}
+	struct judge_limits none = { { 0 }, 0 };
+	struct judge *j = judge_new(&none);
+	enum time_source src = detect_times(a.log, buf, len);
+	double last = feed_log(j, buf, len, src);
+	judge_console_ended(j, last);
+	enum verdict v = judge_finish(j, last);
+	json_object *res = json_object_new_object();
+	json_object_object_add(res, "log", json_object_new_string(a.log));
+	json_object_object_add(res, "times", json_object_new_string(
+		src == TIMES_TLOG ? "tlog" : src == TIMES_PRINTK ? "printk" : "none"));
+	judge_to_json(j, res);
+	if (src == TIMES_NONE)
+		null_times(res);
+	if (!strcmp(a.format, "json"))
+		printf("%s\n", json_object_to_json_string_ext(res, JSON_C_TO_STRING_PRETTY |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
+	else
+		print_text(a.log, res, src);
+	json_object_put(res);
+	judge_free(j);
+	free(buf);
+	return verdict_exit_code(v);
+}

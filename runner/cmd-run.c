@@ -1,0 +1,446 @@
+/*
+ * cmd-run.c: `bootrig run`: boot kernels (in QEMU through libvirt, or on a
+ * board), judge every boot and write its results.
+ *
+ *   bootrig run --kernel K [--kernel K2 ...] [--initramfs IMG] [--target NAME]
+ *       [--config FILE] [--suite NAME] [--append ARGS] [--variant NAME=ARGS ...]
+ *       [--repeat N] [-j N] [--connect URI | --board NAME] [--timeout S]
+ *       -o RESULTS_DIR
+ *
+ * This file reads the options (one table, which also prints --help), loads
+ * the configuration and the kernels, builds each kernel's initramfs when
+ * none is given, lays out the boots (kernels x variants x repeats) and
+ * hands them to runner/matrix.c.
+ */
+#include "backend.h"
+#include "build.h"
+#include "builtin.h"
+#include "config.h"
+#include "exitcodes.h"
+#include "kernel.h"
+#include "matrix.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The options: parsed and printed by --help from this one table. */
+static const struct run_option {
+	const char *name;
+	int short_name;
+	const char *arg;
+	const char *help;
+} run_options[] = {
+	{ "kernel", 'k', "KERNEL", "kernel to boot (Image, zImage, bzImage, .deb, build tree); repeatable" },
+	{ "initramfs", 'i', "IMAGE", "boot this initramfs (default: build one per kernel)" },
+	{ "target", 't', "NAME", "machine from the config (default: the kernel arch's first)" },
+	{ "config", 'c', "FILE", "configuration file read after the defaults" },
+	{ "suite", 's', "NAME", "test suite for a built initramfs (default: smoke)" },
+	{ "append", 'a', "ARGS", "extra kernel command-line arguments" },
+	{ "variant", 'V', "NAME=ARGS", "a variant: boots again with ARGS appended; repeatable" },
+	{ "repeat", 'r', "N", "boot each kernel and variant N times (default 1)" },
+	{ "jobs", 'j', "N", "run N boots at once (default 1)" },
+	{ "connect", 'C', "URI", "libvirt URI (default: qemu:///embed, no daemon)" },
+	{ "board", 'b', "NAME", "boot on this board from the config instead of libvirt" },
+	{ "no-wait", 'W', NULL, "with --board: refuse a busy board at once (exit 125), do not wait" },
+	{ "timeout", 'T', "S", "cap every stage and silence timeout at S seconds" },
+	{ "output", 'o', "DIR", "results directory (required)" },
+	{ "help", 'h', NULL, "show this help" },
+};
+
+static void run_usage(FILE *out)
+{
+	fputs("usage: bootrig run --kernel KERNEL [options] -o RESULTS_DIR\n\n"
+	      "Boot each kernel, judge each boot, write RESULTS_DIR/<kernel-id>/<variant>/<n>/.\n"
+	      "Exit status: the worst verdict's (0 PASS, 1 FAIL, 2 PANIC/HANG/BOOT_FAIL,\n"
+	      "125 INFRA_ERROR), 130/143 when interrupted.\n\n", out);
+	for (size_t i = 0; i < ARRAY_SIZE(run_options); i++) {
+		const struct run_option *o = &run_options[i];
+		char left[64];
+		bool has_short = o->short_name == 'o' || o->short_name == 'j' || o->short_name == 'h';
+		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", has_short ? "-" : "",
+			 has_short ? o->short_name : ' ', has_short ? ", " : "  ", o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+		fprintf(out, "  %s%-28s %s\n", has_short ? "" : "  ", has_short ? left : left + 2,
+			o->help);
+	}
+}
+
+/* What the command line asked for. */
+struct run_args {
+	const char **kernels;
+	size_t n_kernels;
+	const char *initramfs, *target, *config, *suite, *append, *connect, *board, *output;
+	char **variants;           /* "NAME=ARGS" */
+	size_t n_variants;
+	int repeat, jobs;
+	double timeout;
+	bool no_wait;              /* --no-wait: a busy board is refused at once */
+};
+
+/* A positive integer option; -1 when it is not one. */
+static int parse_count(const char *s)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	return errno || *end || v < 1 || v > 100000 ? -1 : (int)v;
+}
+
+static bool valid_variant(const char *v)
+{
+	const char *eq = strchr(v, '=');
+	if (!eq || eq == v)
+		return false;
+	for (const char *p = v; p < eq; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p))
+			return false;
+	return strncmp(v, ".=", 2) && strncmp(v, "..=", 3);
+}
+
+/* Handles one parsed option; 0, or EXIT_USAGE with the error printed. */
+static int take_option(struct run_args *a, int c, const char *arg)
+{
+	switch (c) {
+	case 'k':
+		a->kernels = xrealloc(a->kernels, (a->n_kernels + 1) * sizeof(*a->kernels));
+		a->kernels[a->n_kernels++] = arg;
+		return 0;
+	case 'i': a->initramfs = arg; return 0;
+	case 't': a->target = arg; return 0;
+	case 'c': a->config = arg; return 0;
+	case 's': a->suite = arg; return 0;
+	case 'a': a->append = arg; return 0;
+	case 'C': a->connect = arg; return 0;
+	case 'b': a->board = arg; return 0;
+	case 'W': a->no_wait = true; return 0;
+	case 'o': a->output = arg; return 0;
+	case 'V':
+		if (!valid_variant(arg))
+			return error("--variant wants NAME=ARGS with NAME in [A-Za-z0-9_.-]: '%s'", arg),
+			       EXIT_USAGE;
+		a->variants = xrealloc(a->variants, (a->n_variants + 1) * sizeof(*a->variants));
+		a->variants[a->n_variants++] = (char *)arg;
+		return 0;
+	case 'r':
+		if ((a->repeat = parse_count(arg)) < 0)
+			return error("--repeat wants a positive number: '%s'", arg), EXIT_USAGE;
+		return 0;
+	case 'j':
+		if ((a->jobs = parse_count(arg)) < 0)
+			return error("-j wants a positive number: '%s'", arg), EXIT_USAGE;
+		return 0;
+	case 'T': {
+		char *end;
+		a->timeout = strtod(arg, &end);
+		if (*end || !(a->timeout > 0))
+			return error("--timeout wants seconds > 0: '%s'", arg), EXIT_USAGE;
+		return 0;
+	}
+	}
+	return EXIT_USAGE;
+}
+
+/* Parses argv into a; 0, -1 after --help, or EXIT_USAGE. */
+static int parse_run_args(int argc, char **argv, struct run_args *a)
+{
+	struct option longopts[ARRAY_SIZE(run_options) + 1];
+	char shortopts[3 * ARRAY_SIZE(run_options) + 2] = "+";
+	for (size_t i = 0; i < ARRAY_SIZE(run_options); i++) {
+		const struct run_option *o = &run_options[i];
+		longopts[i] = (struct option){ o->name, o->arg ? required_argument : no_argument,
+					       NULL, o->short_name };
+		char s[3] = { (char)o->short_name, o->arg ? ':' : '\0', '\0' };
+		strcat(shortopts, s);
+	}
+	memset(&longopts[ARRAY_SIZE(run_options)], 0, sizeof(struct option));
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == 'h') {
+			run_usage(stdout);
+			return -1;
+		}
+		if (c == '?' || c == ':') {
+			error("run: bad option '%s' (see bootrig run --help)", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+		int rc = take_option(a, c, optarg);
+		if (rc)
+			return rc;
+	}
+	if (optind < argc)
+		return error("run: unexpected argument '%s'", argv[optind]), EXIT_USAGE;
+	if (!a->n_kernels)
+		return error("run: --kernel is required"), EXIT_USAGE;
+	if (!a->output)
+		return error("run: -o RESULTS_DIR is required"), EXIT_USAGE;
+	if (a->connect && a->board)
+		return error("run: --connect and --board cannot be used together"), EXIT_USAGE;
+	if (a->board && a->target)
+		return error("run: --target is for libvirt machines, not with --board"), EXIT_USAGE;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- the plan */
+
+/* Everything a run holds, freed in one place. */
+struct run_state {
+	struct run_args args;
+	struct config cfg;
+	bool cfg_loaded;
+	struct kernel *kernels;
+	size_t n_kernels;
+	const struct target **targets;    /* per kernel */
+	char **initrds;                   /* per kernel */
+	char **variant_names;             /* per --variant */
+	char **images;                    /* per kernel: absolute image paths */
+	struct run_plan plan;
+};
+
+/* The kernel's machine: --target, else its arch's first target. */
+static int pick_target(struct run_state *rs, const struct kernel *k, const struct target **out)
+{
+	const char *arch = kernel_arch_name(k->arch);
+	if (rs->args.target) {
+		*out = config_find_target(&rs->cfg, rs->args.target);
+		if (!*out)
+			return error("no target '%s' in the configuration", rs->args.target), EXIT_USAGE;
+		if (strcmp((*out)->arch, arch))
+			return error("target '%s' is for %s kernels; %s is %s", rs->args.target,
+				     (*out)->arch, k->input, arch), EXIT_USAGE;
+		return 0;
+	}
+	*out = config_target_for_arch(&rs->cfg, arch);
+	if (!*out)
+		return error("no target for %s kernels in the configuration (%s)", arch, k->input),
+		       EXIT_CONFIG;
+	return 0;
+}
+
+/* Builds RESULTS_DIR/<kernel-id>/initramfs.img for kernel i. */
+static int build_for_kernel(struct run_state *rs, size_t i)
+{
+	const char *suite_name = rs->args.suite ? rs->args.suite : "smoke";
+	const struct suite *suite = config_find_suite(&rs->cfg, suite_name);
+	if (!suite)
+		return error("no suite '%s' in the configuration", suite_name), EXIT_USAGE;
+	char *dir = xasprintf("%s/%s", rs->args.output, rs->kernels[i].id);
+	if (mkdir_p(dir, 0755) < 0) {
+		error("cannot create %s: %s", dir, strerror(errno));
+		free(dir);
+		return EXIT_INFRA;
+	}
+	rs->initrds[i] = xasprintf("%s/initramfs.img", dir);
+	free(dir);
+	struct build_options opt;
+	build_options_init(&opt);
+	opt.kernel = &rs->kernels[i];
+	opt.target = rs->targets[i];
+	opt.suite = suite;
+	int rc = build_initramfs(&opt, rs->initrds[i]);
+	if (rc)
+		return rc;
+	char *abs = realpath(rs->initrds[i], NULL);
+	if (!abs)
+		return error("%s: %s", rs->initrds[i], strerror(errno)), EXIT_INFRA;
+	free(rs->initrds[i]);
+	rs->initrds[i] = abs;
+	return 0;
+}
+
+/* Loads the config, the kernels, their targets and initramfs images. */
+static int load_inputs(struct run_state *rs)
+{
+	int rc = config_load(rs->args.config, &rs->cfg);
+	if (rc)
+		return rc;
+	rs->cfg_loaded = true;
+	if (rs->args.board && !config_find_board(&rs->cfg, rs->args.board, NULL))
+		return error("no board '%s' in the configuration", rs->args.board), EXIT_USAGE;
+	if (rs->args.board && board_config_check &&
+	    (rc = board_config_check(&rs->cfg, rs->args.board)))
+		return rc;
+	rs->n_kernels = rs->args.n_kernels;
+	rs->kernels = xcalloc(rs->n_kernels, sizeof(*rs->kernels));
+	rs->targets = xcalloc(rs->n_kernels, sizeof(*rs->targets));
+	rs->initrds = xcalloc(rs->n_kernels, sizeof(*rs->initrds));
+	rs->images = xcalloc(rs->n_kernels, sizeof(*rs->images));
+	for (size_t i = 0; i < rs->n_kernels; i++) {
+		if ((rc = kernel_open(rs->args.kernels[i], &rs->kernels[i])))
+			return rc;
+		if ((rc = pick_target(rs, &rs->kernels[i], &rs->targets[i])))
+			return rc;
+		/* libvirt wants absolute paths: QEMU does not share our cwd */
+		rs->images[i] = realpath(rs->kernels[i].image, NULL);
+		if (!rs->images[i])
+			return error("%s: %s", rs->kernels[i].image, strerror(errno)), EXIT_DATAERR;
+		if (rs->args.initramfs) {
+			if (access(rs->args.initramfs, R_OK) < 0)
+				return error("cannot read %s: %s", rs->args.initramfs, strerror(errno)),
+				       EXIT_DATAERR;
+			rs->initrds[i] = realpath(rs->args.initramfs, NULL);
+		} else if ((rc = build_for_kernel(rs, i))) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* The whole command line: console, panic=-1 (a panic ends the boot at
+ * once), the target's, the user's, then the variant's arguments. */
+static char *make_cmdline(const struct target *t, const char *append, const char *variant_args)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "console=%s panic=-1", t->console);
+	const char *parts[] = { t->append, append, variant_args };
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
+		if (parts[i] && *parts[i])
+			strbuf_addf(&sb, " %s", parts[i]);
+	return sb.buf;
+}
+
+/* The stage limits: the target's, each capped by --timeout. */
+static void job_limits(const struct run_state *rs, const struct target *t, struct judge_limits *l)
+{
+	*l = t->limits;
+	double cap = rs->args.timeout;
+	if (cap <= 0)
+		return;
+	for (int s = 0; s < STAGE_COUNT; s++)
+		if (l->stage[s] <= 0 || l->stage[s] > cap)
+			l->stage[s] = cap;
+	if (l->silence <= 0 || l->silence > cap)
+		l->silence = cap;
+}
+
+/* Lays out kernels x variants x repeats. */
+static void make_jobs(struct run_state *rs)
+{
+	size_t n_var = rs->args.n_variants ? rs->args.n_variants : 1;
+	int repeat = rs->args.repeat > 0 ? rs->args.repeat : 1;
+	rs->plan.n_jobs = rs->n_kernels * n_var * (size_t)repeat;
+	rs->plan.jobs = xcalloc(rs->plan.n_jobs, sizeof(*rs->plan.jobs));
+	struct boot_job *job = rs->plan.jobs;
+	rs->variant_names = xcalloc(n_var, sizeof(*rs->variant_names));
+	for (size_t v = 0; v < rs->args.n_variants; v++) {
+		char *spec = rs->args.variants[v];
+		rs->variant_names[v] = xasprintf("%.*s", (int)(strchr(spec, '=') - spec), spec);
+	}
+	for (size_t k = 0; k < rs->n_kernels; k++) {
+		for (size_t v = 0; v < n_var; v++) {
+			char *spec = rs->args.n_variants ? rs->args.variants[v] : NULL;
+			char *eq = spec ? strchr(spec, '=') : NULL;
+			const char *name = spec ? rs->variant_names[v] : "default";
+			for (int n = 1; n <= repeat; n++, job++) {
+				const struct kernel *kern = &rs->kernels[k];
+				job->kernel_path = kern->input;
+				job->kernel_image = rs->images[k];
+				job->kernel_id = kern->id;
+				job->kernel_arch = kernel_arch_name(kern->arch);
+				job->kernel_version = kern->version;
+				job->target = rs->targets[k];
+				job->board = rs->args.board;
+				job->initrd = rs->initrds[k];
+				job->variant = name;
+				job->cmdline = make_cmdline(rs->targets[k], rs->args.append, eq ? eq + 1 : NULL);
+				job->boot = n;
+				job->dir = xasprintf("%s/%s/%s/%d", rs->args.output, kern->id, job->variant, n);
+				job_limits(rs, rs->targets[k], &job->limits);
+			}
+		}
+	}
+}
+
+static void release_run_state(struct run_state *rs)
+{
+	for (size_t i = 0; i < rs->plan.n_jobs; i++)
+		boot_job_release(&rs->plan.jobs[i]);
+	free(rs->plan.jobs);
+	for (size_t i = 0; i < rs->n_kernels; i++) {
+		if (rs->kernels[i].input)
+			kernel_release(&rs->kernels[i]);
+		free(rs->initrds ? rs->initrds[i] : NULL);
+		free(rs->images ? rs->images[i] : NULL);
+	}
+	for (size_t v = 0; rs->variant_names && v < rs->args.n_variants; v++)
+		free(rs->variant_names[v]);
+	free(rs->variant_names);
+	free(rs->kernels), free(rs->targets), free(rs->initrds), free(rs->images);
+	if (rs->cfg_loaded)
+		config_release(&rs->cfg);
+	free(rs->args.kernels), free(rs->args.variants);
+}
+
+/* The backend: a board's, or libvirt. NULL when --board has none built in. */
+static struct backend *pick_backend(const struct run_args *a)
+{
+	if (!a->board)
+		return backend_libvirt_new();
+	if (!backend_board_new) {
+		error("--board: this bootrig was built without the board backend");
+		return NULL;
+	}
+	return backend_board_new();
+}
+
+/*
+ * libvirt reads where its log goes (LIBVIRT_LOG_OUTPUTS) once, when it is
+ * initialized, and libguestfs (linked in for SD images) initializes it
+ * before main(). Without this, libvirt's own warnings and errors (a
+ * "tainted" note, a lookup of a domain that just ended) land on stderr
+ * between ours. So the first time, the variable is set and bootrig execs
+ * itself again; every failure is still reported by us, and libvirt's log
+ * is in the cache (libvirt.log). argv is cmd_run's: argv[-1] is the
+ * program's own argv[0] (lib/bootrig.c passes argv + 1).
+ */
+static void route_libvirt_log(int argc, char **argv)
+{
+	if (getenv("LIBVIRT_LOG_OUTPUTS") || getenv("BOOTRIG_NO_REEXEC"))
+		return;
+	if (mkdir_p(bootrig_cache_dir(), 0755) < 0)
+		return;
+	char *log = xasprintf("3:file:%s/libvirt.log", bootrig_cache_dir());
+	setenv("LIBVIRT_LOG_OUTPUTS", log, 1);
+	free(log);
+	char **again = xcalloc((size_t)argc + 2, sizeof(*again));
+	again[0] = argv[-1];
+	for (int i = 0; i < argc; i++)
+		again[i + 1] = argv[i];
+	execv("/proc/self/exe", again);
+	free(again);    /* exec failed: go on with libvirt's default log */
+}
+
+int cmd_run(int argc, char **argv)
+{
+	route_libvirt_log(argc, argv);
+	struct run_state rs;
+	memset(&rs, 0, sizeof(rs));
+	int rc = parse_run_args(argc, argv, &rs.args);
+	if (rc) {
+		release_run_state(&rs);
+		return rc < 0 ? EXIT_PASS : rc;
+	}
+	if (mkdir_p(rs.args.output, 0755) < 0) {
+		error("cannot create %s: %s", rs.args.output, strerror(errno));
+		release_run_state(&rs);
+		return EXIT_INFRA;
+	}
+	if (!(rc = load_inputs(&rs))) {
+		make_jobs(&rs);
+		rs.plan.backend = pick_backend(&rs.args);
+		rs.plan.where = rs.args.board ? rs.args.board : rs.args.connect;
+		if (rs.plan.backend)
+			rs.plan.backend->no_wait = rs.args.no_wait;
+		rs.plan.cfg = &rs.cfg;
+		rs.plan.parallel = rs.args.jobs > 0 ? rs.args.jobs : 1;
+		rc = rs.plan.backend ? matrix_run(&rs.plan) : EXIT_USAGE;
+	}
+	release_run_state(&rs);
+	return rc;
+}

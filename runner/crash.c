@@ -1,0 +1,1137 @@
+/*
+ * crash.c: the kernel report detector (see crash.h for the contract).
+ *
+ * The file reads top-down:
+ *   1. line helpers: printk prefixes, stack frames, PC lines, lock sites;
+ *   2. the header table: which line starts which report, with its kind,
+ *      whether it is fatal and how its title is made;
+ *   3. choosing the guilty function (skip lists after syzkaller's);
+ *   4. titles;
+ *   5. the line state machine: open, extend and close reports.
+ */
+#include "crash.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FRAMES 64
+#define MAX_REPORT_LINES 160
+#define MAX_EXCERPT 16384
+#define FN_MAX 128
+#define PREAMBLE_LINES 4
+
+/* ---------------------------------------------------------------- 1. lines */
+
+/* Does s (n bytes) start with the NUL-terminated p? */
+static bool starts(const char *s, size_t n, const char *p)
+{
+	size_t m = strlen(p);
+	return n >= m && !memcmp(s, p, m);
+}
+
+/* memmem on a length-bounded line with a C-string needle. */
+static const char *find(const char *s, size_t n, const char *needle)
+{
+	return memmem(s, n, needle, strlen(needle));
+}
+
+/* Skips "[  12.345678]"-style brackets holding a time; *ts gets it. */
+static size_t skip_time_bracket(const char *s, size_t n, double *ts)
+{
+	size_t i = 1;
+	if (n < 3 || s[0] != '[')
+		return 0;
+	while (i < n && s[i] == ' ')
+		i++;
+	size_t digits = i;
+	while (i < n && isdigit((unsigned char)s[i]))
+		i++;
+	if (i == digits || i >= n || s[i] != '.')
+		return 0;
+	i++;
+	while (i < n && isdigit((unsigned char)s[i]))
+		i++;
+	if (i >= n || s[i] != ']')
+		return 0;
+	if (ts) {
+		char buf[32];
+		size_t len = i - 1 < sizeof(buf) - 1 ? i - 1 : sizeof(buf) - 1;
+		memcpy(buf, s + 1, len);
+		buf[len] = '\0';
+		*ts = strtod(buf, NULL);
+	}
+	return i + 1;
+}
+
+/* Skips a printk caller id "[    T1]" or "[  C0]". */
+static size_t skip_caller_bracket(const char *s, size_t n)
+{
+	size_t i = 1;
+	if (n < 3 || s[0] != '[')
+		return 0;
+	while (i < n && s[i] == ' ')
+		i++;
+	if (i >= n || (s[i] != 'T' && s[i] != 'C'))
+		return 0;
+	i++;
+	size_t digits = i;
+	while (i < n && isdigit((unsigned char)s[i]))
+		i++;
+	if (i == digits || i >= n || s[i] != ']')
+		return 0;
+	return i + 1;
+}
+
+const char *crash_strip_prefix(const char *line, size_t *len, double *ts)
+{
+	const char *s = line;
+	size_t n = *len, k;
+	if (ts)
+		*ts = -1;
+	if (n >= 3 && s[0] == '<' && isdigit((unsigned char)s[1])) {
+		for (k = 1; k < n && isdigit((unsigned char)s[k]); k++)
+			;
+		if (k < n && s[k] == '>') {
+			s += k + 1;
+			n -= k + 1;
+		}
+	}
+	k = skip_time_bracket(s, n, ts);
+	if (k) {
+		s += k;
+		n -= k;
+		k = skip_caller_bracket(s, n);
+		s += k;
+		n -= k;
+		if (n && *s == ' ') {
+			s++;
+			n--;
+		}
+	}
+	*len = n;
+	return s;
+}
+
+static bool is_ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '$';
+}
+
+/*
+ * Copies the identifier at s (up to n bytes) into fn without compiler
+ * suffixes (".isra.0", ".constprop.1", ".cold", ".part.2"). Returns its
+ * length in s, 0 when there is none.
+ */
+static size_t take_ident(const char *s, size_t n, char *fn)
+{
+	size_t i = 0;
+	if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return 0;
+	while (i < n && is_ident_char(s[i]))
+		i++;
+	size_t keep = i;
+	const char *dot = memchr(s, '.', i);
+	if (dot)
+		keep = (size_t)(dot - s);
+	if (keep >= FN_MAX)
+		keep = FN_MAX - 1;
+	memcpy(fn, s, keep);
+	fn[keep] = '\0';
+	return i;
+}
+
+/* Skips spaces and "[<ffffffff81234567>]" address tokens. */
+static size_t skip_addresses(const char *s, size_t n)
+{
+	size_t i = 0;
+	for (;;) {
+		while (i < n && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (i + 1 < n && s[i] == '[' && s[i + 1] == '<') {
+			const char *end = memchr(s + i, ']', n - i);
+			if (!end)
+				return i;
+			i = (size_t)(end - s) + 1;
+			continue;
+		}
+		return i;
+	}
+}
+
+/*
+ * parse_frame: is this line a stack frame? Accepts x86/arm64 frames
+ * (" func+0x1c/0x40 [mod]", "[<ffff..>] func+0x..", " ? func+0x.." as
+ * questionable) and arm's ("[<c0..>] (func) from [<c0..>] (caller+0x..)",
+ * " func from caller+0x.."). fn gets the frame's function.
+ */
+static bool parse_frame(const char *s, size_t n, char *fn, bool *questionable)
+{
+	size_t i = skip_addresses(s, n);
+	*questionable = false;
+	if (i + 1 < n && s[i] == '?' && s[i + 1] == ' ') {
+		*questionable = true;
+		i = i + 2 + skip_addresses(s + i + 2, n - i - 2);
+	}
+	bool paren = i < n && s[i] == '(';
+	if (paren)
+		i++;
+	size_t k = take_ident(s + i, n - i, fn);
+	if (!k)
+		return false;
+	i += k;
+	if (starts(s + i, n - i, "+0x"))
+		return true;
+	if (paren && starts(s + i, n - i, ") from "))
+		return true;
+	return starts(s + i, n - i, " from ") && find(s + i, n - i, "+0x");
+}
+
+/*
+ * parse_pc_line: the function of a faulting-PC line: x86 "RIP: 0010:f+0x..",
+ * "EIP: f+0x..", "IP: [<..>] f+0x.." and "EIP is at f+0x.." (old kernels),
+ * arm64 "pc : f+0x..", arm "PC is at f+0x..".
+ */
+static bool parse_pc_line(const char *s, size_t n, char *fn)
+{
+	size_t i;
+	if (starts(s, n, "RIP: ") || starts(s, n, "EIP: ") || starts(s, n, "NIP: ")) {
+		i = 5;
+		size_t j = i;
+		while (j < n && isxdigit((unsigned char)s[j]))
+			j++;
+		if (j < n && s[j] == ':' && j > i)
+			i = j + 1;
+	} else if (starts(s, n, "pc : ")) {
+		i = 5;
+	} else if (starts(s, n, "PC is at ") || starts(s, n, "EIP is at ") ||
+		   starts(s, n, "RIP is at ")) {
+		i = (size_t)(find(s, n, " at ") - s) + 4;
+	} else if (starts(s, n, "IP: ")) {
+		i = 4;
+	} else {
+		return false;
+	}
+	i += skip_addresses(s + i, n - i);
+	size_t k = take_ident(s + i, n - i, fn);
+	return k && starts(s + i + k, n - i - k, "+0x");
+}
+
+/* The function of a lockdep lock site: "..., at: f+0x1/0x2" or "at: [<..>] f+0x". */
+static bool parse_lock_site(const char *s, size_t n, char *fn)
+{
+	const char *at = find(s, n, "at: ");
+	if (!at)
+		return false;
+	size_t i = (size_t)(at - s) + 4;
+	i += skip_addresses(s + i, n - i);
+	size_t k = take_ident(s + i, n - i, fn);
+	return k && starts(s + i + k, n - i - k, "+0x");
+}
+
+/* A line of '=' (KASAN, UBSAN and lockdep frame their reports so). */
+static bool is_rule_line(const char *s, size_t n)
+{
+	if (n < 20)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != '=' && s[i] != '-')
+			return false;
+	return true;
+}
+
+/* --------------------------------------------------------- 2. headers */
+
+enum style {
+	ST_FN,          /* "<title> in F" from PC then stack */
+	ST_STACK,       /* "<title> in F" from the stack only */
+	ST_PANIC,       /* "Kernel panic - not syncing: REASON" */
+	ST_WARNING,     /* "WARNING in F" (F from the header), special files */
+	ST_SANITIZER,   /* KASAN/KFENCE/KMSAN: "KASAN: TYPE [Read|Write] in F" */
+	ST_KCSAN,       /* "KCSAN: data-race in f / g", verbatim */
+	ST_UBSAN,       /* "UBSAN: TYPE in F" from the stack */
+	ST_LOCK_SITE,   /* "<title> in F" from the lock site */
+	ST_STALL,       /* RCU stall, lockups: the frame above the dispatcher */
+	ST_HUNG,        /* hung task: first frame not waiting */
+	ST_LEAK,        /* "memory leak in F" from the allocation stack */
+	ST_ARM_FAULT,   /* "Unable to handle kernel WHAT at virtual address" */
+	ST_ARM_ERROR,   /* "Internal error: Oops - WHAT: code [#1]" */
+	ST_FIXED,       /* the title as given */
+};
+
+#define K(kind) (1u << (kind))
+
+struct header {
+	const char *needle;     /* where it must be in the stripped line */
+	bool at_start;          /* needle starts the line, else anywhere */
+	enum crash_kind kind;
+	bool fatal;
+	enum style style;
+	const char *title;      /* title, or its part before " in F" */
+	unsigned joins;         /* continues an open report of these kinds */
+	const char *const *skip; /* more frames to skip for this title */
+};
+
+static const char *const skip_free[] = { "kmem_", "slab_", "kfree", "vunmap", "vfree", NULL };
+static const char *const skip_ubsan[] = { "ubsan", NULL };
+static const char *const skip_might[] = { "might_resched", "might_sleep", "preempt", NULL };
+static const char *const skip_rcu[] = { "rcu", "kmem", "slab", "kmalloc", "vmalloc", "kcalloc",
+					"kzalloc", NULL };
+static const char *const skip_leak[] = { "kmemleak", "kmalloc", "kcalloc", "kzalloc", "vmalloc",
+					 "mmap", "kmem", "slab", "alloc", "create_object", "idr_get",
+					 "list_lru_init", "kasprintf", "kvasprintf", "pcpu_create",
+					 "strdup", "strndup", "memdup", NULL };
+static const char *const skip_spin[] = { "spin_", NULL };
+
+/*
+ * The headers, most specific first: the first match wins. "joins" lists
+ * the kinds of an open report that this line belongs to (x86 prints
+ * "BUG: unable to handle page fault", then "#PF:", then "Oops:").
+ */
+static const struct header headers[] = {
+	{ "Kernel panic - not syncing", false, CRASH_PANIC, true, ST_PANIC, NULL, 0, NULL },
+	{ "BUG: KASAN: ", false, CRASH_KASAN, false, ST_SANITIZER, "KASAN", 0, NULL },
+	{ "BUG: KFENCE: ", false, CRASH_KFENCE, false, ST_SANITIZER, "KFENCE", 0, NULL },
+	{ "BUG: KMSAN: ", false, CRASH_KMSAN, false, ST_SANITIZER, "KMSAN", 0, NULL },
+	{ "BUG: KCSAN: ", false, CRASH_KCSAN, false, ST_KCSAN, NULL, 0, NULL },
+	{ "UBSAN: ", true, CRASH_UBSAN, false, ST_UBSAN, NULL, 0, skip_ubsan },
+	{ "BUG: soft lockup", false, CRASH_SOFT_LOCKUP, false, ST_STALL, "BUG: soft lockup", 0, NULL },
+	{ "Watchdog detected hard LOCKUP", false, CRASH_HARD_LOCKUP, false, ST_STALL,
+	  "BUG: hard lockup", 0, NULL },
+	{ "detected stalls on CPUs", false, CRASH_RCU_STALL, false, ST_STALL,
+	  "INFO: rcu detected stall", 0, NULL },
+	{ "detected stall on CPU", false, CRASH_RCU_STALL, false, ST_STALL,
+	  "INFO: rcu detected stall", 0, NULL },
+	{ "detected expedited stalls", false, CRASH_RCU_STALL, false, ST_STALL,
+	  "INFO: rcu detected stall", 0, NULL },
+	{ "INFO: task ", true, CRASH_HUNG_TASK, false, ST_HUNG, "INFO: task hung", 0, NULL },
+	{ "BUG: workqueue lockup", false, CRASH_HUNG_TASK, false, ST_FIXED,
+	  "BUG: workqueue lockup", 0, NULL },
+	{ "BUG: memory leak", true, CRASH_KMEMLEAK, false, ST_LEAK, "memory leak", 0, skip_leak },
+	{ "unreferenced object 0x", true, CRASH_KMEMLEAK, false, ST_LEAK, "memory leak",
+	  K(CRASH_KMEMLEAK), skip_leak },
+	{ "new suspected memory leaks", false, CRASH_KMEMLEAK, false, ST_FIXED,
+	  "kmemleak: new suspected memory leaks", K(CRASH_KMEMLEAK), NULL },
+	{ "possible circular locking dependency detected", false, CRASH_LOCKDEP, false,
+	  ST_LOCK_SITE, "possible deadlock", 0, NULL },
+	{ "possible recursive locking detected", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
+	  "possible deadlock", 0, NULL },
+	{ "possible irq lock inversion dependency detected", false, CRASH_LOCKDEP, false,
+	  ST_LOCK_SITE, "possible deadlock", 0, NULL },
+	{ "-safe -> ", false, CRASH_LOCKDEP, false, ST_LOCK_SITE, "possible deadlock", 0, NULL },
+	{ "inconsistent lock state", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
+	  "inconsistent lock state", 0, NULL },
+	{ "bad unlock balance detected", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
+	  "WARNING: bad unlock balance", 0, NULL },
+	{ "held lock freed!", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
+	  "WARNING: held lock freed", 0, NULL },
+	{ "suspicious RCU usage", false, CRASH_LOCKDEP, false, ST_STACK,
+	  "WARNING: suspicious RCU usage", 0, skip_rcu },
+	{ "BUG: spinlock ", true, CRASH_LOCKDEP, false, ST_STACK, "BUG: spinlock", 0, skip_spin },
+	{ "BUG: sleeping function called from invalid context", false, CRASH_WARNING, false,
+	  ST_STACK, "BUG: sleeping function called from invalid context", 0, skip_might },
+	{ "BUG: scheduling while atomic", false, CRASH_WARNING, false, ST_STACK,
+	  "BUG: scheduling while atomic", 0, NULL },
+	{ "BUG: Bad page state", false, CRASH_BUG, false, ST_FIXED, "BUG: Bad page state", 0, NULL },
+	{ "BUG: Bad page map", false, CRASH_BUG, false, ST_FIXED, "BUG: Bad page map", 0, NULL },
+	{ "BUG: Bad rss-counter state", false, CRASH_BUG, false, ST_FIXED,
+	  "BUG: Bad rss-counter state", 0, NULL },
+	{ "BUG: stack guard page was hit", false, CRASH_OOPS, true, ST_FN,
+	  "BUG: stack guard page was hit", 0, NULL },
+	{ "BUG: unable to handle page fault", false, CRASH_OOPS, true, ST_FN,
+	  "BUG: unable to handle page fault", 0, NULL },
+	{ "BUG: unable to handle kernel NULL pointer dereference", false, CRASH_OOPS, true, ST_FN,
+	  "BUG: kernel NULL pointer dereference", 0, NULL },
+	{ "BUG: kernel NULL pointer dereference", false, CRASH_OOPS, true, ST_FN,
+	  "BUG: kernel NULL pointer dereference", 0, NULL },
+	{ "BUG: unable to handle kernel paging request", false, CRASH_OOPS, true, ST_FN,
+	  "BUG: unable to handle kernel paging request", 0, NULL },
+	{ "BUG: unable to handle kernel", false, CRASH_OOPS, true, ST_FN,
+	  "BUG: unable to handle kernel", 0, NULL },
+	{ "Unable to handle kernel ", false, CRASH_OOPS, true, ST_ARM_FAULT, NULL, 0, NULL },
+	{ "kernel BUG at lib/list_debug.c", false, CRASH_BUG, true, ST_STACK,
+	  "BUG: corrupted list", 0, NULL },
+	{ "kernel BUG at mm/usercopy.c", false, CRASH_BUG, true, ST_STACK,
+	  "BUG: bad usercopy", 0, NULL },
+	{ "kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, NULL },
+	{ "Kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, NULL },
+	{ "Internal error: Oops - BUG", false, CRASH_BUG, true, ST_FN, "kernel BUG",
+	  K(CRASH_BUG) | K(CRASH_OOPS), NULL },
+	{ "Internal error: ", false, CRASH_OOPS, true, ST_ARM_ERROR, NULL,
+	  K(CRASH_BUG) | K(CRASH_OOPS), NULL },
+	{ "general protection fault", false, CRASH_OOPS, true, ST_FN,
+	  "general protection fault", 0, NULL },
+	{ "stack segment: ", false, CRASH_OOPS, true, ST_FN, "stack segment fault", 0, NULL },
+	{ "PANIC: double fault", false, CRASH_OOPS, true, ST_FN, "PANIC: double fault", 0, NULL },
+	{ "invalid opcode: ", false, CRASH_OOPS, true, ST_FN, "invalid opcode",
+	  K(CRASH_BUG) | K(CRASH_OOPS), NULL },
+	{ "divide error: ", false, CRASH_OOPS, true, ST_FN, "divide error", K(CRASH_OOPS), NULL },
+	{ "Oops: ", true, CRASH_OOPS, true, ST_FN, "Oops", K(CRASH_BUG) | K(CRASH_OOPS), NULL },
+	{ "#PF: ", true, CRASH_OOPS, true, ST_FN, "Oops", K(CRASH_OOPS), NULL },
+	{ "WARNING: ", true, CRASH_WARNING, false, ST_WARNING, NULL, 0, NULL },
+};
+
+/* The firmware's failures (before any kernel banner). */
+static const char *const firmware_errors[] = {
+	"Bad Linux ARM64 Image magic",
+	"Wrong Image Format",
+	"Bad Data CRC",
+	"Bad Header Checksum",
+	"Did not find a cmdline Flattened Device Tree",
+	"Could not find a valid device tree",
+	"\"Synchronous Abort\" handler",
+	"### ERROR ### Please RESET the board",
+	"Retry count exceeded",
+	"TFTP error",
+	"unrecognized/unsupported machine ID",
+	"ramdisk - allocation error",
+	"Kernel image is too large",
+	"Unable to read file",
+	"Failed to load",
+	NULL,
+};
+
+/* Lines that may open a report when a header follows within a few lines. */
+static bool is_preamble(const char *s, size_t n)
+{
+	return find(s, n, "[ cut here ]") || find(s, n, "8<--- cut here") ||
+	       starts(s, n, "ODEBUG: ") || starts(s, n, "refcount_t: ") ||
+	       find(s, n, " corruption") || is_rule_line(s, n);
+}
+
+/* ---------------------------------------------------- 3. the guilty frame */
+
+/* syzkaller's linuxStackParams.skipPatterns (substrings; "^x": a prefix),
+ * plus the arm and arm64 exception and unwinder frames. */
+static const char *const skip_common[] = {
+	"__sanitizer", "^__asan", "^kasan_", "^__kasan", "^__msan", "^kmsan_", "^__kmsan",
+	"check_memory_region",
+	"read_word_at_a_time", "print_address_description", "panic", "invalid_op",
+	"report_bug", "fixup_bug", "do_error", "_trap", "dump_stack", "warn_slowpath",
+	"warn_alloc", "__warn", "debug_object", "timer_is_static_object",
+	"work_is_static_object", "lockdep", "perf_trace", "lock_acquire", "lock_release",
+	"lock_class", "reacquire_held_locks", "spin_lock", "spin_trylock", "spin_unlock",
+	"raw_read_lock", "raw_read_trylock", "raw_write_lock", "raw_write_trylock",
+	"down_read", "down_write", "up_read", "up_write", "mutex_lock", "mutex_trylock",
+	"mutex_unlock", "mutex_remove_waiter", "osq_lock", "osq_unlock", "__wake_up",
+	"refcount_add", "refcount_sub", "refcount_inc", "refcount_dec", "refcount_set",
+	"refcount_read", "refcount_warn", "memcpy", "memcmp", "memset", "memchr", "memmove",
+	"strcmp", "strncmp", "strcpy", "strlcpy", "strncpy", "strscpy", "strlen", "strnstr",
+	"strnlen", "strchr", "copy_to_user", "copy_from_user", "put_user", "get_user",
+	"might_fault", "might_sleep", "might_resched", "list_add", "list_del",
+	"list_replace", "list_move", "list_splice", "_indirect_thunk_", "snprintf",
+	"scnprintf", "kasprintf", "kvasprintf", "printk", "dev_info", "dev_notice",
+	"dev_warn", "dev_err", "dev_alert", "dev_crit", "dev_emerg", "del_timer",
+	"flush_work", "__cancel_work_timer", "cancel_work_sync", "try_to_grab_pending",
+	"flush_workqueue", "drain_workqueue", "destroy_workqueue", "finish_wait",
+	"kthread_stop", "kobject_del", "kobject_put", "kobject_uevent_env",
+	"show_stack", "show_regs", "dump_backtrace", "unwind_backtrace", "__die",
+	"oops_end", "make_task_dead", "bug_handler", "call_break_hook", "brk_handler",
+	"do_debug_exception", "el1_dbg", "el1h_64_sync", "el1_undef", "el1_abort",
+	"do_undefinstr", "do_el1_undef", "arm64_notify_die", "handle_bug", "exc_invalid_op",
+	"asm_exc_", "do_kernel_fault", "do_mem_abort", "do_translation_fault",
+	"do_page_fault", "do_bad_area", "die_kernel_fault", "arm_notify_die",
+	"check_panic_on_warn", "nmi_cpu_backtrace", "nmi_trigger_cpumask_backtrace",
+	NULL,
+};
+
+/* Exact names (too short for a substring match). */
+static const char *const skip_exact[] = { "die", "down", "do_exit", "__bug", "bug", "warn",
+					  "__report_bad_irq", NULL };
+
+static bool in_list(const char *fn, const char *const *list, bool exact)
+{
+	for (; list && *list; list++) {
+		const char *p = *list;
+		if (*p == '^' ? !strncmp(fn, p + 1, strlen(p + 1))
+			      : exact ? !strcmp(fn, p) : strstr(fn, p) != NULL)
+			return true;
+	}
+	return false;
+}
+
+static bool skipped(const char *fn, const char *const *extra)
+{
+	return in_list(fn, skip_common, false) || in_list(fn, skip_exact, true) ||
+	       in_list(fn, extra, false);
+}
+
+/* syzkaller's linuxStallAnchorFrames: dispatchers a stall loops below. */
+static const char *const stall_anchors[] = {
+	"process_one_work", "do_syscall_", "do_fast_syscall_", "sysenter_dispatch",
+	"netif_receive_skb", "do_softirq", "call_timer_fn", "_run_timers",
+	"run_timer_softirq", "run_ksoftirqd", "smpboot_thread_fn", "kthread",
+	"start_secondary", "cpu_startup_entry", "ret_from_fork", "vfs_write", "vfs_read",
+	"vfs_iter_read", "vfs_iter_write", "do_iter_read", "do_iter_write", "vfs_ioctl",
+	"blkdev_ioctl", "do_dentry_open", "vfs_open", "__do_fault", "handle_mm_fault",
+	"do_page_fault", "__fput", "task_work_run", "exit_to_usermode",
+	"el0_svc_common", "invoke_syscall", "el0t_64_sync", "ret_fast_syscall",
+	"secondary_start_kernel", "do_idle", NULL,
+};
+
+static const char *const syscall_prefixes[] = { "__x64_", "__arm64_", "__ia32_", "__se_",
+						"__do_", "SyS_", "SYSC_", NULL };
+
+/* ----------------------------------------------------- 5. (state) report */
+
+struct report {
+	const struct header *h;
+	enum crash_kind kind;
+	bool fatal;
+	long line;
+	double time;
+	struct strbuf excerpt;
+	size_t nlines;
+	char header_fn[FN_MAX];     /* "in F" of the header line */
+	char pc_fn[FN_MAX];         /* the faulting PC's function */
+	char lock_fn[FN_MAX];       /* lockdep's lock site */
+	bool lock_armed;            /* a "trying to acquire" line was seen */
+	char frames[MAX_FRAMES][FN_MAX];
+	size_t nframes;
+	bool in_trace, trace_done;
+	char *header_text;          /* the first header line, stripped */
+	char access[8];             /* KASAN: "Read" or "Write" */
+};
+
+struct crash_detector {
+	struct report *open;
+	struct crash_event *events;
+	size_t nevents, alloc;
+	bool finished, panic_ended;
+	int banners;
+	char *preamble[PREAMBLE_LINES];
+	long preamble_line[PREAMBLE_LINES];
+	size_t npreamble;
+	long last_line;
+};
+
+/* ----------------------------------------------------------- 4. titles */
+
+static const char *first_unskipped(const struct report *r, bool use_pc, bool use_header,
+				   const char *const *extra)
+{
+	if (use_header && r->header_fn[0] && !skipped(r->header_fn, extra))
+		return r->header_fn;
+	if (use_pc && r->pc_fn[0] && !skipped(r->pc_fn, extra))
+		return r->pc_fn;
+	for (size_t i = 0; i < r->nframes; i++)
+		if (!skipped(r->frames[i], extra))
+			return r->frames[i];
+	return "";
+}
+
+/* linuxStallFrameExtractor: the frame just above the first anchor. */
+static const char *stall_function(const struct report *r)
+{
+	const char *prev = r->pc_fn[0] ? r->pc_fn : NULL;
+	for (size_t i = 0; i < r->nframes; i++) {
+		if (in_list(r->frames[i], stall_anchors, false)) {
+			if (!prev)
+				break;
+			for (const char *const *p = syscall_prefixes; *p; p++)
+				if (!strncmp(prev, *p, strlen(*p)))
+					prev += strlen(*p);
+			if (!strncmp(prev, "sys_", 4))
+				prev += 4;
+			return prev;
+		}
+		if (!skipped(r->frames[i], skip_rcu) || !prev)
+			prev = r->frames[i];
+	}
+	return first_unskipped(r, true, false, skip_rcu);
+}
+
+/* linuxHangTaskFrameExtractor: the first frame that is not waiting. */
+static const char *hung_function(const struct report *r)
+{
+	static const char *const waits[] = { "sched", "_lock", "_slowlock", "down", "completion",
+					     "kthread", "wait", "synchronize", "context_switch",
+					     "__switch_to", "cancel_delayed_work", "ret_from_fork",
+					     NULL };
+	for (size_t i = 0; i < r->nframes; i++) {
+		if (!strncmp(r->frames[i], "rtnl_lock", 9))
+			return r->frames[i];
+		if (!strncmp(r->frames[i], "synchronize_", 12) && strstr(r->frames[i], "rcu"))
+			return "synchronize_rcu";
+	}
+	for (size_t i = 0; i < r->nframes; i++)
+		if (!in_list(r->frames[i], waits, false) && !skipped(r->frames[i], NULL))
+			return r->frames[i];
+	return "";
+}
+
+/* The text between from and the first of stop (or the end), trimmed. */
+static char *slice(const char *from, const char *stop)
+{
+	const char *end = stop ? strstr(from, stop) : NULL;
+	size_t n = end ? (size_t)(end - from) : strlen(from);
+	while (n && isspace((unsigned char)from[n - 1]))
+		n--;
+	char *s = xmalloc(n + 1);
+	memcpy(s, from, n);
+	s[n] = '\0';
+	return s;
+}
+
+/* A copy of s without "+0x1a/0x40" offsets after function names. */
+static char *without_offsets(const char *s)
+{
+	char *out = xstrdup(s), *w = out;
+	for (const char *p = s; *p;) {
+		if (!strncmp(p, "+0x", 3)) {
+			p += 3;
+			while (isxdigit((unsigned char)*p) || *p == '/' || *p == 'x')
+				p++;
+			continue;
+		}
+		*w++ = *p++;
+	}
+	*w = '\0';
+	return out;
+}
+
+static char *with_function(const char *prefix, const char *fn)
+{
+	return *fn ? xasprintf("%s in %s", prefix, fn) : xstrdup(prefix);
+}
+
+/* WARNING titles: syzkaller's special files, else "WARNING in F". */
+static char *warning_title(const struct report *r, const char **fn)
+{
+	static const char *const skip_odebug[] = { "debug_", "rcu", "hrtimer_", "timer_", "work_",
+						   "percpu_", "kmem_", "slab_", "kfree", "vunmap",
+						   "vfree", "__free_", "kobject_", NULL };
+	static const char *const skip_refcount[] = { "refcount", "kobject_", NULL };
+	static const char *const skip_usercopy[] = { "usercopy", "__check", NULL };
+	static const char *const skip_kobject[] = { "kobject_", NULL };
+	const char *t = r->header_text;
+	struct { const char *file; const char *title; const char *const *skip; } special[] = {
+		{ "lib/debugobjects.c", "WARNING: ODEBUG bug", skip_odebug },
+		{ "lib/refcount.c", "WARNING: refcount bug", skip_refcount },
+		{ "mm/usercopy.c", "WARNING: bad usercopy", skip_usercopy },
+		{ "lib/kobject.c", "WARNING: kobject bug", skip_kobject },
+		{ "kernel/locking/lockdep.c", "WARNING: locking bug", NULL },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(special); i++) {
+		if (strstr(t, special[i].file)) {
+			*fn = first_unskipped(r, true, false, special[i].skip);
+			return with_function(special[i].title, *fn);
+		}
+	}
+	*fn = r->header_fn[0] ? r->header_fn : first_unskipped(r, true, false, NULL);
+	return with_function("WARNING", *fn);
+}
+
+/* "BUG: KASAN: use-after-free in f+0x.." + "Read of size 8" -> "KASAN: use-after-free Read in F". */
+static char *sanitizer_title(const struct report *r, const char **fn)
+{
+	const char *t = strstr(r->header_text, "BUG: ");
+	t = t ? t + 5 : r->header_text;
+	const char *colon = strchr(t, ':');
+	char *name = slice(t, ":");
+	char *type = slice(colon ? colon + 2 : t, " in ");
+	if (!*type) {
+		free(type);
+		type = slice(colon ? colon + 2 : t, NULL);
+	}
+	const char *const *extra = strstr(type, "free") && !strstr(type, "use-after") ? skip_free : NULL;
+	*fn = first_unskipped(r, true, true, extra);
+	if (!**fn)
+		*fn = r->header_fn;
+	char *title;
+	if (!strcmp(type, "double-free or invalid-free"))
+		title = *fn[0] ? xasprintf("%s: invalid-free in %s", name, *fn)
+			       : xasprintf("%s: invalid-free", name);
+	else if (r->access[0] && !strcmp(name, "KASAN"))
+		title = *fn[0] ? xasprintf("%s: %s %s in %s", name, type, r->access, *fn)
+			       : xasprintf("%s: %s %s", name, type, r->access);
+	else
+		title = *fn[0] ? xasprintf("%s: %s in %s", name, type, *fn)
+			       : xasprintf("%s: %s", name, type);
+	free(name);
+	free(type);
+	return title;
+}
+
+/* arm: "Unable to handle kernel WHAT at virtual address X". */
+static char *arm_fault_title(const struct report *r, const char **fn)
+{
+	const char *t = strstr(r->header_text, "Unable to handle kernel ") + 24;
+	char *what = slice(t, " at ");
+	*fn = first_unskipped(r, true, false, NULL);
+	char *prefix = !strcmp(what, "NULL pointer dereference")
+		? xstrdup("BUG: kernel NULL pointer dereference")
+		: xasprintf("BUG: unable to handle kernel %s", what);
+	char *title = with_function(prefix, *fn);
+	free(prefix);
+	free(what);
+	return title;
+}
+
+/* arm: "Internal error: Oops - Undefined instruction: 0 [#1]" -> "Oops - Undefined instruction in F". */
+static char *arm_error_title(const struct report *r, const char **fn)
+{
+	const char *t = strstr(r->header_text, "Internal error: ") + 16;
+	char *what = slice(t, ": ");
+	*fn = first_unskipped(r, true, false, NULL);
+	char *title = with_function(!strncmp(what, "Oops", 4) ? what : "Oops", *fn);
+	free(what);
+	return title;
+}
+
+/* The event's title and function, once its report is complete. */
+static char *report_title(const struct report *r, const char **fn)
+{
+	const struct header *h = r->h;
+	*fn = "";
+	switch (h->style) {
+	case ST_FN:
+		*fn = first_unskipped(r, true, false, h->skip);
+		return with_function(h->title, *fn);
+	case ST_STACK:
+		*fn = first_unskipped(r, false, false, h->skip);
+		return with_function(h->title, *fn);
+	case ST_PANIC: {
+		const char *t = strstr(r->header_text, "Kernel panic - not syncing");
+		*fn = first_unskipped(r, false, false, NULL);
+		return slice(t, NULL);
+	}
+	case ST_WARNING:
+		return warning_title(r, fn);
+	case ST_SANITIZER:
+		return sanitizer_title(r, fn);
+	case ST_KCSAN:
+		*fn = r->header_fn;
+		return without_offsets(strstr(r->header_text, "KCSAN: "));
+	case ST_UBSAN: {
+		const char *t = strstr(r->header_text, "UBSAN: ") + 7;
+		char *type = slice(t, " in ");
+		*fn = first_unskipped(r, false, false, h->skip);
+		char *prefix = xasprintf("UBSAN: %s", type);
+		char *title = with_function(prefix, *fn);
+		free(prefix);
+		free(type);
+		return title;
+	}
+	case ST_LOCK_SITE:
+		*fn = r->lock_fn[0] ? r->lock_fn : first_unskipped(r, false, false, NULL);
+		return with_function(h->title, *fn);
+	case ST_STALL:
+		*fn = stall_function(r);
+		return with_function(h->title, *fn);
+	case ST_HUNG:
+		*fn = hung_function(r);
+		return with_function(h->title, *fn);
+	case ST_LEAK:
+		*fn = first_unskipped(r, false, false, h->skip);
+		return with_function(h->title, *fn);
+	case ST_ARM_FAULT:
+		return arm_fault_title(r, fn);
+	case ST_ARM_ERROR:
+		return arm_error_title(r, fn);
+	case ST_FIXED:
+		return xstrdup(h->title);
+	}
+	return xstrdup("kernel report");
+}
+
+/* ------------------------------------------------------- 5. the machine */
+
+struct crash_detector *crash_detector_new(void)
+{
+	return xcalloc(1, sizeof(struct crash_detector));
+}
+
+static void release_report(struct report *r)
+{
+	if (!r)
+		return;
+	strbuf_release(&r->excerpt);
+	free(r->header_text);
+	free(r);
+}
+
+static void clear_preamble(struct crash_detector *d)
+{
+	for (size_t i = 0; i < d->npreamble; i++)
+		free(d->preamble[i]);
+	d->npreamble = 0;
+}
+
+void crash_detector_free(struct crash_detector *d)
+{
+	if (!d)
+		return;
+	release_report(d->open);
+	for (size_t i = 0; i < d->nevents; i++) {
+		free(d->events[i].title);
+		free(d->events[i].function);
+		free(d->events[i].excerpt);
+	}
+	free(d->events);
+	clear_preamble(d);
+	free(d);
+}
+
+static struct crash_event *push_event(struct crash_detector *d)
+{
+	if (d->nevents == d->alloc) {
+		d->alloc = d->alloc ? 2 * d->alloc : 8;
+		d->events = xrealloc(d->events, d->alloc * sizeof(*d->events));
+	}
+	struct crash_event *ev = &d->events[d->nevents++];
+	memset(ev, 0, sizeof(*ev));
+	return ev;
+}
+
+/* Turns the open report into an event. */
+static void close_report(struct crash_detector *d)
+{
+	struct report *r = d->open;
+	if (!r)
+		return;
+	d->open = NULL;
+	const char *fn;
+	struct crash_event *ev = push_event(d);
+	ev->kind = r->kind;
+	ev->fatal = r->fatal;
+	ev->title = report_title(r, &fn);
+	ev->function = xstrdup(fn);
+	ev->line = r->line;
+	ev->time = r->time;
+	ev->excerpt = r->excerpt.buf ? xstrdup(r->excerpt.buf) : xstrdup("");
+	release_report(r);
+}
+
+/* A one-line event (reboot, firmware error). */
+static void add_line_event(struct crash_detector *d, enum crash_kind kind, bool fatal,
+			   char *title, const char *text, size_t n, long lineno, double t)
+{
+	struct crash_event *ev = push_event(d);
+	ev->kind = kind;
+	ev->fatal = fatal;
+	ev->title = title;
+	ev->function = xstrdup("");
+	ev->line = lineno;
+	ev->time = t;
+	ev->excerpt = xmalloc(n + 1);
+	memcpy(ev->excerpt, text, n);
+	ev->excerpt[n] = '\0';
+}
+
+static void add_excerpt_line(struct report *r, const char *s, size_t n)
+{
+	if (r->excerpt.len + n + 1 > MAX_EXCERPT)
+		return;
+	strbuf_add(&r->excerpt, s, n);
+	strbuf_add(&r->excerpt, "\n", 1);
+}
+
+static const struct header *match_header(const char *s, size_t n)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(headers); i++) {
+		const struct header *h = &headers[i];
+		if (h->at_start ? starts(s, n, h->needle) : find(s, n, h->needle) != NULL)
+			return h;
+	}
+	return NULL;
+}
+
+/* Is this WARNING line a report header ("WARNING: CPU: 0 PID: 1 at f.c:1 g+0x..")? */
+static bool is_warning_report(const char *s, size_t n)
+{
+	return find(s, n, " at ") && (find(s, n, "+0x") || find(s, n, "()"));
+}
+
+/* The function the header line itself names ("in f+0x..", "at file:line f+0x.."). */
+static void header_function(struct report *r, const char *s, size_t n)
+{
+	const char *p = NULL;
+	if (r->h->style == ST_WARNING) {
+		/* "at file:line func+0x1/0x2" (through 6.x), or since 2025
+		 * "WARNING: file:line at func+0x1/0x2 file:line, CPU#1: comm". */
+		const char *at = find(s, n, " at ");
+		char fn[FN_MAX];
+		if (at) {
+			size_t rest = n - (size_t)(at + 4 - s);
+			size_t k = take_ident(at + 4, rest, fn);
+			if (k && starts(at + 4 + k, rest - k, "+0x"))
+				p = at + 4;
+			else if ((p = memchr(at + 4, ' ', rest)))
+				p++;
+		}
+	} else {
+		const char *in = find(s, n, " in ");
+		p = in ? in + 4 : NULL;
+	}
+	if (!p)
+		return;
+	size_t k = take_ident(p, n - (size_t)(p - s), r->header_fn);
+	if (!k)
+		r->header_fn[0] = '\0';
+}
+
+static void open_report(struct crash_detector *d, const struct header *h, const char *s,
+			size_t n, long lineno, double t)
+{
+	struct report *r = xcalloc(1, sizeof(*r));
+	r->h = h;
+	r->kind = h->kind;
+	r->fatal = h->fatal;
+	r->line = lineno;
+	r->time = t;
+	r->header_text = xmalloc(n + 1);
+	memcpy(r->header_text, s, n);
+	r->header_text[n] = '\0';
+	for (size_t i = 0; i < d->npreamble; i++) {
+		if (lineno - d->preamble_line[i] <= 3) {
+			strbuf_addstr(&r->excerpt, d->preamble[i]);
+			strbuf_add(&r->excerpt, "\n", 1);
+		}
+	}
+	clear_preamble(d);
+	header_function(r, s, n);
+	if (h->style == ST_LOCK_SITE && parse_lock_site(s, n, r->lock_fn))
+		r->lock_armed = false;
+	/* KMSAN and KFENCE print their first stack right under the header. */
+	r->in_trace = h->kind == CRASH_KMSAN || h->kind == CRASH_KFENCE;
+	d->open = r;
+}
+
+/* Lines that belong to a report after its call trace (registers, markers). */
+static bool is_report_body(const char *s, size_t n)
+{
+	static const char *const body[] = {
+		"<", " ", "\t", "RIP:", "RSP:", "RAX:", "RDX:", "RBP:", "R10:", "R13:", "FS:",
+		"CS:", "CR2:", "DR0:", "DR3:", "DR6:", "PKRU:", "Code:", "---[", "Modules linked",
+		"Kernel Offset", "PHYS_OFFSET", "CPU features", "Memory Limit", "SMP: stopping",
+		"Rebooting in", "Allocated by task", "Freed by task", "Last potentially",
+		"Second to last", "The buggy address", "Memory state", "page:", "flags:", "raw:",
+		"page dumped", "page_owner", "head:", "Call Trace", "Call trace", "Exception stack",
+		"irq event stamp", "hardirqs ", "softirqs ", "Showing all locks", "NMI backtrace",
+		"Sending NMI", "Workqueue:", "Hardware name", "CPU:", "task:", "ORIG_", "pstate",
+		"pc :", "lr :", "sp :", "x", "Backtrace", "Stack:", "[<", "ffff", "0x",
+		"other info", "stack backtrace", "kasan", "KASAN", "EIP:", "EAX:", "ESI:", "DS:",
+		"CR0:", "psr:", "r10", "r7 ", "r3 ", "Flags:", "Control:", "Process ", "Register",
+		"INFO: lockdep", "Disabling lock debugging", "Tainted", "Not tainted", "Mem abort",
+		"  ESR", "Data abort", "  FSC", "  CM", "user pgtable", "[0000", "Unable to handle",
+		"Internal error", "---", "==", "Read of size", "Write of size", "Uninit was",
+		"Local variable", "Bytes ", "addr ", "value ", "index ", "shift ", "load of",
+		"signed integer", "Allocated at", "freed by", "allocated by", "backtrace:",
+		"hex dump", "comm ", "Dumping ftrace", "Kernel panic", "#PF:", "PGD ", "Oops",
+		"invalid opcode", "general protection", "Lock", "lock", "Chain exists", "Possible",
+		"       ", "*** DEADLOCK", "1 lock held", "locks held", "no locks held",
+		"rcu: ", "\t", "(detected by", "rcu_", "task:", "Showing busy", "pool ",
+		NULL,
+	};
+	if (n == 0)
+		return true;    /* blank lines separate a report's parts */
+	for (const char *const *b = body; *b; b++)
+		if (starts(s, n, *b))
+			return true;
+	return false;
+}
+
+/* Feeds one line of an open report: frames, PC, lock site, access. */
+static void extend_report(struct crash_detector *d, const char *s, size_t n)
+{
+	struct report *r = d->open;
+	char fn[FN_MAX];
+	bool questionable;
+	r->nlines++;
+	add_excerpt_line(r, s, n);
+	if (!r->pc_fn[0] && parse_pc_line(s, n, fn))
+		memcpy(r->pc_fn, fn, FN_MAX);
+	if (r->h->style == ST_LOCK_SITE && !r->lock_fn[0]) {
+		if (find(s, n, "is trying to acquire") || find(s, n, "] takes:") ||
+		    find(s, n, " takes:") || find(s, n, "just changed the state of lock") ||
+		    find(s, n, "is trying to release lock") || find(s, n, "is freeing memory"))
+			r->lock_armed = true;
+		else if (r->lock_armed && parse_lock_site(s, n, fn))
+			memcpy(r->lock_fn, fn, FN_MAX);
+	}
+	if (!r->access[0] && (starts(s, n, "Read of size") || starts(s, n, "Write of size")))
+		memcpy(r->access, s[0] == 'R' ? "Read" : "Write", s[0] == 'R' ? 5 : 6);
+	if (!r->trace_done && (find(s, n, "Call Trace") || find(s, n, "Call trace") ||
+			       starts(s, n, "Backtrace") || find(s, n, "backtrace:"))) {
+		r->in_trace = true;
+		return;
+	}
+	if (!r->in_trace && !r->trace_done && find(s, n, " from ") &&
+	    parse_frame(s, n, fn, &questionable))
+		r->in_trace = true;     /* arm prints "f from g+0x1/0x2" frames without a title */
+	if (r->in_trace && !r->trace_done && parse_frame(s, n, fn, &questionable)) {
+		if (!questionable && r->nframes < MAX_FRAMES)
+			memcpy(r->frames[r->nframes++], fn, FN_MAX);
+		return;
+	}
+	if (r->in_trace && r->nframes && !is_report_body(s, n)) {
+		r->trace_done = true;
+		close_report(d);
+		return;
+	}
+	if (r->in_trace && r->nframes && !starts(s, n, "<") && !starts(s, n, " ") &&
+	    !starts(s, n, "RIP:") && !starts(s, n, "[<"))
+		r->trace_done = true;
+	if (r->nlines >= MAX_REPORT_LINES)
+		close_report(d);
+}
+
+static void remember_preamble(struct crash_detector *d, const char *s, size_t n, long lineno)
+{
+	if (d->npreamble == PREAMBLE_LINES) {
+		free(d->preamble[0]);
+		memmove(d->preamble, d->preamble + 1, (PREAMBLE_LINES - 1) * sizeof(char *));
+		memmove(d->preamble_line, d->preamble_line + 1, (PREAMBLE_LINES - 1) * sizeof(long));
+		d->npreamble--;
+	}
+	char *copy = xmalloc(n + 1);
+	memcpy(copy, s, n);
+	copy[n] = '\0';
+	d->preamble[d->npreamble] = copy;
+	d->preamble_line[d->npreamble++] = lineno;
+}
+
+static bool firmware_error(const char *s, size_t n)
+{
+	for (const char *const *f = firmware_errors; *f; f++)
+		if (find(s, n, *f))
+			return true;
+	return false;
+}
+
+/* A kernel banner: a second one means the machine rebooted by itself. */
+static bool banner(struct crash_detector *d, const char *s, size_t n, long lineno, double t)
+{
+	if (!starts(s, n, "Linux version "))
+		return false;
+	close_report(d);
+	if (++d->banners >= 2)
+		add_line_event(d, CRASH_REBOOT, true, xstrdup("unexpected reboot"), s, n, lineno, t);
+	return true;
+}
+
+/* Closes a report at its end marker; true when the line was one. */
+static bool end_marker(struct crash_detector *d, const char *s, size_t n)
+{
+	bool panic_end = find(s, n, "---[ end Kernel panic") != NULL;
+	if (!panic_end && !find(s, n, "---[ end trace"))
+		return false;
+	if (d->open) {
+		add_excerpt_line(d->open, s, n);
+		close_report(d);
+	}
+	if (panic_end)
+		d->panic_ended = true;
+	return true;
+}
+
+/* A header line: open a report, or join the open one. */
+static bool header_line(struct crash_detector *d, const char *s, size_t n, long lineno, double t)
+{
+	const struct header *h = match_header(s, n);
+	if (!h || (h->style == ST_WARNING && !is_warning_report(s, n)))
+		return false;
+	if (h->style == ST_HUNG && !find(s, n, "blocked for more than"))
+		return false;
+	if (h->needle[0] == '#' && !(d->open && (h->joins & K(d->open->kind))))
+		return false;
+	struct report *r = d->open;
+	if (r && (h->joins & K(r->kind)) && !r->trace_done) {
+		r->fatal = r->fatal || h->fatal;
+		extend_report(d, s, n);
+		return true;
+	}
+	close_report(d);
+	open_report(d, h, s, n, lineno, t);
+	d->open->nlines++;
+	add_excerpt_line(d->open, s, n);
+	if (!d->open->pc_fn[0]) {
+		char fn[FN_MAX];
+		if (parse_pc_line(s, n, fn))
+			memcpy(d->open->pc_fn, fn, FN_MAX);
+	}
+	return true;
+}
+
+void crash_feed_line(struct crash_detector *d, const char *line, size_t len, long lineno,
+		     double t)
+{
+	const char *s = crash_strip_prefix(line, &len, NULL);
+	size_t n = len;
+	d->last_line = lineno;
+	if (starts(s, n, "@@BR ")) {
+		close_report(d);
+		return;
+	}
+	if (banner(d, s, n, lineno, t))
+		return;
+	if (end_marker(d, s, n))
+		return;
+	if (header_line(d, s, n, lineno, t))
+		return;
+	if (d->open) {
+		if (is_rule_line(s, n) && d->open->nlines > 2) {
+			add_excerpt_line(d->open, s, n);
+			close_report(d);
+			return;
+		}
+		extend_report(d, s, n);
+		return;
+	}
+	if (is_preamble(s, n)) {
+		remember_preamble(d, s, n, lineno);
+		return;
+	}
+	if (d->banners == 0 && firmware_error(s, n)) {
+		char *title = xmalloc(n + 11);
+		memcpy(title, "firmware: ", 10);
+		memcpy(title + 10, s, n);
+		title[n + 10] = '\0';
+		add_line_event(d, CRASH_FIRMWARE_ERROR, false, title, s, n, lineno, t);
+	}
+}
+
+void crash_finish(struct crash_detector *d)
+{
+	if (d->finished)
+		return;
+	d->finished = true;
+	close_report(d);
+}
+
+size_t crash_event_count(const struct crash_detector *d)
+{
+	return d->nevents;
+}
+
+const struct crash_event *crash_event_at(const struct crash_detector *d, size_t i)
+{
+	return i < d->nevents ? &d->events[i] : NULL;
+}
+
+bool crash_report_open(const struct crash_detector *d)
+{
+	return d->open != NULL;
+}
+
+bool crash_panic_ended(const struct crash_detector *d)
+{
+	return d->panic_ended;
+}
+
+int crash_banner_count(const struct crash_detector *d)
+{
+	return d->banners;
+}
+
+const char *crash_kind_name(enum crash_kind k)
+{
+	static const char *const names[] = {
+		"panic", "oops", "bug", "warning", "kasan", "kfence", "kmsan", "kcsan", "ubsan",
+		"lockdep", "rcu_stall", "soft_lockup", "hard_lockup", "hung_task", "kmemleak",
+		"reboot", "firmware_error",
+	};
+	return (unsigned)k < ARRAY_SIZE(names) ? names[k] : "unknown";
+}

@@ -1,0 +1,107 @@
+/*
+ * crash.h: the kernel report detector. It reads console lines one at a time
+ * and finds the reports a kernel prints when something goes wrong (panic,
+ * oops, BUG, WARNING, KASAN, KFENCE, KMSAN, KCSAN, UBSAN, lockdep, RCU
+ * stalls, lockups, hung tasks, kmemleak, an unexpected reboot) and the
+ * firmware errors that stop a boot before the kernel. Each report becomes
+ * one event with a syzbot-style title ("WARNING in foo", "KASAN:
+ * use-after-free Read in bar", "Kernel panic - not syncing: REASON").
+ *
+ * The function named in a title is, as in syzkaller's pkg/report/linux.go,
+ * the faulting PC (x86 "RIP: 0010:f+0x1/0x2", arm64 "pc : f+0x1/0x2", arm
+ * "PC is at f+0x1/0x2") or the first frame of the call trace that is not
+ * generic (dump_stack, panic, __warn, report_bug, locking, string and copy
+ * helpers, ...). Lockdep titles take the lock site ("at: f+0x1/0x2"), RCU
+ * stalls and soft lockups the frame above the dispatcher (syscall entry,
+ * workqueue, timer), hung tasks the first frame that is not scheduling or
+ * waiting.
+ *
+ * Fatal or not: an event is fatal when the kernel or the running task died
+ * (panic, Oops, kernel BUG, page faults, general protection fault, invalid
+ * opcode, divide error, double fault, an unexpected reboot). Warnings and
+ * sanitizer, lockdep, stall, lockup, hung-task and leak reports are not
+ * fatal: the kernel goes on, but the judge still fails the boot for them,
+ * as the kernel test robot and syzbot do.
+ *
+ * A report is one event even when it prints several headers: x86's "BUG:
+ * unable to handle page fault", "#PF:" and "Oops: 0000 [#1]" lines, or
+ * "kernel BUG at" then "invalid opcode"/"Internal error: Oops - BUG" are
+ * one oops. A panic that follows an oops is its own event: both are kept.
+ *
+ * Lines are fed without their '\n' and already cleaned of '\r', NUL bytes
+ * and ANSI escapes (judge.c does that); printk prefixes ("<6>", "[
+ * 1.234567]", "[    T1]") are stripped here.
+ */
+#ifndef BOOTRIG_CRASH_H
+#define BOOTRIG_CRASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum crash_kind {
+	CRASH_PANIC,
+	CRASH_OOPS,
+	CRASH_BUG,
+	CRASH_WARNING,
+	CRASH_KASAN,
+	CRASH_KFENCE,
+	CRASH_KMSAN,
+	CRASH_KCSAN,
+	CRASH_UBSAN,
+	CRASH_LOCKDEP,
+	CRASH_RCU_STALL,
+	CRASH_SOFT_LOCKUP,
+	CRASH_HARD_LOCKUP,
+	CRASH_HUNG_TASK,
+	CRASH_KMEMLEAK,
+	CRASH_REBOOT,
+	CRASH_FIRMWARE_ERROR,
+	CRASH_KIND_COUNT,
+};
+
+/* One report. Strings are owned by the detector. */
+struct crash_event {
+	enum crash_kind kind;
+	bool fatal;             /* the kernel or the task died (see above) */
+	char *title;            /* syzbot style, never empty */
+	char *function;         /* the guilty function, "" when unknown */
+	long line;              /* 1-based line of the report's first header */
+	double time;            /* host time of that line */
+	char *excerpt;          /* the report's lines, '\n'-separated */
+};
+
+struct crash_detector;
+
+struct crash_detector *crash_detector_new(void);
+void crash_detector_free(struct crash_detector *d);
+
+/* One cleaned console line (no '\n'), its 1-based number and host time. */
+void crash_feed_line(struct crash_detector *d, const char *line, size_t len,
+		     long lineno, double t);
+
+/* The console ended: closes a report still open. Idempotent. */
+void crash_finish(struct crash_detector *d);
+
+/* Events closed so far, in the order their reports began. */
+size_t crash_event_count(const struct crash_detector *d);
+const struct crash_event *crash_event_at(const struct crash_detector *d, size_t i);
+
+/* Has a report begun that is not closed yet? */
+bool crash_report_open(const struct crash_detector *d);
+
+/* Was "---[ end Kernel panic" seen (the kernel will do nothing more)? */
+bool crash_panic_ended(const struct crash_detector *d);
+
+/* How many "Linux version" banners were seen (2+: it rebooted). */
+int crash_banner_count(const struct crash_detector *d);
+
+const char *crash_kind_name(enum crash_kind k);   /* "panic", "oops", ... */
+
+/*
+ * crash_strip_prefix: the text of a console line after its printk prefixes
+ * ("<6>", "[    1.234567] ", "[    T1] "); *len is updated. When ts is
+ * not NULL, *ts is the printk time or -1 when the line has none.
+ */
+const char *crash_strip_prefix(const char *line, size_t *len, double *ts);
+
+#endif

@@ -1,0 +1,782 @@
+/*
+ * judge.c: the judge of one boot (see judge.h for the contract).
+ *
+ * Console bytes come in chunks; they are cleaned (NUL, '\r', ANSI escapes
+ * dropped) and split into lines here. Each line goes to three readers:
+ *   - the stage tracker (kernel banner, power-off messages),
+ *   - the crash detector (runner/crash.c: reports and their titles),
+ *   - the protocol decoder (lib/protocol.c), whose records fill sysinfo,
+ *     the ABI table, tests and metrics, and move the init/results/end stages.
+ * judge_finish() then decides the verdict, in this order:
+ *   INFRA_ERROR  the host failed (judge_infra_error);
+ *   PANIC        a fatal kernel event: panic, Oops, kernel BUG, page fault,
+ *                general protection fault, invalid opcode, an unexpected
+ *                reboot (a second "Linux version" banner);
+ *   BOOT_FAIL    no kernel banner and no protocol record (no output, a bad
+ *                image, a firmware error), or the machine stopped before
+ *                the init started;
+ *   HANG         a stage outlived its limit or the console stayed silent;
+ *   FAIL         a non-fatal kernel report (WARNING, KASAN, KFENCE, KMSAN,
+ *                KCSAN, UBSAN, lockdep, RCU stall, lockups, hung task,
+ *                kmemleak: the kernel survived, but like the kernel test
+ *                robot and syzbot we count it as a kernel failure), an init
+ *                ERROR record, a test that failed or timed out or never
+ *                reported, records missing, corrupt or out of order, no END;
+ *   PASS         END seen, every record there, every test PASS, no event.
+ */
+#include "judge.h"
+#include "crash.h"
+#include "exitcodes.h"
+#include "protocol.h"
+#include "util.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LINE_KEPT 65536
+#define MAX_PROTOCOL_EVENTS 32
+
+struct started_test {
+	char *abi, *test;
+};
+
+struct judge {
+	struct judge_limits limits;
+	struct crash_detector *crash;
+	struct decoder *decoder;
+
+	/* line assembly */
+	struct strbuf line;
+	double line_t;
+	int esc;                        /* 0 none, 1 after ESC, 2 in CSI */
+	bool cr;                        /* a '\r' waits for what follows */
+	long lineno;
+	bool any_output;
+	double last_output;
+
+	/* stages: when each began, -1 when never */
+	enum stage stage;
+	double stage_t[STAGE_COUNT];
+	bool banner, poweroff_seen, machine_stopped;
+	double stopped_t;
+
+	/* timeouts */
+	bool timed_out;
+	char *timeout_reason;
+
+	bool infra;
+	char *infra_reason;
+
+	/* what the records said */
+	json_object *sysinfo, *abis, *tests, *metrics, *plan, *errors, *protocol_events;
+	struct started_test *started;
+	size_t nstarted;
+	bool end_seen;
+	uint64_t end_tests, end_passed, end_failed, end_timeout;
+	size_t results, results_failed;
+	char *first_test_failure;
+
+	bool finished;
+	enum verdict verdict;
+	char *reason;
+	double end_t;
+};
+
+void judge_default_limits(struct judge_limits *limits)
+{
+	const double stage[STAGE_COUNT] = { 30, 120, 120, 600, 10, 10 };
+	memcpy(limits->stage, stage, sizeof(stage));
+	limits->silence = 120;
+}
+
+/* ---------------------------------------------------------- records */
+
+/* Moves to stage s at time t; stages only move forward (skipped ones stay unknown). */
+static void set_stage(struct judge *j, enum stage s, double t)
+{
+	if (s <= j->stage)
+		return;
+	j->stage = s;
+	j->stage_t[s] = t;
+}
+
+static void put_string(json_object *o, const char *key, const char *v)
+{
+	json_object_object_add(o, key, json_object_new_string(v ? v : ""));
+}
+
+/* A numeric field as a JSON number, or null when absent or malformed. */
+static json_object *number_field(const struct proto_record *rec, const char *key, bool integer)
+{
+	if (integer) {
+		uint64_t u;
+		return proto_get_u64(rec, key, &u) ? json_object_new_int64((int64_t)u) : NULL;
+	}
+	double d;
+	return proto_get_double(rec, key, &d) ? json_object_new_double(d) : NULL;
+}
+
+static void on_sysinfo(struct judge *j, const struct proto_record *rec)
+{
+	static const char *const strings[] = { "release", "version", "machine", "cmdline" };
+	for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
+		if (proto_get(rec, strings[i]))
+			put_string(j->sysinfo, strings[i], proto_get(rec, strings[i]));
+	json_object_object_add(j->sysinfo, "cpus", number_field(rec, "cpus", true));
+	json_object_object_add(j->sysinfo, "memtotal_kb", number_field(rec, "memtotal_kb", true));
+	json_object_object_add(j->sysinfo, "uptime", number_field(rec, "uptime", false));
+}
+
+static void on_abi(struct judge *j, const struct proto_record *rec)
+{
+	const char *abi = proto_get(rec, "abi");
+	if (!abi)
+		return;
+	json_object *o = json_object_new_object();
+	put_string(o, "status", proto_get(rec, "status"));
+	if (proto_get(rec, "reason"))
+		put_string(o, "reason", proto_get(rec, "reason"));
+	json_object_object_add(j->abis, abi, o);
+}
+
+static void on_plan(struct judge *j, const struct proto_record *rec)
+{
+	json_object_put(j->plan);
+	j->plan = json_object_new_object();
+	for (size_t i = 0; i < rec->nfields; i++)
+		put_string(j->plan, rec->fields[i].key, rec->fields[i].value);
+}
+
+static void on_test_start(struct judge *j, const struct proto_record *rec)
+{
+	j->started = xrealloc(j->started, (j->nstarted + 1) * sizeof(*j->started));
+	j->started[j->nstarted].abi = xstrdup(proto_get(rec, "abi") ? proto_get(rec, "abi") : "");
+	j->started[j->nstarted].test = xstrdup(proto_get(rec, "test") ? proto_get(rec, "test") : "");
+	j->nstarted++;
+}
+
+/* Forgets the started test (abi, test); a RESULT closes it. */
+static void forget_started(struct judge *j, const char *abi, const char *test)
+{
+	for (size_t i = 0; i < j->nstarted; i++) {
+		if (!strcmp(j->started[i].abi, abi) && !strcmp(j->started[i].test, test)) {
+			free(j->started[i].abi);
+			free(j->started[i].test);
+			j->started[i] = j->started[--j->nstarted];
+			return;
+		}
+	}
+}
+
+static void on_result(struct judge *j, const struct proto_record *rec)
+{
+	const char *abi = proto_get(rec, "abi") ? proto_get(rec, "abi") : "";
+	const char *test = proto_get(rec, "test") ? proto_get(rec, "test") : "";
+	const char *status = proto_get(rec, "status") ? proto_get(rec, "status") : "";
+	const char *reason = proto_get(rec, "reason") ? proto_get(rec, "reason") : "";
+	json_object *o = json_object_new_object();
+	put_string(o, "abi", abi);
+	put_string(o, "test", test);
+	put_string(o, "status", status);
+	put_string(o, "reason", reason);
+	json_object_object_add(o, "ms", number_field(rec, "ms", true));
+	json_object_array_add(j->tests, o);
+	forget_started(j, abi, test);
+	j->results++;
+	if (strcmp(status, "PASS")) {
+		j->results_failed++;
+		if (!j->first_test_failure)
+			j->first_test_failure = xasprintf("%s/%s %s%s%s", abi, test, status,
+							  *reason ? ": " : "", reason);
+	}
+}
+
+static void on_metric(struct judge *j, const struct proto_record *rec)
+{
+	static const char *const strings[] = { "abi", "test", "name", "unit", "better" };
+	static const char *const numbers[] = { "median", "min", "max", "mean", "stddev",
+					       "cycles", "instructions" };
+	json_object *o = json_object_new_object();
+	for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
+		put_string(o, strings[i], proto_get(rec, strings[i]));
+	json_object_object_add(o, "n", number_field(rec, "n", true));
+	for (size_t i = 0; i < ARRAY_SIZE(numbers); i++)
+		json_object_object_add(o, numbers[i], number_field(rec, numbers[i], false));
+	if (proto_get(rec, "iters"))
+		json_object_object_add(o, "iters", number_field(rec, "iters", true));
+	double *samples;
+	size_t n;
+	json_object *arr = json_object_new_array();
+	const char *list = proto_get(rec, "samples");
+	if (list && proto_parse_list(list, &samples, &n)) {
+		for (size_t i = 0; i < n; i++)
+			json_object_array_add(arr, json_object_new_double(samples[i]));
+		free(samples);
+	}
+	json_object_object_add(o, "samples", arr);
+	if (proto_get(rec, "counters"))
+		put_string(o, "counters", proto_get(rec, "counters"));
+	json_object_array_add(j->metrics, o);
+}
+
+static void on_end(struct judge *j, const struct proto_record *rec)
+{
+	j->end_seen = true;
+	proto_get_u64(rec, "tests", &j->end_tests);
+	proto_get_u64(rec, "passed", &j->end_passed);
+	proto_get_u64(rec, "failed", &j->end_failed);
+	proto_get_u64(rec, "timeout", &j->end_timeout);
+}
+
+/* The decoder's callback: one trusted record. */
+static void on_record(void *ctx, const struct proto_record *rec)
+{
+	struct judge *j = ctx;
+	switch (rec->kind) {
+	case PROTO_KIND_BEGIN:
+		set_stage(j, STAGE_INIT, rec->time);
+		break;
+	case PROTO_KIND_SYSINFO:
+		on_sysinfo(j, rec);
+		break;
+	case PROTO_KIND_ABI:
+		on_abi(j, rec);
+		break;
+	case PROTO_KIND_PLAN:
+		on_plan(j, rec);
+		break;
+	case PROTO_KIND_TEST:
+		set_stage(j, STAGE_RESULTS, rec->time);
+		on_test_start(j, rec);
+		break;
+	case PROTO_KIND_METRIC:
+		set_stage(j, STAGE_RESULTS, rec->time);
+		on_metric(j, rec);
+		break;
+	case PROTO_KIND_RESULT:
+		set_stage(j, STAGE_RESULTS, rec->time);
+		on_result(j, rec);
+		break;
+	case PROTO_KIND_ERROR:
+		json_object_array_add(j->errors, json_object_new_string(
+			proto_get(rec, "reason") ? proto_get(rec, "reason") : ""));
+		break;
+	case PROTO_KIND_END:
+		set_stage(j, STAGE_END, rec->time);
+		on_end(j, rec);
+		break;
+	case PROTO_KIND_LOG:
+	case PROTO_KIND_UNKNOWN:
+		break;
+	}
+}
+
+/* The decoder's callback: a problem; the ones that lose data are events. */
+static void on_problem(void *ctx, const struct proto_problem *p)
+{
+	struct judge *j = ctx;
+	if (p->kind == PROTO_REPAIRED || p->kind == PROTO_UNKNOWN_KIND)
+		return;
+	if (json_object_array_length(j->protocol_events) >= MAX_PROTOCOL_EVENTS)
+		return;
+	json_object *o = json_object_new_object();
+	put_string(o, "kind", "protocol");
+	char *title = xasprintf("%s record: %s", proto_problem_name(p->kind),
+				p->detail ? p->detail : "");
+	put_string(o, "title", title);
+	free(title);
+	json_object_object_add(o, "line", json_object_new_int64(p->line));
+	json_object_object_add(o, "time", json_object_new_double(p->time));
+	put_string(o, "function", "");
+	put_string(o, "excerpt", p->detail);
+	json_object_object_add(o, "fatal", json_object_new_boolean(false));
+	json_object_array_add(j->protocol_events, o);
+}
+
+/* ------------------------------------------------------------ lines */
+
+struct judge *judge_new(const struct judge_limits *limits)
+{
+	struct judge *j = xcalloc(1, sizeof(*j));
+	if (limits)
+		j->limits = *limits;
+	else
+		judge_default_limits(&j->limits);
+	j->crash = crash_detector_new();
+	j->decoder = decoder_new(on_record, on_problem, j);
+	for (int s = 0; s < STAGE_COUNT; s++)
+		j->stage_t[s] = -1;
+	j->stage = STAGE_FIRMWARE;
+	j->stage_t[STAGE_FIRMWARE] = 0;
+	j->line_t = -1;
+	j->sysinfo = json_object_new_object();
+	j->abis = json_object_new_object();
+	j->tests = json_object_new_array();
+	j->metrics = json_object_new_array();
+	j->errors = json_object_new_array();
+	j->protocol_events = json_object_new_array();
+	return j;
+}
+
+void judge_free(struct judge *j)
+{
+	if (!j)
+		return;
+	crash_detector_free(j->crash);
+	decoder_free(j->decoder);
+	strbuf_release(&j->line);
+	json_object_put(j->sysinfo);
+	json_object_put(j->abis);
+	json_object_put(j->tests);
+	json_object_put(j->metrics);
+	json_object_put(j->plan);
+	json_object_put(j->errors);
+	json_object_put(j->protocol_events);
+	for (size_t i = 0; i < j->nstarted; i++) {
+		free(j->started[i].abi);
+		free(j->started[i].test);
+	}
+	free(j->started);
+	free(j->first_test_failure);
+	free(j->timeout_reason);
+	free(j->infra_reason);
+	free(j->reason);
+	free(j);
+}
+
+static bool contains(const char *s, size_t n, const char *needle)
+{
+	return memmem(s, n, needle, strlen(needle)) != NULL;
+}
+
+/* Stage changes the kernel's own messages show. */
+static void track_kernel_stages(struct judge *j, const char *line, size_t n, double t)
+{
+	size_t len = n;
+	const char *s = crash_strip_prefix(line, &len, NULL);
+	if ((len >= 14 && !memcmp(s, "Linux version ", 14)) ||
+	    contains(s, len, "Booting Linux on physical CPU")) {
+		j->banner = true;
+		set_stage(j, STAGE_KERNEL, t);
+		return;
+	}
+	if (contains(s, len, "reboot: Power down") || contains(s, len, "reboot: System halted") ||
+	    contains(s, len, "System halted.") || contains(s, len, "reboot: machine stopped") ||
+	    contains(s, len, "Power down") || contains(s, len, "reboot: Restarting system")) {
+		j->poweroff_seen = true;
+		if (j->stage >= STAGE_END)
+			set_stage(j, STAGE_POWEROFF, t);
+	}
+}
+
+/* One whole, cleaned console line. */
+static void judge_line(struct judge *j, const char *s, size_t n, double t)
+{
+	j->lineno++;
+	track_kernel_stages(j, s, n, t);
+	crash_feed_line(j->crash, s, n, j->lineno, t);
+	decoder_feed_line(j->decoder, s, n, j->lineno, t);
+}
+
+static void end_line(struct judge *j)
+{
+	judge_line(j, j->line.buf ? j->line.buf : "", j->line.len, j->line_t);
+	j->line.len = 0;
+	if (j->line.buf)
+		j->line.buf[0] = '\0';
+	j->line_t = -1;
+}
+
+/* Drops the line's text so far: the terminal would have overwritten it. */
+static void restart_line(struct judge *j)
+{
+	j->line.len = 0;
+	if (j->line.buf)
+		j->line.buf[0] = '\0';
+	j->line_t = -1;
+}
+
+/*
+ * One byte of the console: ANSI escapes and NUL dropped, "\r\n" (any
+ * number of '\r') ends a line as '\n' does; a lone '\r', a terminal reset
+ * or a screen clear restarts it (firmware menus and progress lines).
+ */
+static void feed_byte(struct judge *j, unsigned char c, double t)
+{
+	if (j->esc == 1) {
+		j->esc = c == '[' ? 2 : 0;
+		if (c == 'c')
+			restart_line(j);        /* RIS: the terminal was reset */
+		return;
+	}
+	if (j->esc == 2) {
+		if (c >= 0x40 && c <= 0x7e) {
+			j->esc = 0;
+			if (c == 'J' || c == 'H')
+				restart_line(j);        /* screen cleared, cursor homed */
+		}
+		return;
+	}
+	if (c == 0x1b) {
+		j->esc = 1;
+		return;
+	}
+	if (c == '\0')
+		return;
+	if (c == '\r') {
+		j->cr = true;
+		return;
+	}
+	if (j->cr && c != '\n')
+		restart_line(j);        /* a lone '\r': what follows overwrites */
+	j->cr = false;
+	if (c == '\n') {
+		if (j->line_t < 0)
+			j->line_t = t;
+		end_line(j);
+		return;
+	}
+	if (j->line_t < 0)
+		j->line_t = t;
+	if (j->line.len < MAX_LINE_KEPT)
+		strbuf_add(&j->line, &c, 1);
+}
+
+void judge_feed(struct judge *j, const char *bytes, size_t n, double t)
+{
+	if (j->finished || !n)
+		return;
+	j->any_output = true;
+	j->last_output = t;
+	for (size_t i = 0; i < n; i++)
+		feed_byte(j, (unsigned char)bytes[i], t);
+}
+
+/* ---------------------------------------------------------- timing */
+
+/* Has a stage or the silence limit expired at now? Records why. */
+static bool check_timeouts(struct judge *j, double now)
+{
+	if (j->timed_out)
+		return true;
+	double limit = j->limits.stage[j->stage];
+	double began = j->stage_t[j->stage] >= 0 ? j->stage_t[j->stage] : 0;
+	if (limit > 0 && now - began > limit) {
+		j->timeout_reason = xasprintf("the %s stage did not end within %.0f s",
+					      stage_name(j->stage), limit);
+		j->timed_out = true;
+		return true;
+	}
+	double last = j->any_output ? j->last_output : 0;
+	if (j->limits.silence > 0 && now - last > j->limits.silence) {
+		j->timeout_reason = xasprintf("the console was silent for %.0f s in the %s stage",
+					      now - last, stage_name(j->stage));
+		j->timed_out = true;
+		return true;
+	}
+	return false;
+}
+
+bool judge_should_stop(struct judge *j, double now)
+{
+	if (j->finished || j->infra || j->machine_stopped)
+		return true;
+	if (crash_panic_ended(j->crash))
+		return true;
+	if (j->end_seen && j->poweroff_seen)
+		return true;
+	return check_timeouts(j, now);
+}
+
+void judge_machine_stopped(struct judge *j, double t)
+{
+	if (j->machine_stopped)
+		return;
+	j->machine_stopped = true;
+	j->stopped_t = t;
+	if (j->stage == STAGE_END)
+		set_stage(j, STAGE_POWEROFF, t);
+}
+
+void judge_console_ended(struct judge *j, double t)
+{
+	if (j->line.len)
+		end_line(j);
+	crash_finish(j->crash);
+	if (j->timed_out || j->machine_stopped || j->end_seen || crash_panic_ended(j->crash))
+		return;
+	if (j->poweroff_seen) {
+		judge_machine_stopped(j, t);
+		return;
+	}
+	j->timed_out = true;
+	j->timeout_reason = xasprintf("the console ended in the %s stage at %.3f s",
+				      stage_name(j->stage), t);
+}
+
+void judge_infra_error(struct judge *j, const char *reason)
+{
+	if (j->infra)
+		return;
+	j->infra = true;
+	j->infra_reason = xstrdup(reason ? reason : "the host failed");
+}
+
+/* ---------------------------------------------------------- verdict */
+
+static const struct crash_event *first_event(const struct judge *j, bool fatal)
+{
+	for (size_t i = 0; i < crash_event_count(j->crash); i++) {
+		const struct crash_event *e = crash_event_at(j->crash, i);
+		if (e->fatal == fatal && e->kind != CRASH_FIRMWARE_ERROR)
+			return e;
+	}
+	return NULL;
+}
+
+/* The last firmware error: the scans before a boot command fail too. */
+static const struct crash_event *firmware_event(const struct judge *j)
+{
+	for (size_t i = crash_event_count(j->crash); i-- > 0;)
+		if (crash_event_at(j->crash, i)->kind == CRASH_FIRMWARE_ERROR)
+			return crash_event_at(j->crash, i);
+	return NULL;
+}
+
+static char *boot_fail_reason(const struct judge *j)
+{
+	const struct crash_event *fw = firmware_event(j);
+	if (fw)
+		return xstrdup(fw->title);
+	if (!j->any_output)
+		return xstrdup("no console output");
+	if (!j->banner)
+		return xstrdup("the kernel never started (no \"Linux version\" banner)");
+	return xstrdup("the kernel never reached the init (no BEGIN record)");
+}
+
+/* FAIL's reasons from the records, or NULL when they are complete and clean. */
+static char *records_reason(const struct judge *j)
+{
+	const struct proto_stats *st = decoder_stats(j->decoder);
+	if (json_object_array_length(j->errors))
+		return xasprintf("init error: %s",
+				 json_object_get_string(json_object_array_get_idx(j->errors, 0)));
+	/* Duplicated and reordered lines lose nothing (the decoder drops the
+	 * copy and keeps the order-independent data): listed, not failed. */
+	uint64_t other = st->problems[PROTO_BAD_VERSION] + st->problems[PROTO_COUNT_MISMATCH] +
+			 st->problems[PROTO_RESTART];
+	if (st->problems[PROTO_CORRUPT] || st->lost || other)
+		return xasprintf("records damaged: %llu corrupt, %llu lost, %llu other "
+				 "(bad version, count mismatch, restart)",
+				 (unsigned long long)st->problems[PROTO_CORRUPT],
+				 (unsigned long long)st->lost, (unsigned long long)other);
+	if (j->first_test_failure)
+		return xasprintf("test %s", j->first_test_failure);
+	if (j->nstarted)
+		return xasprintf("test %s/%s started but never reported", j->started[0].abi,
+				 j->started[0].test);
+	if (!j->end_seen)
+		return xasprintf("no END record: the records stopped in the %s stage",
+				 stage_name(j->stage));
+	if (j->end_failed || j->end_timeout || j->end_passed != j->end_tests)
+		return xasprintf("END reports %llu of %llu tests passed",
+				 (unsigned long long)j->end_passed, (unsigned long long)j->end_tests);
+	if (j->results != j->end_tests)
+		return xasprintf("END reports %llu tests but %zu results were received",
+				 (unsigned long long)j->end_tests, j->results);
+	return NULL;
+}
+
+/* The verdict and its reason from everything seen. */
+static enum verdict decide(struct judge *j, char **reason)
+{
+	const struct crash_event *e;
+	size_t nevents = crash_event_count(j->crash);
+	if (j->infra) {
+		*reason = xstrdup(j->infra_reason);
+		return VERDICT_INFRA_ERROR;
+	}
+	if ((e = first_event(j, true))) {
+		*reason = nevents > 1 ? xasprintf("%s (+%zu more events)", e->title, nevents - 1)
+				      : xstrdup(e->title);
+		return VERDICT_PANIC;
+	}
+	if (!j->banner && j->stage < STAGE_INIT) {
+		*reason = boot_fail_reason(j);
+		return VERDICT_BOOT_FAIL;
+	}
+	if (j->timed_out) {
+		*reason = xstrdup(j->timeout_reason);
+		return VERDICT_HANG;
+	}
+	if (j->stage < STAGE_INIT) {
+		*reason = boot_fail_reason(j);
+		return VERDICT_BOOT_FAIL;
+	}
+	if ((e = first_event(j, false))) {
+		*reason = xasprintf("kernel reported: %s", e->title);
+		return VERDICT_FAIL;
+	}
+	*reason = records_reason(j);
+	if (*reason)
+		return VERDICT_FAIL;
+	*reason = xstrdup("");
+	return VERDICT_PASS;
+}
+
+enum verdict judge_finish(struct judge *j, double t)
+{
+	if (j->finished)
+		return j->verdict;
+	if (j->line.len)
+		end_line(j);
+	if (!j->infra && !j->timed_out && !j->machine_stopped && !crash_panic_ended(j->crash) &&
+	    !(j->end_seen && j->poweroff_seen))
+		check_timeouts(j, t);
+	crash_finish(j->crash);
+	decoder_finish(j->decoder);
+	j->end_t = t;
+	j->verdict = decide(j, &j->reason);
+	j->finished = true;
+	return j->verdict;
+}
+
+const char *judge_reason(const struct judge *j)
+{
+	return j->reason ? j->reason : "";
+}
+
+enum stage judge_stage(const struct judge *j)
+{
+	return j->stage;
+}
+
+/* ------------------------------------------------------------ JSON */
+
+static json_object *event_json(const struct crash_event *e)
+{
+	json_object *o = json_object_new_object();
+	put_string(o, "kind", crash_kind_name(e->kind));
+	put_string(o, "title", e->title);
+	json_object_object_add(o, "line", json_object_new_int64(e->line));
+	json_object_object_add(o, "time", json_object_new_double(e->time));
+	put_string(o, "function", e->function);
+	put_string(o, "excerpt", e->excerpt);
+	json_object_object_add(o, "fatal", json_object_new_boolean(e->fatal));
+	return o;
+}
+
+static json_object *protocol_json(const struct judge *j)
+{
+	const struct proto_stats *st = decoder_stats(j->decoder);
+	json_object *o = json_object_new_object();
+	json_object_object_add(o, "records", json_object_new_int64((int64_t)st->records));
+	json_object_object_add(o, "corrupt",
+			       json_object_new_int64((int64_t)st->problems[PROTO_CORRUPT]));
+	json_object_object_add(o, "repaired",
+			       json_object_new_int64((int64_t)st->problems[PROTO_REPAIRED]));
+	json_object_object_add(o, "lost", json_object_new_int64((int64_t)st->lost));
+	json_object_object_add(o, "duplicate",
+			       json_object_new_int64((int64_t)st->problems[PROTO_DUPLICATE]));
+	json_object_object_add(o, "reordered",
+			       json_object_new_int64((int64_t)st->problems[PROTO_REORDERED]));
+	json_object_object_add(o, "begin", json_object_new_boolean(st->begin));
+	json_object_object_add(o, "end", json_object_new_boolean(st->end));
+	return o;
+}
+
+static json_object *copy(json_object *o)
+{
+	json_object *c = NULL;
+	if (!o)
+		return NULL;
+	json_object_deep_copy(o, &c, NULL);
+	return c;
+}
+
+void judge_to_json(const struct judge *j, struct json_object *obj)
+{
+	put_string(obj, "verdict", verdict_name(j->verdict));
+	json_object_object_add(obj, "exit_code",
+			       json_object_new_int(verdict_exit_code(j->verdict)));
+	put_string(obj, "reason", judge_reason(j));
+	json_object *stages = json_object_new_object();
+	for (int s = 0; s < STAGE_COUNT; s++)
+		if (j->stage_t[s] >= 0)
+			json_object_object_add(stages, stage_name(s),
+					       json_object_new_double(j->stage_t[s]));
+	json_object_object_add(obj, "stages", stages);
+	json_object *events = json_object_new_array();
+	for (size_t i = 0; i < crash_event_count(j->crash); i++)
+		json_object_array_add(events, event_json(crash_event_at(j->crash, i)));
+	for (size_t i = 0; i < json_object_array_length(j->protocol_events); i++)
+		json_object_array_add(events,
+				      copy(json_object_array_get_idx(j->protocol_events, i)));
+	json_object_object_add(obj, "events", events);
+	json_object_object_add(obj, "protocol", protocol_json(j));
+	json_object_object_add(obj, "sysinfo", copy(j->sysinfo));
+	json_object_object_add(obj, "abis", copy(j->abis));
+	json_object_object_add(obj, "tests", copy(j->tests));
+	json_object_object_add(obj, "metrics", copy(j->metrics));
+	if (j->plan)
+		json_object_object_add(obj, "plan", copy(j->plan));
+	if (json_object_array_length(j->errors))
+		json_object_object_add(obj, "init_errors", copy(j->errors));
+}
+
+/* ---------------------------------------------------------- names */
+
+const char *verdict_name(enum verdict v)
+{
+	static const char *const names[] = { "PASS", "FAIL", "PANIC", "HANG", "BOOT_FAIL",
+					     "INFRA_ERROR" };
+	return (unsigned)v < ARRAY_SIZE(names) ? names[v] : "INFRA_ERROR";
+}
+
+int verdict_exit_code(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_PASS:
+		return EXIT_PASS;
+	case VERDICT_FAIL:
+		return EXIT_FAIL;
+	case VERDICT_PANIC:
+	case VERDICT_HANG:
+	case VERDICT_BOOT_FAIL:
+		return EXIT_CRASH;
+	case VERDICT_INFRA_ERROR:
+		break;
+	}
+	return EXIT_INFRA;
+}
+
+int verdict_severity(enum verdict v)
+{
+	/* PASS < FAIL < HANG < BOOT_FAIL < PANIC; INFRA_ERROR says nothing
+	 * about the kernel, so it ranks below every kernel failure but above
+	 * PASS (the run was not usable). */
+	switch (v) {
+	case VERDICT_PASS:
+		return 0;
+	case VERDICT_INFRA_ERROR:
+		return 1;
+	case VERDICT_FAIL:
+		return 2;
+	case VERDICT_HANG:
+		return 3;
+	case VERDICT_BOOT_FAIL:
+		return 4;
+	case VERDICT_PANIC:
+		return 5;
+	}
+	return 1;
+}
+
+const char *stage_name(enum stage s)
+{
+	static const char *const names[] = { "firmware", "kernel", "init", "results", "end",
+					     "poweroff" };
+	return (unsigned)s < ARRAY_SIZE(names) ? names[s] : "unknown";
+}

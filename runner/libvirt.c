@@ -1,0 +1,932 @@
+/*
+ * libvirt.c: the libvirt runner backend (see backend.h).
+ *
+ * One connection per run, any URI; the default is the embedded QEMU driver
+ * (qemu:///embed?root=DIR), which needs no daemon: the driver lives in this
+ * process, so an event loop must run for as long as the connection does.
+ * A thread runs libvirt's default event loop; it receives the console
+ * stream's bytes and the domains' lifecycle events, and hands them to the
+ * runner's thread through a mutex-protected queue per machine and a pipe
+ * that poll() sees.
+ *
+ * The file is divided into:
+ *   - the embedded root (a locked slot under the cache, with qemu.conf);
+ *   - the KVM probe (bounded: KVM guests can hang on some hosts);
+ *   - the guardian (a child process that kills our QEMUs if we die);
+ *   - the event thread and its callbacks;
+ *   - domain XML;
+ *   - the backend operations.
+ */
+#include "backend.h"
+#include "config.h"
+#include "exitcodes.h"
+#include "util.h"
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_MACHINES 256
+
+/* The state of one domain, shared by the runner's thread and the event
+ * thread under lock. */
+struct lv_machine {
+	struct lv_backend *lv;
+	pthread_mutex_t lock;
+	char *name;
+	char *xml;
+	char *serial_log;          /* the <log> file QEMU writes the serial port to */
+	virDomainPtr dom;
+	virStreamPtr stream;
+	int wake[2];               /* event thread -> runner: bytes or a state change */
+	struct strbuf queue;       /* console bytes not yet read by the runner */
+	bool stream_closed;
+	bool started, stop_requested;
+	enum machine_state state;
+	pid_t qemu_pid;
+	char reason[256];          /* set by the event thread when the domain failed */
+};
+
+struct lv_backend {
+	virConnectPtr conn;
+	char *uri;
+	char *embed_root;          /* NULL unless the embedded driver */
+	int slot_lock_fd;
+	pthread_t thread;
+	bool thread_running;
+	atomic_bool quit;
+	int lifecycle_cb;
+	pid_t guardian;
+	int guardian_fd;
+	/* Every machine prepared and not yet released (event lookups). */
+	pthread_mutex_t lock;
+	struct lv_machine *machines[MAX_MACHINES];
+	/* QEMU pids, for emergency_stop() from a signal handler. */
+	volatile sig_atomic_t pids[MAX_MACHINES];
+};
+
+/* libvirt reports through our own messages, never on its own. */
+static void silent_error(void *opaque, virErrorPtr err)
+{
+	(void)opaque;
+	(void)err;
+}
+
+/* The last libvirt error as one line. */
+static const char *lv_error(void)
+{
+	const char *msg = virGetLastErrorMessage();
+	return msg ? msg : "unknown libvirt error";
+}
+
+/* ---------------------------------------------------------------- embed */
+
+/*
+ * claim_embed_root: the embedded driver locks its root, so two bootrig
+ * processes cannot share one. Slots cache/embed/0, 1, ... are claimed with
+ * flock (released when we exit, even on a crash); the first free one is
+ * used, so QEMU's capability cache survives between runs. The path stays
+ * short: unix sockets under it must fit in 108 bytes. Returns the root or
+ * NULL (error printed).
+ */
+static char *claim_embed_root(int *lock_fd)
+{
+	const char *base = getenv("BOOTRIG_EMBED_ROOT");
+	char *top = base ? xstrdup(base) : xasprintf("%s/embed", bootrig_cache_dir());
+	for (int slot = 0; slot < 64; slot++) {
+		char *root = xasprintf("%s/%d", top, slot);
+		char *lock = xasprintf("%s.lock", root);
+		if (mkdir_p(top, 0755) < 0) {
+			error("cannot create %s: %s", top, strerror(errno));
+			free(lock), free(root), free(top);
+			return NULL;
+		}
+		int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		free(lock);
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			*lock_fd = fd;
+			free(top);
+			return root;
+		}
+		if (fd >= 0)
+			close(fd);
+		free(root);
+	}
+	error("no free embedded libvirt root under %s", top);
+	free(top);
+	return NULL;
+}
+
+/*
+ * write_qemu_conf: the embedded driver's qemu.conf. stdio_handler "file"
+ * (no virtlogd daemon); QEMU runs as the user running bootrig, so it can
+ * read the kernel and initramfs wherever they are (as root, libvirt would
+ * otherwise switch to libvirt-qemu, which cannot enter /root).
+ */
+static int write_qemu_conf(const char *root)
+{
+	char *etc = xasprintf("%s/etc", root);
+	char *conf = xasprintf("%s/qemu.conf", etc);
+	char *text = xasprintf("# written by bootrig\nstdio_handler = \"file\"\n"
+			       "user = \"+%u\"\ngroup = \"+%u\"\n",
+			       (unsigned)geteuid(), (unsigned)getegid());
+	int rc = mkdir_p(etc, 0755) < 0 ? error("cannot create %s: %s", etc, strerror(errno))
+		 : write_file_atomic(conf, text, strlen(text));
+	free(text), free(conf), free(etc);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- KVM probe */
+
+/*
+ * A 64 KiB BIOS whose reset vector writes 0 to the isa-debug-exit port:
+ * under a working KVM, QEMU exits at once with status 1. On hosts where
+ * KVM guests hang, it never does, and the probe's time limit ends it.
+ */
+static int write_probe_bios(const char *path)
+{
+	static const unsigned char reset[] = {
+		0xb0, 0x00,       /* mov al, 0 */
+		0xe6, 0xf4,       /* out 0xf4, al */
+		0xf4,             /* hlt */
+		0xeb, 0xfd,       /* jmp back to hlt */
+	};
+	unsigned char *bios = xcalloc(1, 65536);
+	memcpy(bios + 0xfff0, reset, sizeof(reset));
+	int rc = write_file_atomic(path, bios, 65536);
+	free(bios);
+	return rc;
+}
+
+/* Runs the probe with a 3 s limit on the target's machine and CPU model
+ * (a model KVM cannot give, like "max" on some hosts, fails here too):
+ * true when KVM ran the guest to its exit. */
+static bool run_kvm_probe(const struct target *t)
+{
+	char dir[] = "/tmp/bootrig-kvm-XXXXXX";
+	if (!mkdtemp(dir))
+		return false;
+	char *bios = xasprintf("%s/probe.bin", dir);
+	char *machine = xstrdup(t->machine);
+	machine[strcspn(machine, ",")] = '\0';
+	bool works = false;
+	if (write_probe_bios(bios) == 0) {
+		char *argv[] = { t->emulator, "-accel", "kvm", "-M", machine, "-cpu",
+				 t->cpu && *t->cpu ? t->cpu : "host", "-nodefaults", "-display", "none",
+				 "-m", "16", "-bios", bios, "-device",
+				 "isa-debug-exit,iobase=0xf4,iosize=0x04", NULL };
+		int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		works = run_argv(argv, 3.0, devnull, devnull) == 1;
+		if (devnull >= 0)
+			close(devnull);
+	}
+	unlink(bios);
+	rmdir(dir);
+	free(machine), free(bios);
+	return works;
+}
+
+/*
+ * kvm_usable: can this target use KVM? Only an x86_64 guest on an x86_64
+ * host with /dev/kvm open to us is tried; the answer is cached per host
+ * boot, machine and CPU model (cache/kvm-probe holds lines
+ * "<boot_id> <machine> <cpu> yes|no"). $BOOTRIG_ACCEL=tcg|kvm overrides.
+ */
+static bool kvm_usable(const struct target *t)
+{
+	const char *force = getenv("BOOTRIG_ACCEL");
+	if (force)
+		return !strcmp(force, "kvm");
+	struct utsname u;
+	if (uname(&u) < 0 || strcmp(u.machine, "x86_64") || strcmp(t->qemu_arch, "x86_64") ||
+	    access("/dev/kvm", R_OK | W_OK) < 0)
+		return false;
+	char *boot_id = NULL, *cached = NULL;
+	char *cache = xasprintf("%s/kvm-probe", bootrig_cache_dir());
+	if (read_file("/proc/sys/kernel/random/boot_id", &boot_id, NULL) < 0)
+		boot_id = xstrdup("unknown\n");
+	boot_id[strcspn(boot_id, "\n")] = '\0';
+	char *key = xasprintf("%s %s %s ", boot_id, t->machine, t->cpu ? t->cpu : "");
+	const char *hit = NULL;
+	if (read_file(cache, &cached, NULL) == 0)
+		for (const char *line = cached; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+			if (!strncmp(line, key, strlen(key)))
+				hit = line + strlen(key);
+	bool works;
+	if (hit) {
+		works = !strncmp(hit, "yes", 3);
+	} else {
+		works = run_kvm_probe(t);
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "%s%s%s\n", cached && !strncmp(cached, boot_id, strlen(boot_id)) ? cached : "",
+			    key, works ? "yes" : "no");
+		mkdir_p(bootrig_cache_dir(), 0755);
+		write_file_atomic(cache, sb.buf, sb.len);
+		strbuf_release(&sb);
+	}
+	free(key), free(cached), free(boot_id), free(cache);
+	return works;
+}
+
+/* ---------------------------------------------------------------- guardian */
+
+/* Kills pid if it is still the QEMU of domain `name` (pids get reused). */
+static void kill_if_ours(pid_t pid, const char *name)
+{
+	char path[64], cmd[4096];
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, cmd, sizeof(cmd) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	for (ssize_t i = 0; i < n; i++)
+		if (!cmd[i])
+			cmd[i] = ' ';
+	cmd[n] = '\0';
+	char *want = xasprintf("guest=%s,", name);
+	if (strstr(cmd, want))
+		kill(pid, SIGKILL);
+	free(want);
+}
+
+/*
+ * guardian_main: the guardian child. It reads "+PID NAME" and "-PID NAME"
+ * lines from the pipe; at end of file (bootrig exited, however it died),
+ * it kills every QEMU still listed. Libvirt daemonizes QEMU, so QEMU is not
+ * our child and PR_SET_PDEATHSIG cannot be put on it: this process is how
+ * no QEMU outlives bootrig.
+ */
+static void guardian_main(int fd)
+{
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	pid_t pids[MAX_MACHINES] = { 0 };
+	char names[MAX_MACHINES][64];
+	FILE *in = fdopen(fd, "r");
+	char line[128];
+	while (in && fgets(line, sizeof(line), in)) {
+		int pid;
+		char name[64];
+		if (sscanf(line + 1, "%d %63s", &pid, name) != 2)
+			continue;
+		for (int i = 0; i < MAX_MACHINES; i++) {
+			if (line[0] == '+' && !pids[i]) {
+				pids[i] = pid;
+				snprintf(names[i], sizeof(names[i]), "%s", name);
+				break;
+			}
+			if (line[0] == '-' && pids[i] == pid) {
+				pids[i] = 0;
+				break;
+			}
+		}
+	}
+	for (int i = 0; i < MAX_MACHINES; i++)
+		if (pids[i])
+			kill_if_ours(pids[i], names[i]);
+	_exit(0);
+}
+
+/* Starts the guardian; before any thread exists (it forks). */
+static void start_guardian(struct lv_backend *lv)
+{
+	int fds[2];
+	lv->guardian = -1;
+	lv->guardian_fd = -1;
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		warning("no guardian process: %s", strerror(errno));
+		return;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		warning("no guardian process: %s", strerror(errno));
+		close(fds[0]), close(fds[1]);
+		return;
+	}
+	if (pid == 0) {
+		close(fds[1]);
+		guardian_main(fds[0]);
+	}
+	close(fds[0]);
+	lv->guardian = pid;
+	lv->guardian_fd = fds[1];
+}
+
+/* Tells the guardian about a QEMU pid ('+' started, '-' gone). */
+static void guardian_tell(struct lv_backend *lv, char what, pid_t pid, const char *name)
+{
+	if (lv->guardian_fd < 0 || pid <= 0)
+		return;
+	char line[128];
+	int n = snprintf(line, sizeof(line), "%c%d %s\n", what, (int)pid, name);
+	if (write(lv->guardian_fd, line, (size_t)n) != n)
+		warning("guardian: %s", strerror(errno));
+}
+
+/* ---------------------------------------------------------------- events */
+
+static void *event_thread(void *arg)
+{
+	struct lv_backend *lv = arg;
+	while (!atomic_load(&lv->quit))
+		if (virEventRunDefaultImpl() < 0)
+			warning("libvirt event loop: %s", lv_error());
+	return NULL;
+}
+
+/* A timer that wakes the event loop regularly, so the thread sees quit. */
+static void tick(int timer, void *opaque)
+{
+	(void)timer;
+	(void)opaque;
+}
+
+/* Wakes the runner's poll(); called with m->lock held. */
+static void wake_runner(struct lv_machine *m)
+{
+	char c = 1;
+	if (write(m->wake[1], &c, 1) < 0 && errno != EAGAIN)
+		warning("%s: wake pipe: %s", m->name, strerror(errno));
+}
+
+/* Event thread: console bytes are waiting on the stream. */
+static void stream_event(virStreamPtr st, int events, void *opaque)
+{
+	struct lv_machine *m = opaque;
+	char buf[16384];
+	pthread_mutex_lock(&m->lock);
+	bool closed = (events & (VIR_STREAM_EVENT_ERROR | VIR_STREAM_EVENT_HANGUP)) != 0;
+	for (;;) {
+		int n = virStreamRecv(st, buf, sizeof(buf));
+		if (n > 0) {
+			strbuf_add(&m->queue, buf, (size_t)n);
+			continue;
+		}
+		if (n != -2)        /* 0: end of stream; -1: error */
+			closed = true;
+		break;
+	}
+	if (closed && !m->stream_closed) {
+		m->stream_closed = true;
+		virStreamEventRemoveCallback(st);
+	}
+	wake_runner(m);
+	pthread_mutex_unlock(&m->lock);
+}
+
+static struct lv_machine *find_machine(struct lv_backend *lv, const char *name)
+{
+	for (int i = 0; i < MAX_MACHINES; i++)
+		if (lv->machines[i] && !strcmp(lv->machines[i]->name, name))
+			return lv->machines[i];
+	return NULL;
+}
+
+/*
+ * Event thread: a domain started, stopped or crashed. Stopping on its own
+ * (powered off, reset with on_reboot=destroy, guest crash) is the guest's
+ * doing; STOPPED_FAILED (QEMU died without a shutdown: killed, or crashed
+ * itself) is the host's.
+ */
+static int lifecycle_event(virConnectPtr conn, virDomainPtr dom, int event, int detail,
+			   void *opaque)
+{
+	(void)conn;
+	struct lv_backend *lv = opaque;
+	if (event != VIR_DOMAIN_EVENT_STOPPED && event != VIR_DOMAIN_EVENT_CRASHED)
+		return 0;
+	pthread_mutex_lock(&lv->lock);
+	struct lv_machine *m = find_machine(lv, virDomainGetName(dom));
+	if (m) {
+		pthread_mutex_lock(&m->lock);
+		if (m->state == MACHINE_RUNNING && !m->stop_requested) {
+			if (event == VIR_DOMAIN_EVENT_STOPPED && detail == VIR_DOMAIN_EVENT_STOPPED_FAILED) {
+				m->state = MACHINE_FAILED;
+				snprintf(m->reason, sizeof(m->reason),
+					 "QEMU exited without a shutdown (killed, or it crashed)");
+			} else if (event == VIR_DOMAIN_EVENT_STOPPED &&
+				   detail == VIR_DOMAIN_EVENT_STOPPED_DESTROYED) {
+				m->state = MACHINE_FAILED;
+				snprintf(m->reason, sizeof(m->reason),
+					 "the domain was destroyed by someone else");
+			} else {
+				m->state = MACHINE_STOPPED;
+			}
+		}
+		wake_runner(m);
+		pthread_mutex_unlock(&m->lock);
+	}
+	pthread_mutex_unlock(&lv->lock);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- domain XML */
+
+/* Appends s to sb with XML's special characters escaped. */
+static void add_xml_text(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': strbuf_addstr(sb, "&lt;"); break;
+		case '>': strbuf_addstr(sb, "&gt;"); break;
+		case '&': strbuf_addstr(sb, "&amp;"); break;
+		case '\'': strbuf_addstr(sb, "&apos;"); break;
+		case '"': strbuf_addstr(sb, "&quot;"); break;
+		default: strbuf_add(sb, s, 1);
+		}
+	}
+}
+
+static void add_element(struct strbuf *sb, const char *indent, const char *tag, const char *text)
+{
+	strbuf_addf(sb, "%s<%s>", indent, tag);
+	add_xml_text(sb, text);
+	strbuf_addf(sb, "</%s>\n", tag);
+}
+
+/*
+ * The target's machine may carry QEMU-style options: "virt,gic-version=3".
+ * The machine type goes to <type machine=>; gic-version becomes
+ * <features><gic version=/>; other options are refused (returns -1).
+ */
+static int split_machine(const char *spec, char **machine, int *gic, char *why, size_t why_len)
+{
+	char *copy = xstrdup(spec);
+	char *opts = strchr(copy, ',');
+	*gic = 0;
+	if (opts)
+		*opts++ = '\0';
+	*machine = xstrdup(copy);
+	for (char *opt = opts ? strtok(opts, ",") : NULL; opt; opt = strtok(NULL, ",")) {
+		if (!strncmp(opt, "gic-version=", 12) && atoi(opt + 12) > 0) {
+			*gic = atoi(opt + 12);
+			continue;
+		}
+		snprintf(why, why_len, "machine option '%s' is not supported (only gic-version=N)", opt);
+		free(copy);
+		return -1;
+	}
+	free(copy);
+	return 0;
+}
+
+static void add_cpu(struct strbuf *sb, const char *cpu)
+{
+	if (!cpu || !*cpu)
+		return;
+	if (!strcmp(cpu, "max")) {
+		strbuf_addstr(sb, "  <cpu mode='maximum' match='exact'/>\n");
+	} else if (!strcmp(cpu, "host")) {
+		strbuf_addstr(sb, "  <cpu mode='host-passthrough'/>\n");
+	} else {
+		strbuf_addstr(sb, "  <cpu mode='custom' match='exact'>\n");
+		strbuf_addstr(sb, "    <model fallback='forbid'>");
+		add_xml_text(sb, cpu);
+		strbuf_addstr(sb, "</model>\n  </cpu>\n");
+	}
+}
+
+static void add_os(struct strbuf *sb, const struct machine_spec *spec, const char *machine)
+{
+	strbuf_addstr(sb, "  <os>\n    <type arch='");
+	add_xml_text(sb, spec->target->qemu_arch);
+	strbuf_addstr(sb, "' machine='");
+	add_xml_text(sb, machine);
+	strbuf_addstr(sb, "'>hvm</type>\n");
+	add_element(sb, "    ", "kernel", spec->kernel);
+	if (spec->initrd)
+		add_element(sb, "    ", "initrd", spec->initrd);
+	add_element(sb, "    ", "cmdline", spec->cmdline);
+	if (spec->dtb)
+		add_element(sb, "    ", "dtb", spec->dtb);
+	strbuf_addstr(sb, "  </os>\n");
+}
+
+/*
+ * domain_xml: a transient domain with nothing but what a boot needs: the
+ * kernel, its initramfs and command line, one serial port (a pty for the
+ * live console, logged to serial_log), no NIC, graphics, USB, balloon or
+ * RNG; every way of ending (poweroff, reboot, crash) destroys it.
+ */
+static char *domain_xml(const struct machine_spec *spec, bool kvm, const char *serial_log,
+			char *why, size_t why_len)
+{
+	const struct target *t = spec->target;
+	char *machine;
+	int gic;
+	if (split_machine(t->machine, &machine, &gic, why, why_len) < 0)
+		return NULL;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "<domain type='%s'>\n", kvm ? "kvm" : "qemu");
+	add_element(&sb, "  ", "name", spec->name);
+	strbuf_addf(&sb, "  <memory unit='MiB'>%d</memory>\n", t->memory_mb > 0 ? t->memory_mb : 512);
+	strbuf_addf(&sb, "  <vcpu>%d</vcpu>\n", t->vcpus > 0 ? t->vcpus : 1);
+	add_os(&sb, spec, machine);
+	bool x86 = !strcmp(t->qemu_arch, "x86_64") || !strcmp(t->qemu_arch, "i686");
+	if (gic || x86) {
+		strbuf_addstr(&sb, "  <features>\n");
+		if (gic)
+			strbuf_addf(&sb, "    <gic version='%d'/>\n", gic);
+		if (x86)    /* ACPI is how an x86 guest powers itself off */
+			strbuf_addstr(&sb, "    <acpi/>\n");
+		strbuf_addstr(&sb, "  </features>\n");
+	}
+	add_cpu(&sb, t->cpu);
+	strbuf_addstr(&sb, "  <clock offset='utc'/>\n"
+		      "  <on_poweroff>destroy</on_poweroff>\n"
+		      "  <on_reboot>destroy</on_reboot>\n"
+		      "  <on_crash>destroy</on_crash>\n"
+		      "  <devices>\n");
+	add_element(&sb, "    ", "emulator", t->emulator);
+	strbuf_addstr(&sb, "    <serial type='pty'>\n      <log file='");
+	add_xml_text(&sb, serial_log);
+	strbuf_addstr(&sb, "' append='off'/>\n      <target port='0'/>\n    </serial>\n"
+		      "    <console type='pty'>\n      <target type='serial' port='0'/>\n"
+		      "    </console>\n");
+	if (x86)
+		strbuf_addstr(&sb, "    <controller type='usb' model='none'/>\n");
+	strbuf_addstr(&sb, "    <memballoon model='none'/>\n  </devices>\n</domain>\n");
+	free(machine);
+	return sb.buf;
+}
+
+/* ---------------------------------------------------------------- operations */
+
+/* Sets mach->infra_reason, on one line (QEMU's messages span several). */
+__attribute__((format(printf, 2, 3)))
+static void set_reason(struct machine *mach, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(mach->infra_reason, sizeof(mach->infra_reason), fmt, ap);
+	va_end(ap);
+	char *p = mach->infra_reason;
+	size_t len = strlen(p);
+	while (len && (p[len - 1] == '\n' || p[len - 1] == ' '))
+		p[--len] = '\0';
+	for (; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+}
+
+/* Fails open(): the reason is printed and kept in be->error. */
+__attribute__((format(printf, 2, 3)))
+static int open_failed(struct backend *be, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(be->error, sizeof(be->error), fmt, ap);
+	va_end(ap);
+	return error("%s", be->error);
+}
+
+static int lv_open(struct backend *be, const char *where)
+{
+	struct lv_backend *lv = be->priv;
+	if (!where) {
+		lv->embed_root = claim_embed_root(&lv->slot_lock_fd);
+		if (!lv->embed_root || write_qemu_conf(lv->embed_root) < 0) {
+			snprintf(be->error, sizeof(be->error), "cannot set up the embedded libvirt root");
+			return -1;
+		}
+		lv->uri = xasprintf("qemu:///embed?root=%s", lv->embed_root);
+	} else {
+		lv->uri = xstrdup(where);
+	}
+	be->where = xstrdup(lv->uri);
+	/* Before libvirt starts any thread: the guardian is a fork. */
+	start_guardian(lv);
+	/* Where libvirt's own log goes is set before it is initialized: see
+	 * route_libvirt_log() in cmd-run.c. */
+	virSetErrorFunc(NULL, silent_error);
+	if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0)
+		return open_failed(be, "cannot initialize libvirt: %s", lv_error());
+	virEventAddTimeout(200, tick, NULL, NULL);
+	if (pthread_create(&lv->thread, NULL, event_thread, lv) != 0)
+		return open_failed(be, "cannot start the libvirt event thread");
+	lv->thread_running = true;
+	lv->conn = virConnectOpen(lv->uri);
+	if (!lv->conn)
+		return open_failed(be, "cannot connect to %s: %s", lv->uri, lv_error());
+	lv->lifecycle_cb = virConnectDomainEventRegisterAny(
+		lv->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+		VIR_DOMAIN_EVENT_CALLBACK(lifecycle_event), lv, NULL);
+	if (lv->lifecycle_cb < 0)
+		return open_failed(be, "%s: cannot watch domain events: %s", lv->uri, lv_error());
+	return 0;
+}
+
+/* Registers m for event lookups; -1 when MAX_MACHINES run at once. */
+static int register_machine(struct lv_backend *lv, struct lv_machine *m)
+{
+	pthread_mutex_lock(&lv->lock);
+	for (int i = 0; i < MAX_MACHINES; i++) {
+		if (!lv->machines[i]) {
+			lv->machines[i] = m;
+			pthread_mutex_unlock(&lv->lock);
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&lv->lock);
+	return -1;
+}
+
+static void unregister_machine(struct lv_backend *lv, struct lv_machine *m)
+{
+	pthread_mutex_lock(&lv->lock);
+	for (int i = 0; i < MAX_MACHINES; i++) {
+		if (lv->machines[i] == m) {
+			lv->machines[i] = NULL;
+			lv->pids[i] = 0;
+		}
+	}
+	pthread_mutex_unlock(&lv->lock);
+}
+
+/* The serial <log> file: in the embedded root, or the boot's directory
+ * with another URI (where a remote daemon's QEMU writes is its business). */
+static char *serial_log_path(struct lv_backend *lv, const struct machine_spec *spec)
+{
+	if (lv->embed_root)
+		return xasprintf("%s/log/%s.serial", lv->embed_root, spec->name);
+	char *abs = realpath(spec->dir, NULL);
+	char *path = xasprintf("%s/serial.log", abs ? abs : spec->dir);
+	free(abs);
+	return path;
+}
+
+static int lv_prepare(struct backend *be, struct machine *mach, const struct machine_spec *spec)
+{
+	struct lv_backend *lv = be->priv;
+	struct lv_machine *m = xcalloc(1, sizeof(*m));
+	mach->backend = be;
+	mach->priv = m;
+	m->lv = lv;
+	m->wake[0] = m->wake[1] = -1;
+	pthread_mutex_init(&m->lock, NULL);
+	m->name = xstrdup(spec->name);
+	m->state = MACHINE_RUNNING;
+	bool kvm = kvm_usable(spec->target);
+	snprintf(mach->accelerator, sizeof(mach->accelerator), "%s", kvm ? "kvm" : "tcg");
+	if (lv->embed_root) {
+		char *dir = xasprintf("%s/log", lv->embed_root);
+		mkdir_p(dir, 0755);
+		free(dir);
+	}
+	m->serial_log = serial_log_path(lv, spec);
+	m->xml = domain_xml(spec, kvm, m->serial_log, mach->infra_reason, sizeof(mach->infra_reason));
+	if (!m->xml)
+		return -1;
+	char *xml_path = xasprintf("%s/domain.xml", spec->dir);
+	int rc = write_file_atomic(xml_path, m->xml, strlen(m->xml));
+	free(xml_path);
+	if (rc < 0) {
+		set_reason(mach, "cannot write domain.xml");
+		return -1;
+	}
+	if (pipe2(m->wake, O_CLOEXEC | O_NONBLOCK) < 0 || register_machine(lv, m) < 0) {
+		set_reason(mach, "too many machines at once");
+		return -1;
+	}
+	return 0;
+}
+
+/* The QEMU pid of an embedded domain (from the driver's pid file), or 0. */
+static pid_t read_qemu_pid(struct lv_backend *lv, const char *name)
+{
+	if (!lv->embed_root)
+		return 0;
+	char *path = xasprintf("%s/run/qemu/%s.pid", lv->embed_root, name);
+	char *text = NULL;
+	pid_t pid = 0;
+	if (read_file(path, &text, NULL) == 0)
+		pid = (pid_t)atoi(text);
+	free(text), free(path);
+	return pid;
+}
+
+static void remember_pid(struct lv_backend *lv, struct lv_machine *m)
+{
+	m->qemu_pid = read_qemu_pid(lv, m->name);
+	pthread_mutex_lock(&lv->lock);
+	for (int i = 0; i < MAX_MACHINES; i++)
+		if (lv->machines[i] == m)
+			lv->pids[i] = m->qemu_pid;
+	pthread_mutex_unlock(&lv->lock);
+	guardian_tell(lv, '+', m->qemu_pid, m->name);
+}
+
+/*
+ * lv_power_on: create the domain paused, attach the console stream, then
+ * resume: the stream is there before the first instruction runs, so no
+ * console byte is lost. With a daemon's URI, AUTODESTROY ends the domain
+ * if our connection closes; the embedded driver does not support it (and
+ * dies with us anyway): there the guardian kills QEMU.
+ */
+static int lv_power_on(struct machine *mach)
+{
+	struct lv_machine *m = mach->priv;
+	struct lv_backend *lv = m->lv;
+	unsigned flags = VIR_DOMAIN_START_PAUSED | (lv->embed_root ? 0 : VIR_DOMAIN_START_AUTODESTROY);
+	m->dom = virDomainCreateXML(lv->conn, m->xml, flags);
+	if (!m->dom) {
+		set_reason(mach, "cannot start %s: %s",
+			 m->name, lv_error());
+		return -1;
+	}
+	m->started = true;
+	remember_pid(lv, m);
+	m->stream = virStreamNew(lv->conn, VIR_STREAM_NONBLOCK);
+	if (!m->stream || virDomainOpenConsole(m->dom, NULL, m->stream, VIR_DOMAIN_CONSOLE_FORCE) < 0 ||
+	    virStreamEventAddCallback(m->stream, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR |
+				      VIR_STREAM_EVENT_HANGUP, stream_event, m, NULL) < 0) {
+		set_reason(mach, "%s: cannot open the console: %s",
+			 m->name, lv_error());
+		return -1;
+	}
+	if (virDomainResume(m->dom) < 0) {
+		set_reason(mach, "cannot resume %s: %s",
+			 m->name, lv_error());
+		return -1;
+	}
+	return 0;
+}
+
+static int lv_console_fd(struct machine *mach)
+{
+	struct lv_machine *m = mach->priv;
+	return m->wake[0];
+}
+
+static ssize_t lv_console_read(struct machine *mach, char *buf, size_t len)
+{
+	struct lv_machine *m = mach->priv;
+	char drain[256];
+	while (read(m->wake[0], drain, sizeof(drain)) > 0)
+		;
+	pthread_mutex_lock(&m->lock);
+	size_t n = m->queue.len < len ? m->queue.len : len;
+	ssize_t rc = (ssize_t)n;
+	if (n) {
+		memcpy(buf, m->queue.buf, n);
+		memmove(m->queue.buf, m->queue.buf + n, m->queue.len - n + 1);
+		m->queue.len -= n;
+		if (m->queue.len)
+			wake_runner(m);    /* more waits: poll() must see it */
+	} else if (m->stream_closed) {
+		rc = -1;
+	}
+	pthread_mutex_unlock(&m->lock);
+	return rc;
+}
+
+/* The domain's state, asking libvirt too: a dead connection is a failure. */
+static enum machine_state lv_state(struct machine *mach)
+{
+	struct lv_machine *m = mach->priv;
+	pthread_mutex_lock(&m->lock);
+	enum machine_state s = m->state;
+	if (s == MACHINE_FAILED)
+		set_reason(mach, "%s", m->reason);
+	pthread_mutex_unlock(&m->lock);
+	if (s == MACHINE_RUNNING && m->lv->conn && virConnectIsAlive(m->lv->conn) == 0) {
+		set_reason(mach,
+			 "the libvirt connection to %s was lost", m->lv->uri);
+		s = MACHINE_FAILED;
+	}
+	return s;
+}
+
+static int lv_stop(struct machine *mach)
+{
+	struct lv_machine *m = mach->priv;
+	pthread_mutex_lock(&m->lock);
+	bool already = m->stop_requested;
+	m->stop_requested = true;
+	pthread_mutex_unlock(&m->lock);
+	if (already || !m->dom)
+		return 0;
+	if (virDomainDestroy(m->dom) < 0 && virDomainIsActive(m->dom) == 1) {
+		set_reason(mach, "cannot destroy %s: %s",
+			 m->name, lv_error());
+		if (m->qemu_pid > 0)
+			kill(m->qemu_pid, SIGKILL);
+		return -1;
+	}
+	return 0;
+}
+
+static void lv_release(struct machine *mach)
+{
+	struct lv_machine *m = mach->priv;
+	if (!m)
+		return;
+	lv_stop(mach);
+	unregister_machine(m->lv, m);
+	if (m->stream) {
+		pthread_mutex_lock(&m->lock);
+		if (!m->stream_closed)
+			virStreamEventRemoveCallback(m->stream);
+		m->stream_closed = true;
+		pthread_mutex_unlock(&m->lock);
+		virStreamAbort(m->stream);
+		virStreamFree(m->stream);
+	}
+	if (m->dom)
+		virDomainFree(m->dom);
+	guardian_tell(m->lv, '-', m->qemu_pid, m->name);
+	if (m->lv->embed_root && m->serial_log)
+		unlink(m->serial_log);
+	if (m->wake[0] >= 0)
+		close(m->wake[0]), close(m->wake[1]);
+	pthread_mutex_destroy(&m->lock);
+	strbuf_release(&m->queue);
+	free(m->serial_log), free(m->xml), free(m->name), free(m);
+	mach->priv = NULL;
+}
+
+static const char *lv_console_log_file(struct machine *mach)
+{
+	const struct lv_machine *m = mach->priv;
+	return m ? m->serial_log : NULL;
+}
+
+static void lv_emergency_stop(struct backend *be)
+{
+	struct lv_backend *lv = be->priv;
+	for (int i = 0; i < MAX_MACHINES; i++)
+		if (lv->pids[i] > 0)
+			kill((pid_t)lv->pids[i], SIGKILL);
+}
+
+static void lv_close(struct backend *be)
+{
+	struct lv_backend *lv = be->priv;
+	if (lv->conn) {
+		if (lv->lifecycle_cb >= 0)
+			virConnectDomainEventDeregisterAny(lv->conn, lv->lifecycle_cb);
+		virConnectClose(lv->conn);
+	}
+	if (lv->thread_running) {
+		atomic_store(&lv->quit, true);
+		pthread_join(lv->thread, NULL);
+	}
+	if (lv->guardian_fd >= 0)
+		close(lv->guardian_fd);
+	if (lv->guardian > 0)
+		waitpid(lv->guardian, NULL, 0);
+	if (lv->slot_lock_fd >= 0)
+		close(lv->slot_lock_fd);
+	pthread_mutex_destroy(&lv->lock);
+	free(lv->uri), free(lv->embed_root), free(lv);
+	free(be->where), free(be);
+}
+
+/*
+ * backend_libvirt_new: the libvirt backend, not yet connected (open()).
+ * The caller's machine functions reach it through backend.h's table.
+ */
+struct backend *backend_libvirt_new(void)
+{
+	struct backend *be = xcalloc(1, sizeof(*be));
+	struct lv_backend *lv = xcalloc(1, sizeof(*lv));
+	pthread_mutex_init(&lv->lock, NULL);
+	lv->slot_lock_fd = -1;
+	lv->guardian = -1;
+	lv->guardian_fd = -1;
+	lv->lifecycle_cb = -1;
+	be->name = "libvirt";
+	be->priv = lv;
+	be->open = lv_open;
+	be->prepare = lv_prepare;
+	be->power_on = lv_power_on;
+	be->console_fd = lv_console_fd;
+	be->console_read = lv_console_read;
+	be->state = lv_state;
+	be->stop = lv_stop;
+	be->release = lv_release;
+	be->console_log_file = lv_console_log_file;
+	be->emergency_stop = lv_emergency_stop;
+	be->close = lv_close;
+	return be;
+}

@@ -1,0 +1,472 @@
+/*
+ * matrix.c: the boots of one `bootrig run` (matrix.h).
+ *
+ * One thread, one poll() loop over every running boot's console fd with a
+ * short tick for the timers. Each boot: prepare, power on, feed console
+ * bytes to the capture and the judge, ask the judge whether to stop, ask
+ * the backend whether the machine still runs; at the end stop it, judge,
+ * write console.log, console.tlog and result.json, release it.
+ *
+ * The file is divided into: signals and emergency cleanup; one boot's
+ * life; progress output; the summary; matrix_run().
+ */
+#include "matrix.h"
+#include "backend.h"
+#include "capture.h"
+#include "config.h"
+#include "exitcodes.h"
+#include "result.h"
+#include "util.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TICK_MS 100
+/* A console that closed while the machine seems to run: how long to wait
+ * for libvirt's stop event before calling it a host failure. */
+#define CLOSED_GRACE 5.0
+/* Past the sum of every stage's limit the runner ends a boot itself, even
+ * if the judge never asked to (a safety net, not a verdict). */
+#define DEADLINE_SLACK 30.0
+
+/* A boot on its way. */
+struct live_boot {
+	struct boot_job *job;
+	struct machine m;
+	struct judge *judge;
+	struct capture cap;
+	double t0;                /* monotonic time at power-on */
+	time_t started;
+	double deadline;          /* relative to t0 */
+	double closed_at;         /* console closed (relative), or -1 */
+	enum stage shown_stage;
+};
+
+/* ---------------------------------------------------------------- signals */
+
+static volatile sig_atomic_t interrupted_by;
+static struct backend *emergency_backend;
+
+static void on_interrupt(int sig)
+{
+	if (!interrupted_by)
+		interrupted_by = sig;
+}
+
+/* If bootrig exits while machines run (die() somewhere), kill them. */
+static void emergency_at_exit(void)
+{
+	if (emergency_backend && emergency_backend->emergency_stop)
+		emergency_backend->emergency_stop(emergency_backend);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt;   /* no SA_RESTART: poll() returns EINTR */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	static bool registered;
+	if (!registered)
+		atexit(emergency_at_exit);
+	registered = true;
+}
+
+/* ---------------------------------------------------------------- one boot */
+
+static double since(const struct live_boot *b)
+{
+	return now_monotonic() - b->t0;
+}
+
+/* The sum of the stage limits: the safety-net deadline. */
+static double total_limit(const struct judge_limits *l)
+{
+	double sum = 0;
+	for (int s = 0; s < STAGE_COUNT; s++)
+		sum += l->stage[s] > 0 ? l->stage[s] : 600.0;
+	return sum + DEADLINE_SLACK;
+}
+
+/* "aarch64=ok arm=ok aarch64_ilp32=unsupported" from the judge's ABI table. */
+static char *abi_summary(const struct judge *j)
+{
+	json_object *o = json_object_new_object();
+	judge_to_json(j, o);
+	json_object *abis;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add(&sb, "", 0);
+	if (json_object_object_get_ex(o, "abis", &abis) && json_object_is_type(abis, json_type_object)) {
+		json_object_object_foreach(abis, name, val) {
+			json_object *status;
+			const char *s = json_object_object_get_ex(val, "status", &status)
+				? json_object_get_string(status) : "?";
+			strbuf_addf(&sb, "%s%s=%s", sb.len ? " " : "", name, s);
+		}
+	}
+	json_object_put(o);
+	return sb.buf;
+}
+
+/* Reads every console byte waiting; false once the console has closed. */
+static bool pump_console(struct live_boot *b)
+{
+	char buf[16384];
+	for (;;) {
+		ssize_t n = b->m.backend->console_read(&b->m, buf, sizeof(buf));
+		if (n < 0)
+			return false;
+		if (n == 0)
+			return true;
+		double t = since(b);
+		capture_feed(&b->cap, buf, (size_t)n, t);
+		judge_feed(b->judge, buf, (size_t)n, t);
+	}
+}
+
+static void print_event(const struct live_boot *b, const char *what)
+{
+	fprintf(stderr, "bootrig: [%s %s %d] %s\n", b->job->kernel_id, b->job->variant,
+		b->job->boot, what);
+}
+
+/*
+ * finish_boot: the machine is stopped (or never started): read what is
+ * left on the console, judge, write the files, release the machine.
+ * Returns 0, or -1 when a result file could not be written.
+ */
+static int finish_boot(struct live_boot *b, bool stopped_by_itself)
+{
+	struct backend *be = b->m.backend;
+	double t = b->t0 > 0 ? since(b) : 0.0;
+	if (be && b->m.priv) {
+		if (!stopped_by_itself && be->stop(&b->m) < 0)
+			judge_infra_error(b->judge, b->m.infra_reason);
+		pump_console(b);
+		if (stopped_by_itself)
+			judge_machine_stopped(b->judge, t);
+	}
+	struct boot_job *job = b->job;
+	job->verdict = judge_finish(b->judge, t);
+	job->duration = t;
+	job->abis = abi_summary(b->judge);
+	job->reason = xstrdup(judge_reason(b->judge));
+	const char *log = be && b->m.priv && be->console_log_file ? be->console_log_file(&b->m) : NULL;
+	struct result_info info = {
+		.kernel_path = job->kernel_path, .kernel_id = job->kernel_id,
+		.kernel_arch = job->kernel_arch, .kernel_version = job->kernel_version,
+		.variant = job->variant, .boot = job->boot, .append = job->cmdline,
+		.backend = be ? be->name : job->board ? "board" : "libvirt",
+		.target = job->board ? job->board : job->target->name,
+		.uri = be && !job->board ? be->where : NULL,
+		.accelerator = b->m.accelerator[0] ? b->m.accelerator : (job->board ? "board" : "tcg"),
+		.started = b->started ? b->started : time(NULL), .duration = t,
+		.console_recovered = capture_reconcile(&b->cap, log),
+	};
+	int rc = capture_write(&b->cap, job->dir);
+	if (result_write(job->dir, &info, b->judge) < 0)
+		rc = -1;
+	if (be && b->m.priv && be->annotate && be->annotate(&b->m, job->dir) < 0)
+		rc = -1;
+	if (be && b->m.priv)
+		be->release(&b->m);
+	job->done = true;
+	char *what = xasprintf("%s in %.1fs%s%s", verdict_name(job->verdict), t,
+			       *job->reason ? ": " : "", job->reason);
+	print_event(b, what);
+	free(what);
+	return rc;
+}
+
+/* Ends a boot that could not start: INFRA_ERROR with the backend's reason. */
+static void fail_to_start(struct live_boot *b, const char *reason)
+{
+	judge_infra_error(b->judge, reason);
+	finish_boot(b, false);
+}
+
+/*
+ * QEMU refuses some broken kernel images before running anything ("could
+ * not load kernel"): the kernel is to blame, not the host, so the boot is
+ * judged as a machine that stopped at once with no output (BOOT_FAIL).
+ */
+static bool kernel_refused(const char *reason)
+{
+	return strstr(reason, "could not load kernel") || strstr(reason, "linux kernel too old") ||
+	       strstr(reason, "Invalid kernel") || strstr(reason, "not a Linux kernel");
+}
+
+/* Starts job; the live boot is added to live[] when it runs. */
+static bool start_boot(struct backend *be, const struct config *cfg, struct boot_job *job,
+		       int seq, struct live_boot *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->job = job;
+	b->judge = judge_new(&job->limits);
+	b->closed_at = -1;
+	b->shown_stage = STAGE_FIRMWARE;
+	capture_init(&b->cap);
+	if (mkdir_p(job->dir, 0755) < 0) {
+		char *why = xasprintf("cannot create %s: %s", job->dir, strerror(errno));
+		fail_to_start(b, why);
+		free(why);
+		return false;
+	}
+	char *name = xasprintf("bootrig-%ld-%d", (long)getpid(), seq);
+	struct machine_spec spec = {
+		.name = name, .kernel = job->kernel_image, .initrd = job->initrd,
+		.cmdline = job->cmdline, .target = job->target, .board = job->board, .cfg = cfg,
+		.dir = job->dir,
+	};
+	b->deadline = total_limit(&job->limits);
+	bool ok = be->prepare(be, &b->m, &spec) == 0;
+	if (ok) {
+		b->started = time(NULL);
+		b->t0 = now_monotonic();
+		ok = be->power_on(&b->m) == 0;
+	}
+	free(name);
+	if (!ok && kernel_refused(b->m.infra_reason)) {
+		warning("%s: %s", job->kernel_id, b->m.infra_reason);
+		finish_boot(b, true);
+		return false;
+	}
+	if (!ok) {
+		fail_to_start(b, b->m.infra_reason);
+		return false;
+	}
+	/* Time since power-on counts from when the guest could run. */
+	b->t0 = now_monotonic();
+	print_event(b, "started");
+	return true;
+}
+
+/*
+ * check_boot: after a wake-up or a tick. Returns true when the boot has
+ * ended (its results are written).
+ */
+static bool check_boot(struct live_boot *b)
+{
+	struct backend *be = b->m.backend;
+	bool open = pump_console(b);
+	double t = since(b);
+	if (!open && b->closed_at < 0)
+		b->closed_at = t;
+	enum machine_state st = be->state(&b->m);
+	if (st == MACHINE_FAILED) {
+		judge_infra_error(b->judge, b->m.infra_reason);
+		finish_boot(b, false);
+		return true;
+	}
+	if (st == MACHINE_STOPPED) {
+		finish_boot(b, true);
+		return true;
+	}
+	if (b->closed_at >= 0 && t - b->closed_at > CLOSED_GRACE) {
+		judge_infra_error(b->judge, "the console closed while the machine was running");
+		finish_boot(b, false);
+		return true;
+	}
+	if (judge_should_stop(b->judge, t) || t > b->deadline) {
+		finish_boot(b, false);
+		return true;
+	}
+	return false;
+}
+
+/* Ctrl-C or SIGTERM: stop the machine, write nothing for it. */
+static void abandon_boot(struct live_boot *b)
+{
+	struct backend *be = b->m.backend;
+	be->stop(&b->m);
+	be->release(&b->m);
+	b->job->interrupted = true;
+	print_event(b, "interrupted: machine stopped, no result");
+}
+
+static void free_live(struct live_boot *b)
+{
+	judge_free(b->judge);
+	capture_release(&b->cap);
+}
+
+/* ---------------------------------------------------------------- progress */
+
+/* Live lines on a terminal: one per running boot, redrawn in place. */
+struct progress {
+	bool tty;
+	int drawn;                /* lines drawn last time */
+	double last;
+};
+
+static void progress_clear(struct progress *p)
+{
+	if (!p->tty || !p->drawn)
+		return;
+	fprintf(stderr, "\033[%dA\033[J", p->drawn);
+	p->drawn = 0;
+}
+
+static void progress_draw(struct progress *p, struct live_boot *live, int n_live)
+{
+	if (!p->tty)
+		return;
+	progress_clear(p);
+	for (int i = 0; i < n_live; i++) {
+		struct live_boot *b = &live[i];
+		fprintf(stderr, "  %-40.40s %-12.12s #%-3d %-9s %7.1fs\n", b->job->kernel_id,
+			b->job->variant, b->job->boot, stage_name(judge_stage(b->judge)), since(b));
+	}
+	p->drawn = n_live;
+	p->last = now_monotonic();
+}
+
+/* Off a terminal: one plain line when a boot enters a stage. */
+static void progress_stages(struct progress *p, struct live_boot *live, int n_live)
+{
+	if (p->tty)
+		return;
+	for (int i = 0; i < n_live; i++) {
+		enum stage s = judge_stage(live[i].judge);
+		if (s == live[i].shown_stage)
+			continue;
+		live[i].shown_stage = s;
+		char *what = xasprintf("stage %s at %.2fs", stage_name(s), since(&live[i]));
+		print_event(&live[i], what);
+		free(what);
+	}
+}
+
+/* ---------------------------------------------------------------- summary */
+
+static void print_summary(const struct run_plan *plan)
+{
+	printf("%-40s %-12s %3s  %-11s %8s  %s\n", "kernel", "variant", "n", "verdict", "duration",
+	       "ABIs");
+	for (size_t i = 0; i < plan->n_jobs; i++) {
+		const struct boot_job *job = &plan->jobs[i];
+		const char *verdict = job->done ? verdict_name(job->verdict)
+					: job->interrupted ? "INTERRUPTED" : "NOT RUN";
+		printf("%-40s %-12s %3d  %-11s %7.1fs  %s\n", job->kernel_id, job->variant, job->boot,
+		       verdict, job->duration, job->abis ? job->abis : "");
+		if (job->done && job->reason && *job->reason)
+			printf("%56s %s\n", "", job->reason);
+	}
+	fflush(stdout);
+}
+
+/* The contract's exit status for what happened. */
+static int plan_exit_status(const struct run_plan *plan)
+{
+	if (interrupted_by)
+		return interrupted_by == SIGTERM ? EXIT_SIGTERM : EXIT_SIGINT;
+	int worst = -1;
+	enum verdict wv = VERDICT_PASS;
+	for (size_t i = 0; i < plan->n_jobs; i++) {
+		const struct boot_job *job = &plan->jobs[i];
+		if (job->done && verdict_severity(job->verdict) > worst) {
+			worst = verdict_severity(job->verdict);
+			wv = job->verdict;
+		}
+	}
+	return worst < 0 ? EXIT_INFRA : verdict_exit_code(wv);
+}
+
+/* ---------------------------------------------------------------- the loop */
+
+/* The backend could not be opened: every boot is an INFRA_ERROR. */
+static void fail_all(struct run_plan *plan, const char *reason)
+{
+	for (size_t i = 0; i < plan->n_jobs; i++) {
+		struct live_boot b;
+		memset(&b, 0, sizeof(b));
+		b.job = &plan->jobs[i];
+		b.judge = judge_new(&b.job->limits);
+		capture_init(&b.cap);
+		if (mkdir_p(b.job->dir, 0755) == 0)
+			fail_to_start(&b, reason);
+		else
+			error("cannot create %s: %s", b.job->dir, strerror(errno));
+		free_live(&b);
+	}
+}
+
+/* Waits for console bytes or the next tick. */
+static void wait_for_events(struct live_boot *live, int n_live)
+{
+	struct pollfd fds[n_live > 0 ? n_live : 1];
+	for (int i = 0; i < n_live; i++) {
+		fds[i].fd = live[i].m.backend->console_fd(&live[i].m);
+		fds[i].events = POLLIN;
+		fds[i].revents = 0;
+	}
+	if (poll(fds, (nfds_t)n_live, TICK_MS) < 0 && errno != EINTR)
+		warning("poll: %s", strerror(errno));
+}
+
+int matrix_run(struct run_plan *plan)
+{
+	struct backend *be = plan->backend;
+	interrupted_by = 0;
+	install_signals();
+	if (be->open(be, plan->where) < 0) {
+		fail_all(plan, *be->error ? be->error : "the backend could not be opened");
+		print_summary(plan);
+		be->close(be);
+		return EXIT_INFRA;
+	}
+	emergency_backend = be;
+	int parallel = plan->parallel > 0 ? plan->parallel : 1;
+	struct live_boot *live = xcalloc((size_t)parallel, sizeof(*live));
+	int n_live = 0, seq = 0;
+	size_t next = 0;
+	struct progress progress = { .tty = isatty(STDERR_FILENO) == 1 };
+	while (!interrupted_by && (next < plan->n_jobs || n_live > 0)) {
+		while (!interrupted_by && n_live < parallel && next < plan->n_jobs) {
+			progress_clear(&progress);
+			if (start_boot(be, plan->cfg, &plan->jobs[next++], ++seq, &live[n_live]))
+				n_live++;
+			else
+				free_live(&live[n_live]);
+		}
+		progress_draw(&progress, live, n_live);
+		wait_for_events(live, n_live);
+		progress_clear(&progress);
+		progress_stages(&progress, live, n_live);
+		for (int i = 0; i < n_live && !interrupted_by; i++) {
+			if (!check_boot(&live[i]))
+				continue;
+			free_live(&live[i]);
+			live[i] = live[--n_live];
+			i--;
+		}
+	}
+	progress_clear(&progress);
+	for (int i = 0; i < n_live; i++) {
+		abandon_boot(&live[i]);
+		free_live(&live[i]);
+	}
+	free(live);
+	be->close(be);
+	emergency_backend = NULL;
+	print_summary(plan);
+	return plan_exit_status(plan);
+}
+
+void boot_job_release(struct boot_job *job)
+{
+	free(job->cmdline);
+	free(job->dir);
+	free(job->abis);
+	free(job->reason);
+}

@@ -1,0 +1,64 @@
+/*
+ * matrix.h: running a set of boots (kernels x variants x repeats), up to N
+ * at once, through one backend; judging each, writing its results, showing
+ * progress and a summary, and cleaning up on Ctrl-C or SIGTERM.
+ */
+#ifndef BOOTRIG_MATRIX_H
+#define BOOTRIG_MATRIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "judge.h"
+
+struct backend;
+struct config;
+struct target;
+
+/* One boot to make. The runner (cmd-run.c) fills the first part. */
+struct boot_job {
+	const char *kernel_path;      /* as the user gave it */
+	const char *kernel_image;     /* the bootable file */
+	const char *kernel_id;
+	const char *kernel_arch;
+	const char *kernel_version;
+	const struct target *target;  /* libvirt: the machine; boards: the arch's target */
+	const char *board;            /* boards: the board's name, else NULL */
+	const char *initrd;           /* or NULL */
+	const char *variant;          /* "default" or the NAME of --variant */
+	char *cmdline;                /* the whole kernel command line (owned) */
+	int boot;                     /* from 1 */
+	char *dir;                    /* RESULTS_DIR/<kernel-id>/<variant>/<n> (owned) */
+	struct judge_limits limits;
+
+	/* Filled by matrix_run(). */
+	bool done;                    /* judged and written */
+	bool interrupted;             /* stopped by Ctrl-C/SIGTERM: no result */
+	enum verdict verdict;
+	double duration;
+	char *abis;                   /* "aarch64=ok arm=ok ..." (owned) */
+	char *reason;                 /* the judge's one line (owned) */
+};
+
+struct run_plan {
+	struct backend *backend;
+	const char *where;            /* URI or board name; NULL: the default */
+	const struct config *cfg;
+	struct boot_job *jobs;
+	size_t n_jobs;
+	int parallel;                 /* -j */
+};
+
+/*
+ * matrix_run: open the backend, make every boot (at most plan->parallel at
+ * once), write each one's results, print the summary table to stdout, and
+ * close the backend. Returns the exit status: the worst verdict's
+ * (contract), 125 when the backend could not be opened (every boot is
+ * then written as INFRA_ERROR), 130/143 when interrupted by SIGINT/SIGTERM
+ * (the boots that finished keep their results; every machine is stopped).
+ */
+int matrix_run(struct run_plan *plan);
+
+void boot_job_release(struct boot_job *job);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * result.c: result.json for one boot (result.h, runner/RESULTS.md).
+ */
+#include "result.h"
+#include "judge.h"
+#include "util.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+
+void result_format_time(time_t t, char buf[21])
+{
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static json_object *string_or_null(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static json_object *kernel_object(const struct result_info *info)
+{
+	json_object *k = json_object_new_object();
+	json_object_object_add(k, "path", string_or_null(info->kernel_path));
+	json_object_object_add(k, "id", string_or_null(info->kernel_id));
+	json_object_object_add(k, "arch", string_or_null(info->kernel_arch));
+	json_object_object_add(k, "version", string_or_null(info->kernel_version));
+	return k;
+}
+
+/* The runner's part of result.json, in RESULTS.md's order. */
+static void add_run_fields(json_object *o, const struct result_info *info)
+{
+	char started[21];
+	result_format_time(info->started, started);
+	json_object_object_add(o, "format", json_object_new_string("bootrig-result-1"));
+	json_object_object_add(o, "bootrig_version", json_object_new_string(BOOTRIG_VERSION));
+	json_object_object_add(o, "kernel", kernel_object(info));
+	json_object_object_add(o, "variant", string_or_null(info->variant));
+	json_object_object_add(o, "boot", json_object_new_int(info->boot));
+	json_object_object_add(o, "append", string_or_null(info->append));
+	json_object_object_add(o, "backend", string_or_null(info->backend));
+	json_object_object_add(o, "target", string_or_null(info->target));
+	if (info->uri)
+		json_object_object_add(o, "uri", json_object_new_string(info->uri));
+	json_object_object_add(o, "accelerator", string_or_null(info->accelerator));
+	json_object_object_add(o, "started", json_object_new_string(started));
+	json_object_object_add(o, "duration", json_object_new_double(info->duration));
+	if (info->console_recovered)
+		json_object_object_add(o, "console_recovered_bytes",
+				       json_object_new_int64((int64_t)info->console_recovered));
+}
+
+int result_write(const char *dir, const struct result_info *info, const struct judge *j)
+{
+	json_object *o = json_object_new_object();
+	add_run_fields(o, info);
+	judge_to_json(j, o);
+	/* The judge's fields follow; the runner's duration is the measured one. */
+	json_object_object_add(o, "duration", json_object_new_double(info->duration));
+	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							     JSON_C_TO_STRING_NOSLASHESCAPE);
+	char *path = xasprintf("%s/result.json", dir);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%s\n", text);
+	int rc = write_file_atomic(path, sb.buf, sb.len);
+	strbuf_release(&sb);
+	free(path);
+	json_object_put(o);
+	return rc;
+}

@@ -1,0 +1,36 @@
+/*
+ * result.h: result.json for one boot (runner/RESULTS.md), written whole or
+ * not at all. The runner says what was booted and how (struct
+ * result_info); the judge adds what the console showed (judge_to_json).
+ */
+#ifndef BOOTRIG_RESULT_H
+#define BOOTRIG_RESULT_H
+
+#include <time.h>
+
+struct judge;
+
+struct result_info {
+	const char *kernel_path;     /* what the user gave */
+	const char *kernel_id;
+	const char *kernel_arch;
+	const char *kernel_version;  /* or NULL */
+	const char *variant;
+	int boot;                    /* from 1 */
+	const char *append;          /* the whole kernel command line */
+	const char *backend;         /* "libvirt", "board" */
+	const char *target;          /* target or board name */
+	const char *uri;             /* libvirt only, else NULL */
+	const char *accelerator;     /* "kvm", "tcg", "board" */
+	time_t started;              /* wall clock at power-on */
+	double duration;             /* seconds, power-on to end */
+	size_t console_recovered;    /* console bytes taken from the backend's log */
+};
+
+/* Writes DIR/result.json. 0, or -1 (error printed). */
+int result_write(const char *dir, const struct result_info *info, const struct judge *j);
+
+/* The ISO 8601 UTC form of t ("2026-11-29T23:30:00Z") into buf[21]. */
+void result_format_time(time_t t, char buf[21]);
+
+#endif

@@ -1,0 +1,221 @@
+#!/bin/sh
+# t-build.sh: `bootrig build` on real Debian kernels (arm64, cloud-arm64 and
+# amd64 as .deb and as bare vmlinuz, the armmp-lpae zImage): the ABIs it
+# picks, --list, cpio -t, reproducibility, the manifest, --add, --append-to,
+# --no-compress, and bad input (exit 65/64/78, nothing at the output path).
+# The boots are in t-build-boot.sh.
+. "$(dirname "$0")/lib.sh"
+set -u
+
+kernels=$(dirname "$(kernel_path cloud-arm64)")
+sh "$TOP/scripts/fetch-kernels.sh" arm64 amd64 armmp-lpae >/dev/null
+tmp=$(mktemp -d /tmp/t-build.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export BOOTRIG_CACHE="$tmp/cache"      # the .deb extraction runs for real
+unset SOURCE_DATE_EPOCH
+
+# build NAME ARGS...: runs bootrig build, keeps stdout/stderr/status in $tmp/NAME.*
+build() {
+	name=$1; shift
+	"$BOOTRIG" build "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	echo $? >"$tmp/$name.rc"
+}
+status_of() { cat "$tmp/$1.rc"; }
+
+# 1. The ABIs for each kernel, as .deb and as vmlinuz, and --list shows them.
+for spec in "arm64 aarch64 aarch64_ilp32 arm" "cloud-arm64 aarch64 aarch64_ilp32 arm" \
+	"amd64 x86_64 x32 i386" "armmp-lpae arm"; do
+	set -- $spec
+	flavour=$1; shift
+	want="abis: $*"
+	for kind in vmlinuz deb; do
+		name="$flavour-$kind"
+		build "$name" --kernel "$kernels/$flavour.$kind" -o "$tmp/$name.img"
+		if [ "$(status_of "$name")" = 0 ] && grep -qx "$want" "$tmp/$name.out"; then
+			ok "$flavour .$kind: $want"
+		else
+			not_ok "$flavour .$kind: $want" "exit $(status_of "$name"): $(cat "$tmp/$name.out" "$tmp/$name.err")"
+			continue
+		fi
+		"$BOOTRIG" build --list "$tmp/$name.img" >"$tmp/$name.list" 2>&1
+		missing=""
+		for abi in "$@"; do
+			for f in "/bench/$abi/probe" "/bench/$abi/lat_syscall"; do
+				grep -q "^-rwxr-xr-x .* $f\$" "$tmp/$name.list" || missing="$missing $f"
+			done
+		done
+		for f in /init /etc/bootrig/plan /bench/data/file /dev/console; do
+			grep -q " $f\$" "$tmp/$name.list" || missing="$missing $f"
+		done
+		if [ -z "$missing" ]; then ok "$name: --list shows init, plan and each ABI's probe and test"
+		else not_ok "$name: --list" "missing:$missing"; fi
+	done
+done
+
+# The .deb's vmlinuz is cached under its sha256 and reused.
+deb_sha=$(sha256sum "$kernels/cloud-arm64.deb" | cut -c1-64)
+if [ -s "$BOOTRIG_CACHE/kernels/$deb_sha/vmlinuz" ] &&
+	cmp -s "$BOOTRIG_CACHE/kernels/$deb_sha/vmlinuz" "$kernels/cloud-arm64.vmlinuz"; then
+	ok "the .deb's vmlinuz is in the cache, identical to the one dpkg-deb gives"
+else
+	not_ok "the .deb's vmlinuz is in the cache" "$(ls -R "$BOOTRIG_CACHE" | head)"
+fi
+build deb-again --kernel "$kernels/cloud-arm64.deb" -o "$tmp/deb-again.img"
+check "a second build from the cached .deb is byte-identical" \
+	cmp "$tmp/cloud-arm64-deb.img" "$tmp/deb-again.img"
+check "the .deb and its vmlinuz give the same image" \
+	cmp "$tmp/cloud-arm64-deb.img" "$tmp/cloud-arm64-vmlinuz.img"
+
+# 2. Reproducible, and readable by the real cpio.
+k="$kernels/cloud-arm64.vmlinuz"
+build full1 --kernel "$k" --suite full -o "$tmp/full1.img"
+build full2 --kernel "$k" --suite full -o "$tmp/full2.img"
+check "two full-suite builds are byte-identical" cmp "$tmp/full1.img" "$tmp/full2.img"
+# The second build took the gzip from the image cache: a build with an
+# empty cache (deflating again) and one over a damaged cache entry must
+# give the same bytes.
+BOOTRIG_CACHE="$tmp/cache-fresh" "$BOOTRIG" build --kernel "$k" --suite full -o "$tmp/full3.img" >/dev/null 2>&1
+check "a build with an empty cache is byte-identical too" cmp "$tmp/full1.img" "$tmp/full3.img"
+for entry in "$tmp"/cache-fresh/initramfs/*.gz; do
+	head -c 1000 "$entry" >"$entry.cut" && mv "$entry.cut" "$entry"
+done
+BOOTRIG_CACHE="$tmp/cache-fresh" "$BOOTRIG" build --kernel "$k" --suite full -o "$tmp/full4.img" >/dev/null 2>&1
+check "a truncated cache entry is not used" cmp "$tmp/full1.img" "$tmp/full4.img"
+check "two manifests are identical but for the path" \
+	sh -c "jq 'del(.image)' '$tmp/full1.img.json' >'$tmp/m1' && jq 'del(.image)' '$tmp/full2.img.json' >'$tmp/m2' && test -s '$tmp/m1' && cmp '$tmp/m1' '$tmp/m2'"
+gzip -dc "$tmp/full1.img" | cpio -it --quiet >"$tmp/cpio.names" 2>"$tmp/cpio.err"
+"$BOOTRIG" build --list "$tmp/full1.img" | awk '{print substr($NF, 2)}' >"$tmp/our.names"
+if [ -s "$tmp/cpio.names" ] && cmp -s "$tmp/cpio.names" "$tmp/our.names"; then
+	ok "cpio -t reads the gzip'd image and lists what --list lists ($(wc -l <"$tmp/cpio.names") entries)"
+else
+	not_ok "cpio -t reads the image" "$(cat "$tmp/cpio.err"; diff "$tmp/cpio.names" "$tmp/our.names" | head)"
+fi
+check "entries are sorted by name" sh -c "test -s '$tmp/cpio.names' && LC_ALL=C sort -c '$tmp/cpio.names'"
+n_tests=$(grep -c '^bench/aarch64_ilp32/' "$tmp/cpio.names")
+if [ "$n_tests" = 12 ]; then ok "full suite: 11 tests and the probe per ABI"
+else not_ok "full suite: 11 tests and the probe per ABI" "aarch64_ilp32 has $n_tests"; fi
+gzip -dc "$tmp/full1.img" | cpio -itv --quiet 2>/dev/null >"$tmp/cpio.long"
+grep -v ' root *root ' "$tmp/cpio.long" >"$tmp/notroot"
+check "every entry is owned by root" sh -c "test -s '$tmp/cpio.long' && test ! -s '$tmp/notroot'"
+if [ "$(gzip -dc "$tmp/full1.img" | cpio -i --quiet --to-stdout etc/bootrig/plan 2>/dev/null | head -n 1)" = "suite=full" ]; then
+	ok "the plan is in the image"
+else
+	not_ok "the plan is in the image"
+fi
+SOURCE_DATE_EPOCH=1700000000 "$BOOTRIG" build --kernel "$k" -o "$tmp/sde.img" >/dev/null 2>&1
+if gzip -dc "$tmp/sde.img" | cpio -itv --quiet 2>/dev/null | grep -q 'Nov 14  2023 init$'; then
+	ok "SOURCE_DATE_EPOCH sets every mtime"
+else
+	not_ok "SOURCE_DATE_EPOCH sets every mtime" "$(gzip -dc "$tmp/sde.img" | cpio -itv 2>&1 | tail -n 2)"
+fi
+
+# 3. The manifest: the kernel, the ABIs, each file's size and sha256.
+m="$tmp/full1.img.json"
+if [ "$(jq -r '.kernel.arch + " " + (.abis | join(",")) + " " + .suite' "$m")" = \
+	"arm64 aarch64,aarch64_ilp32,arm full" ]; then
+	ok "manifest: arch, ABIs and suite"
+else
+	not_ok "manifest: arch, ABIs and suite" "$(head -c 400 "$m")"
+fi
+want=$(sha256sum "$TOP/build/guest/aarch64/lat_pipe" | cut -c1-64)
+got=$(jq -r '.files[] | select(.name == "/bench/aarch64/lat_pipe") | .sha256' "$m")
+if [ -n "$want" ] && [ "$want" = "$got" ]; then ok "manifest: a file's sha256 is the guest binary's"
+else not_ok "manifest: a file's sha256" "want $want got $got"; fi
+if [ "$(jq -r .sha256 "$m")" = "$(sha256sum "$tmp/full1.img" | cut -c1-64)" ] &&
+	[ "$(jq -r .kernel.sha256 "$m")" = "$(sha256sum "$k" | cut -c1-64)" ]; then
+	ok "manifest: the image's and the kernel's sha256"
+else
+	not_ok "manifest: the image's and the kernel's sha256"
+fi
+
+# 4. --no-compress, --abi, --add, files in a config, --append-to.
+build plain --kernel "$k" --no-compress --abi aarch64,arm --add /etc/hostname:/etc/hostname \
+	-o "$tmp/plain.img"
+if cpio -it --quiet <"$tmp/plain.img" >"$tmp/plain.names" 2>/dev/null &&
+	grep -qx etc/hostname "$tmp/plain.names" && grep -qx bench/arm/probe "$tmp/plain.names" &&
+	! grep -q aarch64_ilp32 "$tmp/plain.names"; then
+	ok "--no-compress, --abi aarch64,arm and --add: a plain cpio with the right entries"
+else
+	not_ok "--no-compress, --abi, --add" "$(cat "$tmp/plain.err"; head "$tmp/plain.names")"
+fi
+printf 'files = ( "/etc/hostname:/etc/from-config" );\n' >"$tmp/files.cfg"
+build cfgfiles --kernel "$k" --config "$tmp/files.cfg" -o "$tmp/cfgfiles.img"
+if "$BOOTRIG" build --list "$tmp/cfgfiles.img" | grep -q ' /etc/from-config$'; then
+	ok "files = ( ... ) in a config adds files"
+else
+	not_ok "files = ( ... ) in a config adds files" "$(cat "$tmp/cfgfiles.err")"
+fi
+mkdir -p "$tmp/user/lib/firmware"
+echo microcode >"$tmp/user/lib/firmware/blob"
+(cd "$tmp/user" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -n >"$tmp/user.img"
+build appended --kernel "$k" --append-to "$tmp/user.img" -o "$tmp/appended.img"
+"$BOOTRIG" build --list "$tmp/appended.img" >"$tmp/appended.list" 2>&1
+if head -c "$(stat -c %s "$tmp/user.img")" "$tmp/appended.img" | cmp -s - "$tmp/user.img" &&
+	grep -q ' /lib/firmware/blob$' "$tmp/appended.list" && grep -q ' /init$' "$tmp/appended.list"; then
+	ok "--append-to: the user's initramfs first, ours after; --list reads both"
+else
+	not_ok "--append-to" "$(cat "$tmp/appended.err" "$tmp/appended.list" | head)"
+fi
+
+# 5. Bad input: exit 65 with the path, nothing written at -o.
+printf 'just some text\n' >"$tmp/text"
+: >"$tmp/empty"
+head -c 60 "$k" >"$tmp/truncated"
+mkdir -p "$tmp/deb/DEBIAN" "$tmp/deb/usr/share/doc/x"
+printf 'Package: not-a-kernel\nVersion: 1\nArchitecture: all\nMaintainer: t <t@t>\nDescription: t\n' \
+	>"$tmp/deb/DEBIAN/control"
+echo hi >"$tmp/deb/usr/share/doc/x/README"
+dpkg-deb --build "$tmp/deb" "$tmp/nokernel.deb" >/dev/null 2>&1
+for bad in text empty truncated nokernel.deb missing-file; do
+	build "bad-$bad" --kernel "$tmp/$bad" -o "$tmp/bad-$bad.img"
+	if [ "$(status_of "bad-$bad")" = 65 ] && grep -q "$tmp/$bad" "$tmp/bad-$bad.err" &&
+		[ ! -e "$tmp/bad-$bad.img" ]; then
+		ok "bad kernel '$bad': exit 65, the path in the message, no output ($(head -n 1 "$tmp/bad-$bad.err" | cut -c1-90))"
+	else
+		not_ok "bad kernel '$bad'" "exit $(status_of "bad-$bad"): $(cat "$tmp/bad-$bad.err")"
+	fi
+done
+gzip -dc "$tmp/full1.img" | head -c 3000 >"$tmp/cut.cpio"
+for bad in cut.cpio text empty truncated; do
+	"$BOOTRIG" build --list "$tmp/$bad" >/dev/null 2>"$tmp/list.err"
+	rc=$?
+	if [ $rc = 65 ] && grep -q "$tmp/$bad" "$tmp/list.err"; then ok "--list of a bad image '$bad': exit 65"
+	else not_ok "--list of a bad image '$bad'" "exit $rc: $(cat "$tmp/list.err")"; fi
+done
+
+# 6. Config errors (78, file:line) and usage errors (64).
+printf 'suites = (\n  { name = "smoke";\n    sampels = 3; }\n);\n' >"$tmp/typo.cfg"
+build typo --kernel "$k" --config "$tmp/typo.cfg" -o "$tmp/typo.img"
+if [ "$(status_of typo)" = 78 ] && grep -q "^bootrig: $tmp/typo.cfg:3: unknown key 'sampels'" "$tmp/typo.err"; then
+	ok "config typo: exit 78, file:line"
+else
+	not_ok "config typo: exit 78, file:line" "exit $(status_of typo): $(cat "$tmp/typo.err")"
+fi
+printf 'suites = ( { name = "smoke"; samples = "many"; } );\n' >"$tmp/type.cfg"
+build type --kernel "$k" --config "$tmp/type.cfg" -o "$tmp/type.img"
+if [ "$(status_of type)" = 78 ] && grep -q "type.cfg:1: 'samples' must be an integer" "$tmp/type.err"; then
+	ok "config type error: exit 78, file:line"
+else
+	not_ok "config type error" "exit $(status_of type): $(cat "$tmp/type.err")"
+fi
+printf 'targets = ( {\n name = "x";\n' >"$tmp/syntax.cfg"
+build syntax --kernel "$k" --config "$tmp/syntax.cfg" -o "$tmp/syntax.img"
+if [ "$(status_of syntax)" = 78 ] && grep -q "syntax.cfg:[0-9]*: syntax error" "$tmp/syntax.err"; then
+	ok "config syntax error: exit 78, file:line"
+else
+	not_ok "config syntax error" "exit $(status_of syntax): $(cat "$tmp/syntax.err")"
+fi
+for args in "--kernel $k" "-o $tmp/x.img" "--kernel $k -o $tmp/x.img --abi x86_64" \
+	"--kernel $k -o $tmp/x.img --bogus" "--kernel $k -o $tmp/x.img --suite nope" \
+	"--list $tmp/full1.img --kernel $k" "--kernel $k -o $tmp/x.img --dtb /etc/hostname"; do
+	# shellcheck disable=SC2086
+	"$BOOTRIG" build $args >/dev/null 2>"$tmp/usage.err"
+	rc=$?
+	if [ $rc = 64 ] && [ ! -e "$tmp/x.img" ]; then ok "usage error exits 64: build $(echo "$args" | sed "s|$tmp/||g; s|$kernels/||g")"
+	else not_ok "usage error exits 64: $args" "exit $rc: $(cat "$tmp/usage.err")"; fi
+done
+if "$BOOTRIG" build --help | grep -q -- '--sd-image' && "$BOOTRIG" build --help | grep -q 'IMAGE.json'; then
+	ok "--help prints the option table and names the manifest"
+else
+	not_ok "--help"
+fi

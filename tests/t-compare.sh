@@ -1,0 +1,207 @@
+#!/bin/sh
+# t-compare: `bootrig compare` over synthetic results trees (written by
+# tests/tools/mkresults exactly as runner/RESULTS.md says) and the small
+# hand-kept fixtures in tests/fixtures/compare: verdicts and exit statuses,
+# the threshold and alpha, --metric, new failures, ABI changes, bad input,
+# and every format (JSON parsed, JUnit validated against the Jenkins
+# schema, HTML rendered by headless Chromium).
+. "$(dirname "$0")/lib.sh"
+set -u
+MK="$TOP/build/tests/tools/mkresults"
+FIX="$TOP/tests/fixtures/compare"
+tmp=$(mktemp -d /tmp/t-compare.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export NO_COLOR=1 ASAN_OPTIONS=detect_leaks=1
+
+# mk DIR KERNEL SEED [args]: 5 boots of a kernel with the usual ABI table
+mk() {
+	d=$1 k=$2 seed=$3
+	shift 3
+	"$MK" "$tmp/$d" "$k" default 5 "$seed" --abi x86_64=ok --abi x32=unsupported "$@"
+}
+NULL=x86_64:lat_syscall:null:us:lower
+READ=x86_64:lat_syscall:read:us:lower
+BW=x86_64:bw_pipe:bw:MB/s:higher
+
+# compare ARGS...: runs the tool, output in $tmp/out, status in $rc
+compare() {
+	"$BOOTRIG" compare "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+# has TEXT: the last output holds TEXT (a fixed string)
+has() { grep -qF -- "$1" "$tmp/out"; }
+
+# --- A/A: the same distribution on both sides is not a change ---
+mk a1 k-a 11 $NULL:14.1:2 $READ:20:2 $BW:900:2
+mk a2 k-b 12 $NULL:14.1:2 $READ:20:2 $BW:900:2
+compare "$tmp/a1" "$tmp/a2"
+if [ $rc -eq 0 ] && has "0 regressed, 0 improved"; then ok "identical sides: exit 0, nothing significant"
+else not_ok "identical sides: exit 0, nothing significant" "rc=$rc $(tail -1 "$tmp/out")"; fi
+if has "x86_64.lat_syscall.null (us)" && has "x86_64.bw_pipe.bw (MB/s)"; then ok "every metric has a row"
+else not_ok "every metric has a row"; fi
+
+# --- a known 30% slowdown of null is a significant regression ---
+mk slow k-slow 13 $NULL:18.33:2 $READ:20:2 $BW:900:2
+compare "$tmp/a1" "$tmp/slow"
+line=$(grep -F "x86_64.lat_syscall.null" "$tmp/out" | head -1)
+if [ $rc -eq 1 ] && echo "$line" | grep -q "regressed"; then ok "30% slower null: regressed, exit 1"
+else not_ok "30% slower null: regressed, exit 1" "rc=$rc line: $line"; fi
+# the robot's columns: base ±stddev%, %change, cand ±stddev%, p-values, metric
+if echo "$line" | grep -Eq '^ +[0-9.]+ ± +[0-9.]+% +\+[23][0-9]\.[0-9]% +[0-9.]+ ± +[0-9.]+% +(<0\.0001|0\.00[0-9]+) +[0-9.]+ +x86_64'; then
+	ok "kernel test robot row: base ±%stddev %change cand ±%stddev p metric"
+else not_ok "kernel test robot row" "$line"; fi
+if grep -F "x86_64.lat_syscall.read" "$tmp/out" | head -1 | grep -q "regressed"; then
+	not_ok "unchanged read is not flagged"
+else ok "unchanged read is not flagged"; fi
+
+# --- direction: lower null is an improvement, lower bandwidth a regression ---
+mk fast k-fast 14 $NULL:11:2 $READ:20:2 $BW:700:2
+compare "$tmp/a1" "$tmp/fast"
+if grep -F "lat_syscall.null" "$tmp/out" | head -1 | grep -q improved &&
+   grep -F "bw_pipe.bw" "$tmp/out" | head -1 | grep -q regressed && [ $rc -eq 1 ]; then
+	ok "better=lower/higher decide improved vs regressed"
+else not_ok "better=lower/higher decide improved vs regressed" "rc=$rc"; fi
+
+# --- threshold and alpha ---
+mk tiny1 k-t1 15 $NULL:14.1:0.1
+mk tiny2 k-t2 16 $NULL:14.5:0.1
+compare "$tmp/tiny1" "$tmp/tiny2"
+[ $rc -eq 0 ] && ok "a significant 2.8% change is below the 5% threshold" ||
+	not_ok "a significant 2.8% change is below the 5% threshold" "rc=$rc"
+compare "$tmp/tiny1" "$tmp/tiny2" --threshold 1
+[ $rc -eq 1 ] && ok "--threshold 1 reports it" || not_ok "--threshold 1 reports it" "rc=$rc"
+compare "$tmp/tiny1" "$tmp/tiny2" --threshold 1 --alpha 1e-12
+[ $rc -eq 0 ] && ok "--alpha 1e-12 does not" || not_ok "--alpha 1e-12 does not" "rc=$rc"
+
+# --- --metric selects by abi.test.name glob ---
+compare "$tmp/a1" "$tmp/slow" --metric '*.read'
+if [ $rc -eq 0 ] && ! has "lat_syscall.null" && has "lat_syscall.read"; then ok "--metric '*.read' keeps only read"
+else not_ok "--metric '*.read' keeps only read" "rc=$rc"; fi
+
+# --- new kernel failure and failing verdict; the boot is left out ---
+mk crash k-crash 17 $NULL:14.1:2 --boot '2=PANIC:panic:Kernel panic - not syncing: Attempted to kill init!'
+compare "$tmp/a1" "$tmp/crash"
+if [ $rc -eq 1 ] && has "[panic] Kernel panic - not syncing: Attempted to kill init! (1 of 5 boots)" &&
+   has "CAND  k-crash default #2 PANIC" && has "CAND $tmp/crash (n=4)"; then
+	ok "a new panic: exit 1, listed, its boot left out (n=4)"
+else not_ok "a new panic: exit 1, listed, its boot left out" "rc=$rc"; fi
+compare "$tmp/crash" "$tmp/crash"
+[ $rc -eq 0 ] && ok "a panic BASE has too is not new" || not_ok "a panic BASE has too is not new" "rc=$rc"
+
+# --- the ABI table: x32 unsupported -> ok is a change, ok -> error a regression ---
+"$MK" "$tmp/x32" k-x32 default 5 18 $NULL:14.1:2 --abi x86_64=ok --abi x32=ok
+compare "$tmp/a1" "$tmp/x32"
+if [ $rc -eq 0 ] && grep -Eq '^x32 +unsupported +ok +changed' "$tmp/out"; then ok "ABI table: x32 unsupported -> ok"
+else not_ok "ABI table: x32 unsupported -> ok" "rc=$rc"; fi
+compare "$tmp/x32" "$tmp/a1"
+if [ $rc -eq 1 ] && grep -Eq '^x32 +ok +unsupported +regressed' "$tmp/out"; then ok "ABI table: x32 ok -> unsupported regresses"
+else not_ok "ABI table: x32 ok -> unsupported regresses" "rc=$rc"; fi
+
+# --- several candidates side by side, each as % of BASE ---
+compare "$tmp/a1" "$tmp/a2" "$tmp/slow"
+if has "CAND1" && has "CAND2" && grep -F "x86_64.lat_syscall.null (us)" "$tmp/out" | tail -1 | grep -Eq '\((1[23][0-9]\.[0-9])%\)-'; then
+	ok "multi-column table: CAND2 null at ~130% of BASE, marked regressed"
+else not_ok "multi-column table" "$(grep -F 'null (us)' "$tmp/out" | tail -1)"; fi
+
+# --- small samples warn ---
+"$MK" "$tmp/two" k-two default 2 19 $NULL:14.1:2 --abi x86_64=ok
+compare "$tmp/a1" "$tmp/two"
+grep -q "has 2 passing boots" "$tmp/err" && ok "n < 3 warns" || not_ok "n < 3 warns"
+
+# --- exit statuses for unusable and bad input ---
+"$MK" "$tmp/infra" k-infra default 3 20 --boot '1=INFRA_ERROR' --boot '2=INFRA_ERROR' --boot '3=INFRA_ERROR'
+compare "$tmp/a1" "$tmp/infra"
+[ $rc -eq 125 ] && ok "a side with only INFRA_ERROR boots: 125" || not_ok "only INFRA_ERROR: 125" "rc=$rc"
+mkdir -p "$tmp/empty"
+compare "$tmp/a1" "$tmp/empty"
+[ $rc -eq 125 ] && ok "a side without any result.json: 125" || not_ok "no result.json: 125" "rc=$rc"
+compare "$tmp/a1" "$tmp/does-not-exist"
+[ $rc -eq 65 ] && ok "a missing directory: 65" || not_ok "missing directory: 65" "rc=$rc"
+mkdir -p "$tmp/bad/k/default/1" && printf '{"format": "bootrig-result-1", "verdict": ' >"$tmp/bad/k/default/1/result.json"
+compare "$tmp/a1" "$tmp/bad"
+if [ $rc -eq 65 ] && grep -q "bad/k/default/1/result.json: not valid JSON" "$tmp/err"; then ok "a truncated result.json: 65, named"
+else not_ok "truncated result.json: 65" "rc=$rc $(cat "$tmp/err")"; fi
+compare "$tmp/a1"
+[ $rc -eq 64 ] && ok "one side only: 64" || not_ok "one side only: 64" "rc=$rc"
+compare "$tmp/a1" "$tmp/a2" --format yaml
+[ $rc -eq 64 ] && ok "--format yaml: 64" || not_ok "--format yaml: 64" "rc=$rc"
+compare "$tmp/a1" "$tmp/a2" --alpha 2
+[ $rc -eq 64 ] && ok "--alpha 2: 64" || not_ok "--alpha 2: 64" "rc=$rc"
+compare --help
+if [ $rc -eq 0 ] && has "--threshold PCT" && has "--format FMT"; then ok "--help from the option table"
+else not_ok "--help" "rc=$rc"; fi
+
+# --- the hand-written fixture (RESULTS.md's example, two boots a side) ---
+compare "$FIX/aarch64-base" "$FIX/aarch64-cand"
+if has "aarch64.lat_syscall.null (us)" && has "aarch64_ilp32" && grep -Eq '^ +14\.[0-9]+ ± +[0-9.]+% +-12\.[0-9]%' "$tmp/out"; then
+	ok "fixture: aarch64 null 14.1 -> 12.4 us is -12%"
+else not_ok "fixture: aarch64 null -12%" "$(grep null "$tmp/out")"; fi
+
+# --- colour only on request: never with NO_COLOR or into a file ---
+compare "$tmp/a1" "$tmp/slow"
+if grep -q "$(printf '\033')" "$tmp/out"; then not_ok "no colour escapes off a terminal"
+else ok "no colour escapes off a terminal"; fi
+
+# --- JSON: parses, carries the numbers ---
+compare "$tmp/a1" "$tmp/slow" --format json -o "$tmp/r.json"
+if [ $rc -eq 1 ] && python3 - "$tmp/r.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "bootrig-compare-1"
+m = [m for m in d["metrics"] if m["id"] == "x86_64.lat_syscall.null"][0]
+c = m["changes"][0]
+assert c["verdict"] == "regressed" and 20 < c["pct_change"] < 40 and c["p_welch"] < 0.01
+assert len(m["sides"][0]["observations"]) == 5
+assert d["summary"]["exit_code"] == 1 and d["summary"]["regressed"] >= 1
+PY
+then ok "JSON: bootrig-compare-1 with the regression, p and observations"
+else not_ok "JSON report"; fi
+
+# --- JUnit: validates against the Jenkins/Ant schema; a failure per regression ---
+compare "$tmp/a1" "$tmp/crash" "$tmp/slow" --format junit -o "$tmp/r.xml"
+if xmllint --noout --schema "$FIX/junit.xsd" "$tmp/r.xml" 2>"$tmp/xmllint"; then ok "JUnit validates (junit.xsd)"
+else not_ok "JUnit validates" "$(cat "$tmp/xmllint")"; fi
+nf=$(grep -c '<failure ' "$tmp/r.xml")
+# crash side: new panic event + PANIC verdict + PANIC boot = 3; slow side: null regressed = 1
+[ "$nf" -eq 4 ] && ok "JUnit: 4 failures (panic event, verdict, boot; null)" || not_ok "JUnit failures" "got $nf"
+grep -q 'testcase classname="metrics.x86_64.lat_syscall" name="null"' "$tmp/r.xml" &&
+	ok "JUnit: a testcase per metric" || not_ok "JUnit: a testcase per metric"
+
+# --- HTML: one file, strings escaped, renders in headless Chromium with its charts ---
+"$MK" "$tmp/evil" k-evil default 3 21 '<script>x:lat<b>:null:us:lower:14:2' --abi x86_64=ok \
+	--boot '3=PANIC:panic:<img src=x onerror=alert(1)>'
+compare "$tmp/a1" "$tmp/evil" "$tmp/slow" --format html -o "$tmp/r.html"
+if ! grep -q '<script>x\|<img src' "$tmp/r.html" && grep -q '&lt;script&gt;x' "$tmp/r.html"; then
+	ok "HTML escapes every string from the results"
+else not_ok "HTML escaping"; fi
+if grep -Eq '(src|href)="(https?:)?//' "$tmp/r.html"; then not_ok "HTML is self-contained"
+else ok "HTML is self-contained (no external src/href)"; fi
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROME" ]; then
+	skip "HTML renders in Chromium" "chromium not installed (scripts/install-deps.sh)"
+else
+	nsvg=$(grep -c '<svg' "$tmp/r.html")
+	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
+		--user-data-dir="$tmp/chrome" --dump-dom "file://$tmp/r.html" >"$tmp/dom" 2>"$tmp/chrome.err"
+	ready=$(sed -n 's/.*data-bootrig-ready="\([0-9]*\)".*/\1/p' "$tmp/dom" | head -1)
+	if [ "${ready:-x}" = "$nsvg" ] && [ "$nsvg" -ge 3 ] && ! grep -q 'Uncaught\|CONSOLE.*[Ee]rror' "$tmp/chrome.err"; then
+		ok "HTML runs in Chromium: $nsvg SVG charts, no console error"
+	else not_ok "HTML runs in Chromium" "ready=$ready svg=$nsvg $(grep -i error "$tmp/chrome.err" | head -3)"; fi
+	ncircle=$(grep -o '<circle' "$tmp/dom" | wc -l)
+	[ "$ncircle" -ge 13 ] && ok "charts draw every boot as a dot ($ncircle)" || not_ok "chart dots" "$ncircle"
+	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --user-data-dir="$tmp/chrome" \
+		--window-size=1000,1400 --screenshot="$tmp/shot.png" "file://$tmp/r.html" >/dev/null 2>&1
+	size=$(stat -c %s "$tmp/shot.png" 2>/dev/null || echo 0)
+	[ "$size" -gt 20000 ] && ok "screenshot is not blank ($size bytes)" || not_ok "screenshot" "$size bytes"
+	[ -n "${KEEP_SHOT:-}" ] && cp "$tmp/shot.png" "$KEEP_SHOT"
+fi
+
+# --- --logs: console lines one side prints and the other never does ---
+mk l1 k-l1 22 $NULL:14.1:2 --console "$(printf '[    0.000000] Linux version 6.1.0-57-amd64\n[    0.100000] probe at 0xffff888000001000 took 12 ms\n')"
+mk l2 k-l2 23 $NULL:14.1:2 --console "$(printf '[    0.000000] Linux version 6.1.0-57-cloud-amd64\n[    0.200000] probe at 0xffff888000009000 took 15 ms\n')"
+compare "$tmp/l1" "$tmp/l2" --logs
+if has "only CAND (not BASE, 5 boots): Linux version 6.1.0-57-cloud-amd64" && ! has "probe at"; then
+	ok "--logs: the version line differs, the noisy probe line does not"
+else not_ok "--logs" "$(grep only "$tmp/out")"; fi
+
+echo "1..$_tap_n"

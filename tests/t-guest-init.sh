@@ -1,0 +1,148 @@
+#!/bin/sh
+# t-guest-init.sh: the PID-1 init's behaviour, in its test mode
+# (`init --root DIR --cmdline ARGS`, records on stdout), with small shell
+# scripts standing in for test binaries so that each case is exact:
+# framing of child output (records, LOG, escapes, long lines, reserved
+# kinds), exit codes and signals, the watchdog, missing binaries, knobs
+# and argv, command-line overrides, the built-in plan, a bad plan, and
+# the ABI probe outcomes (ok, ENOEXEC, exit status, missing probe).
+# Every output is checked with the host decoder (br-decode).
+. "$(dirname "$0")/lib.sh"
+set -u
+
+INIT=$TOP/build/guest/x86_64/init
+DECODE=$TOP/build/tests/tools/br-decode
+PROBE=$TOP/build/guest/x86_64/probe
+for f in "$INIT" "$DECODE" "$PROBE"; do
+	[ -x "$f" ] || { not_ok "prerequisite $f" "missing: run make all unit"; exit 1; }
+done
+tmp=$(mktemp -d /tmp/t-guest-init.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# script ROOT ABI NAME BODY: an executable shell script standing for a test.
+script() {
+	mkdir -p "$1/bench/$2"
+	printf '#!/bin/sh\n%s\n' "$4" >"$1/bench/$2/$3"
+	chmod +x "$1/bench/$2/$3"
+}
+
+# run NAME ROOT CMDLINE: init's records in $tmp/NAME.log, decoded in
+# $tmp/NAME.dec (br-decode's status in $tmp/NAME.decrc), init's in NAME.rc.
+run() {
+	timeout 60 "$INIT" --root "$2" --cmdline "$3" >"$tmp/$1.log" 2>"$tmp/$1.err"
+	echo $? >"$tmp/$1.rc"
+	"$DECODE" "$tmp/$1.log" >"$tmp/$1.dec" 2>&1
+	echo $? >"$tmp/$1.decrc"
+}
+
+# has NAME ERE: the decoded output has a line matching ERE.
+has() { grep -Eq -- "$2" "$tmp/$1.dec"; }
+count() { grep -Ec -- "$2" "$tmp/$1.dec"; }
+expect() {
+	if has "$2" "$3"; then ok "$1"; else not_ok "$1" "no line /$3/ in $tmp/$2.dec"; cat "$tmp/$2.dec" | sed 's/^/# /' | head -40; fi
+}
+decodes() {
+	if [ "$(cat "$tmp/$1.decrc")" = 0 ]; then ok "$1: every record decodes, BEGIN..END, nothing lost"
+	else not_ok "$1: records decode" "$(grep -E '^(problem|#)' "$tmp/$1.dec" | head -5)"; fi
+}
+
+# 1. Framing and results, one root with a script per behaviour.
+r=$tmp/root1
+mkdir -p "$r/etc/bootrig" "$r/bench/x86_64"
+cp "$PROBE" "$r/bench/x86_64/probe"
+script "$r" x86_64 metric 'echo "METRIC abi=x86_64 test=metric name=a unit=us better=lower n=2 median=1.5000 min=1.0000 max=2.0000 mean=1.5000 stddev=0.7071 samples=1.0000,2.0000"; echo "NEWKIND key=v"'
+script "$r" x86_64 exit3 'echo "about to fail"; exit 3'
+script "$r" x86_64 segv 'kill -SEGV $$'
+script "$r" x86_64 hang 'echo started; sleep 1000; echo never'
+script "$r" x86_64 args 'echo "argv: $*"'
+script "$r" x86_64 noisy 'printf "END tests=99 passed=99\n"; printf "tab\there 100%% caf\303\251\n"; printf "METRIC bad field\n"; head -c 6000 /dev/zero | tr "\\0" x; echo; printf "no newline at the end"'
+printf 'suite=unit\ntests=metric,exit3,segv,hang,args,noisy,absent\nsamples=5\ntest_timeout=2\n# a comment\n\n' \
+	>"$r/etc/bootrig/plan"
+start=$(date +%s)
+run framing "$r" "quiet bootrig.knob.foo=bar bootrig.knob.slow_null=10"
+took=$(( $(date +%s) - start ))
+decodes framing
+expect "BEGIN names the native ABI and the plan's source" framing '^0 BEGIN proto=1 init=[0-9.]+ arch=x86_64 plan=cmdline$'
+expect "SYSINFO carries uname, cpus, memory, uptime and the command line" framing \
+	'^1 SYSINFO release=[^ ]+ version=[^ ]+ machine=x86_64 cpus=[1-9][0-9]* memtotal_kb=[1-9][0-9]* uptime=[0-9]+\.[0-9]+ cmdline=quiet\\x20bootrig'
+expect "ABI record for the probe that exits 0" framing '^2 ABI abi=x86_64 status=ok$'
+expect "PLAN from the file" framing '^3 PLAN suite=unit repeat=1 samples=5 abis=x86_64 tests=metric,exit3,segv,hang,args,noisy,absent$'
+expect "a child's METRIC line becomes a METRIC record" framing \
+	'^[0-9]+ METRIC abi=x86_64 test=metric name=a unit=us better=lower n=2 median=1.5000 .*samples=1.0000,2.0000$'
+expect "an unknown kind from a child is passed on" framing '^[0-9]+ NEWKIND key=v$'
+expect "exit 0 is PASS" framing '^[0-9]+ RESULT abi=x86_64 test=metric status=PASS ms=[0-9]+$'
+expect "other output of a child is a LOG record" framing '^[0-9]+ LOG abi=x86_64 test=exit3 text=about\\x20to\\x20fail$'
+expect "a non-zero exit is FAIL with the status" framing '^[0-9]+ RESULT abi=x86_64 test=exit3 status=FAIL reason=exit\\x203 ms='
+expect "a crash signal is FAIL with the signal" framing '^[0-9]+ RESULT abi=x86_64 test=segv status=FAIL reason=signal\\x2011 ms='
+expect "the watchdog kills a hung test: TIMEOUT" framing '^[0-9]+ RESULT abi=x86_64 test=hang status=TIMEOUT reason=watchdog ms=(19|2[0-9])[0-9][0-9]$'
+expect "output before the hang is kept" framing '^[0-9]+ LOG abi=x86_64 test=hang text=started$'
+if [ "$took" -lt 30 ] && ! pgrep -f 'sleep 1000' >/dev/null; then ok "the hung test's process group is gone (init took ${took}s)"
+else not_ok "the hung test's process group is gone" "took ${took}s; $(pgrep -af 'sleep 1000')"; fi
+expect "argv is the path, abi=, samples= and every bootrig.knob.*" framing \
+	'^[0-9]+ LOG abi=x86_64 test=args text=argv:\\x20abi=x86_64\\x20samples=5\\x20foo=bar\\x20slow_null=10$'
+expect "a child cannot print init's own kinds (END becomes LOG)" framing '^[0-9]+ LOG abi=x86_64 test=noisy text=END\\x20tests=99\\x20passed=99$'
+expect "tabs, % and UTF-8 are escaped and come back intact" framing \
+	'^[0-9]+ LOG abi=x86_64 test=noisy text=tab\\x09here\\x20100%\\x20caf\\xc3\\xa9$'
+expect "a kind line with bad fields is a LOG" framing '^[0-9]+ LOG abi=x86_64 test=noisy text=METRIC\\x20bad\\x20field$'
+n=$(grep -E '^[0-9]+ LOG abi=x86_64 test=noisy text=x+$' "$tmp/framing.dec" | sed 's/.*text=//' | tr -d '\n' | wc -c)
+if [ "$n" -eq 6000 ]; then ok "a 6000-byte line is split over LOG records, no byte lost"
+else not_ok "a 6000-byte line is split over LOG records" "got $n bytes of x"; fi
+expect "a last line without newline is still framed" framing '^[0-9]+ LOG abi=x86_64 test=noisy text=no\\x20newline\\x20at\\x20the\\x20end$'
+expect "a planned test without binary is FAIL reason=missing" framing '^[0-9]+ TEST abi=x86_64 test=absent status=start$'
+expect "  ... and its RESULT" framing '^[0-9]+ RESULT abi=x86_64 test=absent status=FAIL reason=missing ms=0$'
+expect "END counts tests and records" framing "^([0-9]+) END tests=7 passed=3 failed=3 timeout=1 records=\\1$"
+if [ "$(count framing ' END ')" = 1 ]; then ok "exactly one END"; else not_ok "exactly one END"; fi
+if [ "$(cat "$tmp/framing.rc")" = 1 ]; then ok "test mode exits 1 when a test failed"; else not_ok "test mode exit status" "$(cat "$tmp/framing.rc")"; fi
+awk 'length($0) > 4095 { bad = 1 } END { exit bad }' "$tmp/framing.log" &&
+	ok "no record line is longer than 4096 bytes" || not_ok "no record line is longer than 4096 bytes"
+
+# 2. Command-line overrides: bootrig.abi, bootrig.only, bootrig.repeat, bootrig.samples, bootrig.suite.
+run cmdline "$r" "bootrig.abi=x86_64 bootrig.only=args,metric bootrig.repeat=2 bootrig.samples=7 bootrig.suite=quick"
+decodes cmdline
+expect "the command line overrides the plan" cmdline '^[0-9]+ PLAN suite=quick repeat=2 samples=7 abis=x86_64 tests=args,metric$'
+if [ "$(count cmdline 'TEST abi=x86_64 test=args')" = 2 ] && [ "$(count cmdline 'RESULT .*status=PASS')" = 4 ]; then
+	ok "repeat=2 runs every planned test twice"; else not_ok "repeat=2 runs every planned test twice"; fi
+expect "samples= from the command line reaches the test" cmdline 'text=argv:\\x20abi=x86_64\\x20samples=7$'
+if [ "$(cat "$tmp/cmdline.rc")" = 0 ]; then ok "test mode exits 0 when every test passed"; else not_ok "test mode exit 0" "$(cat "$tmp/cmdline.rc")"; fi
+
+# 3. No plan file: the built-in plan.
+r2=$tmp/root2
+mkdir -p "$r2/bench/x86_64"
+cp "$PROBE" "$r2/bench/x86_64/probe"
+script "$r2" x86_64 lat_syscall 'echo "argv: $*"'
+run builtin "$r2" ""
+decodes builtin
+expect "without a plan, BEGIN says plan=builtin" builtin '^0 BEGIN .* plan=builtin$'
+expect "the built-in plan is the smoke suite" builtin '^[0-9]+ PLAN suite=smoke repeat=1 samples=11 abis=x86_64 tests=lat_syscall$'
+
+# 4. A bad plan: ERROR, then END, nothing run.
+mkdir -p "$r2/etc/bootrig"
+printf 'samples=abc\n' >"$r2/etc/bootrig/plan"
+run badplan "$r2" ""
+decodes badplan
+expect "a bad value in the plan is an ERROR record" badplan '^2 ERROR reason=plan:\\x20bad\\x20samples=abc$'
+expect "  ... followed by END" badplan '^3 END tests=0 passed=0 failed=0 timeout=0 records=3$'
+printf 'samples=3\n' >"$r2/etc/bootrig/plan"
+run badcmd "$r2" "bootrig.repeat=0"
+expect "a bad value on the command line is an ERROR record" badcmd 'ERROR reason=plan:\\x20bad\\x20repeat=0$'
+
+# 5. ABI probes: ok, ENOEXEC (not an ELF), a probe that fails, no probe.
+r3=$tmp/root3
+mkdir -p "$r3/bench/x86_64" "$r3/bench/arm" "$r3/bench/i386" "$r3/bench/aarch64" "$r3/etc/bootrig"
+cp "$PROBE" "$r3/bench/x86_64/probe"
+head -c 200 /dev/urandom | tr '\0#' 'ab' >"$r3/bench/arm/probe"
+chmod +x "$r3/bench/arm/probe"
+script "$r3" i386 probe 'exit 1'
+printf 'tests=none\n' >"$r3/etc/bootrig/plan"
+run probes "$r3" ""
+decodes probes
+expect "probe exits 0: ok" probes '^[0-9]+ ABI abi=x86_64 status=ok$'
+expect "the kernel refuses the binary (ENOEXEC): unsupported" probes '^[0-9]+ ABI abi=arm status=unsupported reason=ENOEXEC$'
+expect "a probe that exits 1: error with the reason" probes '^[0-9]+ ABI abi=i386 status=error reason=exit\\x201$'
+expect "an ABI directory without probe: error" probes '^[0-9]+ ABI abi=aarch64 status=error reason=probe\\x20missing$'
+expect "only ok ABIs are planned" probes '^[0-9]+ PLAN .* abis=x86_64 tests=none$'
+
+# 6. Not PID 1 and a bad option: usage, 64, nothing mounted.
+"$INIT" --bogus >/dev/null 2>"$tmp/usage.err"
+rc=$?
+if [ $rc = 64 ] && grep -q usage "$tmp/usage.err"; then ok "an unknown option is a usage error (64)"; else not_ok "usage error" "rc=$rc"; fi

@@ -1,0 +1,26 @@
+#!/bin/sh
+# t-guest-size.sh: the guest binaries stay small: each init <= 32 KiB, all
+# test binaries of one ABI (probe included) <= 128 KiB together, every
+# file static and stripped. Sizes are printed for the record.
+. "$(dirname "$0")/lib.sh"
+set -u
+
+G=$TOP/build/guest
+for abi in aarch64 x86_64 arm; do
+	f=$G/$abi/init
+	if [ ! -f "$f" ]; then not_ok "init for $abi" "missing $f"; continue; fi
+	size=$(stat -c %s "$f")
+	echo "# $abi/init: $size bytes"
+	if [ "$size" -le 32768 ]; then ok "$abi init is $size bytes (<= 32 KiB)"
+	else not_ok "$abi init <= 32 KiB" "$size bytes"; fi
+done
+for abi in x86_64 x32 i386 aarch64 aarch64_ilp32 arm; do
+	total=0 files=0
+	for f in "$G/$abi"/*; do
+		[ -f "$f" ] && [ "$(basename "$f")" != init ] || continue
+		total=$((total + $(stat -c %s "$f"))) files=$((files + 1))
+	done
+	echo "# $abi: $files binaries, $total bytes"
+	if [ "$files" -ge 2 ] && [ "$total" -le 131072 ]; then ok "$abi test binaries: $files files, $total bytes (<= 128 KiB)"
+	else not_ok "$abi test binaries <= 128 KiB" "$files files, $total bytes"; fi
+done

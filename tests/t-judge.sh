@@ -1,0 +1,139 @@
+#!/bin/sh
+# tests/t-judge.sh: the judge over real console logs.
+#   1. the crash corpus (tests/fixtures/crash/*.log): every fixture's events,
+#      kinds and titles exactly (build/tests/tools/judge-corpus), and the
+#      corpus's size and coverage of every event kind;
+#   2. `bootrig judge` on saved logs: each verdict with its exit status,
+#      --format json, console.tlog times, printk times, usage and read errors;
+#   3. two live boots of a real Debian kernel under QEMU (TCG) whose crash the
+#      judge must name: the a64fx GICv3 oops + idle-task panic, and the VFS
+#      panic of a kernel without a root.
+. "$(dirname "$0")/lib.sh"
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+FIX=$TOP/tests/fixtures/crash
+CORPUS=$TOP/build/tests/tools/judge-corpus
+JGET=$TOP/build/tests/tools/jget
+GENLOG=$TOP/build/tests/tools/br-genlog
+
+# A fixture without its "# " header lines: what a console really printed.
+body() { sed '/^# /d' "$FIX/$1.log" > "$T/$1.log"; }
+
+# judge_is NAME LOG VERDICT EXIT [TEXT]: `bootrig judge LOG` says VERDICT,
+# exits EXIT, and its text report contains TEXT.
+judge_is() {
+	name=$1 log=$2 want=$3 want_rc=$4 text=${5:-}
+	"$BOOTRIG" judge "$log" > "$T/out" 2> "$T/err"
+	rc=$?
+	got=$(head -n 1 "$T/out" | sed 's/^[^:]*: \([A-Z_]*\).*/\1/')
+	if [ "$got" != "$want" ] || [ "$rc" -ne "$want_rc" ]; then
+		not_ok "$name" "verdict $got exit $rc, want $want exit $want_rc: $(head -n 1 "$T/out") $(cat "$T/err")"
+	elif [ -n "$text" ] && ! grep -qF -- "$text" "$T/out"; then
+		not_ok "$name" "no '$text' in: $(cat "$T/out")"
+	else
+		ok "$name"
+	fi
+}
+
+# 1. The corpus, one TAP line per fixture (diagnostics kept).
+"$CORPUS" "$FIX"/*.log > "$T/corpus.tap" 2>&1
+while IFS= read -r l; do
+	case $l in
+	"ok "*) ok "corpus: ${l#* - }" ;;
+	"not ok "*) not_ok "corpus: ${l#* - }" ;;
+	"#"*) echo "$l" ;;
+	esac
+done < "$T/corpus.tap"
+n=$(ls "$FIX"/*.log | wc -l)
+if [ "$n" -ge 60 ]; then ok "corpus holds $n logs (>= 60)"; else not_ok "corpus holds $n logs" "want >= 60"; fi
+missing=
+for kind in panic oops bug warning kasan kfence kmsan kcsan ubsan lockdep rcu_stall \
+	soft_lockup hard_lockup hung_task kmemleak reboot firmware_error; do
+	grep -q "^# EVENT: $kind |" "$FIX"/*.log || missing="$missing $kind"
+done
+clean=$(grep -l '^# EVENT: none' "$FIX"/*.log | wc -l)
+if [ -z "$missing" ] && [ "$clean" -ge 6 ]; then
+	ok "corpus covers every event kind and has $clean clean logs"
+else
+	not_ok "corpus coverage" "kinds missing:${missing:- none}; clean logs: $clean"
+fi
+
+# 2. `bootrig judge` on saved logs.
+body boot-a64fx-cloud-arm64
+judge_is "a64fx oops then idle-task panic: PANIC, both events" "$T/boot-a64fx-cloud-arm64.log" \
+	PANIC 2 "Oops - Undefined instruction in has_useable_gicv3_cpuif (+1 more events)"
+grep -qF "2. panic (fatal), line 55: Kernel panic - not syncing: Attempted to kill the idle task!" "$T/out" &&
+	grep -qF "| pc : has_useable_gicv3_cpuif+0x3c/0x84" "$T/out"
+check "the text report lists the panic and the oops' excerpt" test $? -eq 0
+
+"$BOOTRIG" judge --format json "$T/boot-a64fx-cloud-arm64.log" > "$T/a64fx.json"
+check "--format json: PANIC, exit_code 2" test "$("$JGET" "$T/a64fx.json" verdict) $("$JGET" "$T/a64fx.json" exit_code)" = "PANIC 2"
+check "--format json: two events, oops then panic, with the function" test \
+	"$("$JGET" "$T/a64fx.json" events.#) $("$JGET" "$T/a64fx.json" events.0.kind) $("$JGET" "$T/a64fx.json" events.1.kind) $("$JGET" "$T/a64fx.json" events.0.function)" = \
+	"2 oops panic has_useable_gicv3_cpuif"
+check "printk times: stages.kernel is the banner's printk time" test \
+	"$("$JGET" "$T/a64fx.json" times) $("$JGET" "$T/a64fx.json" stages.kernel)" = "printk 0"
+
+"$GENLOG" -o "$T/pass.log" > /dev/null
+judge_is "a full protocol run that powers off: PASS" "$T/pass.log" PASS 0
+# The same run with a WARNING spliced in after the kernel banner.
+body doc-warning-module-put
+awk -v w="$T/doc-warning-module-put.log" '{ print } /Linux version/ { while ((getline l < w) > 0) print l }' \
+	"$T/pass.log" > "$T/warn.log"
+judge_is "a clean run with a WARNING: FAIL, the WARNING named" "$T/warn.log" FAIL 1 \
+	"kernel reported: WARNING in module_put"
+sed '/END tests=/,$d' "$T/pass.log" > "$T/cut.log"
+judge_is "a run whose console stops mid-results: HANG" "$T/cut.log" HANG 2 \
+	"the console ended in the results stage"
+sed 's/status=PASS ms=812/status=FAIL reason=exit%203 ms=812/' "$T/pass.log" > "$T/bad.log"
+judge_is "a record whose CRC no longer matches: FAIL" "$T/bad.log" FAIL 1 "corrupt"
+body clean-boot-amd64
+judge_is "a clean kernel boot without bootrig's init: BOOT_FAIL" "$T/clean-boot-amd64.log" BOOT_FAIL 2 \
+	"the kernel never reached the init (no BEGIN record)"
+body boot-uboot-bad-image-arm64
+judge_is "U-Boot refusing the image: BOOT_FAIL with the firmware's words" \
+	"$T/boot-uboot-bad-image-arm64.log" BOOT_FAIL 2 "firmware: Bad Linux ARM64 Image magic!"
+: > "$T/empty.log"
+judge_is "an empty log: BOOT_FAIL, no console output" "$T/empty.log" BOOT_FAIL 2 "no console output"
+body boot-reboot-cloud-arm64
+judge_is "a second kernel banner: PANIC with the unexpected reboot listed" \
+	"$T/boot-reboot-cloud-arm64.log" PANIC 2 "reboot (fatal), line 39: unexpected reboot"
+
+# console.tlog: host times from the stamps, stages at the banner's and BEGIN's stamps.
+awk '{ printf "[%011.6f] %s\n", NR * 0.25, $0 }' "$T/pass.log" > "$T/console.tlog"
+"$BOOTRIG" judge --format json "$T/console.tlog" > "$T/tlog.json"
+check "console.tlog: PASS with host times (kernel 0.5 s, init 2.0 s)" test \
+	"$("$JGET" "$T/tlog.json" verdict) $("$JGET" "$T/tlog.json" times) $("$JGET" "$T/tlog.json" stages.kernel) $("$JGET" "$T/tlog.json" stages.init)" = \
+	"PASS tlog 0.5 2"
+printf 'no kernel here\njust text\n' > "$T/plain.log"
+"$BOOTRIG" judge --format json "$T/plain.log" > "$T/plain.json"
+check "a log without times: times none, stage times null" test \
+	"$("$JGET" "$T/plain.json" times) $("$JGET" "$T/plain.json" stages.firmware)" = "none null"
+
+"$BOOTRIG" judge "$T/does-not-exist.log" > /dev/null 2>&1
+check "a missing log exits 66" test $? -eq 66
+"$BOOTRIG" judge "$T" > /dev/null 2>&1
+check "an unreadable log (a directory) exits 65" test $? -eq 65
+"$BOOTRIG" judge > /dev/null 2>&1
+check "no log: usage, exit 64" test $? -eq 64
+"$BOOTRIG" judge --format xml "$T/pass.log" > /dev/null 2>&1
+check "--format xml: usage, exit 64" test $? -eq 64
+"$BOOTRIG" judge --help > "$T/help" 2>&1 && grep -q -- "--format text|json" "$T/help"
+check "--help prints the options from the table" test $? -eq 0
+
+# 3. Live boots of a real kernel (TCG; bounded).
+kernel=$(kernel_path cloud-arm64 2>/dev/null)
+if [ ! -s "$kernel" ] || ! command -v qemu-system-aarch64 > /dev/null; then
+	skip "live a64fx boot" "no cloud-arm64 kernel or qemu-system-aarch64"
+	skip "live boot without root" "no cloud-arm64 kernel or qemu-system-aarch64"
+else
+	timeout 120 qemu-system-aarch64 -M virt -cpu a64fx -accel tcg -m 512 -nographic -no-reboot \
+		-kernel "$kernel" -append 'console=ttyAMA0 earlycon panic=-1' < /dev/null > "$T/live-a64fx.log" 2>&1
+	judge_is "live boot, -cpu a64fx (GICv2): PANIC naming the GICv3 probe oops" "$T/live-a64fx.log" PANIC 2 \
+		"Oops - Undefined instruction in has_useable_gicv3_cpuif (+1 more events)"
+	timeout 120 qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -m 512 -nographic -no-reboot \
+		-kernel "$kernel" -append 'console=ttyAMA0 panic=-1' < /dev/null > "$T/live-vfs.log" 2>&1
+	judge_is "live boot without initramfs or root: PANIC, VFS panic" "$T/live-vfs.log" PANIC 2 \
+		"Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0)"
+fi

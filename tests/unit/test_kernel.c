@@ -1,0 +1,191 @@
+/*
+ * test_kernel.c: kernel identification (builder/kernel.c) over synthetic
+ * images: each header kind, a gzip'd Image, a build tree, the bzImage
+ * version pointer in and out of bounds, and bad input (empty, text,
+ * truncated, missing, a directory that is no tree); and SHA-256 vectors.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "cpio.h"
+#include "exitcodes.h"
+#include "kernel.h"
+#include "sha256.h"
+#include "util.h"
+
+static char dir[64];
+
+static char *write_tmp(const char *name, const void *data, size_t len)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	mkdir_p(path, 0755);
+	*slash = '/';
+	assert_int_equal(write_file_atomic(path, data, len), 0);
+	return path;
+}
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* A fake arm64 Image: the magic at 0x38 and a banner later on. */
+static unsigned char *fake_arm64(size_t *len)
+{
+	*len = 8192;
+	unsigned char *d = calloc(1, *len);
+	memcpy(d + 0x38, "ARM\x64", 4);
+	strcpy((char *)d + 4000, "Linux version %s\n");   /* a format string: not it */
+	strcpy((char *)d + 5000, "Linux version 6.1.0-test-arm64 (me@host) #1 SMP\n");
+	return d;
+}
+
+static void test_arm64_image_and_gzip(void **state)
+{
+	(void)state;
+	size_t len;
+	unsigned char *d = fake_arm64(&len);
+	char *path = write_tmp("Image", d, len);
+	struct kernel k;
+	assert_int_equal(kernel_open(path, &k), 0);
+	assert_int_equal(k.arch, KARCH_ARM64);
+	assert_string_equal(kernel_arch_name(k.arch), "arm64");
+	assert_string_equal(k.version, "6.1.0-test-arm64 (me@host) #1 SMP");
+	char sha[65];
+	sha256_hex(d, len, sha);
+	assert_string_equal(k.sha256, sha);
+	char *id = xasprintf("Image-%.8s", sha);
+	assert_string_equal(k.id, id);
+	free(id);
+	kernel_release(&k);
+
+	struct strbuf z = STRBUF_INIT;
+	gzip_compress(d, len, 6, &z);
+	char *gz = write_tmp("Image.gz", z.buf, z.len);
+	assert_int_equal(kernel_open(gz, &k), 0);
+	assert_int_equal(k.arch, KARCH_ARM64);
+	assert_string_equal(k.version, "6.1.0-test-arm64 (me@host) #1 SMP");
+	kernel_release(&k);
+	/* a truncated gzip'd image still has its header inflated; a cut header not */
+	char *cut = write_tmp("cut.gz", z.buf, 12);
+	assert_int_equal(kernel_open(cut, &k), EXIT_DATAERR);
+	free(cut);
+	strbuf_release(&z);
+	free(gz);
+	free(path);
+	free(d);
+}
+
+static void test_zimage_and_tree(void **state)
+{
+	(void)state;
+	unsigned char d[4096] = { 0 };
+	put_le32(d + 0x24, 0x016f2818);
+	char *path = write_tmp("linux/arch/arm/boot/zImage", d, sizeof(d));
+	struct kernel k;
+	char *tree = xasprintf("%s/linux", dir);
+	assert_int_equal(kernel_open(tree, &k), 0);
+	assert_int_equal(k.arch, KARCH_ARM);
+	assert_string_equal(k.image, path);
+	assert_true(!strncmp(k.id, "linux-", 6));
+	kernel_release(&k);
+	free(tree);
+	free(path);
+}
+
+static void test_bzimage_version(void **state)
+{
+	(void)state;
+	unsigned char d[8192] = { 0 };
+	memcpy(d + 0x202, "HdrS", 4);
+	d[0x20e] = 0x00;
+	d[0x20f] = 0x10;   /* version at 0x1000 + 0x200 */
+	strcpy((char *)d + 0x1200, "6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP");
+	char *path = write_tmp("bzImage", d, sizeof(d));
+	struct kernel k;
+	assert_int_equal(kernel_open(path, &k), 0);
+	assert_int_equal(k.arch, KARCH_X86_64);
+	assert_string_equal(k.version, "6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP");
+	kernel_release(&k);
+	/* a pointer past the end: still x86_64, no version, no crash */
+	d[0x20f] = 0xff;
+	free(path);
+	path = write_tmp("bzImage-bad", d, sizeof(d));
+	assert_int_equal(kernel_open(path, &k), 0);
+	assert_null(k.version);
+	kernel_release(&k);
+	free(path);
+}
+
+static void test_bad_input(void **state)
+{
+	(void)state;
+	struct kernel k;
+	char *empty = write_tmp("empty", "", 0);
+	char *text = write_tmp("text", "hello, I am not a kernel\n", 25);
+	size_t len;
+	unsigned char *d = fake_arm64(&len);
+	char *trunc = write_tmp("truncated", d, 0x30);   /* cut before the magic */
+	char *missing = xasprintf("%s/no-such-file", dir);
+	assert_int_equal(kernel_open(empty, &k), EXIT_DATAERR);
+	assert_int_equal(kernel_open(text, &k), EXIT_DATAERR);
+	assert_int_equal(kernel_open(trunc, &k), EXIT_DATAERR);
+	assert_int_equal(kernel_open(missing, &k), EXIT_DATAERR);
+	assert_int_equal(kernel_open(dir, &k), EXIT_DATAERR);   /* a dir, not a tree */
+	free(empty);
+	free(text);
+	free(trunc);
+	free(missing);
+	free(d);
+}
+
+static void test_sha256_vectors(void **state)
+{
+	(void)state;
+	char hex[65];
+	sha256_hex("", 0, hex);
+	assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	sha256_hex("abc", 3, hex);
+	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	sha256_hex(two, strlen(two), hex);
+	assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	/* in pieces of odd sizes: the same */
+	struct sha256 s;
+	sha256_init(&s);
+	for (size_t i = 0; i < strlen(two); i += 7)
+		sha256_update(&s, two + i, strlen(two) - i < 7 ? strlen(two) - i : 7);
+	sha256_final_hex(&s, hex);
+	assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+int main(void)
+{
+	strcpy(dir, "/tmp/test_kernel.XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	setenv("BOOTRIG_CACHE", dir, 1);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arm64_image_and_gzip),
+		cmocka_unit_test(test_zimage_and_tree),
+		cmocka_unit_test(test_bzimage_version),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_sha256_vectors),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	char *argv[] = { "rm", "-rf", dir, NULL };
+	run_argv(argv, 30, -1, -1);
+	return rc;
+}
