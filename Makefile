@@ -16,7 +16,7 @@ DESTDIR   ?=
 BUILD     := build
 
 CC        ?= gcc
-PKGS      := libconfig json-c zlib libvirt libguestfs libcrypto
+PKGS      := libconfig json-c zlib libvirt libguestfs libcrypto liblzma
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

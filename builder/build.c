@@ -81,6 +81,7 @@ static struct entry *add_entry(struct entries *es, const char *name, uint32_t mo
 	return e;
 }
 
+/* Frees every entry and the list. */
 static void release_entries(struct entries *es)
 {
 	for (size_t i = 0; i < es->n; i++) {
@@ -91,6 +92,7 @@ static void release_entries(struct entries *es)
 	free(es->v);
 }
 
+/* qsort order: by name, byte-wise (parents sort before children). */
 static int compare_entries(const void *a, const void *b)
 {
 	return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
@@ -337,6 +339,7 @@ static int render(const struct build_options *opt, const struct entries *es,
 	return 0;
 }
 
+/* A JSON array of the n strings. */
 static json_object *json_strings(char **v, size_t n)
 {
 	json_object *a = json_object_new_array();
@@ -345,6 +348,7 @@ static json_object *json_strings(char **v, size_t n)
 	return a;
 }
 
+/* The manifest's "kernel" object. */
 static json_object *manifest_kernel(const struct kernel *k)
 {
 	json_object *o = json_object_new_object();
@@ -357,6 +361,7 @@ static json_object *manifest_kernel(const struct kernel *k)
 	return o;
 }
 
+/* The manifest's "files": name, mode, size, and sha256 of regular files. */
 static json_object *manifest_files(const struct entries *es)
 {
 	json_object *files = json_object_new_array();
@@ -471,6 +476,7 @@ static void mode_string(uint32_t mode, char out[11])
 	out[10] = '\0';
 }
 
+/* One --list line to the FILE ctx: mode, size (or major,minor), /name. */
 static void list_entry(const struct cpio_entry *e, void *ctx)
 {
 	char mode[11];

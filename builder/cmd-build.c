@@ -45,6 +45,7 @@ static const char usage_line[] =
 	"                     [--sd-image [--dtb FILE]] -o IMAGE\n"
 	"   or: bootrig build --list IMAGE\n";
 
+/* --help: the usage lines, then one line per option of the table. */
 static void print_help(const struct opt *opts, FILE *out)
 {
 	fputs(usage_line, out);
@@ -68,6 +69,7 @@ static void print_help(const struct opt *opts, FILE *out)
 	      out);
 }
 
+/* The option named arg[0..len) (long) or short_name (when not 0), or NULL. */
 static const struct opt *find_opt(const struct opt *opts, const char *arg, size_t len,
 				  char short_name)
 {
@@ -154,10 +156,13 @@ static const struct target *pick_target(const struct config *cfg, const struct b
 	const char *arch = kernel_arch_name(k->arch);
 	const struct target *t = a->target ? config_find_target(cfg, a->target)
 					   : config_target_for_arch(cfg, arch);
-	if (!t) {
-		*rc = a->target ? EXIT_USAGE : EXIT_CONFIG;
-		error(a->target ? "build: no target named '%s'" : "build: no target for arch %s",
-		      a->target ? a->target : arch);
+	if (!t && a->target) {
+		*rc = EXIT_USAGE;
+		error("build: no target named '%s'", a->target);
+	} else if (!t) {
+		*rc = EXIT_CONFIG;
+		error("build: no target for arch %s (in %s/targets.cfg or --config)", arch,
+		      bootrig_configs_dir());
 	} else if (strcmp(t->arch, arch)) {
 		*rc = EXIT_USAGE;
 		error("build: target %s is for %s, but %s is an %s kernel", t->name, t->arch,
@@ -232,6 +237,7 @@ static int build_with(const struct build_args *a, const struct config *cfg,
 	return rc;
 }
 
+/* bootrig build: parse, check, then --list or a build. Returns the exit status. */
 int cmd_build(int argc, char **argv)
 {
 	struct build_args a = { 0 };

@@ -27,6 +27,7 @@ void cpio_writer_init(struct cpio_writer *w, uint32_t mtime)
 	w->mtime = mtime;
 }
 
+/* Zero bytes up to the next multiple of 4 (newc aligns names and data). */
 static void pad4(struct strbuf *sb)
 {
 	static const char zeros[4];
@@ -34,6 +35,7 @@ static void pad4(struct strbuf *sb)
 		strbuf_add(sb, zeros, 4 - sb->len % 4);
 }
 
+/* The 110-byte newc header and the padded name. */
 static void add_header(struct cpio_writer *w, uint32_t ino, const char *name, uint32_t mode,
 		       size_t len, uint32_t nlink, uint32_t rdev_major, uint32_t rdev_minor)
 {
@@ -75,6 +77,7 @@ struct walk {
 };
 
 __attribute__((format(printf, 2, 3)))
+/* Formats the reader's error into wk->err; returns -1. */
 static int walk_fail(struct walk *wk, const char *fmt, ...)
 {
 	va_list ap;

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <lzma.h>
 #include <zlib.h>
 
 #define ARM64_MAGIC 0x644d5241u          /* "ARM\x64" at 0x38 */
@@ -41,6 +42,7 @@ const char *kernel_arch_name(enum kernel_arch a)
 	}
 }
 
+/* A little-endian 32-bit value at p. */
 static uint32_t le32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -74,6 +76,16 @@ static char *copy_line(const unsigned char *p, size_t max)
 	memcpy(s, p, n);
 	s[n] = '\0';
 	return s;
+}
+
+/* bzImage: boot protocol 2.12+ says in xloadflags (0x236) bit 0 whether
+ * the kernel has a 64-bit entry point; older headers cannot tell (true). */
+static bool bzimage_is_64bit(const unsigned char *data, size_t len)
+{
+	unsigned protocol = (unsigned)(data[0x206] | data[0x207] << 8);
+	if (protocol < 0x020c || len < 0x238)
+		return true;
+	return data[0x236] & 1;
 }
 
 /* bzImage: the string at kernel_version (0x20e) + 0x200, bounds-checked. */
@@ -137,11 +149,69 @@ static int gunzip(const unsigned char *data, size_t len, unsigned char **out, si
 	return 0;
 }
 
-/* The version in a zImage: the banner inside its gzip'd payload, if gzip. */
+/*
+ * Decodes the xz stream at data into *out (at most MAX_INFLATED bytes; what
+ * follows the stream, like a zImage's size word, is ignored). 0, or -1
+ * when nothing decoded.
+ */
+static int unxz(const unsigned char *data, size_t len, unsigned char **out, size_t *out_len)
+{
+	lzma_stream z = LZMA_STREAM_INIT;
+	if (lzma_stream_decoder(&z, MAX_INFLATED, 0) != LZMA_OK)
+		return -1;
+	size_t cap = len * 4 + 4096, used = 0;
+	unsigned char *buf = xmalloc(cap);
+	z.next_in = data;
+	z.avail_in = len;
+	lzma_ret rc;
+	do {
+		if (used == cap) {
+			if (cap >= MAX_INFLATED)
+				break;
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		z.next_out = buf + used;
+		z.avail_out = cap - used;
+		rc = lzma_code(&z, LZMA_FINISH);
+		used = cap - z.avail_out;
+	} while (rc == LZMA_OK);
+	lzma_end(&z);
+	if (used == 0) {
+		free(buf);
+		return -1;
+	}
+	*out = buf;
+	*out_len = used;
+	return 0;
+}
+
+/* The banner inside the payload at data[0..len) compressed by fn, if any. */
+static char *payload_version(const unsigned char *data, size_t len,
+			     int (*fn)(const unsigned char *, size_t, unsigned char **, size_t *))
+{
+	unsigned char *raw;
+	size_t raw_len;
+	if (fn(data, len, &raw, &raw_len) < 0)
+		return NULL;
+	char *v = banner_version(raw, raw_len);
+	free(raw);
+	return v;
+}
+
+/* The version in a zImage: the banner inside its gzip'd or xz'd payload. */
 static char *zimage_version(const unsigned char *data, size_t len)
 {
+	static const unsigned char xz[] = { 0xfd, '7', 'z', 'X', 'Z', 0x00 };
 	static const unsigned char gz[] = { 0x1f, 0x8b, 0x08 };
 	const unsigned char *p = data, *end = data + len;
+	while ((p = memmem(p, (size_t)(end - p), xz, sizeof(xz)))) {
+		char *v = payload_version(p, (size_t)(end - p), unxz);
+		if (v)
+			return v;
+		p++;
+	}
+	p = data;
 	while ((p = memmem(p, (size_t)(end - p), gz, sizeof(gz)))) {
 		unsigned char *raw;
 		size_t raw_len;
@@ -174,6 +244,12 @@ static int identify_image(const char *path, const unsigned char *data, size_t le
 		len = raw_len;
 	}
 	k->arch = header_arch(data, len);
+	if (k->arch == KARCH_X86_64 && !bzimage_is_64bit(data, len)) {
+		free(raw);
+		error("%s: a 32-bit x86 kernel (its bzImage header has no XLF_KERNEL_64); "
+		      "bootrig boots x86_64 kernels", path);
+		return EXIT_DATAERR;
+	}
 	if (k->arch == KARCH_X86_64)
 		k->version = bzimage_version(data, len);
 	else if (k->arch == KARCH_ARM)
@@ -207,6 +283,7 @@ static int read_full(int fd, void *buf, size_t n)
 	return 0;
 }
 
+/* A tar header's octal number field. */
 static unsigned long long tar_octal(const char *field, size_t n)
 {
 	unsigned long long v = 0;

@@ -29,6 +29,7 @@ static const char *kernel_file(const struct kernel *k)
 	}
 }
 
+/* The file name part of path. */
 static const char *base_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');

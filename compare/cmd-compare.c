@@ -60,9 +60,8 @@ static void compare_usage(FILE *out)
 	for (size_t i = 0; i < ARRAY_SIZE(compare_options); i++) {
 		const struct opt_help *o = &compare_options[i];
 		char left[64];
-		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->val == 'o' ? "-" : "",
-			 o->val == 'o' ? 'o' : ' ', o->val == 'o' ? ", " : "  ", o->name,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
+		snprintf(left, sizeof(left), "%s--%s%s%s", o->val == 'o' ? "-o, " : "    ",
+			 o->name, o->arg ? " " : "", o->arg ? o->arg : "");
 		fprintf(out, "  %-24s %s\n", left, o->help);
 	}
 }

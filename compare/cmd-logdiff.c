@@ -4,10 +4,12 @@
  *
  * A and B are console logs (console.log from bootrig, or any capture), or a
  * boot's directory (its console.log), or a results directory (its first
- * boot). The report has three parts, most important first: kernel failure
- * events (the judge's crash detector, runner/crash.h) matched by title;
- * milestones side by side (printk time of the banner, of starting init, of
- * a panic or power-off, and the stage times of result.json when there is
+ * boot). Each log goes through the judge (runner/judge.h), as `bootrig
+ * judge` does, with printk times. The report has three parts, most
+ * important first: the judge's verdicts and the kernel failure events one
+ * log has and the other lacks, matched by title; milestones side by side
+ * (printk time of the banner, of starting init, of a panic or power-off,
+ * the judge's stages, and the stage times of result.json when there is
  * one); then the normalized lines one log has and the other lacks
  * (lognorm.h: a multiset difference, so reordered lines are not reported).
  *
@@ -17,6 +19,7 @@
 #include "builtin.h"
 #include "compare.h"
 #include "crash.h"
+#include "judge.h"
 #include "exitcodes.h"
 #include "lognorm.h"
 #include "util.h"
@@ -46,7 +49,8 @@ struct log_side {
 	char *path;                     /* the console log read */
 	struct log log;
 	bool *only;                     /* lines the other side lacks */
-	struct crash_detector *crashes;
+	struct json_object *judged;     /* judge_to_json() of the log */
+	struct json_object *events;     /* its "events" array (borrowed) */
 	double milestone[NMILESTONES];  /* printk seconds, NAN when absent */
 	double last_time;               /* the last printk time */
 	struct json_object *result;     /* result.json beside the log, or NULL */
@@ -89,11 +93,10 @@ static char *find_console_log(const char *path)
 	return found;
 }
 
-/* Runs the crash detector and finds the milestones over the log's lines. */
+/* Finds the milestones (printk times of key messages) over the log's lines. */
 static void scan_log(struct log_side *ls)
 {
 	struct strbuf clean = STRBUF_INIT;
-	ls->crashes = crash_detector_new();
 	ls->last_time = NAN;
 	for (int m = 0; m < NMILESTONES; m++)
 		ls->milestone[m] = NAN;
@@ -102,7 +105,6 @@ static void scan_log(struct log_side *ls)
 		double ts;
 		size_t len = clean.len;
 		const char *text = crash_strip_prefix(clean.buf, &len, &ts);
-		crash_feed_line(ls->crashes, clean.buf, clean.len, (long)ls->log.lineno[i], ts >= 0 ? ts : 0);
 		if (ts < 0)
 			continue;
 		ls->last_time = ts;
@@ -111,8 +113,65 @@ static void scan_log(struct log_side *ls)
 							      strlen(milestones[m].needle)))
 				ls->milestone[m] = ts;
 	}
-	crash_finish(ls->crashes);
 	strbuf_release(&clean);
+}
+
+/*
+ * Judges the log's bytes as `bootrig judge` does, each line at its printk
+ * time (the last one seen for lines without), and keeps judge_to_json().
+ */
+static void judge_log(struct log_side *ls, const char *buf, size_t len)
+{
+	struct judge_limits none = { { 0 }, 0 };
+	struct judge *j = judge_new(&none);
+	double t = 0;
+	for (const char *p = buf, *end = buf + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p), m = n;
+		double ts;
+		crash_strip_prefix(p, &m, &ts);
+		if (ts > t)
+			t = ts;
+		judge_feed(j, p, n, t);
+		p += n;
+	}
+	judge_console_ended(j, t);
+	judge_finish(j, t);
+	ls->judged = json_object_new_object();
+	judge_to_json(j, ls->judged);
+	judge_free(j);
+	if (!json_object_object_get_ex(ls->judged, "events", &ls->events) ||
+	    !json_object_is_type(ls->events, json_type_array))
+		ls->events = NULL;
+}
+
+/* A string member of the judged log ("verdict", "reason"), or "". */
+static const char *judged_str(const struct log_side *ls, const char *key)
+{
+	struct json_object *v;
+	if (json_object_object_get_ex(ls->judged, key, &v) && json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	return "";
+}
+
+static size_t event_count(const struct log_side *ls)
+{
+	return ls->events ? json_object_array_length(ls->events) : 0;
+}
+
+/* Member key of the log's event i, as a string ("" when absent). */
+static const char *event_str(const struct log_side *ls, size_t i, const char *key)
+{
+	struct json_object *e = json_object_array_get_idx(ls->events, i), *v;
+	if (e && json_object_object_get_ex(e, key, &v) && json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	return "";
+}
+
+static long event_line(const struct log_side *ls, size_t i)
+{
+	struct json_object *e = json_object_array_get_idx(ls->events, i), *v;
+	return e && json_object_object_get_ex(e, "line", &v) ? (long)json_object_get_int64(v) : 0;
 }
 
 /* The result.json in the log's directory, if any. */
@@ -125,6 +184,7 @@ static struct json_object *sibling_result(const char *log_path)
 	return obj;
 }
 
+/* Reads, normalizes and scans one log. 0, or -1 after a message. */
 static int load_side(struct log_side *ls, const char *arg)
 {
 	*ls = (struct log_side){ 0 };
@@ -138,6 +198,14 @@ static int load_side(struct log_side *ls, const char *arg)
 	}
 	ls->only = xcalloc(ls->log.n + 1, sizeof(*ls->only));
 	scan_log(ls);
+	char *buf;
+	size_t len;
+	if (read_file(ls->path, &buf, &len) == 0) {
+		judge_log(ls, buf, len);
+		free(buf);
+	} else {
+		ls->judged = json_object_new_object();
+	}
 	ls->result = sibling_result(ls->path);
 	return 0;
 }
@@ -146,22 +214,23 @@ static void free_side(struct log_side *ls)
 {
 	log_free(&ls->log);
 	free(ls->only), free(ls->path);
-	crash_detector_free(ls->crashes);
+	json_object_put(ls->judged);
 	json_object_put(ls->result);
 }
 
-/* Is event i of a's detector absent from b's (matched by title, as a multiset)? */
+/* Is a's event i absent from b's (matched by title, as a multiset)? */
 static bool event_unmatched(const struct log_side *a, size_t i, const struct log_side *b)
 {
-	const char *title = crash_event_at(a->crashes, i)->title;
+	const char *title = event_str(a, i, "title");
 	size_t rank = 0, in_b = 0;
 	for (size_t k = 0; k < i; k++)
-		rank += !strcmp(crash_event_at(a->crashes, k)->title, title);
-	for (size_t k = 0; k < crash_event_count(b->crashes); k++)
-		in_b += !strcmp(crash_event_at(b->crashes, k)->title, title);
+		rank += !strcmp(event_str(a, k, "title"), title);
+	for (size_t k = 0; k < event_count(b); k++)
+		in_b += !strcmp(event_str(b, k, "title"), title);
 	return rank >= in_b;
 }
 
+/* How many lines of the log the other lacks. */
 static size_t count_only(const struct log_side *ls)
 {
 	size_t n = 0;
@@ -170,26 +239,28 @@ static size_t count_only(const struct log_side *ls)
 	return n;
 }
 
+/* How many of a's events have no match in b. */
 static size_t count_new_events(const struct log_side *a, const struct log_side *b)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < crash_event_count(a->crashes); i++)
+	for (size_t i = 0; i < event_count(a); i++)
 		n += event_unmatched(a, i, b);
 	return n;
 }
 
+/* a's kernel failures that b lacks, each marked with `mark`. */
 static void print_events(FILE *out, const struct log_side *a, const struct log_side *b,
 			 char mark, const char *which)
 {
 	bool header = false;
-	for (size_t i = 0; i < crash_event_count(a->crashes); i++) {
+	for (size_t i = 0; i < event_count(a); i++) {
 		if (!event_unmatched(a, i, b))
 			continue;
-		const struct crash_event *e = crash_event_at(a->crashes, i);
 		if (!header)
 			fprintf(out, "\nkernel failures only in %s:\n", which);
 		header = true;
-		fprintf(out, "%c [%s] %s (line %ld)\n", mark, crash_kind_name(e->kind), e->title, e->line);
+		fprintf(out, "%c [%s] %s (line %ld)\n", mark, event_str(a, i, "kind"),
+			event_str(a, i, "title"), event_line(a, i));
 	}
 }
 
@@ -201,6 +272,7 @@ static void print_time(FILE *out, double t)
 		fprintf(out, " %12.3f", t);
 }
 
+/* Milestones (printk time) and result.json stages (host time), A beside B. */
 static void print_milestones(FILE *out, const struct log_side *ls)
 {
 	fprintf(out, "\n%-24s %12s %12s\n", "milestone (printk s)", "A", "B");
@@ -216,6 +288,23 @@ static void print_milestones(FILE *out, const struct log_side *ls)
 	print_time(out, ls[0].last_time);
 	print_time(out, ls[1].last_time);
 	fputc('\n', out);
+	for (int s = 0; s < RESULT_STAGES; s++) {
+		double t[2];
+		for (int k = 0; k < 2; k++) {
+			struct json_object *stages, *v;
+			t[k] = json_object_object_get_ex(ls[k].judged, "stages", &stages) &&
+			       json_object_object_get_ex(stages, result_stage_names[s], &v) ?
+			       json_object_get_double(v) : NAN;
+		}
+		if (isnan(t[0]) && isnan(t[1]))
+			continue;
+		char label[40];
+		snprintf(label, sizeof(label), "judge: %s", result_stage_names[s]);
+		fprintf(out, "%-24s", label);
+		print_time(out, t[0]);
+		print_time(out, t[1]);
+		fputc('\n', out);
+	}
 	if (!ls[0].result && !ls[1].result)
 		return;
 	for (int s = 0; s < RESULT_STAGES; s++) {
@@ -234,6 +323,7 @@ static void print_milestones(FILE *out, const struct log_side *ls)
 	}
 }
 
+/* The normalized lines only this log has, with their line numbers. */
 static void print_lines(FILE *out, const struct log_side *ls, char mark, const char *which)
 {
 	fprintf(out, "\nlines only in %s: %zu\n", which, count_only(ls));
@@ -242,10 +332,14 @@ static void print_lines(FILE *out, const struct log_side *ls, char mark, const c
 			fprintf(out, "%c %6zu: %s\n", mark, ls->log.lineno[i], ls->log.norm[i]);
 }
 
+/* The text report: failures first, then milestones, then lines. */
 static void report_logdiff_text(FILE *out, const struct log_side *ls)
 {
-	fprintf(out, "A %s (%zu lines)\nB %s (%zu lines)\n", ls[0].path, ls[0].log.n,
-		ls[1].path, ls[1].log.n);
+	for (int k = 0; k < 2; k++) {
+		const char *reason = judged_str(&ls[k], "reason");
+		fprintf(out, "%c %s (%zu lines): %s%s%s\n", "AB"[k], ls[k].path, ls[k].log.n,
+			judged_str(&ls[k], "verdict"), *reason ? ": " : "", reason);
+	}
 	print_events(out, &ls[0], &ls[1], '-', "A");
 	print_events(out, &ls[1], &ls[0], '+', "B");
 	print_milestones(out, ls);
@@ -253,22 +347,18 @@ static void report_logdiff_text(FILE *out, const struct log_side *ls)
 	print_lines(out, &ls[1], '+', "B");
 }
 
+/* One side of the JSON report (compare/SCHEMA.md, bootrig-logdiff-1). */
 static struct json_object *side_json(const struct log_side *a, const struct log_side *b)
 {
 	struct json_object *o = json_object_new_object(), *events = json_object_new_array();
 	struct json_object *lines = json_object_new_array(), *ms = json_object_new_object();
 	json_object_object_add(o, "path", json_object_new_string(a->path));
 	json_object_object_add(o, "lines", json_object_new_int((int)a->log.n));
-	for (size_t i = 0; i < crash_event_count(a->crashes); i++) {
-		if (!event_unmatched(a, i, b))
-			continue;
-		const struct crash_event *e = crash_event_at(a->crashes, i);
-		struct json_object *eo = json_object_new_object();
-		json_object_object_add(eo, "kind", json_object_new_string(crash_kind_name(e->kind)));
-		json_object_object_add(eo, "title", json_object_new_string(e->title));
-		json_object_object_add(eo, "line", json_object_new_int((int)e->line));
-		json_object_array_add(events, eo);
-	}
+	for (size_t i = 0; i < event_count(a); i++)
+		if (event_unmatched(a, i, b))
+			json_object_array_add(events, json_object_get(json_object_array_get_idx(a->events, i)));
+	json_object_object_add(o, "verdict", json_object_new_string(judged_str(a, "verdict")));
+	json_object_object_add(o, "reason", json_object_new_string(judged_str(a, "reason")));
 	json_object_object_add(o, "new_events", events);
 	for (int m = 0; m < NMILESTONES; m++)
 		if (!isnan(a->milestone[m]))

@@ -112,6 +112,7 @@ static bool metric_selected(const struct compare_opts *o, const struct metric_se
 	return false;
 }
 
+/* The row of m's identity, or NULL. */
 static struct metric_row *find_row(struct comparison *c, const struct metric_series *m)
 {
 	for (size_t i = 0; i < c->nrows; i++) {
@@ -230,11 +231,12 @@ static void build_events(struct comparison *c)
 			if (known)
 				continue;
 			if (dup) {
-				dup->boots += dup->event->boot != e->boot;
+				dup->boots += dup->last_boot != e->boot;
+				dup->last_boot = e->boot;
 				continue;
 			}
 			c->events = xrealloc(c->events, (c->nevents + 1) * sizeof(*c->events));
-			c->events[c->nevents++] = (struct new_event){ s, e, 1 };
+			c->events[c->nevents++] = (struct new_event){ s, e, 1, e->boot };
 		}
 	}
 }
@@ -307,6 +309,7 @@ static void add_log_lines(struct comparison *c, size_t has, const struct line_co
 	}
 }
 
+/* --logs: compares each candidate's console lines with BASE's. */
 static void build_log_lines(struct comparison *c)
 {
 	size_t nbase;

@@ -56,6 +56,7 @@ struct new_event {
 	size_t side;
 	const struct event_info *event;
 	unsigned boots;                 /* how many of the side's boots had it */
+	size_t last_boot;               /* the last boot counted (internal) */
 };
 
 struct new_verdict {

@@ -189,8 +189,9 @@ static const char *const noisy_units[] = {
 
 /*
  * A decimal number: with a noisy unit after it ("took 12 ms", "1.23 s",
- * "in 45us", "4991.99 BogoMIPS") it becomes "# unit"; a bare integer of 7
- * digits or more (counters, epoch seconds) becomes "#"; else it is kept.
+ * "in 45us", "4991.99 BogoMIPS") it becomes "# unit"; a bare integer of 6
+ * digits or more (counters, calibration values, epoch seconds) becomes "#";
+ * else it is kept.
  */
 static size_t scan_number(const char *p, const char *end, struct strbuf *out)
 {
@@ -210,7 +211,7 @@ static size_t scan_number(const char *p, const char *end, struct strbuf *out)
 			return n + gap + ulen;
 		}
 	}
-	if (intlen >= 7 && n == intlen && (p + n == end || !is_word(p[n]))) {
+	if (intlen >= 6 && n == intlen && (p + n == end || !is_word(p[n]))) {
 		strbuf_addstr(out, "#");
 		return n;
 	}
@@ -427,6 +428,35 @@ void lognorm_clean(const char *line, size_t len, struct strbuf *out)
 	strip_controls(line, len, out);
 }
 
+/*
+ * Messages whose presence or wording depends on how fast the (virtual)
+ * machine happened to run, not on the kernel: clock calibration and the
+ * x86 timer-IRQ probe, the clocksource watchdog, and real-mode output
+ * that the kernel's first lines cut. A virtualized or loaded host changes them from boot to boot, so
+ * they normalize to nothing.
+ */
+static const char *const timing_messages[] = {
+	"tsc: ", "..MP-BIOS bug: 8254 timer", "...trying to set up timer", "..... (found apic",
+	"....... works.", "....... failed", "APIC delta adjusted to PM-Timer", "hrtimer: interrupt took",
+	"clocksource: timekeeping watchdog", "clocksource: '", "clocksource: Checking clocksource",
+	"Probing EDD (edd=off to disable)", "sched_clock: Marking stable",
+	/* the clocksource watchdog giving up on the TSC when the host stalls */
+	"hpet: Lost ", "clocksource:  ", "TSC found unstable after boot", "sched_clock: Marking unstable",
+	"clocksource: Not enough CPUs to check", "clocksource: Switched to clocksource",
+	"Unstable clock detected, switching default tracing clock",
+	"If you want to keep using the local clock", "\"trace_clock=local\"", "on the kernel command line",
+};
+
+static bool timing_message(const char *p, const char *end)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(timing_messages); i++) {
+		size_t n = strlen(timing_messages[i]);
+		if ((size_t)(end - p) >= n && !memcmp(p, timing_messages[i], n))
+			return true;
+	}
+	return false;
+}
+
 void lognorm_line(const char *line, size_t len, struct strbuf *out)
 {
 	struct strbuf clean = STRBUF_INIT;
@@ -435,6 +465,8 @@ void lognorm_line(const char *line, size_t len, struct strbuf *out)
 	strbuf_add(out, "", 0);
 	const char *p = clean.buf ? clean.buf : "", *end = p + clean.len;
 	p += timestamp_prefix(p, end);
+	if (timing_message(p, end))
+		p = end;
 	const char *record = clean.len ? memmem(p, (size_t)(end - p), "@@BR ", 5) : NULL;
 	normalize_text(p, record ? record : end, out);
 	if (record)

@@ -2,8 +2,9 @@
  * lognorm.h: console logs made comparable. Each line is normalized: what
  * changes from boot to boot of the same kernel (timestamps, addresses,
  * PIDs, hex values, durations, BogoMIPS and clock rates, UUIDs, dates,
- * the numbers in result protocol records) becomes a placeholder; what is
- * left is what the kernel said. Two logs are then compared as multisets of
+ * the numbers in result protocol records) becomes a placeholder, and
+ * messages that only say how fast the machine ran (clock calibration, the
+ * x86 timer probe) become empty; what is left is what the kernel said. Two logs are then compared as multisets of
  * normalized lines, so a line moved by probe-order races is not a
  * difference, but a line one log has and the other lacks is.
  */

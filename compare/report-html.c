@@ -61,6 +61,7 @@ static double xpos(double v, double lo, double hi)
 	return LABEL_W + (v - lo) / (hi - lo) * PLOT_W;
 }
 
+/* One side's row of a chart at height y: mean bar, ±1 stddev bar, dots. */
 static void chart_row(FILE *out, const struct comparison *c, const struct side_stat *st,
 		      size_t s, double y, double lo, double hi)
 {
@@ -115,6 +116,7 @@ static void chart(FILE *out, const struct comparison *c, const struct metric_row
 	fputs("</svg></figure>\n", out);
 }
 
+/* The sides: path, boots, PASS and INFRA_ERROR counts. */
 static void sides_table(FILE *out, const struct comparison *c)
 {
 	char tag[16];
@@ -183,6 +185,7 @@ static void metrics_table(FILE *out, const struct comparison *c)
 	fputs("</table>\n", out);
 }
 
+/* The ABI table, regressed cells marked. */
 static void abi_table(FILE *out, const struct comparison *c)
 {
 	char tag[16];

@@ -17,6 +17,7 @@ static struct json_object *num(double v)
 	return isfinite(v) ? json_object_new_double(v) : NULL;
 }
 
+/* sides[s]: counts, the boots left out, median stage times. */
 static struct json_object *side_json(const struct comparison *c, size_t s)
 {
 	const struct side *side = &c->sides[s];
@@ -51,6 +52,7 @@ static struct json_object *side_json(const struct comparison *c, size_t s)
 	return o;
 }
 
+/* metrics[]: identity, each side's observations and each candidate's change. */
 static struct json_object *metric_json(const struct comparison *c, const struct metric_row *r)
 {
 	char id[512];
@@ -94,6 +96,7 @@ static struct json_object *metric_json(const struct comparison *c, const struct 
 	return o;
 }
 
+/* abis[]: status per side and where it regressed. */
 static struct json_object *abis_json(const struct comparison *c)
 {
 	struct json_object *a = json_object_new_array();
@@ -112,6 +115,7 @@ static struct json_object *abis_json(const struct comparison *c)
 	return a;
 }
 
+/* new_events[] (returned) and new_verdicts[] (in *verdicts). */
 static struct json_object *failures_json(const struct comparison *c, struct json_object **verdicts)
 {
 	struct json_object *events = json_object_new_array();
@@ -134,6 +138,7 @@ static struct json_object *failures_json(const struct comparison *c, struct json
 	return events;
 }
 
+/* log_lines[] (--logs). */
 static struct json_object *log_lines_json(const struct comparison *c)
 {
 	struct json_object *a = json_object_new_array();

@@ -63,6 +63,7 @@ static void add_case(struct suite *su, const char *classname, const char *name,
 	strbuf_addf(b, "</%s>\n    </testcase>\n", tag);
 }
 
+/* A case per metric: failure when regressed, skipped when untested/absent. */
 static void metric_cases(const struct comparison *c, size_t s, struct suite *su)
 {
 	for (size_t i = 0; i < c->nrows; i++) {
@@ -83,6 +84,7 @@ static void metric_cases(const struct comparison *c, size_t s, struct suite *su)
 	}
 }
 
+/* A case per ABI: failure when it was ok on BASE and is not here. */
 static void abi_cases(const struct comparison *c, size_t s, struct suite *su)
 {
 	for (size_t k = 0; k < c->nabis; k++) {
@@ -93,6 +95,7 @@ static void abi_cases(const struct comparison *c, size_t s, struct suite *su)
 	}
 }
 
+/* A case per boot: failure unless PASS, skipped for INFRA_ERROR. */
 static void boot_cases(const struct comparison *c, size_t s, struct suite *su)
 {
 	const struct side *side = &c->sides[s];
@@ -107,6 +110,7 @@ static void boot_cases(const struct comparison *c, size_t s, struct suite *su)
 	}
 }
 
+/* A failing case per new kernel failure title and per new failing verdict. */
 static void failure_cases(const struct comparison *c, size_t s, struct suite *su)
 {
 	for (size_t i = 0; i < c->nevents; i++) {

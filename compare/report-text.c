@@ -49,6 +49,7 @@ static void print_value(FILE *out, const struct side_stat *st)
 		fprintf(out, "%9s ±%5.1f%%", v, st->stddev_pct);
 }
 
+/* A p-value in 10 columns: "-" untested, "<0.0001" below the printable. */
 static void print_p(FILE *out, double p)
 {
 	if (isnan(p))
@@ -126,6 +127,7 @@ static void print_table(const struct comparison *c, const struct painter *pt)
 	fputs("(+ improved, - regressed: significant and past the threshold)\n", out);
 }
 
+/* The ABI table: each ABI's status per side, and whether it changed. */
 static void print_abis(const struct comparison *c, FILE *out)
 {
 	char tag[16];
@@ -181,6 +183,7 @@ static void print_stages(const struct comparison *c, FILE *out)
 	}
 }
 
+/* New kernel failure titles and failing verdicts, before anything else. */
 static void print_failures(const struct comparison *c, const struct painter *pt)
 {
 	FILE *out = pt->out;
@@ -203,6 +206,7 @@ static void print_failures(const struct comparison *c, const struct painter *pt)
 	}
 }
 
+/* With --logs: the normalized console lines one side has and the other lacks. */
 static void print_log_lines(const struct comparison *c, FILE *out)
 {
 	char tag[16], tag2[16];
@@ -237,6 +241,7 @@ static void print_left_out(const struct comparison *c, FILE *out)
 	}
 }
 
+/* The whole text report, most important first; colour when asked. */
 void report_text(const struct comparison *c, FILE *out, bool colour)
 {
 	struct painter pt = { out, colour };

@@ -102,6 +102,7 @@ static struct json_object *get_array(struct json_object *obj, const char *key)
 	return NULL;
 }
 
+/* The side's series for (abi, test, name), or NULL. */
 static struct metric_series *find_series(struct side *s, const char *abi,
 					 const char *test, const char *name)
 {
@@ -194,6 +195,7 @@ static void add_abis(struct side *s, struct json_object *abis)
 	}
 }
 
+/* Keeps each event (kind, title) of boot number `boot`. */
 static void add_events(struct side *s, struct json_object *events, size_t boot)
 {
 	size_t n = events ? json_object_array_length(events) : 0;
@@ -208,6 +210,7 @@ static void add_events(struct side *s, struct json_object *events, size_t boot)
 	}
 }
 
+/* Adds the start time of every stage the boot reached. */
 static void add_stages(struct side *s, struct json_object *stages)
 {
 	if (!stages || !json_object_is_type(stages, json_type_object))

@@ -29,6 +29,7 @@ GUEST_LIBS_arm     := -lgcc
 GUEST_RT_EXTRA_i386          := libgcc
 GUEST_RT_EXTRA_x32           := libgcc
 GUEST_RT_EXTRA_aarch64_ilp32 := libgcc
+GUEST_RT_EXTRA_arm           := arch/arm-libgcc
 
 GUEST_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-unwind-tables \
@@ -55,6 +56,12 @@ GUEST_LINK_$(1) ?= $$(GUEST_CC_$(1)) $$(GUEST_LDFLAGS) -o $$@ $$^ $$(GUEST_LIBS_
 $(BUILD)/guest/$(1)/obj/%.o: initramfs/%.c $$(GUEST_HDRS)
 	@mkdir -p $$(dir $$@)
 	$$(GUEST_CC_$(1)) $$(GUEST_CFLAGS) -c -o $$@ $$<
+
+# The runtime is built for size: nothing measured runs in it (the system
+# call wrappers inline the trap either way).
+$(BUILD)/guest/$(1)/obj/rt/%.o: initramfs/rt/%.c $$(GUEST_HDRS)
+	@mkdir -p $$(dir $$@)
+	$$(GUEST_CC_$(1)) $$(GUEST_CFLAGS) -Os -c -o $$@ $$<
 
 $(BUILD)/guest/$(1)/probe: $(BUILD)/guest/$(1)/obj/probe.o $$(GUEST_RT_$(1))
 	$$(GUEST_LINK_$(1))

@@ -76,6 +76,7 @@ static int config_fail(const config_setting_t *s, const char *fmt, ...)
 	return EXIT_CONFIG;
 }
 
+/* Is name one of the n strings of list (NULL entries skipped)? */
 static bool in_list(const char *name, const char *const *list, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -148,6 +149,7 @@ static int read_seconds(const config_setting_t *g, const char *key, double *out)
 	return 0;
 }
 
+/* Frees n strings and the array. */
 static void free_strings(char **v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -216,6 +218,7 @@ static int arch_index(const char *arch)
 	return -1;
 }
 
+/* timeouts = { stage = seconds; ... silence = seconds; } into l. */
 static int read_timeouts(const config_setting_t *g, struct judge_limits *l)
 {
 	config_setting_t *t = config_setting_get_member(g, "timeouts");
@@ -273,6 +276,7 @@ static void target_defaults(struct target *t, const char *name)
 	t->limits.silence = 120;
 }
 
+/* One group of targets: overrides the target of that name or adds one. */
 static int read_target(const config_setting_t *g, struct config *cfg)
 {
 	const char *name;
@@ -302,6 +306,7 @@ static int read_target(const config_setting_t *g, struct config *cfg)
 
 /* ---- suites ----------------------------------------------------------- */
 
+/* One group of suites: overrides the suite of that name or adds one. */
 static int read_suite(const config_setting_t *g, struct config *cfg)
 {
 	const char *name;
@@ -333,7 +338,55 @@ static int read_suite(const config_setting_t *g, struct config *cfg)
 
 /* ---- boards ----------------------------------------------------------- */
 
-/* A board of the same name is replaced whole by a later file's one. */
+/* Adds a deep copy of src (a scalar, group, array or list) to parent. */
+static void copy_setting(const config_setting_t *src, config_setting_t *parent)
+{
+	int type = config_setting_type(src);
+	config_setting_t *dst = config_setting_add(parent, config_setting_name(src), type);
+	if (!dst)
+		return;
+	switch (type) {
+	case CONFIG_TYPE_INT:
+		config_setting_set_int(dst, config_setting_get_int(src));
+		break;
+	case CONFIG_TYPE_INT64:
+		config_setting_set_int64(dst, config_setting_get_int64(src));
+		break;
+	case CONFIG_TYPE_FLOAT:
+		config_setting_set_float(dst, config_setting_get_float(src));
+		break;
+	case CONFIG_TYPE_STRING:
+		config_setting_set_string(dst, config_setting_get_string(src));
+		break;
+	case CONFIG_TYPE_BOOL:
+		config_setting_set_bool(dst, config_setting_get_bool(src));
+		break;
+	default:   /* group, array, list */
+		for (int i = 0; i < config_setting_length(src); i++)
+			copy_setting(config_setting_get_elem(src, (unsigned)i), dst);
+	}
+}
+
+/*
+ * Field by field: copies into g each member of prev that g does not set,
+ * merging groups both have (power = { off = ...; } keeps power.on). The
+ * copies carry no file or line of their own.
+ */
+static void inherit_fields(config_setting_t *g, const config_setting_t *prev)
+{
+	for (int i = 0; i < config_setting_length(prev); i++) {
+		config_setting_t *m = config_setting_get_elem(prev, (unsigned)i);
+		config_setting_t *mine = config_setting_get_member(g, config_setting_name(m));
+		if (!mine)
+			copy_setting(m, g);
+		else if (config_setting_type(mine) == CONFIG_TYPE_GROUP &&
+			 config_setting_type(m) == CONFIG_TYPE_GROUP)
+			inherit_fields(mine, m);
+	}
+}
+
+/* A board of the same name as an earlier one overrides it field by field:
+ * the later group gets the fields it lacks and takes the earlier's place. */
 static int read_board(config_setting_t *g, struct config *cfg)
 {
 	const char *name;
@@ -345,6 +398,7 @@ static int read_board(config_setting_t *g, struct config *cfg)
 		const char *other;
 		config_setting_lookup_string(cfg->boards[i], "name", &other);
 		if (!strcmp(other, name)) {
+			inherit_fields(g, cfg->boards[i]);
 			cfg->boards[i] = g;
 			cfg->board_files[i] = file;
 			return 0;
@@ -389,6 +443,7 @@ static int read_files(const config_setting_t *root, struct config *cfg)
 
 typedef int (*entry_reader)(config_setting_t *g, struct config *cfg);
 
+/* The list readers, with the signature read_list() takes. */
 static int read_suite_entry(config_setting_t *g, struct config *cfg) { return read_suite(g, cfg); }
 static int read_target_entry(config_setting_t *g, struct config *cfg) { return read_target(g, cfg); }
 

@@ -22,8 +22,10 @@
  *   boards  = ( { name = "sim-arm64-tftp"; ... } );   (runner/board*.c reads these)
  *   files   = ( "/path/on/host:/path/in/initramfs" );
  *
- * A board of the same name as an earlier one replaces it whole. Unknown
- * keys are errors, at their line.
+ * A board of the same name as an earlier one overrides it field by field
+ * too (groups inside merge; inherited fields carry no line of their own).
+ * Unknown keys of targets, suites and the top level are errors, at their
+ * line; a board's keys are checked by runner/.
  */
 #ifndef BOOTRIG_CONFIG_H
 #define BOOTRIG_CONFIG_H

@@ -81,6 +81,7 @@ static enum proto_kind kind_from_word(const char *w, size_t n)
 
 /* ---- 2. numbers, lists, encoder ---------------------------------------- */
 
+/* An ASCII decimal digit (not locale-dependent, unlike isdigit()). */
 static bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
@@ -361,6 +362,7 @@ enum check {
 	CHECK_BAD_VERSION,
 };
 
+/* The value of a lower-case hex digit (the trailer's), or -1. */
 static int hex_value(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -416,11 +418,13 @@ struct parsed {
 	uint32_t crc;
 };
 
+/* A byte of a key: [a-z0-9_.]. */
 static bool is_key_byte(char c)
 {
 	return (c >= 'a' && c <= 'z') || is_digit(c) || c == '_' || c == '.';
 }
 
+/* The value of an upper-case hex digit (a %XX escape's), or -1. */
 static int hex_upper_value(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -507,6 +511,7 @@ struct fragment {
 	size_t len;
 	long line;
 	double time;
+	uint32_t crc[MAX_RECORD + 1];   /* crc[k]: CRC-32 of text[0..k) */
 };
 
 /* Sequence numbers seen, with the CRC of their record: open addressing,
@@ -530,8 +535,8 @@ struct decoder {
 	bool finished;
 	struct seen_set seen;
 
-	struct fragment pending[MAX_PENDING];
-	size_t npending;
+	struct fragment pending[MAX_PENDING];   /* a ring, oldest at pending_head */
+	size_t pending_head, npending;
 
 	char *clean;                            /* a line that needed cleaning */
 	size_t clean_cap;
@@ -540,10 +545,10 @@ struct decoder {
 	char text[2 * PROTO_MAX_LINE];          /* one record's text */
 	char store[2 * PROTO_MAX_LINE + 2];     /* its decoded kind, keys, values */
 	struct proto_field fields[MAX_FIELDS];
-	uint32_t prefix_crc[PROTO_MAX_LINE];    /* for repairs */
 	char detail[256];
 };
 
+/* Counts a problem and hands it to the callback (below). */
 static void report(struct decoder *d, enum proto_problem_kind kind, long line,
 		   double t, int64_t seq, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
@@ -607,6 +612,7 @@ static void seen_add(struct seen_set *s, uint64_t seq, uint32_t crc)
 	s->count++;
 }
 
+/* Empties the set, keeping its memory. */
 static void seen_clear(struct seen_set *s)
 {
 	memset(s->keys, 0, s->cap * sizeof(uint64_t));
@@ -628,6 +634,7 @@ struct decoder *decoder_new(proto_record_fn *on_record,
 	return d;
 }
 
+/* Frees the decoder and what it holds; NULL is fine. */
 void decoder_free(struct decoder *d)
 {
 	if (!d)
@@ -638,25 +645,40 @@ void decoder_free(struct decoder *d)
 	free(d);
 }
 
+/* The running totals (see protocol.h); valid until decoder_free(). */
 const struct proto_stats *decoder_stats(const struct decoder *d)
 {
 	return &d->stats;
 }
 
-/* Reports pending fragments [0..upto) as corrupt and drops them. */
-static void drop_fragments(struct decoder *d, size_t upto, const char *why)
+/* The i-th pending fragment, 0 the oldest. */
+static struct fragment *fragment_at(struct decoder *d, size_t i)
 {
-	for (size_t i = 0; i < upto; i++)
-		report(d, PROTO_CORRUPT, d->pending[i].line, d->pending[i].time, -1,
-		       "cut record never completed (%s): %.60s", why,
-		       d->pending[i].text);
-	memmove(d->pending, d->pending + upto,
-		(d->npending - upto) * sizeof(d->pending[0]));
+	return &d->pending[(d->pending_head + i) % MAX_PENDING];
+}
+
+/* Reports the oldest `upto` pending fragments as corrupt, except the one
+ * at index `keep` (a joined one; SIZE_MAX for none), and drops them. */
+static void drop_fragments_but(struct decoder *d, size_t upto, size_t keep, const char *why)
+{
+	for (size_t i = 0; i < upto; i++) {
+		const struct fragment *f = fragment_at(d, i);
+		if (i != keep)
+			report(d, PROTO_CORRUPT, f->line, f->time, -1,
+			       "cut record never completed (%s): %.60s", why, f->text);
+	}
+	d->pending_head = (d->pending_head + upto) % MAX_PENDING;
 	d->npending -= upto;
 }
 
+/* Reports the oldest `upto` pending fragments as corrupt and drops them. */
+static void drop_fragments(struct decoder *d, size_t upto, const char *why)
+{
+	drop_fragments_but(d, upto, SIZE_MAX, why);
+}
+
 /* A new run of init after other records (the guest rebooted): a BEGIN at
- * seq 0, or after END a seq that came before with other content. */
+ * seq 0, or a seq that came before with other content. */
 static void restart_stream(struct decoder *d, long line, double t, bool begin)
 {
 	if (!d->stats.end)
@@ -665,7 +687,7 @@ static void restart_stream(struct decoder *d, long line, double t, bool begin)
 		       (unsigned long long)d->received);
 	report(d, PROTO_RESTART, line, t, 0, begin ?
 	       "BEGIN again after %llu records: the guest restarted" :
-	       "records again after END and %llu records: the guest restarted, its BEGIN lost",
+	       "a seq again with other content after %llu records: the guest restarted, its BEGIN lost",
 	       (unsigned long long)d->received);
 	seen_clear(&d->seen);
 	d->expected = 0;
@@ -687,14 +709,12 @@ static bool track_seq(struct decoder *d, const struct parsed *p, long line, doub
 	if (p->kind == PROTO_KIND_BEGIN && p->seq == 0 && d->any &&
 	    !(d->last_seq == 0 && seen_find(&d->seen, 0, &old) && old == p->crc))
 		restart_stream(d, line, t, true);
-	/* After END, init prints nothing more: a seq seen before with other
-	 * content is the next run's, whose BEGIN was lost. */
-	else if (d->stats.end && seen_find(&d->seen, p->seq, &old) && old != p->crc)
+	/* One init never prints two records under one seq: a seq seen before
+	 * with other content is the next run's, whose BEGIN was lost. */
+	else if (seen_find(&d->seen, p->seq, &old) && old != p->crc)
 		restart_stream(d, line, t, false);
 	if (seen_find(&d->seen, p->seq, &old)) {
-		report(d, PROTO_DUPLICATE, line, t, seq, old == p->crc ?
-		       "seq %llu seen again (dropped)" :
-		       "seq %llu seen again with different content (dropped)",
+		report(d, PROTO_DUPLICATE, line, t, seq, "seq %llu seen again (dropped)",
 		       (unsigned long long)p->seq);
 		return false;
 	}
@@ -839,6 +859,63 @@ static void report_bad(struct decoder *d, enum check c, const char *s, size_t n,
 	}
 }
 
+/* crc[k] = CRC-32 of s[0..k) for every k in 0..n, from zlib's table. */
+static void prefix_crcs(const char *s, size_t n, uint32_t *crc)
+{
+	const z_crc_t *table = get_crc_table();
+	uint32_t c = 0xffffffffu;
+
+	crc[0] = 0;
+	for (size_t k = 0; k < n; k++) {
+		c = table[(c ^ (unsigned char)s[k]) & 0xff] ^ (c >> 8);
+		crc[k + 1] = ~c;
+	}
+}
+
+/*
+ * The x with multmodp(op, x) == want, where multmodp is the linear map
+ * crc32_combine_op() applies to its first CRC: so crc32(A || B) == c holds
+ * for the prefix A whose CRC is x. Solved once by elimination over GF(2)
+ * on the map's 32 columns, so a repair does not try every cut point with
+ * its own combine. Returns false if the map were singular (it is not for
+ * the CRC-32 polynomial).
+ */
+static bool solve_combine(uLong op, uint32_t want, uint32_t *x)
+{
+	uint32_t vec[32], comb[32];
+	bool have[32] = { false };
+	uint32_t v, c;
+
+	for (int i = 0; i < 32; i++) {
+		v = (uint32_t)crc32_combine_op(1UL << i, 0, op);
+		c = 1u << i;
+		for (int b = 31; b >= 0 && v; b--) {
+			if (!(v >> b & 1))
+				continue;
+			if (!have[b]) {
+				vec[b] = v;
+				comb[b] = c;
+				have[b] = true;
+				break;
+			}
+			v ^= vec[b];
+			c ^= comb[b];
+		}
+	}
+	v = want;
+	c = 0;
+	for (int b = 31; b >= 0; b--) {
+		if (!(v >> b & 1))
+			continue;
+		if (!have[b])
+			return false;
+		v ^= vec[b];
+		c ^= comb[b];
+	}
+	*x = c;
+	return true;
+}
+
 /* Keeps s[0..n) as a fragment waiting for its continuation. */
 static void keep_fragment(struct decoder *d, const char *s, size_t n, long line, double t)
 {
@@ -846,12 +923,13 @@ static void keep_fragment(struct decoder *d, const char *s, size_t n, long line,
 
 	if (d->npending == MAX_PENDING)
 		drop_fragments(d, 1, "too many cut records");
-	f = &d->pending[d->npending++];
+	f = fragment_at(d, d->npending++);
 	memcpy(f->text, s, n);
 	f->text[n] = '\0';
 	f->len = n;
 	f->line = line;
 	f->time = t;
+	prefix_crcs(f->text, n, f->crc);
 }
 
 /*
@@ -867,6 +945,11 @@ static void handle_segment(struct decoder *d, const char *s, size_t n, bool last
 
 	if (n > MAX_RECORD) {
 		inner = find_inner_record(s, MAX_RECORD);
+		if (!inner && last && version_state(s, MAX_RECORD) == 1) {
+			/* a cut record followed by a long kernel message */
+			keep_fragment(d, s, MAX_RECORD, line, t);
+			return;
+		}
 		if (!inner) {
 			drop_fragments(d, d->npending, "a later record came");
 			report(d, PROTO_CORRUPT, line, t, -1,
@@ -907,46 +990,40 @@ static bool is_trailer_tail(const char *s, size_t n)
  * Tries to complete fragment f with head[0..n): the record is f's first k
  * bytes then head, for the largest k whose join has the right CRC and
  * parses (kernel text may follow the cut in f; the cut may fall inside the
- * trailer). CRCs of all of f's prefixes are computed once and combined with
- * head's, so the search is linear in f. Returns true when it delivered the
- * repaired record.
+ * trailer). The CRCs of all of f's prefixes were kept with f; the one a
+ * join needs is solved for, so a try costs one scan of them. Returns true
+ * when it delivered the repaired record.
  */
 static bool try_join(struct decoder *d, const struct fragment *f, const char *head,
 		     size_t n, long line)
 {
 	size_t split = n >= TRAILER_LEN ? 0 : TRAILER_LEN - n; /* trailer bytes in f */
-	uLong op = 0, crc_head = 0;
-	uint32_t want = 0;
+	uint32_t want = 0, need = 0;
 	struct parsed p;
 
 	if (split == 0) {
 		if (!has_trailer_bytes(head + n - TRAILER_LEN, &want))
 			return false;
-		crc_head = crc32(0L, (const Bytef *)head, (uInt)(n - TRAILER_LEN));
-		op = crc32_combine_gen((z_off_t)(n - TRAILER_LEN));
+		uLong crc_head = crc32(0L, (const Bytef *)head, (uInt)(n - TRAILER_LEN));
+		uLong op = crc32_combine_gen((z_off_t)(n - TRAILER_LEN));
+		if (!solve_combine(op, want ^ (uint32_t)crc_head, &need))
+			return false;
 	} else if (!is_trailer_tail(head, n)) {
 		return false;
 	}
-	d->prefix_crc[0] = (uint32_t)crc32(0L, Z_NULL, 0);
-	for (size_t k = 0; k < f->len; k++)
-		d->prefix_crc[k + 1] = (uint32_t)crc32(d->prefix_crc[k],
-						       (const Bytef *)f->text + k, 1);
 	for (size_t k = f->len; k > PREFIX_LEN + split; k--) {
-		uint32_t crc;
 		if (k + n > MAX_RECORD)
 			continue;
 		if (split == 0) {
-			crc = (uint32_t)crc32_combine_op(d->prefix_crc[k], crc_head, op);
+			if (f->crc[k] != need)
+				continue;
 		} else {
 			char tail[TRAILER_LEN];
 			memcpy(tail, f->text + k - split, split);
 			memcpy(tail + split, head, n);
-			if (!has_trailer_bytes(tail, &want))
+			if (!has_trailer_bytes(tail, &want) || f->crc[k - split] != want)
 				continue;
-			crc = d->prefix_crc[k - split];
 		}
-		if (crc != want)
-			continue;
 		memcpy(d->text, f->text, k);
 		memcpy(d->text + k, head, n);
 		if (check_record(d, d->text, k + n, &p) != CHECK_OK)
@@ -960,21 +1037,19 @@ static bool try_join(struct decoder *d, const struct fragment *f, const char *he
 }
 
 /* The start of a line, before any "@@BR ": is it the continuation of a
- * pending fragment? Newest fragments first; the older ones are then dead
- * (one writer prints records in order) and reported corrupt. */
+ * pending fragment? Newest fragments first; when one is completed, the
+ * others are dead (one writer prints records in order): reported corrupt. */
 static void try_continuation(struct decoder *d, const char *head, size_t n, long line)
 {
-	while (d->npending && line - d->pending[0].line > PENDING_LINES)
+	while (d->npending && line - fragment_at(d, 0)->line > PENDING_LINES)
 		drop_fragments(d, 1, "no continuation in time");
 	if (n == 0 || n > MAX_RECORD)
 		return;
 	for (size_t i = d->npending; i-- > 0;) {
-		if (!try_join(d, &d->pending[i], head, n, line))
+		if (!try_join(d, fragment_at(d, i), head, n, line))
 			continue;
-		memmove(d->pending + i, d->pending + i + 1,
-			(d->npending - i - 1) * sizeof(d->pending[0]));
-		d->npending--;
-		drop_fragments(d, i, "a later record came");
+		/* one writer prints records in order: the others are dead */
+		drop_fragments_but(d, d->npending, i, "another record was completed");
 		return;
 	}
 }
@@ -1045,6 +1120,7 @@ void decoder_finish(struct decoder *d)
 
 /* ---- lookups ----------------------------------------------------------- */
 
+/* The first field named key (a linear scan: records hold few fields). */
 const char *proto_get(const struct proto_record *rec, const char *key)
 {
 	for (size_t i = 0; i < rec->nfields; i++)
@@ -1053,11 +1129,13 @@ const char *proto_get(const struct proto_record *rec, const char *key)
 	return NULL;
 }
 
+/* A field parsed with proto_parse_u64(). */
 bool proto_get_u64(const struct proto_record *rec, const char *key, uint64_t *out)
 {
 	return proto_parse_u64(proto_get(rec, key), out);
 }
 
+/* A field parsed with proto_parse_double(). */
 bool proto_get_double(const struct proto_record *rec, const char *key, double *out)
 {
 	return proto_parse_double(proto_get(rec, key), out);

@@ -7,22 +7,34 @@
  * Decoding. The caller splits the console into lines (without the '\n') and
  * feeds each with its 1-based line number and host time. The decoder
  *   - drops NUL bytes, '\r' and ANSI escape sequences anywhere in the line,
- *   - finds each "@@BR " anywhere in it (kernel text may stand before),
- *   - checks the version, the CRC-32 and the syntax, decodes %XX escapes,
- *   - joins a record cut by kernel messages with its continuation on a later
- *     line, and keeps the join only if the CRC matches ("repaired"),
- *   - follows the sequence numbers: gaps (lost), repeats of the same record
- *     (duplicate: dropped), steps back (reordered), a BEGIN at seq 0 after
- *     other records (restart: the guest booted again; counts start over),
- *   - checks END's records= count, and at decoder_finish() reports pending
- *     fragments as corrupt and a stream without END as truncated.
+ *   - finds each "@@BR " anywhere in it (kernel text may stand before, and
+ *     after the trailer: a record is found by its CRC),
+ *   - checks the CRC-32, the version and the syntax, decodes %XX escapes;
+ *     a line that fails is corrupt and nothing of it is read,
+ *   - joins a record cut by a kernel message (the cut fragment may be
+ *     followed by kernel text on its line; the continuation starts a later
+ *     line, up to 1000 lines on) and keeps the join only if the CRC
+ *     matches ("repaired"). Up to four fragments wait; one that expires, is
+ *     pushed out, or is overtaken by a later record is corrupt,
+ *   - follows the sequence numbers: gaps (lost: a corrupt record also
+ *     counts as lost), the same record again (duplicate: dropped), steps
+ *     back to an unseen seq (reordered: kept, and no longer lost), a BEGIN
+ *     at seq 0 after other records, or a seq seen before with other content
+ *     (restart: init runs again, its BEGIN maybe lost; seq tracking starts
+ *     over, and a run without END is reported truncated),
+ *   - checks END's records= against the records received before it, and at
+ *     decoder_finish() reports pending fragments as corrupt and a stream
+ *     without END as truncated.
  * Records and problems come out through callbacks, in input order (a
  * fragment that never finds its continuation is reported when it expires,
  * so that report comes later than the records after it; its line number is
- * the fragment's).
+ * the fragment's). Not repaired: a record cut twice, or cut inside its
+ * "@@BR " prefix; those are corrupt or lost.
  *
  * Cost: linear in the input; one record is at most PROTO_MAX_LINE bytes, so a
- * 1 MB garbage line costs a few scans of it and no allocation per byte.
+ * 1 MB garbage line costs a few scans of it and no allocation per byte. A
+ * repair try scans the fragment's kept prefix CRCs once (the CRC the join
+ * needs is solved for, not searched with a combine per cut point).
  *
  * Lifetime: a struct proto_record or proto_problem passed to a callback,
  * and every pointer in it, is valid only during that callback.
@@ -80,15 +92,16 @@ enum proto_problem_kind {
 	PROTO_CORRUPT,          /* bad CRC, no CRC, bad syntax, too long */
 	PROTO_REPAIRED,         /* a cut record joined back (kept; information) */
 	PROTO_LOST,             /* a gap in seq: records never received intact */
-	PROTO_DUPLICATE,        /* a seq seen again (dropped) */
+	PROTO_DUPLICATE,        /* a record seen again (dropped) */
 	PROTO_REORDERED,        /* a seq lower than one already seen (kept) */
 	PROTO_BAD_VERSION,      /* "@@BR <v>" with v != 1: fields not read */
 	PROTO_UNKNOWN_KIND,     /* a kind this host does not know (kept) */
 	PROTO_COUNT_MISMATCH,   /* END's records= is not what was received */
 	PROTO_TRUNCATED,        /* records began but no END came (at finish) */
-	PROTO_RESTART,          /* BEGIN seq 0 after other records: init runs
-				 * again (a reboot); a run without END before
-				 * it is reported truncated */
+	PROTO_RESTART,          /* BEGIN seq 0 after other records, or a seq
+				 * again with other content: init runs again
+				 * (a reboot); a run without END before it is
+				 * reported truncated */
 	PROTO_PROBLEM_COUNT,
 };
 
@@ -174,8 +187,9 @@ void proto_free_words(char **words);
 /*
  * proto_encode: one record line, "@@BR 1 <seq> <kind> k=v ... *crc\n", into
  * buf (NUL-terminated). fields is key, value, key, value, ..., NULL; values
- * are escaped as PROTOCOL.md says. Returns the line's length with its '\n',
- * or 0 when it exceeds PROTO_MAX_LINE or size-1.
+ * are escaped as PROTOCOL.md says; the kind and keys are written as given
+ * (the caller keeps them to [A-Z0-9_] and [a-z0-9_.]). Returns the line's
+ * length with its '\n', or 0 when it exceeds PROTO_MAX_LINE or size-1.
  */
 size_t proto_encode(char *buf, size_t size, uint64_t seq, const char *kind,
 		    const char *const *fields);

@@ -87,6 +87,7 @@ struct board_machine {
 	char reason[512];
 	double epoch;
 	double firmware_seconds;         /* "Starting kernel" (or "Linux version") */
+	double powering_off;             /* the kernel said "reboot: ", < 0 not yet */
 	int attempts;
 	char uboot_error[512];
 	char tail[64];                   /* last bytes seen, for banners across chunks */
@@ -279,7 +280,7 @@ static void to_runner(struct board_machine *bm, const char *bytes, size_t n)
 /* Notes when the kernel was handed over (firmware time), across chunks. */
 static void watch_banners(struct board_machine *bm, const char *bytes, size_t n, double t)
 {
-	if (bm->firmware_seconds >= 0)
+	if (bm->firmware_seconds >= 0 && bm->powering_off >= 0)
 		return;
 	size_t keep = strnlen(bm->tail, sizeof(bm->tail));
 	char *window = xmalloc(keep + n + 1);
@@ -289,8 +290,12 @@ static void watch_banners(struct board_machine *bm, const char *bytes, size_t n,
 		if (bytes[i])
 			window[w++] = bytes[i];
 	window[w] = '\0';
-	if (strstr(window, "Starting kernel") || strstr(window, "Linux version"))
+	if (bm->firmware_seconds < 0 &&
+	    (strstr(window, "Starting kernel") || strstr(window, "Linux version")))
 		bm->firmware_seconds = t;
+	if (bm->firmware_seconds >= 0 && bm->powering_off < 0 &&
+	    (strstr(window, "reboot: Power down") || strstr(window, "reboot: Restarting")))
+		bm->powering_off = t;
 	size_t tail = w < sizeof(bm->tail) - 1 ? w : sizeof(bm->tail) - 1;
 	memcpy(bm->tail, window + w - tail, tail);
 	bm->tail[tail] = '\0';
@@ -557,6 +562,7 @@ static int board_prepare(struct backend *be, struct machine *m, const struct mac
 	bm->pipe[0] = bm->pipe[1] = -1;
 	bm->power_log_fd = -1;
 	bm->firmware_seconds = -1;
+	bm->powering_off = -1;
 	bm->uboot = b->uboot;
 	pthread_mutex_init(&bm->lock, NULL);
 	capture_init(&bm->attempt);
@@ -661,6 +667,13 @@ static enum machine_state board_state(struct machine *m)
 	return s;
 }
 
+/* A gap that began once the kernel powered the board off is the board
+ * going away (a simulated board's QEMU ends), not a fault of the line. */
+static bool gap_at_power_off(const struct board_machine *bm, const struct serial_gap *g)
+{
+	return bm->powering_off >= 0 && g->lost >= bm->powering_off;
+}
+
 /* Writes <dir>/board.json: what the board side saw of this boot. */
 static json_object *board_json(struct board_machine *bm)
 {
@@ -681,7 +694,10 @@ static json_object *board_json(struct board_machine *bm)
 		json_object *e = json_object_new_object();
 		json_object_object_add(e, "lost", json_object_new_double(g->lost));
 		json_object_object_add(e, "back", g->back >= 0 ? json_object_new_double(g->back) : NULL);
+		json_object_object_add(e, "at_power_off", json_object_new_boolean(gap_at_power_off(bm, g)));
 		json_object_array_add(gaps, e);
+		if (gap_at_power_off(bm, g))
+			continue;
 		char note[128];
 		if (g->back >= 0)
 			snprintf(note, sizeof(note), "serial lost at %.1f s, back at %.1f s", g->lost, g->back);
@@ -791,8 +807,9 @@ static void board_close(struct backend *be)
 /* ---- annotate ----------------------------------------------------------- */
 
 /* Inserts "[T] [bootrig: NOTE]" lines into tlog text at their times. */
-static char *insert_notes(const char *tlog, const struct serial *line)
+static char *insert_notes(const char *tlog, const struct board_machine *bm)
 {
+	const struct serial *line = &bm->line;
 	struct strbuf out = STRBUF_INIT;
 	strbuf_add(&out, "", 0);
 	size_t next = 0;
@@ -803,6 +820,8 @@ static char *insert_notes(const char *tlog, const struct serial *line)
 	size_t k = 0;
 	for (size_t i = 0; i < line->n_gaps; i++) {
 		const struct serial_gap *g = &line->gaps[i];
+		if (gap_at_power_off(bm, g))
+			continue;
 		times[k] = g->lost;
 		texts[k++] = g->back >= 0
 			? xasprintf("[bootrig: serial lost at %.1f s, back at %.1f s]", g->lost, g->back)
@@ -813,14 +832,14 @@ static char *insert_notes(const char *tlog, const struct serial *line)
 		size_t len = eol ? (size_t)(eol - p + 1) : strlen(p);
 		double t = p[0] == '[' ? strtod(p + 1, NULL) : 0;
 		while (next < k && times[next] <= t) {
-			strbuf_addf(&out, "[%11.6f] %s\n", times[next], texts[next]);
+			strbuf_addf(&out, "[%011.6f] %s\n", times[next], texts[next]);
 			next++;
 		}
 		strbuf_add(&out, p, len);
 		p += len;
 	}
 	for (; next < k; next++)
-		strbuf_addf(&out, "[%11.6f] %s\n", times[next], texts[next]);
+		strbuf_addf(&out, "[%011.6f] %s\n", times[next], texts[next]);
 	for (size_t i = 0; i < k; i++)
 		free(texts[i]);
 	free(texts);
@@ -843,7 +862,7 @@ static int board_annotate(struct machine *m, const char *dir)
 	char *path = xasprintf("%s/console.tlog", dir);
 	char *text;
 	if (bm->line.n_gaps && read_file(path, &text, NULL) == 0) {
-		char *with = insert_notes(text, &bm->line);
+		char *with = insert_notes(text, bm);
 		rc |= write_file_atomic(path, with, strlen(with));
 		free(with);
 		free(text);

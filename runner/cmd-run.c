@@ -62,11 +62,10 @@ static void run_usage(FILE *out)
 		const struct run_option *o = &run_options[i];
 		char left[64];
 		bool has_short = o->short_name == 'o' || o->short_name == 'j' || o->short_name == 'h';
-		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", has_short ? "-" : "",
+		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", has_short ? "-" : " ",
 			 has_short ? o->short_name : ' ', has_short ? ", " : "  ", o->name,
 			 o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(out, "  %s%-28s %s\n", has_short ? "" : "  ", has_short ? left : left + 2,
-			o->help);
+		fprintf(out, "  %-28s %s\n", left, o->help);
 	}
 }
 
@@ -439,6 +438,11 @@ int cmd_run(int argc, char **argv)
 			rs.plan.backend->no_wait = rs.args.no_wait;
 		rs.plan.cfg = &rs.cfg;
 		rs.plan.parallel = rs.args.jobs > 0 ? rs.args.jobs : 1;
+		if (rs.args.board && rs.plan.parallel > 1) {
+			warning("--board: one board boots one kernel at a time; -j %d ignored",
+				rs.plan.parallel);
+			rs.plan.parallel = 1;
+		}
 		rc = rs.plan.backend ? matrix_run(&rs.plan) : EXIT_USAGE;
 	}
 	release_run_state(&rs);

@@ -163,8 +163,8 @@ static size_t skip_addresses(const char *s, size_t n)
 /*
  * parse_frame: is this line a stack frame? Accepts x86/arm64 frames
  * (" func+0x1c/0x40 [mod]", "[<ffff..>] func+0x..", " ? func+0x.." as
- * questionable) and arm's ("[<c0..>] (func) from [<c0..>] (caller+0x..)",
- * " func from caller+0x.."). fn gets the frame's function.
+ * questionable), arm's ("[<c0..>] (func) from [<c0..>] (caller+0x..)",
+ * " func from caller+0x..") and decoded ones (" func (file.c:12)"). fn gets the frame's function.
  */
 static bool parse_frame(const char *s, size_t n, char *fn, bool *questionable)
 {
@@ -185,6 +185,8 @@ static bool parse_frame(const char *s, size_t n, char *fn, bool *questionable)
 		return true;
 	if (paren && starts(s + i, n - i, ") from "))
 		return true;
+	if (!paren && starts(s + i, n - i, " (") && s[n - 1] == ')' && memchr(s + i, ':', n - i))
+		return true;    /* decoded by decode_stacktrace.sh: "f (file.c:12)" */
 	return starts(s + i, n - i, " from ") && find(s + i, n - i, "+0x");
 }
 
@@ -196,6 +198,10 @@ static bool parse_frame(const char *s, size_t n, char *fn, bool *questionable)
 static bool parse_pc_line(const char *s, size_t n, char *fn)
 {
 	size_t i;
+	while (n && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
 	if (starts(s, n, "RIP: ") || starts(s, n, "EIP: ") || starts(s, n, "NIP: ")) {
 		i = 5;
 		size_t j = i;
@@ -308,7 +314,8 @@ static const struct header headers[] = {
 	{ "INFO: task ", true, CRASH_HUNG_TASK, false, ST_HUNG, "INFO: task hung", 0, NULL },
 	{ "BUG: workqueue lockup", false, CRASH_HUNG_TASK, false, ST_FIXED,
 	  "BUG: workqueue lockup", 0, NULL },
-	{ "BUG: memory leak", true, CRASH_KMEMLEAK, false, ST_LEAK, "memory leak", 0, skip_leak },
+	{ "BUG: memory leak", true, CRASH_KMEMLEAK, false, ST_LEAK, "memory leak",
+	  K(CRASH_KMEMLEAK), skip_leak },
 	{ "unreferenced object 0x", true, CRASH_KMEMLEAK, false, ST_LEAK, "memory leak",
 	  K(CRASH_KMEMLEAK), skip_leak },
 	{ "new suspected memory leaks", false, CRASH_KMEMLEAK, false, ST_FIXED,
@@ -483,6 +490,7 @@ struct report {
 	double time;
 	struct strbuf excerpt;
 	size_t nlines;
+	size_t nheaders;            /* leading header lines (inlined repeats) */
 	char header_fn[FN_MAX];     /* "in F" of the header line */
 	char pc_fn[FN_MAX];         /* the faulting PC's function */
 	char lock_fn[FN_MAX];       /* lockdep's lock site */
@@ -574,7 +582,8 @@ static char *slice(const char *from, const char *stop)
 	return s;
 }
 
-/* A copy of s without "+0x1a/0x40" offsets after function names. */
+/* A copy of s without "+0x1a/0x40" offsets and " [module]" tags after
+ * function names. */
 static char *without_offsets(const char *s)
 {
 	char *out = xstrdup(s), *w = out;
@@ -584,6 +593,16 @@ static char *without_offsets(const char *s)
 			while (isxdigit((unsigned char)*p) || *p == '/' || *p == 'x')
 				p++;
 			continue;
+		}
+		if (!strncmp(p, " [", 2) && strchr(p, ']')) {
+			const char *end = strchr(p, ']');
+			bool word = end > p + 2;
+			for (const char *q = p + 2; q < end; q++)
+				word = word && is_ident_char(*q);
+			if (word) {
+				p = end + 1;
+				continue;
+			}
 		}
 		*w++ = *p++;
 	}
@@ -830,9 +849,15 @@ static void add_excerpt_line(struct report *r, const char *s, size_t n)
 
 static const struct header *match_header(const char *s, size_t n)
 {
+	const char *t = s;
+	size_t tn = n;
+	while (tn && (*t == ' ' || *t == '\t')) {
+		t++;
+		tn--;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(headers); i++) {
 		const struct header *h = &headers[i];
-		if (h->at_start ? starts(s, n, h->needle) : find(s, n, h->needle) != NULL)
+		if (h->at_start ? starts(t, tn, h->needle) : find(s, n, h->needle) != NULL)
 			return h;
 	}
 	return NULL;
@@ -961,6 +986,9 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	if (!r->in_trace && !r->trace_done && find(s, n, " from ") &&
 	    parse_frame(s, n, fn, &questionable))
 		r->in_trace = true;     /* arm prints "f from g+0x1/0x2" frames without a title */
+	if (!r->in_trace && !r->trace_done && r->h->style != ST_LOCK_SITE && n &&
+	    (s[0] == ' ' || s[0] == '\t') && parse_frame(s, n, fn, &questionable) && !questionable)
+		r->in_trace = true;     /* a stack whose "Call Trace:" line was cut */
 	if (r->in_trace && !r->trace_done && parse_frame(s, n, fn, &questionable)) {
 		if (!questionable && r->nframes < MAX_FRAMES)
 			memcpy(r->frames[r->nframes++], fn, FN_MAX);
@@ -1038,14 +1066,37 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 	if (h->needle[0] == '#' && !(d->open && (h->joins & K(d->open->kind))))
 		return false;
 	struct report *r = d->open;
+	if (r && r->h == h && r->nlines == r->nheaders) {
+		/* Symbolized reports repeat the header once per inlined frame
+		 * ("BUG: KASAN: ... in f file.c:1 [inline]"); the last one
+		 * names the real function. */
+		free(r->header_text);
+		r->header_text = xmalloc(n + 1);
+		memcpy(r->header_text, s, n);
+		r->header_text[n] = '\0';
+		header_function(r, s, n);
+		r->nheaders++;
+		r->nlines++;
+		add_excerpt_line(r, s, n);
+		return true;
+	}
 	if (r && (h->joins & K(r->kind)) && !r->trace_done) {
 		r->fatal = r->fatal || h->fatal;
+		if (r->h->style == ST_FIXED && h->style != ST_FIXED && h->kind == r->kind) {
+			/* "kmemleak: N new suspected memory leaks" then the leak itself */
+			r->h = h;
+			free(r->header_text);
+			r->header_text = xmalloc(n + 1);
+			memcpy(r->header_text, s, n);
+			r->header_text[n] = '\0';
+		}
 		extend_report(d, s, n);
 		return true;
 	}
 	close_report(d);
 	open_report(d, h, s, n, lineno, t);
 	d->open->nlines++;
+	d->open->nheaders++;
 	add_excerpt_line(d->open, s, n);
 	if (!d->open->pc_fn[0]) {
 		char fn[FN_MAX];

@@ -14,6 +14,26 @@
  * turns each into an event with a syzbot-style title. It decodes the result
  * protocol (lib/protocol.h) into sysinfo, the ABI table, tests and metrics.
  *
+ * Verdicts, in this order of precedence (judge.c decides):
+ *   INFRA_ERROR  judge_infra_error() was called: the kernel is not blamed;
+ *   PANIC        a fatal kernel event: panic, Oops, kernel BUG, a page
+ *                fault, general protection fault, invalid opcode, divide
+ *                error, double fault, or an unexpected reboot (a second
+ *                "Linux version" banner);
+ *   BOOT_FAIL    no kernel banner and no protocol record (no output, bad
+ *                image, firmware error), or the machine stopped before BEGIN;
+ *   HANG         a stage outlived its limit or the console went silent;
+ *   FAIL         booted, but a non-fatal kernel report was printed
+ *                (WARNING, KASAN, KFENCE, KMSAN, KCSAN, UBSAN, lockdep, RCU
+ *                stall, soft/hard lockup, hung task, kmemleak: the kernel
+ *                went on, but like the kernel test robot and syzbot we count
+ *                any of them as a kernel failure), or init reported an
+ *                ERROR, a test failed, timed out or never reported, records
+ *                were corrupt, lost or out of count, or END never came;
+ *   PASS         END seen, every record there, every test PASS, no event.
+ * Every event is listed in result.json with "fatal" telling the two apart;
+ * duplicated or reordered record lines are listed but lose nothing.
+ *
  * The runner asks judge_should_stop() after each chunk and on a timer: the
  * boot is over when the guest powered off after END, when a panic has
  * ended ("---[ end Kernel panic"), or when a timeout expired. The verdict is

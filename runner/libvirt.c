@@ -57,6 +57,8 @@ struct lv_machine {
 	int wake[2];               /* event thread -> runner: bytes or a state change */
 	struct strbuf queue;       /* console bytes not yet read by the runner */
 	bool stream_closed;
+	bool callback_added;
+	atomic_bool callback_gone;  /* libvirt let go of the stream callback */
 	bool started, stop_requested;
 	enum machine_state state;
 	pid_t qemu_pid;
@@ -246,64 +248,65 @@ static bool kvm_usable(const struct target *t)
 
 /* ---------------------------------------------------------------- guardian */
 
-/* Kills pid if it is still the QEMU of domain `name` (pids get reused). */
-static void kill_if_ours(pid_t pid, const char *name)
+/* Kills every process whose command line holds `mark` (QEMU's
+ * "-name guest=bootrig-<pid>-<n>,..."); returns how many. */
+static int kill_marked(const char *mark)
 {
-	char path[64], cmd[4096];
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t n = read(fd, cmd, sizeof(cmd) - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	for (ssize_t i = 0; i < n; i++)
-		if (!cmd[i])
-			cmd[i] = ' ';
-	cmd[n] = '\0';
-	char *want = xasprintf("guest=%s,", name);
-	if (strstr(cmd, want))
-		kill(pid, SIGKILL);
-	free(want);
+	DIR *proc = opendir("/proc");
+	if (!proc)
+		return 0;
+	int killed = 0;
+	struct dirent *d;
+	while ((d = readdir(proc))) {
+		char path[300], cmd[4096];
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", d->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, cmd, sizeof(cmd) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		for (ssize_t i = 0; i < n; i++)
+			if (!cmd[i])
+				cmd[i] = ' ';
+		cmd[n] = '\0';
+		if (strstr(cmd, mark) && kill(atoi(d->d_name), SIGKILL) == 0)
+			killed++;
+	}
+	closedir(proc);
+	return killed;
 }
 
 /*
- * guardian_main: the guardian child. It reads "+PID NAME" and "-PID NAME"
- * lines from the pipe; at end of file (bootrig exited, however it died),
- * it kills every QEMU still listed. Libvirt daemonizes QEMU, so QEMU is not
- * our child and PR_SET_PDEATHSIG cannot be put on it: this process is how
- * no QEMU outlives bootrig.
+ * guardian_main: the guardian child. A byte on the pipe means bootrig
+ * closed the backend itself (every domain is gone): it exits. End of file
+ * means bootrig died (even SIGKILL closes the pipe): it then
+ * kills every QEMU whose domain bootrig named (backend.h: "bootrig-<pid>-
+ * <n>"), twice, a second apart, for a QEMU that libvirt was still starting.
+ * Libvirt daemonizes QEMU, so QEMU is not our child and PR_SET_PDEATHSIG
+ * cannot be put on it: this process is how no QEMU outlives bootrig.
  */
-static void guardian_main(int fd)
+static void guardian_main(int fd, pid_t owner)
 {
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
-	pid_t pids[MAX_MACHINES] = { 0 };
-	char names[MAX_MACHINES][64];
-	FILE *in = fdopen(fd, "r");
-	char line[128];
-	while (in && fgets(line, sizeof(line), in)) {
-		int pid;
-		char name[64];
-		if (sscanf(line + 1, "%d %63s", &pid, name) != 2)
-			continue;
-		for (int i = 0; i < MAX_MACHINES; i++) {
-			if (line[0] == '+' && !pids[i]) {
-				pids[i] = pid;
-				snprintf(names[i], sizeof(names[i]), "%s", name);
-				break;
-			}
-			if (line[0] == '-' && pids[i] == pid) {
-				pids[i] = 0;
-				break;
-			}
-		}
+	char c;
+	for (;;) {
+		ssize_t n = read(fd, &c, 1);
+		if (n == 1)            /* bootrig closed the backend itself: all clear */
+			_exit(0);
+		if (n == 0 || errno != EINTR)
+			break;
 	}
-	for (int i = 0; i < MAX_MACHINES; i++)
-		if (pids[i])
-			kill_if_ours(pids[i], names[i]);
+	char mark[64];
+	snprintf(mark, sizeof(mark), "guest=bootrig-%ld-", (long)owner);
+	kill_marked(mark);
+	sleep(1);
+	kill_marked(mark);
 	_exit(0);
 }
 
@@ -317,6 +320,7 @@ static void start_guardian(struct lv_backend *lv)
 		warning("no guardian process: %s", strerror(errno));
 		return;
 	}
+	pid_t owner = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		warning("no guardian process: %s", strerror(errno));
@@ -325,22 +329,11 @@ static void start_guardian(struct lv_backend *lv)
 	}
 	if (pid == 0) {
 		close(fds[1]);
-		guardian_main(fds[0]);
+		guardian_main(fds[0], owner);
 	}
 	close(fds[0]);
 	lv->guardian = pid;
 	lv->guardian_fd = fds[1];
-}
-
-/* Tells the guardian about a QEMU pid ('+' started, '-' gone). */
-static void guardian_tell(struct lv_backend *lv, char what, pid_t pid, const char *name)
-{
-	if (lv->guardian_fd < 0 || pid <= 0)
-		return;
-	char line[128];
-	int n = snprintf(line, sizeof(line), "%c%d %s\n", what, (int)pid, name);
-	if (write(lv->guardian_fd, line, (size_t)n) != n)
-		warning("guardian: %s", strerror(errno));
 }
 
 /* ---------------------------------------------------------------- events */
@@ -392,6 +385,14 @@ static void stream_event(virStreamPtr st, int events, void *opaque)
 	}
 	wake_runner(m);
 	pthread_mutex_unlock(&m->lock);
+}
+
+/* Event thread: libvirt dropped the stream callback for good (it will not
+ * run again), so the machine may be freed. */
+static void stream_callback_gone(void *opaque)
+{
+	struct lv_machine *m = opaque;
+	atomic_store(&m->callback_gone, true);
 }
 
 static struct lv_machine *find_machine(struct lv_backend *lv, const char *name)
@@ -733,7 +734,6 @@ static void remember_pid(struct lv_backend *lv, struct lv_machine *m)
 		if (lv->machines[i] == m)
 			lv->pids[i] = m->qemu_pid;
 	pthread_mutex_unlock(&lv->lock);
-	guardian_tell(lv, '+', m->qemu_pid, m->name);
 }
 
 /*
@@ -759,11 +759,13 @@ static int lv_power_on(struct machine *mach)
 	m->stream = virStreamNew(lv->conn, VIR_STREAM_NONBLOCK);
 	if (!m->stream || virDomainOpenConsole(m->dom, NULL, m->stream, VIR_DOMAIN_CONSOLE_FORCE) < 0 ||
 	    virStreamEventAddCallback(m->stream, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR |
-				      VIR_STREAM_EVENT_HANGUP, stream_event, m, NULL) < 0) {
+				      VIR_STREAM_EVENT_HANGUP, stream_event, m,
+				      stream_callback_gone) < 0) {
 		set_reason(mach, "%s: cannot open the console: %s",
 			 m->name, lv_error());
 		return -1;
 	}
+	m->callback_added = true;
 	if (virDomainResume(m->dom) < 0) {
 		set_reason(mach, "cannot resume %s: %s",
 			 m->name, lv_error());
@@ -845,16 +847,20 @@ static void lv_release(struct machine *mach)
 	unregister_machine(m->lv, m);
 	if (m->stream) {
 		pthread_mutex_lock(&m->lock);
+		bool registered = m->callback_added;
 		if (!m->stream_closed)
 			virStreamEventRemoveCallback(m->stream);
 		m->stream_closed = true;
 		pthread_mutex_unlock(&m->lock);
+		/* The event thread may be about to run stream_event() for m:
+		 * wait (bounded) until libvirt says the callback is gone. */
+		for (int i = 0; registered && !atomic_load(&m->callback_gone) && i < 2000; i++)
+			usleep(1000);
 		virStreamAbort(m->stream);
 		virStreamFree(m->stream);
 	}
 	if (m->dom)
 		virDomainFree(m->dom);
-	guardian_tell(m->lv, '-', m->qemu_pid, m->name);
 	if (m->lv->embed_root && m->serial_log)
 		unlink(m->serial_log);
 	if (m->wake[0] >= 0)
@@ -891,8 +897,11 @@ static void lv_close(struct backend *be)
 		atomic_store(&lv->quit, true);
 		pthread_join(lv->thread, NULL);
 	}
-	if (lv->guardian_fd >= 0)
+	if (lv->guardian_fd >= 0) {
+		if (write(lv->guardian_fd, "q", 1) != 1)
+			warning("guardian: %s", strerror(errno));
 		close(lv->guardian_fd);
+	}
 	if (lv->guardian > 0)
 		waitpid(lv->guardian, NULL, 0);
 	if (lv->slot_lock_fd >= 0)

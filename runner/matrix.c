@@ -35,6 +35,8 @@
 /* Past the sum of every stage's limit the runner ends a boot itself, even
  * if the judge never asked to (a safety net, not a verdict). */
 #define DEADLINE_SLACK 30.0
+/* How long the last console bytes may lag behind the machine's end. */
+#define DRAIN_LIMIT 1.0
 
 /* A boot on its way. */
 struct live_boot {
@@ -134,10 +136,30 @@ static bool pump_console(struct live_boot *b)
 	}
 }
 
+static void progress_clear_active(void);
+
+/* One plain event line on stderr (live lines, if any, are cleared first). */
 static void print_event(const struct live_boot *b, const char *what)
 {
+	progress_clear_active();
 	fprintf(stderr, "bootrig: [%s %s %d] %s\n", b->job->kernel_id, b->job->variant,
 		b->job->boot, what);
+}
+
+/*
+ * drain_console: after the machine stopped, the last bytes may still be on
+ * their way (libvirt reports the domain's end and the console's end of
+ * stream separately): read until the console closes, for at most
+ * DRAIN_LIMIT seconds.
+ */
+static void drain_console(struct live_boot *b)
+{
+	double until = now_monotonic() + DRAIN_LIMIT;
+	int fd = b->m.backend->console_fd(&b->m);
+	while (pump_console(b) && fd >= 0 && now_monotonic() < until) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		poll(&p, 1, 20);
+	}
 }
 
 /*
@@ -152,7 +174,7 @@ static int finish_boot(struct live_boot *b, bool stopped_by_itself)
 	if (be && b->m.priv) {
 		if (!stopped_by_itself && be->stop(&b->m) < 0)
 			judge_infra_error(b->judge, b->m.infra_reason);
-		pump_console(b);
+		drain_console(b);
 		if (stopped_by_itself)
 			judge_machine_stopped(b->judge, t);
 	}
@@ -309,17 +331,26 @@ struct progress {
 	double last;
 };
 
+static struct progress *active_progress;
+
 static void progress_clear(struct progress *p)
 {
-	if (!p->tty || !p->drawn)
+	if (!p || !p->tty || !p->drawn)
 		return;
 	fprintf(stderr, "\033[%dA\033[J", p->drawn);
 	p->drawn = 0;
 }
 
+static void progress_clear_active(void)
+{
+	progress_clear(active_progress);
+}
+
+/* Redraws the live lines: at once after they were cleared, else twice a
+ * second. */
 static void progress_draw(struct progress *p, struct live_boot *live, int n_live)
 {
-	if (!p->tty)
+	if (!p->tty || (p->drawn && now_monotonic() - p->last < 0.5))
 		return;
 	progress_clear(p);
 	for (int i = 0; i < n_live; i++) {
@@ -431,9 +462,9 @@ int matrix_run(struct run_plan *plan)
 	int n_live = 0, seq = 0;
 	size_t next = 0;
 	struct progress progress = { .tty = isatty(STDERR_FILENO) == 1 };
+	active_progress = &progress;
 	while (!interrupted_by && (next < plan->n_jobs || n_live > 0)) {
 		while (!interrupted_by && n_live < parallel && next < plan->n_jobs) {
-			progress_clear(&progress);
 			if (start_boot(be, plan->cfg, &plan->jobs[next++], ++seq, &live[n_live]))
 				n_live++;
 			else
@@ -441,7 +472,6 @@ int matrix_run(struct run_plan *plan)
 		}
 		progress_draw(&progress, live, n_live);
 		wait_for_events(live, n_live);
-		progress_clear(&progress);
 		progress_stages(&progress, live, n_live);
 		for (int i = 0; i < n_live && !interrupted_by; i++) {
 			if (!check_boot(&live[i]))
@@ -452,6 +482,7 @@ int matrix_run(struct run_plan *plan)
 		}
 	}
 	progress_clear(&progress);
+	active_progress = NULL;
 	for (int i = 0; i < n_live; i++) {
 		abandon_boot(&live[i]);
 		free_live(&live[i]);

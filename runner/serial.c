@@ -316,6 +316,7 @@ static int write_all_fd(int fd, const unsigned char *buf, size_t n)
 /* Reads what waits on an up line. > 0 data, 0 none (yet), -1 line lost. */
 static ssize_t read_up(struct serial *s, char *buf, size_t len)
 {
+	errno = 0;
 	ssize_t n = read(s->fd, buf, len);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
@@ -357,6 +358,8 @@ ssize_t serial_read(struct serial *s, char *buf, size_t len, double timeout)
 			if (n > 0)
 				return n;
 			if (n < 0) {
+				snprintf(s->last_error, sizeof(s->last_error), "%s: %s", s->uri,
+					 errno && errno != EAGAIN ? strerror(errno) : "closed by the other end");
 				lose_line(s, now);
 				continue;
 			}

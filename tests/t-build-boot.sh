@@ -14,8 +14,15 @@ unset SOURCE_DATE_EPOCH
 uboot=/usr/lib/u-boot/qemu_arm64/u-boot.bin
 end_re='@@BR 1 [0-9][0-9]* END '
 
+# The SD image carries the DTB of the machine it boots on (QEMU dumps it),
+# so extlinux.conf's FDT line is exercised too.
+qemu_machine="-M virt -cpu cortex-a57 -m 512 -smp 1"
+# shellcheck disable=SC2086
+timeout 60 qemu-system-aarch64 $qemu_machine -machine dumpdtb="$tmp/virt.dtb" -accel tcg \
+	-display none >/dev/null 2>&1
 # The SD image needs one libguestfs launch (slow): start it first.
-"$BOOTRIG" build --kernel "$kernel" --sd-image -o "$tmp/sd.img" >"$tmp/sd.out" 2>"$tmp/sd.err" &
+"$BOOTRIG" build --kernel "$kernel" --sd-image --dtb "$tmp/virt.dtb" -o "$tmp/sd.img" \
+	>"$tmp/sd.out" 2>"$tmp/sd.err" &
 sd_pid=$!
 
 "$BOOTRIG" build --kernel "$kernel" -o "$tmp/smoke.img" >"$tmp/smoke.out" 2>"$tmp/smoke.err"
@@ -26,7 +33,8 @@ else not_ok "smoke initramfs for cloud-arm64" "exit $rc: $(cat "$tmp/smoke.err")
 # boot LOG ARGS...: qemu-system-aarch64 on the virt machine, console to LOG.
 boot() {
 	log=$1; shift
-	timeout -k 5 300 qemu-system-aarch64 -M virt -cpu cortex-a57 -m 512 -smp 1 -accel tcg \
+	# shellcheck disable=SC2086
+	timeout -k 5 300 qemu-system-aarch64 $qemu_machine -accel tcg \
 		-display none -monitor none -serial "file:$log" -no-reboot "$@" >/dev/null 2>&1
 }
 
@@ -47,6 +55,16 @@ if [ $rc = 0 ] && [ -s "$tmp/sd.img" ] && [ ! -e "$tmp/sd.img.tmp.$sd_pid" ]; th
 	ok "--sd-image writes a disk image through libguestfs"
 else
 	not_ok "--sd-image writes a disk image" "exit $rc: $(tail -n 5 "$tmp/sd.err")"
+fi
+# extlinux.conf and the DTB are on the FAT partition (small files are stored
+# whole: their text and 8.3 names show in the raw image). qemu_arm64's
+# U-Boot has no fdt_addr_r, so it boots with QEMU's own DTB and skips FDT:
+# the line is for real boards.
+if grep -aq 'FDT /virt.dtb' "$tmp/sd.img" && grep -aq 'APPEND console=ttyAMA0 panic=-1' "$tmp/sd.img" &&
+	grep -aq 'VIRT    DTB' "$tmp/sd.img"; then
+	ok "extlinux.conf has FDT and APPEND lines; the DTB is on the partition"
+else
+	not_ok "extlinux.conf and the DTB on the partition"
 fi
 # The partition table: one bootable FAT32-LBA partition (type c).
 if LC_ALL=C sfdisk -d "$tmp/sd.img" 2>/dev/null | grep -q 'type=c, bootable'; then

@@ -49,6 +49,13 @@ for spec in "arm64 aarch64 aarch64_ilp32 arm" "cloud-arm64 aarch64 aarch64_ilp32
 		done
 		if [ -z "$missing" ]; then ok "$name: --list shows init, plan and each ABI's probe and test"
 		else not_ok "$name: --list" "missing:$missing"; fi
+		# The version from the image (bzImage header, or the banner in the
+		# Image or in the zImage's xz payload), never from the file name.
+		if grep -q "^kernel: .*, 6\.1\.0-[0-9]*-$flavour (debian-kernel@lists.debian.org)" "$tmp/$name.out"; then
+			ok "$name: the version read from the image"
+		else
+			not_ok "$name: the version read from the image" "$(head -n 1 "$tmp/$name.out")"
+		fi
 	done
 done
 

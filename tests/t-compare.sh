@@ -80,6 +80,11 @@ else not_ok "--metric '*.read' keeps only read" "rc=$rc"; fi
 
 # --- new kernel failure and failing verdict; the boot is left out ---
 mk crash k-crash 17 $NULL:14.1:2 --boot '2=PANIC:panic:Kernel panic - not syncing: Attempted to kill init!'
+mk crash2 k-crash2 24 $NULL:14.1:2 --boot '1=PANIC:panic:Kernel panic - not syncing: Attempted to kill init!' \
+	--boot '4=PANIC:panic:Kernel panic - not syncing: Attempted to kill init!'
+compare "$tmp/a1" "$tmp/crash2"
+has "(2 of 5 boots)" && ok "a panic in two boots counts two boots" || not_ok "a panic in two boots counts two boots"
+
 compare "$tmp/a1" "$tmp/crash"
 if [ $rc -eq 1 ] && has "[panic] Kernel panic - not syncing: Attempted to kill init! (1 of 5 boots)" &&
    has "CAND  k-crash default #2 PANIC" && has "CAND $tmp/crash (n=4)"; then
@@ -141,6 +146,18 @@ else not_ok "fixture: aarch64 null -12%" "$(grep null "$tmp/out")"; fi
 compare "$tmp/a1" "$tmp/slow"
 if grep -q "$(printf '\033')" "$tmp/out"; then not_ok "no colour escapes off a terminal"
 else ok "no colour escapes off a terminal"; fi
+
+# --- colour on a terminal (script(1) gives the tool a pty), never with NO_COLOR ---
+if command -v script >/dev/null 2>&1; then
+	env -u NO_COLOR script -qec "$BOOTRIG compare $tmp/a1 $tmp/slow" /dev/null >"$tmp/tty" 2>&1
+	if grep -q "$(printf '\033')\[31m" "$tmp/tty"; then ok "a terminal gets red for a regression"
+	else not_ok "a terminal gets red for a regression"; fi
+	NO_COLOR=1 script -qec "$BOOTRIG compare $tmp/a1 $tmp/slow" /dev/null >"$tmp/tty" 2>&1
+	if grep -q "$(printf '\033')\[3" "$tmp/tty"; then not_ok "NO_COLOR is honoured on a terminal"
+	else ok "NO_COLOR is honoured on a terminal"; fi
+else
+	skip "colour on a terminal" "script(1) not installed"
+fi
 
 # --- JSON: parses, carries the numbers ---
 compare "$tmp/a1" "$tmp/slow" --format json -o "$tmp/r.json"

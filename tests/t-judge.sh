@@ -73,7 +73,7 @@ check "--format json: two events, oops then panic, with the function" test \
 	"$("$JGET" "$T/a64fx.json" events.#) $("$JGET" "$T/a64fx.json" events.0.kind) $("$JGET" "$T/a64fx.json" events.1.kind) $("$JGET" "$T/a64fx.json" events.0.function)" = \
 	"2 oops panic has_useable_gicv3_cpuif"
 check "printk times: stages.kernel is the banner's printk time" test \
-	"$("$JGET" "$T/a64fx.json" times) $("$JGET" "$T/a64fx.json" stages.kernel)" = "printk 0"
+	"$("$JGET" "$T/a64fx.json" times) $("$JGET" "$T/a64fx.json" stages.kernel)" = "printk 0.0"
 
 "$GENLOG" -o "$T/pass.log" > /dev/null
 judge_is "a full protocol run that powers off: PASS" "$T/pass.log" PASS 0
@@ -103,13 +103,13 @@ judge_is "a second kernel banner: PANIC with the unexpected reboot listed" \
 # console.tlog: host times from the stamps, stages at the banner's and BEGIN's stamps.
 awk '{ printf "[%011.6f] %s\n", NR * 0.25, $0 }' "$T/pass.log" > "$T/console.tlog"
 "$BOOTRIG" judge --format json "$T/console.tlog" > "$T/tlog.json"
-check "console.tlog: PASS with host times (kernel 0.5 s, init 2.0 s)" test \
+check "console.tlog: PASS with host times (kernel 0.25 s, init 2.0 s)" test \
 	"$("$JGET" "$T/tlog.json" verdict) $("$JGET" "$T/tlog.json" times) $("$JGET" "$T/tlog.json" stages.kernel) $("$JGET" "$T/tlog.json" stages.init)" = \
-	"PASS tlog 0.5 2"
+	"PASS tlog 0.25 2.0"
 printf 'no kernel here\njust text\n' > "$T/plain.log"
 "$BOOTRIG" judge --format json "$T/plain.log" > "$T/plain.json"
 check "a log without times: times none, stage times null" test \
-	"$("$JGET" "$T/plain.json" times) $("$JGET" "$T/plain.json" stages.firmware)" = "none null"
+	"$("$JGET" "$T/plain.json" times) $("$JGET" "$T/plain.json" stages)" = 'none {"firmware":null}'
 
 "$BOOTRIG" judge "$T/does-not-exist.log" > /dev/null 2>&1
 check "a missing log exits 66" test $? -eq 66
@@ -122,18 +122,34 @@ check "--format xml: usage, exit 64" test $? -eq 64
 "$BOOTRIG" judge --help > "$T/help" 2>&1 && grep -q -- "--format text|json" "$T/help"
 check "--help prints the options from the table" test $? -eq 0
 
-# 3. Live boots of a real kernel (TCG; bounded).
+# 3. Live boots of a real kernel (TCG). A kernel that panicked early may not
+# reboot (the a64fx one spins), so QEMU is stopped once the panic has ended,
+# or after 120 s at most; the judge then reads what the console printed.
+boot_until_panic() {
+	log=$1
+	shift
+	qemu-system-aarch64 -M virt -accel tcg -m 512 -nographic -no-reboot "$@" \
+		< /dev/null > "$log" 2>&1 &
+	qpid=$!
+	waited=0
+	while kill -0 "$qpid" 2> /dev/null && [ "$waited" -lt 120 ] &&
+		! grep -q -- '---\[ end Kernel panic' "$log"; do
+		sleep 1
+		waited=$((waited + 1))
+	done
+	kill "$qpid" 2> /dev/null
+	wait "$qpid" 2> /dev/null
+}
 kernel=$(kernel_path cloud-arm64 2>/dev/null)
 if [ ! -s "$kernel" ] || ! command -v qemu-system-aarch64 > /dev/null; then
 	skip "live a64fx boot" "no cloud-arm64 kernel or qemu-system-aarch64"
 	skip "live boot without root" "no cloud-arm64 kernel or qemu-system-aarch64"
 else
-	timeout 120 qemu-system-aarch64 -M virt -cpu a64fx -accel tcg -m 512 -nographic -no-reboot \
-		-kernel "$kernel" -append 'console=ttyAMA0 earlycon panic=-1' < /dev/null > "$T/live-a64fx.log" 2>&1
+	boot_until_panic "$T/live-a64fx.log" -cpu a64fx -kernel "$kernel" \
+		-append 'console=ttyAMA0 earlycon panic=-1'
 	judge_is "live boot, -cpu a64fx (GICv2): PANIC naming the GICv3 probe oops" "$T/live-a64fx.log" PANIC 2 \
 		"Oops - Undefined instruction in has_useable_gicv3_cpuif (+1 more events)"
-	timeout 120 qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -m 512 -nographic -no-reboot \
-		-kernel "$kernel" -append 'console=ttyAMA0 panic=-1' < /dev/null > "$T/live-vfs.log" 2>&1
+	boot_until_panic "$T/live-vfs.log" -cpu cortex-a57 -kernel "$kernel" -append 'console=ttyAMA0 panic=-1'
 	judge_is "live boot without initramfs or root: PANIC, VFS panic" "$T/live-vfs.log" PANIC 2 \
 		"Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0)"
 fi

@@ -32,18 +32,28 @@ expect() {
 	if [ "$got" = "$4" ]; then ok "$1"; else not_ok "$1" "$3 is '$got', want '$4' ($2)"; fi
 }
 boot_dir() { echo "$tmp/$1/$2"-*/"$3/$4"; }
-# wait_for FILE...: until each exists (a guest boots in seconds; bounded
-# at 240 s so a broken run fails instead of hanging the suite).
+# wait_for PID PATTERN...: until a file matches each glob pattern (the
+# kernel id's hash is only known once the directory exists), while bootrig
+# PID lives (a guest boots in seconds; bounded at 240 s so a broken run
+# fails instead of hanging the suite).
 wait_for() {
-	i=0
+	i=0 p=$1
+	shift
 	for f in "$@"; do
-		while [ ! -e "$f" ] && [ $i -lt 2400 ]; do sleep 0.1; i=$((i + 1)); done
+		# shellcheck disable=SC2086 # $f is a glob, expanded on purpose
+		while ! ls $f >/dev/null 2>&1 && kill -0 "$p" 2>/dev/null && [ $i -lt 2400 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
 	done
 }
-# wait_qemu PID: until that bootrig has a QEMU running (bounded).
+# wait_qemu PID: until that bootrig has a QEMU running (same bounds).
 wait_qemu() {
 	i=0
-	while ! pgrep -f "guest=bootrig-$1-" >/dev/null && [ $i -lt 2400 ]; do sleep 0.1; i=$((i + 1)); done
+	while ! pgrep -f "guest=bootrig-$1-" >/dev/null && kill -0 "$1" 2>/dev/null && [ $i -lt 2400 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 }
 
 # A target whose kernel never prints: a64fx has no GICv2 CPU interface.
@@ -128,9 +138,9 @@ for sig in INT TERM; do
 	"$BOOTRIG" run --kernel "$arm64" $gic --variant early=earlycon --variant quiet=quiet \
 		--repeat 2 -j 2 --timeout 300 -o "$tmp/sig$sig" >"$tmp/sig$sig.out" 2>"$tmp/sig$sig.err" &
 	pid=$!
-	wait_for "$(boot_dir sig$sig arm64.vmlinuz early 1)/result.json" \
-		"$(boot_dir sig$sig arm64.vmlinuz early 2)/result.json" \
-		"$(boot_dir sig$sig arm64.vmlinuz quiet 2)/domain.xml"
+	wait_for $pid "$tmp/sig$sig/arm64.vmlinuz-*/early/1/result.json" \
+		"$tmp/sig$sig/arm64.vmlinuz-*/early/2/result.json" \
+		"$tmp/sig$sig/arm64.vmlinuz-*/quiet/2/domain.xml"
 	wait_qemu $pid
 	kill -$sig $pid
 	wait $pid

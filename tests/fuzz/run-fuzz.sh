@@ -8,8 +8,10 @@
 #   long   10 min a target (make fuzz); FUZZ_SECONDS overrides either
 #   build  only build
 # The corpus of a target lives in build/fuzz/corpus/<target>/ and grows from
-# run to run; it is seeded from tests/fuzz/seeds/<target>/ and from logs the
-# encoder writes (build/tests/tools/br-genlog, when built). A crash leaves
+# run to run; it is seeded from tests/fuzz/seeds/common/ (real console logs
+# of Debian kernels), tests/fuzz/seeds/<target>/ and logs the encoder writes
+# (build/tests/tools/br-genlog, when built). tests/fuzz/protocol.dict holds
+# the protocol's and the kernel's key words. A crash leaves
 # build/fuzz/crash-<target>-* and makes the script exit 1; turn each one into
 # a unit test (tests/unit/) before fixing it.
 #
@@ -35,11 +37,15 @@ fi
 
 out=build/fuzz
 mkdir -p "$out/obj"
-pkgs="libconfig json-c zlib libvirt libguestfs"
+# The libraries' flags, as the Makefile has them (it owns the list).
+make_var() {
+	printf 'fuzz-print-%%:\n\t@echo $($*)\n' |
+		make -s --no-print-directory -f Makefile -f - "fuzz-print-$1"
+}
 cflags="-std=c11 -D_GNU_SOURCE -g -O1 -Wall -Ilib -Ibuilder -Irunner -Icompare \
 -DBOOTRIG_VERSION=\"fuzz\" -fsanitize=fuzzer-no-link,address,undefined \
--fno-sanitize-recover=all -fno-omit-frame-pointer $(pkg-config --cflags $pkgs)"
-libs="$(pkg-config --libs $pkgs) -lm -lpthread"
+-fno-sanitize-recover=all -fno-omit-frame-pointer $(make_var PKG_CFLAGS)"
+libs=$(make_var HOST_LIBS)
 
 # Compiles one host source into $out/obj when the object is older than the
 # source or than any header; prints the object's path.
@@ -111,7 +117,8 @@ for name in $targets; do
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		"$bin" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-		-print_final_stats=1 -artifact_prefix="$out/crash-$name-" "$corpus" >"$log" 2>&1
+		-print_final_stats=1 -dict=tests/fuzz/protocol.dict \
+		-artifact_prefix="$out/crash-$name-" "$corpus" >"$log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | sed 's/cov: //')

@@ -2,7 +2,8 @@
  * br-genlog.c: writes console logs made of real kernel lines and protocol
  * records, for fuzz seeds and for the parsing benchmark.
  *
- *   br-genlog [--kernel-log FILE] [--size BYTES] [--seed N] [--damage] -o OUT
+ *   br-genlog [--kernel-log FILE] [--size BYTES] [--seed N] [--damage]
+ *             [--truth FILE] -o OUT
  *
  * Each "boot" is the kernel lines of FILE up to the point where the init
  * would start (the whole file when it has no such point; a few built-in
@@ -12,7 +13,9 @@
  * then "reboot: Power down". Boots repeat until OUT holds BYTES (default: one
  * boot). --damage adds what a serial console does to records: cuts by
  * kernel messages (repairable), flipped bytes, lost and duplicated lines,
- * CRLF, ANSI colours and NUL bytes. Same seed, same file.
+ * CRLF, ANSI colours and NUL bytes. Same seed, same file. --truth FILE gets
+ * every record line as it was meant, undamaged, so a test can check that
+ * nothing decoded from OUT differs from what was sent.
  *
  * Prints one line: "<bytes> bytes, <lines> lines, <records> records, <boots> boots".
  */
@@ -41,7 +44,7 @@ static const char *const interjections[] = {
 };
 
 struct gen {
-	FILE *out;
+	FILE *out, *truth;
 	char **kernel;
 	size_t nkernel;
 	uint64_t rng;
@@ -83,6 +86,8 @@ static void put_record(struct gen *g, const char *kind, const char *const *field
 
 	if (n == 0)
 		die("br-genlog: a record does not fit in %d bytes", PROTO_MAX_LINE);
+	if (g->truth)
+		fwrite(line, 1, n, g->truth);
 	n--;    /* the '\n' */
 	g->records++;
 	if (dice < 2)                   /* lost */
@@ -213,7 +218,7 @@ int main(int argc, char **argv)
 {
 	struct gen g = { .rng = 88172645463325252ULL };
 	bool loaded = false;
-	const char *out = NULL;
+	const char *out = NULL, *truth = NULL;
 	uint64_t size = 0, seed = 1;
 
 	for (int i = 1; i < argc; i++) {
@@ -227,8 +232,10 @@ int main(int argc, char **argv)
 			i++;
 		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			out = argv[++i];
+		else if (!strcmp(argv[i], "--truth") && i + 1 < argc)
+			truth = argv[++i];
 		else
-			die_status(64, "usage: br-genlog [--kernel-log FILE] [--size BYTES] [--seed N] [--damage] -o OUT");
+			die_status(64, "usage: br-genlog [--kernel-log FILE] [--size BYTES] [--seed N] [--damage] [--truth FILE] -o OUT");
 	}
 	if (!out)
 		die_status(64, "br-genlog: -o OUT is required");
@@ -239,12 +246,14 @@ int main(int argc, char **argv)
 	g.rng ^= seed * 0x9e3779b97f4a7c15ULL;
 	if (!(g.out = fopen(out, "wb")))
 		die("br-genlog: cannot write %s", out);
+	if (truth && !(g.truth = fopen(truth, "wb")))
+		die("br-genlog: cannot write %s", truth);
 	uint64_t boots = 0;
 	do {
 		put_boot(&g);
 		boots++;
 	} while (g.bytes < size);
-	if (fclose(g.out))
+	if (fclose(g.out) || (g.truth && fclose(g.truth)))
 		die("br-genlog: cannot write %s", out);
 	if (loaded) {
 		for (size_t i = 0; i < g.nkernel; i++)

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libconfig.h>
+
 #include "config.h"
 #include "exitcodes.h"
 #include "util.h"
@@ -110,6 +112,38 @@ static void test_override_field_by_field(void **state)
 	config_release(&cfg);
 }
 
+/* A board overridden by name keeps the fields it does not set. */
+static void test_board_override(void **state)
+{
+	(void)state;
+	struct config cfg;
+	char *msg;
+	const char *text =
+		"boards = ( { name = \"sim-arm64-tftp\"; retries = 3;\n"
+		"             power = { timeout = 5.0; }; } );\n";
+	assert_int_equal(load_text(text, &cfg, &msg), 0);
+	free(msg);
+	const char *file = NULL;
+	config_setting_t *b = config_find_board(&cfg, "sim-arm64-tftp", &file);
+	assert_non_null(b);
+	assert_non_null(strstr(file, "user.cfg"));
+	int retries = 0;
+	double timeout = 0;
+	const char *arch = NULL;
+	assert_true(config_setting_lookup_int(b, "retries", &retries));
+	assert_int_equal(retries, 3);
+	assert_true(config_setting_lookup_string(b, "arch", &arch));   /* inherited */
+	assert_string_equal(arch, "arm64");
+	config_setting_t *power = config_setting_get_member(b, "power");
+	assert_true(config_setting_lookup_float(power, "timeout", &timeout));
+	assert_true(timeout == 5.0);
+	config_setting_t *on = config_setting_get_member(power, "on");   /* merged */
+	assert_non_null(on);
+	assert_true(config_setting_length(on) > 3);
+	assert_non_null(config_setting_get_member(b, "boot"));
+	config_release(&cfg);
+}
+
 static void test_syntax_error(void **state)
 {
 	(void)state;
@@ -179,6 +213,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_override_field_by_field),
+		cmocka_unit_test(test_board_override),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_type_errors),
 		cmocka_unit_test(test_unknown_names_and_keys),

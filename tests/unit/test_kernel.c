@@ -88,6 +88,30 @@ static void test_arm64_image_and_gzip(void **state)
 	free(d);
 }
 
+/* The identification cache must notice a rewritten file (same size). */
+static void test_cache_follows_changes(void **state)
+{
+	(void)state;
+	size_t len;
+	unsigned char *d = fake_arm64(&len);
+	char *path = write_tmp("Image-changing", d, len);
+	struct kernel k1, k2, k3;
+	assert_int_equal(kernel_open(path, &k1), 0);
+	assert_int_equal(kernel_open(path, &k2), 0);   /* from the cache */
+	assert_string_equal(k1.sha256, k2.sha256);
+	assert_string_equal(k2.version, "6.1.0-test-arm64 (me@host) #1 SMP");
+	memcpy(d + 5000 + 14, "7.2", 3);                 /* 6.1.0 -> 7.2.0 */
+	free(write_tmp("Image-changing", d, len));
+	assert_int_equal(kernel_open(path, &k3), 0);
+	assert_string_not_equal(k1.sha256, k3.sha256);
+	assert_string_equal(k3.version, "7.2.0-test-arm64 (me@host) #1 SMP");
+	kernel_release(&k1);
+	kernel_release(&k2);
+	kernel_release(&k3);
+	free(path);
+	free(d);
+}
+
 static void test_zimage_and_tree(void **state)
 {
 	(void)state;
@@ -110,6 +134,9 @@ static void test_bzimage_version(void **state)
 	(void)state;
 	unsigned char d[8192] = { 0 };
 	memcpy(d + 0x202, "HdrS", 4);
+	d[0x206] = 0x0f;   /* boot protocol 2.15 */
+	d[0x207] = 0x02;
+	d[0x236] = 0x01;   /* XLF_KERNEL_64 */
 	d[0x20e] = 0x00;
 	d[0x20f] = 0x10;   /* version at 0x1000 + 0x200 */
 	strcpy((char *)d + 0x1200, "6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP");
@@ -119,6 +146,12 @@ static void test_bzimage_version(void **state)
 	assert_int_equal(k.arch, KARCH_X86_64);
 	assert_string_equal(k.version, "6.1.0-57-amd64 (debian-kernel@lists.debian.org) #1 SMP");
 	kernel_release(&k);
+	/* a 32-bit kernel (no XLF_KERNEL_64) is refused */
+	d[0x236] = 0x00;
+	free(path);
+	path = write_tmp("bzImage-32", d, sizeof(d));
+	assert_int_equal(kernel_open(path, &k), EXIT_DATAERR);
+	d[0x236] = 0x01;
 	/* a pointer past the end: still x86_64, no version, no crash */
 	d[0x20f] = 0xff;
 	free(path);
@@ -179,6 +212,7 @@ int main(void)
 	setenv("BOOTRIG_CACHE", dir, 1);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arm64_image_and_gzip),
+		cmocka_unit_test(test_cache_follows_changes),
 		cmocka_unit_test(test_zimage_and_tree),
 		cmocka_unit_test(test_bzimage_version),
 		cmocka_unit_test(test_bad_input),

@@ -68,17 +68,21 @@ static void test_pids(void **state)
 static void test_durations(void **state)
 {
 	(void)state;
-	expect("hrtimer: interrupt took 3105320 ns", "hrtimer: interrupt took # ns");
+	expect("foo: interrupt took 3105320 ns", "foo: interrupt took # ns");
 	expect("initcall foo+0x0/0x10 returned 0 after 12 usecs",
 	       "initcall foo+0x#/0x# returned 0 after # usecs");
 	expect("done in 45us, then 1.23 s, took 12 ms", "done in #us, then # s, took # ms");
-	expect("tsc: Detected 2495.998 MHz processor", "tsc: Detected # MHz processor");
+	expect("kvm: Detected 2495.998 MHz processor", "kvm: Detected # MHz processor");
+	/* calibration and the timer probe depend on the host's speed: dropped */
+	expect("[    0.1] tsc: Detected 2495.998 MHz processor", "");
+	expect("[    0.2] ..MP-BIOS bug: 8254 timer not connected to IO-APIC", "");
+	expect("[    0.3] APIC delta adjusted to PM-Timer: 6249992 (6249992)", "");
 	expect("Calibrating delay loop (skipped), value calculated using timer frequency.. "
 	       "4991.99 BogoMIPS (lpj=9983996)",
 	       "Calibrating delay loop (skipped), value calculated using timer frequency.. "
 	       "# BogoMIPS (lpj=#)");
-	expect("sched_clock: Marking stable (668060001, 4154227)->(694180633, -21966405)",
-	       "sched_clock: Marking stable (#, #)->(#, #)");
+	expect("clock: Marking stable (668060001, 4154227)->(694180633, -21966405)",
+	       "clock: Marking stable (#, #)->(#, #)");
 }
 
 static void test_kept(void **state)
@@ -89,6 +93,7 @@ static void test_kept(void **state)
 		"#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2026-10-01)";
 	expect(version, version);
 	expect("Memory: 1982200K/2096632K available", "Memory: #K/2096632K available");
+	expect("ftrace: allocating 40521 entries in 159 pages", "ftrace: allocating 40521 entries in 159 pages");
 	expect("[mem 0x#-0x#] and #h-#h", "[mem 0x#-0x#] and #h-#h");
 	expect("x86/fpu: Supporting XSAVE feature 0x001: 'x87 floating point registers'",
 	       "x86/fpu: Supporting XSAVE feature 0x#: 'x87 floating point registers'");

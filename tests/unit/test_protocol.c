@@ -282,6 +282,31 @@ static void test_repair_every_cut_point(void **state)
 	}
 }
 
+static void test_repair_after_long_kernel_message(void **state)
+{
+	struct seen s;
+	struct decoder *d = new_decoder(&s);
+	const char *rec = rec_line(1, 1, "ABI", "abi", "arm", "status", "ok", NULL);
+	char *first = malloc(8192);
+
+	(void)state;
+	/* the cut record, then a 6000-byte kernel message on the same line */
+	int n = snprintf(first, 8192, "%.15s[    4.000000] ", rec);
+	memset(first + n, 'k', 6000);
+	decoder_feed_line(d, BEGIN_LINE(0), strlen(BEGIN_LINE(0)), 1, 0);
+	decoder_feed_line(d, first, (size_t)n + 6000, 2, 0);
+	decoder_feed_line(d, rec + 15, strlen(rec + 15), 3, 0);
+	decoder_finish(d);
+	assert_int_equal(s.nrec, 2);
+	assert_true(s.rec[1].repaired);
+	assert_string_equal(s.rec[1].fields, "abi=arm status=ok");
+	assert_int_equal(s.prob[0].kind, PROTO_REPAIRED);
+	assert_int_equal(s.prob[0].line, 2);
+	assert_int_equal(s.prob[1].kind, PROTO_TRUNCATED);
+	free(first);
+	decoder_free(d);
+}
+
 static void test_fragment_without_continuation_is_corrupt(void **state)
 {
 	struct seen s;
@@ -486,22 +511,30 @@ static void test_duplicate_dropped(void **state)
 	decoder_free(d);
 }
 
-static void test_duplicate_with_other_content(void **state)
+static void test_same_seq_other_content_is_restart(void **state)
 {
 	struct seen s;
 	struct decoder *d = new_decoder(&s);
 	const char *lines[] = {
 		BEGIN_LINE(0),
 		rec_line(1, 1, "ABI", "abi", "arm", "status", "ok", NULL),
+		/* a rebooted init whose BEGIN was lost: never mixed with the first */
 		rec_line(2, 1, "ABI", "abi", "arm", "status", "error", NULL),
 	};
 
 	(void)state;
 	feed_lines(d, lines, 3);
-	assert_int_equal(s.nrec, 2);
-	assert_string_equal(s.rec[1].fields, "abi=arm status=ok");
-	assert_int_equal(s.prob[0].kind, PROTO_DUPLICATE);
-	assert_string_equal(s.prob[0].detail, "seq 1 seen again with different content (dropped)");
+	assert_int_equal(s.nrec, 3);
+	assert_string_equal(s.rec[2].fields, "abi=arm status=error");
+	assert_int_equal(s.nprob, 4);
+	assert_int_equal(s.prob[0].kind, PROTO_TRUNCATED);
+	assert_int_equal(s.prob[0].line, 3);
+	assert_int_equal(s.prob[1].kind, PROTO_RESTART);
+	assert_string_equal(s.prob[1].detail, "a seq again with other content after 2 records: "
+			    "the guest restarted, its BEGIN lost");
+	assert_int_equal(s.prob[2].kind, PROTO_LOST);
+	assert_string_equal(s.prob[2].detail, "seq 0 missing");
+	assert_int_equal(s.prob[3].kind, PROTO_TRUNCATED);
 	decoder_free(d);
 }
 
@@ -741,6 +774,56 @@ static void test_megabyte_lines(void **state)
 	decoder_free(d);
 }
 
+/* Four long fragments and thousands of lines that look like continuations:
+ * each try must cost one scan, not a CRC combine per cut point. */
+static void test_many_continuation_candidates(void **state)
+{
+	struct seen s;
+	struct decoder *d = new_decoder(&s);
+	char *frag = malloc(PROTO_MAX_LINE);
+	long line = 1;
+
+	(void)state;
+	memcpy(frag, "@@BR 1 9 LOG text=", 18);
+	memset(frag + 18, 'a', 4000);
+	for (int i = 0; i < 4; i++)
+		decoder_feed_line(d, frag, 4018, line++, 0);
+	for (int i = 0; i < 20000; i++) {
+		char cand[32];
+		int n = snprintf(cand, sizeof(cand), "x%d *%08x", i, (unsigned)i * 2654435761u);
+		decoder_feed_line(d, cand, (size_t)n, line++, 0);
+		decoder_feed_line(d, cand + n - 5, 5, line++, 0);    /* a trailer's tail */
+	}
+	decoder_finish(d);
+	assert_int_equal(s.nrec, 0);
+	assert_int_equal(decoder_stats(d)->problems[PROTO_CORRUPT], 4);
+	assert_int_equal(s.nprob, 4);
+	assert_non_null(strstr(s.prob[0].detail, "no continuation in time"));
+	assert_int_equal(s.prob[0].line, 1);
+	assert_int_equal(s.prob[3].line, 4);
+	free(frag);
+	decoder_free(d);
+}
+
+/* Many short fragments: each evicts the oldest of four pending, reported
+ * corrupt with its own line, and none is ever joined. */
+static void test_fragment_churn(void **state)
+{
+	struct seen s;
+	struct decoder *d = new_decoder(&s);
+
+	(void)state;
+	for (long i = 1; i <= 200000; i++)
+		decoder_feed_line(d, "@@BR x", 6, i, 0);
+	decoder_finish(d);
+	assert_int_equal(decoder_stats(d)->problems[PROTO_CORRUPT], 200000);
+	assert_int_equal(s.prob[0].line, 1);
+	assert_non_null(strstr(s.prob[0].detail, "too many cut records"));
+	assert_int_equal(s.prob[63].line, 64);
+	assert_int_equal(s.nrec, 0);
+	decoder_free(d);
+}
+
 /* ---- number parsers ---- */
 
 static void test_parse_numbers(void **state)
@@ -861,6 +944,7 @@ int main(void)
 		cmocka_unit_test(test_repair_kernel_line_between),
 		cmocka_unit_test(test_repair_kernel_text_after_cut),
 		cmocka_unit_test(test_repair_every_cut_point),
+		cmocka_unit_test(test_repair_after_long_kernel_message),
 		cmocka_unit_test(test_fragment_without_continuation_is_corrupt),
 		cmocka_unit_test(test_wrong_continuation_is_not_joined),
 		cmocka_unit_test(test_flipped_bits_never_misread),
@@ -869,7 +953,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_version),
 		cmocka_unit_test(test_lost_records),
 		cmocka_unit_test(test_duplicate_dropped),
-		cmocka_unit_test(test_duplicate_with_other_content),
+		cmocka_unit_test(test_same_seq_other_content_is_restart),
 		cmocka_unit_test(test_reordered),
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_restart_with_begin_lost),
@@ -879,6 +963,8 @@ int main(void)
 		cmocka_unit_test(test_crlf_ansi_nul),
 		cmocka_unit_test(test_kernel_text_around_record),
 		cmocka_unit_test(test_megabyte_lines),
+		cmocka_unit_test(test_many_continuation_candidates),
+		cmocka_unit_test(test_fragment_churn),
 		cmocka_unit_test(test_parse_numbers),
 		cmocka_unit_test(test_parse_lists),
 		cmocka_unit_test(test_record_lookups),
