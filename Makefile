@@ -103,7 +103,13 @@ install: all
 		$(DESTDIR)$(PREFIX)/lib/bootrig
 	install -m 755 $(BUILD)/bootrig $(DESTDIR)$(PREFIX)/bin/bootrig
 	install -m 644 bootrig.1 $(DESTDIR)$(PREFIX)/share/man/man1/bootrig.1
-	cp -R $(BUILD)/guest configs $(DESTDIR)$(PREFIX)/lib/bootrig/
+	cp -R configs $(DESTDIR)$(PREFIX)/lib/bootrig/
+	for d in $(BUILD)/guest/*/; do \
+		abi=$$(basename $$d); \
+		install -d $(DESTDIR)$(PREFIX)/lib/bootrig/guest/$$abi; \
+		find $$d -maxdepth 1 -type f -exec install -m 755 {} \
+			$(DESTDIR)$(PREFIX)/lib/bootrig/guest/$$abi/ \; ; \
+	done
 
 clean:
 	rm -rf $(BUILD)

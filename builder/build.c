@@ -247,6 +247,14 @@ static uint32_t source_date_epoch(void)
 	return (uint32_t)v;
 }
 
+/* A number no other thread of this process gets: temporary names of cache
+ * entries are "<path>.tmp.<pid>.<n>", since run -j builds in threads. */
+static unsigned tmp_serial(void)
+{
+	static unsigned serial;
+	return __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED);
+}
+
 /* Does the gzip member gz end with the CRC-32 and size of data? */
 static bool gzip_trailer_matches(const char *gz, size_t gz_len, const char *data, size_t len)
 {
@@ -290,7 +298,7 @@ static void gzip_cached(const char *cpio, size_t len, struct strbuf *image)
 	size_t start = image->len;
 	gzip_compress(cpio, len, GZIP_LEVEL, image);
 	if (mkdir_p(dir, 0755) == 0) {
-		char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+		char *tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(), tmp_serial());
 		FILE *f = fopen(tmp, "wb");
 		bool ok = f && fwrite(image->buf + start, 1, image->len - start, f) == image->len - start;
 		if (f && fclose(f) != 0)

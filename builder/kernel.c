@@ -50,6 +50,14 @@ static uint32_t le32(const unsigned char *p)
 
 static int file_sha256(const char *path, char hex[65]);
 
+/* A number no other thread of this process gets, for temporary names
+ * ("<path>.tmp.<pid>.<n>"): run -j opens kernels in threads. */
+static unsigned tmp_serial(void)
+{
+	static unsigned serial;
+	return __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED);
+}
+
 /* ---- image headers ---------------------------------------------------- */
 
 /* The arch the header of data says, or KARCH_UNKNOWN. */
@@ -256,7 +264,15 @@ static int identify_image(const char *path, const unsigned char *data, size_t le
 		k->version = zimage_version(data, len);
 	else if (k->arch == KARCH_ARM64)
 		k->version = banner_version(data, len);
+	/* EFI zboot (CONFIG_EFI_ZBOOT): QEMU's -kernel and U-Boot's booti take
+	 * the Image inside, not this EFI wrapper */
+	bool zboot = len >= 32 && !memcmp(data, "MZ", 2) && !memcmp(data + 4, "zimg", 4);
 	free(raw);
+	if (k->arch == KARCH_UNKNOWN && zboot) {
+		error("%s: an EFI zboot image, which bootrig cannot boot: give the build "
+		      "tree's arch/arm64/boot/Image", path);
+		return EXIT_DATAERR;
+	}
 	if (k->arch == KARCH_UNKNOWN) {
 		error("%s: not a kernel image (no arm64 Image, arm zImage or x86 bzImage header%s)",
 		      path, len == 0 ? "; the file is empty" : "");
@@ -381,7 +397,7 @@ static int extract_from_deb(const char *deb, const char *cache_dir)
 		_exit(127);
 	}
 	close(pipefd[1]);
-	char *tmp = xasprintf("%s/vmlinuz.tmp.%ld", cache_dir, (long)getpid());
+	char *tmp = xasprintf("%s/vmlinuz.tmp.%ld.%u", cache_dir, (long)getpid(), tmp_serial());
 	char *final = xasprintf("%s/vmlinuz", cache_dir);
 	char *name = NULL;
 	int found = tar_extract_vmlinuz(pipefd[0], tmp, &name);
@@ -489,7 +505,7 @@ static void cache_put(const char *kind, const char *key, const char *text)
 	char *dir = xasprintf("%s/kernels/%s", bootrig_cache_dir(), kind);
 	char *path = cache_path(kind, key);
 	if (mkdir_p(dir, 0755) == 0) {
-		char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+		char *tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(), tmp_serial());
 		int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		bool written = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
 		if (fd >= 0)

@@ -17,8 +17,8 @@ GUEST_NATIVE := x86_64 aarch64 arm
 GUEST_CC_x86_64        := gcc -m64
 GUEST_CC_x32           := gcc -mx32
 GUEST_CC_i386          := gcc -m32 -march=i686
-GUEST_CC_aarch64       := aarch64-linux-gnu-gcc
-GUEST_CC_aarch64_ilp32 := aarch64-linux-gnu-gcc -mabi=ilp32
+GUEST_CC_aarch64       := aarch64-linux-gnu-gcc -mno-outline-atomics
+GUEST_CC_aarch64_ilp32 := aarch64-linux-gnu-gcc -mabi=ilp32 -mno-outline-atomics
 GUEST_CC_arm           := arm-linux-gnueabihf-gcc -marm -march=armv7-a -mfpu=vfpv3-d16 -mfloat-abi=hard
 
 # Compiler helpers (64-bit division...): the toolchain's libgcc where it

@@ -984,6 +984,9 @@ int main(int argc, char **argv, char **envp)
 	rec_field(&r, "tests", joined[1]);
 	rec_end(&r);
 
+	if (run_abis.n == 0 && plan.tests.n > 0)
+		return fail("no runnable ABI for the plan", &c);
+
 	if (is_pid1)
 		quiet_console();
 	for (long rep = 0; rep < plan.repeat; rep++)

@@ -468,6 +468,7 @@ static void *board_thread(void *arg)
 		enum uboot_status st = firmware_dialogue(bm, &u);
 		if (st == UBOOT_OK) {
 			uboot_release(&u);
+			serial_arm_fault(&bm->line);
 			forward_console(bm);
 			break;
 		}

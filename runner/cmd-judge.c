@@ -45,6 +45,7 @@ struct opt {
 
 static const char usage_line[] = "usage: bootrig judge CONSOLE_LOG [--format text|json]\n";
 
+/* --help: the usage line, then one line per entry of the option table. */
 static void print_help(const struct opt *opts, FILE *out)
 {
 	fputs(usage_line, out);
@@ -124,6 +125,7 @@ static size_t tlog_stamp(const char *s, size_t n, double *t)
 	return i + 2;
 }
 
+/* Where line times come from: a console.tlog, printk stamps, or nowhere. */
 static enum time_source detect_times(const char *path, const char *buf, size_t len)
 {
 	size_t plen = strlen(path);
@@ -169,6 +171,7 @@ static double feed_log(struct judge *j, const char *buf, size_t len, enum time_s
 	return t;
 }
 
+/* The first lines of an event's excerpt, indented. */
 static void print_excerpt(const char *excerpt)
 {
 	const char *p = excerpt;
@@ -184,6 +187,7 @@ static void print_excerpt(const char *excerpt)
 		printf("      | ...\n");
 }
 
+/* The text report: verdict and reason, stages, then every event. */
 static void print_text(const char *path, json_object *res, enum time_source src)
 {
 	json_object *v, *stages, *events;

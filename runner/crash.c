@@ -114,6 +114,7 @@ const char *crash_strip_prefix(const char *line, size_t *len, double *ts)
 	return s;
 }
 
+/* Can c be part of a C symbol as the kernel prints it (".isra.0" included)? */
 static bool is_ident_char(char c)
 {
 	return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '$';
@@ -423,11 +424,8 @@ static const char *const skip_common[] = {
 	"down_read", "down_write", "up_read", "up_write", "mutex_lock", "mutex_trylock",
 	"mutex_unlock", "mutex_remove_waiter", "osq_lock", "osq_unlock", "__wake_up",
 	"refcount_add", "refcount_sub", "refcount_inc", "refcount_dec", "refcount_set",
-	"refcount_read", "refcount_warn", "memcpy", "memcmp", "memset", "memchr", "memmove",
-	"strcmp", "strncmp", "strcpy", "strlcpy", "strncpy", "strscpy", "strlen", "strnstr",
-	"strnlen", "strchr", "copy_to_user", "copy_from_user", "put_user", "get_user",
-	"might_fault", "might_sleep", "might_resched", "list_add", "list_del",
-	"list_replace", "list_move", "list_splice", "_indirect_thunk_", "snprintf",
+	"refcount_read", "refcount_warn", "might_fault", "might_sleep", "might_resched",
+	"_indirect_thunk_", "snprintf",
 	"scnprintf", "kasprintf", "kvasprintf", "printk", "dev_info", "dev_notice",
 	"dev_warn", "dev_err", "dev_alert", "dev_crit", "dev_emerg", "del_timer",
 	"flush_work", "__cancel_work_timer", "cancel_work_sync", "try_to_grab_pending",
@@ -443,10 +441,21 @@ static const char *const skip_common[] = {
 	NULL,
 };
 
+/* Generic helpers, matched at the start of the name once its leading
+ * underscores are dropped ("__memcpy", "_copy_to_user", "__list_del_entry_valid")
+ * so that callers such as internal_get_user_pages_fast stay eligible. */
+static const char *const skip_helpers[] = {
+	"memcpy", "memcmp", "memset", "memchr", "memmove", "strcmp", "strncmp", "strcpy",
+	"strlcpy", "strncpy", "strscpy", "strlen", "strnstr", "strnlen", "strchr", "string",
+	"pointer", "copy_to_user", "copy_from_user", "put_user", "get_user", "list_add",
+	"list_del", "list_replace", "list_move", "list_splice", NULL,
+};
+
 /* Exact names (too short for a substring match). */
 static const char *const skip_exact[] = { "die", "down", "do_exit", "__bug", "bug", "warn",
 					  "__report_bad_irq", NULL };
 
+/* Is fn in list: exact names, substrings, or "^prefix" entries? */
 static bool in_list(const char *fn, const char *const *list, bool exact)
 {
 	for (; list && *list; list++) {
@@ -458,8 +467,15 @@ static bool in_list(const char *fn, const char *const *list, bool exact)
 	return false;
 }
 
+/* Is fn a generic frame a title must not name (the common lists plus extra)? */
 static bool skipped(const char *fn, const char *const *extra)
 {
+	const char *bare = fn;
+	while (*bare == '_')
+		bare++;
+	for (const char *const *h = skip_helpers; *h; h++)
+		if (!strncmp(bare, *h, strlen(*h)))
+			return true;
 	return in_list(fn, skip_common, false) || in_list(fn, skip_exact, true) ||
 	       in_list(fn, extra, false);
 }
@@ -610,6 +626,7 @@ static char *without_offsets(const char *s)
 	return out;
 }
 
+/* "<prefix> in <fn>", or the prefix alone when fn is unknown (malloc'd). */
 static char *with_function(const char *prefix, const char *fn)
 {
 	return *fn ? xasprintf("%s in %s", prefix, fn) : xstrdup(prefix);
@@ -762,6 +779,7 @@ struct crash_detector *crash_detector_new(void)
 	return xcalloc(1, sizeof(struct crash_detector));
 }
 
+/* Frees an open report (NULL is fine). */
 static void release_report(struct report *r)
 {
 	if (!r)
@@ -771,6 +789,7 @@ static void release_report(struct report *r)
 	free(r);
 }
 
+/* Forgets the remembered "cut here"-style lines. */
 static void clear_preamble(struct crash_detector *d)
 {
 	for (size_t i = 0; i < d->npreamble; i++)
@@ -793,6 +812,7 @@ void crash_detector_free(struct crash_detector *d)
 	free(d);
 }
 
+/* A new zeroed event at the end of the list. */
 static struct crash_event *push_event(struct crash_detector *d)
 {
 	if (d->nevents == d->alloc) {
@@ -839,6 +859,7 @@ static void add_line_event(struct crash_detector *d, enum crash_kind kind, bool 
 	ev->excerpt[n] = '\0';
 }
 
+/* Appends a line to the excerpt while it stays under MAX_EXCERPT bytes. */
 static void add_excerpt_line(struct report *r, const char *s, size_t n)
 {
 	if (r->excerpt.len + n + 1 > MAX_EXCERPT)
@@ -847,6 +868,7 @@ static void add_excerpt_line(struct report *r, const char *s, size_t n)
 	strbuf_add(&r->excerpt, "\n", 1);
 }
 
+/* The first header of the table this stripped line matches, or NULL. */
 static const struct header *match_header(const char *s, size_t n)
 {
 	const char *t = s;
@@ -1006,6 +1028,7 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 		close_report(d);
 }
 
+/* Keeps the last PREAMBLE_LINES preamble lines for the next report. */
 static void remember_preamble(struct crash_detector *d, const char *s, size_t n, long lineno)
 {
 	if (d->npreamble == PREAMBLE_LINES) {
@@ -1021,6 +1044,7 @@ static void remember_preamble(struct crash_detector *d, const char *s, size_t n,
 	d->preamble_line[d->npreamble++] = lineno;
 }
 
+/* Is this a line firmware prints when it cannot boot the kernel? */
 static bool firmware_error(const char *s, size_t n)
 {
 	for (const char *const *f = firmware_errors; *f; f++)

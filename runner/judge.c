@@ -67,6 +67,7 @@ struct judge {
 
 	bool infra;
 	char *infra_reason;
+	double infra_t;                 /* the last output before it */
 
 	/* what the records said */
 	json_object *sysinfo, *abis, *tests, *metrics, *plan, *errors, *protocol_events;
@@ -101,6 +102,7 @@ static void set_stage(struct judge *j, enum stage s, double t)
 	j->stage_t[s] = t;
 }
 
+/* Sets o[key] to the string v ("" for NULL). */
 static void put_string(json_object *o, const char *key, const char *v)
 {
 	json_object_object_add(o, key, json_object_new_string(v ? v : ""));
@@ -117,6 +119,7 @@ static json_object *number_field(const struct proto_record *rec, const char *key
 	return proto_get_double(rec, key, &d) ? json_object_new_double(d) : NULL;
 }
 
+/* SYSINFO: uname, CPUs, memory, uptime and command line into sysinfo. */
 static void on_sysinfo(struct judge *j, const struct proto_record *rec)
 {
 	static const char *const strings[] = { "release", "version", "machine", "cmdline" };
@@ -128,6 +131,7 @@ static void on_sysinfo(struct judge *j, const struct proto_record *rec)
 	json_object_object_add(j->sysinfo, "uptime", number_field(rec, "uptime", false));
 }
 
+/* ABI: one row of the ABI table (status, and the reason when not ok). */
 static void on_abi(struct judge *j, const struct proto_record *rec)
 {
 	const char *abi = proto_get(rec, "abi");
@@ -140,6 +144,7 @@ static void on_abi(struct judge *j, const struct proto_record *rec)
 	json_object_object_add(j->abis, abi, o);
 }
 
+/* PLAN: kept as given (the last one wins). */
 static void on_plan(struct judge *j, const struct proto_record *rec)
 {
 	json_object_put(j->plan);
@@ -148,6 +153,7 @@ static void on_plan(struct judge *j, const struct proto_record *rec)
 		put_string(j->plan, rec->fields[i].key, rec->fields[i].value);
 }
 
+/* TEST start: remembered until its RESULT comes. */
 static void on_test_start(struct judge *j, const struct proto_record *rec)
 {
 	j->started = xrealloc(j->started, (j->nstarted + 1) * sizeof(*j->started));
@@ -169,6 +175,7 @@ static void forget_started(struct judge *j, const char *abi, const char *test)
 	}
 }
 
+/* RESULT: a row of tests; the first non-PASS one is kept for the reason. */
 static void on_result(struct judge *j, const struct proto_record *rec)
 {
 	const char *abi = proto_get(rec, "abi") ? proto_get(rec, "abi") : "";
@@ -192,6 +199,7 @@ static void on_result(struct judge *j, const struct proto_record *rec)
 	}
 }
 
+/* METRIC: a row of metrics with every sample; bad numbers become null. */
 static void on_metric(struct judge *j, const struct proto_record *rec)
 {
 	static const char *const strings[] = { "abi", "test", "name", "unit", "better" };
@@ -220,6 +228,7 @@ static void on_metric(struct judge *j, const struct proto_record *rec)
 	json_object_array_add(j->metrics, o);
 }
 
+/* END: the counts init reports, checked against what was received. */
 static void on_end(struct judge *j, const struct proto_record *rec)
 {
 	j->end_seen = true;
@@ -345,6 +354,7 @@ void judge_free(struct judge *j)
 	free(j);
 }
 
+/* Does the n bytes at s contain needle? */
 static bool contains(const char *s, size_t n, const char *needle)
 {
 	return memmem(s, n, needle, strlen(needle)) != NULL;
@@ -379,6 +389,7 @@ static void judge_line(struct judge *j, const char *s, size_t n, double t)
 	decoder_feed_line(j->decoder, s, n, j->lineno, t);
 }
 
+/* Hands the assembled line to the readers and starts a new one. */
 static void end_line(struct judge *j)
 {
 	judge_line(j, j->line.buf ? j->line.buf : "", j->line.len, j->line_t);
@@ -520,6 +531,7 @@ void judge_infra_error(struct judge *j, const char *reason)
 	if (j->infra)
 		return;
 	j->infra = true;
+	j->infra_t = j->any_output ? j->last_output : 0;
 	j->infra_reason = xstrdup(reason ? reason : "the host failed");
 }
 
@@ -544,6 +556,7 @@ static const struct crash_event *firmware_event(const struct judge *j)
 	return NULL;
 }
 
+/* Why the boot never reached init, most specific first (malloc'd). */
 static char *boot_fail_reason(const struct judge *j)
 {
 	const struct crash_event *fw = firmware_event(j);
@@ -608,7 +621,9 @@ static enum verdict decide(struct judge *j, char **reason)
 		return VERDICT_BOOT_FAIL;
 	}
 	if (j->timed_out) {
-		*reason = xstrdup(j->timeout_reason);
+		e = first_event(j, false);
+		*reason = e ? xasprintf("%s, after %s", j->timeout_reason, e->title)
+			    : xstrdup(j->timeout_reason);
 		return VERDICT_HANG;
 	}
 	if (j->stage < STAGE_INIT) {
@@ -616,7 +631,9 @@ static enum verdict decide(struct judge *j, char **reason)
 		return VERDICT_BOOT_FAIL;
 	}
 	if ((e = first_event(j, false))) {
-		*reason = xasprintf("kernel reported: %s", e->title);
+		*reason = nevents > 1 ? xasprintf("kernel reported: %s (+%zu more events)", e->title,
+						  nevents - 1)
+				      : xasprintf("kernel reported: %s", e->title);
 		return VERDICT_FAIL;
 	}
 	*reason = records_reason(j);
@@ -668,6 +685,7 @@ static json_object *event_json(const struct crash_event *e)
 	return o;
 }
 
+/* The decoder's counts as result.json's "protocol" object. */
 static json_object *protocol_json(const struct judge *j)
 {
 	const struct proto_stats *st = decoder_stats(j->decoder);
@@ -687,6 +705,7 @@ static json_object *protocol_json(const struct judge *j)
 	return o;
 }
 
+/* A deep copy of o (NULL stays NULL), for judge_to_json's const judge. */
 static json_object *copy(json_object *o)
 {
 	json_object *c = NULL;
@@ -714,6 +733,17 @@ void judge_to_json(const struct judge *j, struct json_object *obj)
 	for (size_t i = 0; i < json_object_array_length(j->protocol_events); i++)
 		json_object_array_add(events,
 				      copy(json_object_array_get_idx(j->protocol_events, i)));
+	if (j->infra) {
+		json_object *o = json_object_new_object();
+		put_string(o, "kind", "infra");
+		put_string(o, "title", j->infra_reason);
+		json_object_object_add(o, "line", json_object_new_int64(j->lineno));
+		json_object_object_add(o, "time", json_object_new_double(j->infra_t));
+		put_string(o, "function", "");
+		put_string(o, "excerpt", "");
+		json_object_object_add(o, "fatal", json_object_new_boolean(false));
+		json_object_array_add(events, o);
+	}
 	json_object_object_add(obj, "events", events);
 	json_object_object_add(obj, "protocol", protocol_json(j));
 	json_object_object_add(obj, "sysinfo", copy(j->sysinfo));

@@ -828,6 +828,12 @@ static int lv_stop(struct machine *mach)
 	pthread_mutex_unlock(&m->lock);
 	if (already || !m->dom)
 		return 0;
+	/* The boot is decided: nothing in the guest is worth an orderly exit.
+	 * virDomainDestroy() sends SIGTERM and polls every 200 ms; a busy TCG
+	 * QEMU can take seconds to go, so our own QEMU gets SIGKILL first,
+	 * and libvirt only cleans up after it. */
+	if (m->qemu_pid > 0 && m->lv->embed_root)
+		kill(m->qemu_pid, SIGKILL);
 	if (virDomainDestroy(m->dom) < 0 && virDomainIsActive(m->dom) == 1) {
 		set_reason(mach, "cannot destroy %s: %s",
 			 m->name, lv_error());

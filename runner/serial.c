@@ -89,13 +89,17 @@ void serial_set_epoch(struct serial *s, double monotonic_now)
 {
 	s->epoch = monotonic_now;
 	s->fault_drop_at = -1;
+}
+
+void serial_arm_fault(struct serial *s)
+{
 	const char *fault = getenv("BOOTRIG_FAULT_SERIAL_DROP");
 	if (fault && *fault) {
 		char *end;
 		double at = strtod(fault, &end);
 		double down = *end == ':' ? strtod(end + 1, NULL) : 1.0;
 		if (at >= 0) {
-			s->fault_drop_at = at;
+			s->fault_drop_at = now_monotonic() - s->epoch + at;
 			s->fault_down_for = down > 0 ? down : 1.0;
 		}
 	}

@@ -18,8 +18,10 @@
  * altered, except for telnet's own commands.
  *
  * Fault injection (for the tests, SQLite-style): $BOOTRIG_FAULT_SERIAL_DROP
- * = "T[:D]" makes the line drop itself once, T seconds after the epoch, and
- * refuse to reconnect for D seconds (default 1), as an adapter that vanishes.
+ * = "T[:D]" makes the line drop itself once, T seconds after
+ * serial_arm_fault() (the board backend calls it when the kernel starts),
+ * and refuse to reconnect for D seconds (default 1), as an adapter that
+ * vanishes and comes back.
  */
 #ifndef BOOTRIG_SERIAL_H
 #define BOOTRIG_SERIAL_H
@@ -67,8 +69,11 @@ struct serial {
  */
 int serial_parse(const char *uri, int baud, struct serial *s, char *err, size_t errlen);
 
-/* Times in gaps are measured from here (power-on); sets the fault timer. */
+/* Times in gaps are measured from here (power-on). */
 void serial_set_epoch(struct serial *s, double monotonic_now);
+
+/* Arms $BOOTRIG_FAULT_SERIAL_DROP (above) from now; no-op when unset. */
+void serial_arm_fault(struct serial *s);
 
 /* One connection attempt when down. 0 connected, -1 not (last_error set). */
 int serial_connect(struct serial *s);

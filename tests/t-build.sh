@@ -59,6 +59,25 @@ for spec in "arm64 aarch64 aarch64_ilp32 arm" "cloud-arm64 aarch64 aarch64_ilp32
 	done
 done
 
+# A kernel build tree, and a gzip'd Image (as some distributions ship it).
+mkdir -p "$tmp/linux-6.1/arch/arm64/boot"
+cp "$kernels/cloud-arm64.vmlinuz" "$tmp/linux-6.1/arch/arm64/boot/Image"
+build tree --kernel "$tmp/linux-6.1" -o "$tmp/tree.img"
+if [ "$(status_of tree)" = 0 ] && grep -qx "abis: aarch64 aarch64_ilp32 arm" "$tmp/tree.out" &&
+	jq -r .kernel.id "$tmp/tree.img.json" | grep -qx 'linux-6\.1-[0-9a-f]\{8\}'; then
+	ok "a kernel build tree: arch/arm64/boot/Image, id from the tree's name"
+else
+	not_ok "a kernel build tree" "$(cat "$tmp/tree.out" "$tmp/tree.err")"
+fi
+gzip -1 -c "$kernels/cloud-arm64.vmlinuz" >"$tmp/Image.gz"
+build gzimage --kernel "$tmp/Image.gz" -o "$tmp/gzimage.img"
+if [ "$(status_of gzimage)" = 0 ] && grep -qx "abis: aarch64 aarch64_ilp32 arm" "$tmp/gzimage.out" &&
+	grep -q "^kernel: .*, 6\.1\.0-[0-9]*-cloud-arm64 " "$tmp/gzimage.out"; then
+	ok "a gzip'd arm64 Image: arch and version from the inflated header"
+else
+	not_ok "a gzip'd arm64 Image" "$(cat "$tmp/gzimage.out" "$tmp/gzimage.err")"
+fi
+
 # The .deb's vmlinuz is cached under its sha256 and reused.
 deb_sha=$(sha256sum "$kernels/cloud-arm64.deb" | cut -c1-64)
 if [ -s "$BOOTRIG_CACHE/kernels/$deb_sha/vmlinuz" ] &&

@@ -142,6 +142,11 @@ expect "a probe that exits 1: error with the reason" probes '^[0-9]+ ABI abi=i38
 expect "an ABI directory without probe: error" probes '^[0-9]+ ABI abi=aarch64 status=error reason=probe\\x20missing$'
 expect "only ok ABIs are planned" probes '^[0-9]+ PLAN .* abis=x86_64 tests=none$'
 
+run noabi "$r3" "bootrig.abi=arm"
+decodes noabi
+expect "a plan whose ABIs the kernel refuses is an ERROR, not an empty pass" noabi \
+	'^[0-9]+ ERROR reason=no\\x20runnable\\x20ABI\\x20for\\x20the\\x20plan$'
+
 # 6. Not PID 1 and a bad option: usage, 64, nothing mounted.
 "$INIT" --bogus >/dev/null 2>"$tmp/usage.err"
 rc=$?

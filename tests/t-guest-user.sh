@@ -14,7 +14,7 @@ set -u
 
 G=$TOP/build/guest
 DECODE=$TOP/build/tests/tools/br-decode
-KNOBS="sample_ms=1 reps=1"
+KNOBS="sample_ms=1 reps=1 groups=2 loops=10"   # short runs; hackbench small
 tmp=$(mktemp -d /tmp/t-guest-user.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 [ -x "$DECODE" ] || { not_ok "br-decode" "missing $DECODE: run make unit"; exit 1; }
@@ -71,12 +71,20 @@ for abi in x86_64 x32 i386 aarch64 arm; do
 		$r "$G/$abi/$t" "abi=$abi" samples=3 $KNOBS >"$tmp/$abi.$t.out" 2>"$tmp/$abi.$t.err"
 		rc=$?
 		m=$(grep -c "^METRIC abi=$abi test=$t name=" "$tmp/$abi.$t.out")
-		if [ $rc = 0 ] && [ "$m" -ge 1 ] && grep -q ' n=3 ' "$tmp/$abi.$t.out"; then
-			ok "$abi $t alone: exit 0, $m METRIC lines of 3 samples"
+		if [ $rc = 0 ] && [ "$m" -ge 1 ] && grep -Eq ' n=[1-3] ' "$tmp/$abi.$t.out"; then
+			ok "$abi $t alone: exit 0, $m METRIC lines"
 		else
 			not_ok "$abi $t alone" "exit $rc, $m METRIC lines; $(head -c 300 "$tmp/$abi.$t.err")"
 		fi
 	done
+	# threads over the runtime's clone trampoline and futex join
+	if [ -f "$G/$abi/hackbench" ]; then
+		# shellcheck disable=SC2086
+		timeout 120 $r "$G/$abi/hackbench" "abi=$abi" samples=2 $KNOBS threads=1 >"$tmp/$abi.thr.out" 2>&1
+		rc=$?
+		if [ $rc = 0 ] && grep -q '^METRIC ' "$tmp/$abi.thr.out"; then ok "$abi hackbench threads=1 (clone threads, futex join)"
+		else not_ok "$abi hackbench threads=1" "exit $rc: $(tail -c 300 "$tmp/$abi.thr.out")"; fi
+	fi
 done
 
 # stage ROOT ABI [WRAPPER]: DIR/bench/ABI with the ABI's binaries, or with
@@ -100,7 +108,7 @@ through_init() {
 	only=$(for a in $want_ok; do tests_of "$a"; done | sort -u | paste -sd, -)
 	# shellcheck disable=SC2086
 	timeout 600 $irun "$init" --root "$root" \
-		--cmdline "console=ttyS0 bootrig.samples=3 bootrig.only=$only bootrig.knob.sample_ms=1 bootrig.knob.reps=1" \
+		--cmdline "console=ttyS0 bootrig.samples=3 bootrig.only=$only bootrig.knob.sample_ms=1 bootrig.knob.reps=1 bootrig.knob.groups=2 bootrig.knob.loops=10" \
 		>"$tmp/$name.log" 2>"$tmp/$name.err"
 	"$DECODE" "$tmp/$name.log" >"$tmp/$name.dec" 2>&1
 	if [ $? = 0 ]; then ok "$name: every record decodes, BEGIN..END, nothing lost or corrupt"

@@ -153,3 +153,28 @@ else
 	judge_is "live boot without initramfs or root: PANIC, VFS panic" "$T/live-vfs.log" PANIC 2 \
 		"Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0)"
 fi
+
+# 4. A real `bootrig run` (libvirt, TCG) of the cloud-arm64 kernel with
+# bootrig's initramfs: `bootrig judge` over its saved console.tlog gives the
+# run's own verdict and stage times (to the microsecond the tlog keeps), and
+# over console.log the same verdict.
+if [ ! -s "$kernel" ] || [ ! -d "$TOP/build/guest/aarch64" ]; then
+	skip "judge of a bootrig run's saved console" "no cloud-arm64 kernel or guest binaries"
+else
+	"$BOOTRIG" build --kernel "$kernel" -o "$T/img.cpio.gz" > "$T/build.out" 2>&1 &&
+		timeout 600 "$BOOTRIG" run --kernel "$kernel" --initramfs "$T/img.cpio.gz" \
+			-o "$T/res" > "$T/run.out" 2>&1
+	boot=$(dirname "$(find "$T/res" -name result.json | head -n 1)")
+	if [ ! -f "$boot/result.json" ]; then
+		not_ok "judge of a bootrig run's saved console" "no result.json: $(tail -n 3 "$T/run.out" "$T/build.out")"
+	else
+		"$BOOTRIG" judge --format json "$boot/console.tlog" > "$T/saved.json"
+		"$BOOTRIG" judge "$boot/console.log" > "$T/saved.txt"
+		stages() { "$JGET" "$1" stages | tr '{},' '\n\n\n' | awk -F: 'NF == 2 { printf "%s=%.6f ", $1, $2 }'; }
+		run_v=$("$JGET" "$boot/result.json" verdict)
+		check "bootrig judge console.tlog: the run's verdict ($run_v) and stage times" test \
+			"$("$JGET" "$T/saved.json" verdict) $(stages "$T/saved.json")" = "$run_v $(stages "$boot/result.json")"
+		check "bootrig judge console.log: the run's verdict" test \
+			"$(head -n 1 "$T/saved.txt" | sed 's/^[^:]*: \([A-Z_]*\).*/\1/')" = "$run_v"
+	fi
+fi

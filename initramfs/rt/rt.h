@@ -429,8 +429,12 @@ long rt_sigaction(int sig, rt_sighandler_t handler, unsigned long flags);
 /* rt_sigprocmask on the 64-signal set (bit n-1 is signal n). */
 long rt_sigprocmask(int how, const uint64_t *set, uint64_t *old);
 
+/* rt_futex: futex(2) (futex_time64 on 32-bit ABIs) with op as given:
+ * FUTEX_WAIT or FUTEX_WAKE, with or without FUTEX_PRIVATE_FLAG. */
+long rt_futex(volatile uint32_t *addr, int op, uint32_t val, const struct rt_timespec *timeout);
 /* futex(2), FUTEX_PRIVATE_FLAG added: wait while *addr == val (timeout may
- * be NULL; relative), wake up to n waiters. */
+ * be NULL; relative), wake up to n waiters. A private waiter is not woken
+ * by the kernel's CLONE_CHILD_CLEARTID wake, which is a shared one. */
 long rt_futex_wait(volatile uint32_t *addr, uint32_t val, const struct rt_timespec *timeout);
 long rt_futex_wake(volatile uint32_t *addr, int n);
 

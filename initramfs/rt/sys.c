@@ -398,25 +398,24 @@ long rt_sigprocmask(int how, const uint64_t *set, uint64_t *old)
 
 /* ---- futex ---- */
 
-long rt_futex_wait(volatile uint32_t *addr, uint32_t val, const struct rt_timespec *timeout)
+long rt_futex(volatile uint32_t *addr, int op, uint32_t val, const struct rt_timespec *timeout)
 {
 #ifdef __NR_futex_time64
-	return SYS4(__NR_futex_time64, RT_PTR(addr), RT_ARG(FUTEX_WAIT | FUTEX_PRIVATE_FLAG),
-		    RT_ARG(val), RT_PTR(timeout));
+	return SYS4(__NR_futex_time64, RT_PTR(addr), RT_ARG(op), RT_ARG(val), RT_PTR(timeout));
 #else
-	return SYS4(__NR_futex, RT_PTR(addr), RT_ARG(FUTEX_WAIT | FUTEX_PRIVATE_FLAG), RT_ARG(val),
-		    RT_PTR(timeout));
+	return SYS4(__NR_futex, RT_PTR(addr), RT_ARG(op), RT_ARG(val), RT_PTR(timeout));
 #endif
 }
 
+long rt_futex_wait(volatile uint32_t *addr, uint32_t val, const struct rt_timespec *timeout)
+{
+	return rt_futex(addr, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, val, timeout);
+}
+
+/* The count travels in the val argument; the timeout slot is unused. */
 long rt_futex_wake(volatile uint32_t *addr, int n)
 {
-#ifdef __NR_futex_time64
-	return SYS3(__NR_futex_time64, RT_PTR(addr), RT_ARG(FUTEX_WAKE | FUTEX_PRIVATE_FLAG),
-		    RT_ARG(n));
-#else
-	return SYS3(__NR_futex, RT_PTR(addr), RT_ARG(FUTEX_WAKE | FUTEX_PRIVATE_FLAG), RT_ARG(n));
-#endif
+	return rt_futex(addr, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, (uint32_t)n, NULL);
 }
 
 /* ---- sockets ---- */

@@ -44,8 +44,9 @@ int rt_thread_join(struct rt_thread *t)
 {
 	uint32_t tid;
 
+	/* a shared wait: the kernel's exit-time wake of the tid is shared */
 	while ((tid = t->tid) != 0)
-		rt_futex_wait(&t->tid, tid, NULL);
+		rt_futex(&t->tid, FUTEX_WAIT, tid, NULL);
 	if (t->stack)
 		rt_munmap(t->stack, t->stack_size);
 	t->stack = NULL;

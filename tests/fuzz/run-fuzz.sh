@@ -121,13 +121,13 @@ for name in $targets; do
 		-artifact_prefix="$out/crash-$name-" "$corpus" >"$log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | sed 's/cov: //')
+	cov=$(grep -ao 'cov: [0-9]*' "$log" | tail -n 1 | sed 's/cov: //')
 	if [ "$rc" -eq 0 ]; then
 		echo "fuzz $name: ok (${runs:-?} runs in ${seconds} s, ${cov:-?} edges, corpus $(ls "$corpus" | wc -l) files)"
 	else
 		crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
 		echo "fuzz $name: CRASH ${crash:-(see $log)}"
-		grep -E '^(==[0-9]+==ERROR|SUMMARY|    #[0-9] )' "$log" | head -n 12 | sed 's/^/  /'
+		grep -aE '^(==[0-9]+==ERROR|SUMMARY|    #[0-9] )' "$log" | head -n 12 | sed 's/^/  /'
 		status=1
 	fi
 done

@@ -351,6 +351,11 @@ static void test_infra_error(void **state)
 	assert_int_equal(judge_finish(j, 1), VERDICT_INFRA_ERROR);
 	assert_string_equal(judge_reason(j), "libvirt: domain crashed");
 	assert_int_equal(verdict_exit_code(VERDICT_INFRA_ERROR), EXIT_INFRA);
+	json_object *o = json_object_new_object();
+	judge_to_json(j, o);
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	assert_non_null(strstr(s, "{\"kind\":\"infra\",\"title\":\"libvirt: domain crashed\""));
+	json_object_put(o);
 	judge_free(j);
 }
 

@@ -177,6 +177,11 @@ static void test_bad_input(void **state)
 	assert_int_equal(kernel_open(trunc, &k), EXIT_DATAERR);
 	assert_int_equal(kernel_open(missing, &k), EXIT_DATAERR);
 	assert_int_equal(kernel_open(dir, &k), EXIT_DATAERR);   /* a dir, not a tree */
+	unsigned char zboot[64] = "MZ\0\0zimg";
+	memcpy(zboot + 24, "gzip", 4);
+	char *efi = write_tmp("vmlinuz.efi", zboot, sizeof(zboot));
+	assert_int_equal(kernel_open(efi, &k), EXIT_DATAERR);   /* EFI zboot: refused */
+	free(efi);
 	free(empty);
 	free(text);
 	free(trunc);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,7 @@ static struct fixture *start(enum peer_mode mode)
 	assert_int_equal(serial_parse("unix:/nonexistent/bootrig-test.sock", 0, &f->line, err,
 				      sizeof(err)), 0);
 	f->line.fd = sv[0];
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);     /* as serial_connect() leaves it */
 	f->line.ever_up = true;
 	serial_set_epoch(&f->line, now_monotonic());
 	f->peer.fd = sv[1];

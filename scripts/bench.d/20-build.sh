@@ -1,0 +1,76 @@
+#!/bin/sh
+# 20-build: how fast `bootrig build` makes the arm64 full-suite initramfs
+# (cloud-arm64 kernel: aarch64, aarch64_ilp32 and arm, 11 tests each) and
+# how big it is, beside the kernel test robot's packer timed in the same
+# run over the same staging tree (our image unpacked):
+#     find . | cpio -o -H newc | gzip -n -9
+# Rows (median of N runs, and the ratio robot/ours: > 1 means we are faster):
+#   in-process, cold   kernel_open + build_initramfs, image cache emptied
+#                      before each run: cpio + zlib level 6 every time
+#   in-process, warm   the same with the cache (the image of a suite changes
+#                      with the guest binaries, not with each kernel)
+#   command, warm      the whole `bootrig build` process, which also pays
+#                      the dynamic loading of libvirt/libguestfs (~20 ms here)
+# Targets: image <= 300 KiB; >= 5x faster than the robot.
+# BENCH_BUILD_N changes N (default 15).
+set -u
+cd "$(dirname "$0")/../.."
+
+n=${BENCH_BUILD_N:-15}
+out=build/bench/build
+rm -rf "$out"
+mkdir -p "$out/stage"
+kernel=$(sh scripts/fetch-kernels.sh cloud-arm64 | awk '{print $2}')
+export BOOTRIG_CACHE="$PWD/$out/cache"
+# The bench tool is not build/bootrig: show it where the data is.
+mkdir -p "$out/data"
+ln -s "$PWD/build/guest" "$out/data/guest"
+ln -s "$PWD/configs" "$out/data/configs"
+# The libraries' flags, as the Makefile has them (it owns the list).
+make_var() {
+	printf 'bench-print-%%:\n\t@echo $($*)\n' |
+		make -s --no-print-directory -f Makefile -f - "bench-print-$1"
+}
+objs=$(ls build/host/lib/*.o build/host/builder/*.o build/host/runner/*.o build/host/compare/*.o 2>/dev/null |
+	grep -v '^build/host/lib/bootrig\.o$')
+[ -n "$objs" ] && [ -x build/bootrig ] || { echo "20-build: run make first" >&2; exit 1; }
+# shellcheck disable=SC2046,SC2086
+${CC:-gcc} -std=c11 -D_GNU_SOURCE -O2 -Ilib -Ibuilder -Irunner -Icompare -DBOOTRIG_VERSION='"bench"' \
+	$(make_var PKG_CFLAGS) -o "$out/build-bench" tests/tools/build-bench.c $objs \
+	$(make_var HOST_LIBS) 2>"$out/cc.err" ||
+	{ echo "20-build: cannot build the bench tool:"; head -n 5 "$out/cc.err"; exit 1; }
+
+# Our image, and the staging tree the robot packs.
+build/bootrig build --kernel "$kernel" --suite full -o "$out/ours.img" >/dev/null || exit 1
+(cd "$out/stage" && gzip -dc ../ours.img | cpio -idm --quiet 2>/dev/null)
+
+# timed CMD...: median and min ms of n runs (spawned by the bench tool).
+timed() { "$out/build-bench" --time "$n" "$@"; }
+set -- $(timed sh -c "cd $out/stage && find . | cpio -o -H newc --quiet | gzip -n -9 >../robot.img")
+[ $# = 2 ] || exit 1
+robot=$1 robot_min=$2
+bench() { BOOTRIG_DATADIR="$PWD/$out/data" "$out/build-bench" "$kernel" full "$out/bench.img" "$n" "$1"; }
+set -- $(bench cold)
+[ $# = 3 ] || { echo "20-build: the bench tool failed"; exit 1; }
+cold=$1 cold_min=$2
+set -- $(bench warm)
+[ $# = 3 ] || { echo "20-build: the bench tool failed"; exit 1; }
+warm=$1 warm_min=$2 size=$3
+set -- $(timed build/bootrig build --kernel "$kernel" --suite full -o "$out/cmd.img")
+[ $# = 2 ] || exit 1
+command=$1 command_min=$2
+robot_size=$(stat -c %s "$out/robot.img")
+cmp -s "$out/bench.img" "$out/ours.img" && cmp -s "$out/cmd.img" "$out/ours.img" ||
+	{ echo "20-build: the builds are not byte-identical"; exit 1; }
+
+ratio() { echo "$1 $2" | awk '{printf "%.2f", $1 / $2}'; }
+printf '   arm64 full-suite initramfs (%s, 3 ABIs x 11 tests), median of %d runs\n' \
+	"$(basename "$kernel")" "$n"
+printf '   %-44s %9s %9s %10s\n' "packer" "median ms" "min ms" "robot/ours"
+row() { printf '   %-44s %9s %9s %10s\n' "$1" "$2" "$3" "$(ratio "$robot" "$2")"; }
+row "robot: find | cpio -o -H newc | gzip -n -9" "$robot" "$robot_min"
+row "bootrig in-process, cold (zlib level 6)" "$cold" "$cold_min"
+row "bootrig in-process, warm image cache" "$warm" "$warm_min"
+row "bootrig build command, warm" "$command" "$command_min"
+printf '   image: %d bytes (%.1f KiB, target <= 300 KiB); the robot'"'"'s: %d bytes\n' \
+	"$size" "$(echo "$size" | awk '{print $1 / 1024}')" "$robot_size"

@@ -1,0 +1,75 @@
+#!/bin/sh
+# 30-run: what `bootrig run` costs over booting by hand, and what -j buys.
+#   1. the arm64 smoke boot (cloud-arm64, cortex-a57, TCG, the smoke
+#      initramfs built once beforehand) through `bootrig run` (embedded
+#      libvirt driver, live console, judge, results), beside the same boot
+#      as one plain qemu-system-aarch64 command writing the serial port to
+#      a file; N of each, alternated, median wall time, ratio run/qemu
+#      (target <= 1.10);
+#   2. a 6-boot matrix (--repeat 6) at -j 1 and at -j 2: wall times and the
+#      speedup -j1/-j2 (target >= 1.8 on an otherwise idle 2-core host).
+# BENCH_RUN_N changes N (default 3).
+set -u
+cd "$(dirname "$0")/../.."
+
+n=${BENCH_RUN_N:-3}
+out=build/bench/run
+rm -rf "$out"
+mkdir -p "$out"
+kernel=$(sh scripts/fetch-kernels.sh cloud-arm64 | awk '{print $2}')
+bootrig=build/bootrig
+[ -x "$bootrig" ] || { echo "30-run: run make first" >&2; exit 1; }
+"$bootrig" build --kernel "$kernel" --suite smoke -o "$out/smoke.img" >/dev/null ||
+	{ echo "30-run: bootrig build failed" >&2; exit 1; }
+
+now() { date +%s.%N; }
+# median of the numbers on stdin
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+run_bootrig() {
+	rm -rf "$out/r"
+	t0=$(now)
+	"$bootrig" run --kernel "$kernel" --initramfs "$out/smoke.img" -o "$out/r" >/dev/null 2>"$out/run.err"
+	rc=$?
+	t1=$(now)
+	[ $rc = 0 ] || { echo "30-run: bootrig run exited $rc: $(tail -n 2 "$out/run.err")" >&2; return 1; }
+	echo "$t1 - $t0" | bc -l
+}
+run_qemu() {
+	t0=$(now)
+	timeout -k 5 300 qemu-system-aarch64 -M virt -cpu cortex-a57 -m 512 -smp 1 -accel tcg \
+		-display none -monitor none -nodefaults -serial "file:$out/qemu.log" -no-reboot \
+		-kernel "$kernel" -initrd "$out/smoke.img" -append "console=ttyAMA0 panic=-1" >/dev/null 2>&1
+	t1=$(now)
+	grep -q '@@BR 1 [0-9]* END ' "$out/qemu.log" || { echo "30-run: the plain boot did not reach END" >&2; return 1; }
+	echo "$t1 - $t0" | bc -l
+}
+
+: >"$out/t-run"
+: >"$out/t-qemu"
+i=0
+while [ $i -lt "$n" ]; do
+	run_qemu >>"$out/t-qemu" || exit 1
+	run_bootrig >>"$out/t-run" || exit 1
+	i=$((i + 1))
+done
+q=$(median <"$out/t-qemu")
+r=$(median <"$out/t-run")
+printf '   %-44s %8.2f s\n' "plain qemu-system-aarch64 (median of $n)" "$q"
+printf '   %-44s %8.2f s\n' "bootrig run (median of $n)" "$r"
+printf '   %-44s %8.3f   (target <= 1.10)\n' "ratio bootrig/qemu" "$(echo "$r / $q" | bc -l)"
+
+matrix() {
+	rm -rf "$out/m$1"
+	t0=$(now)
+	"$bootrig" run --kernel "$kernel" --initramfs "$out/smoke.img" --repeat 6 -j "$1" -o "$out/m$1" \
+		>/dev/null 2>"$out/m$1.err" || { echo "30-run: -j $1 matrix failed" >&2; return 1; }
+	t1=$(now)
+	echo "$t1 - $t0" | bc -l
+}
+j1=$(matrix 1) || exit 1
+j2=$(matrix 2) || exit 1
+printf '   %-44s %8.2f s\n' "6 boots, -j 1" "$j1"
+printf '   %-44s %8.2f s\n' "6 boots, -j 2" "$j2"
+printf '   %-44s %8.3f   (target >= 1.8; load now: %s)\n' "speedup -j1/-j2" "$(echo "$j1 / $j2" | bc -l)" \
+	"$(cut -d' ' -f1-3 /proc/loadavg)"

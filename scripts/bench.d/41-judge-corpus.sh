@@ -1,0 +1,70 @@
+#!/bin/sh
+# 41-judge-corpus: how well the judge finds and names kernel crash reports.
+#   The corpus is tests/fixtures/crash/*.log: real reports (kernel
+#   documentation, syzbot, lkml, our own QEMU boots of Debian kernels) and
+#   clean boots, each with the events it must give. Two detectors, same
+#   corpus, same invocation:
+#     naive   the usual CI grep: a log "crashed" when a line matches
+#             Kernel panic|Oops|BUG:|WARNING:|Call Trace|Call trace|
+#             Unable to handle|INFO: task|UBSAN:|general protection (baseline);
+#     judge   bootrig's judge (runner/judge.c + crash.c), through
+#             build/tests/tools/judge-corpus --stats;
+#   for each: crash logs detected, clean logs flagged, and for the judge the
+#   titles that are exact and the functions it names right; the ratio
+#   column is judge / naive.
+#   Then throughput: seconds to judge a 16 MiB console log (kernel lines,
+#   reports and records, tests/tools/br-genlog) with `bootrig judge`,
+#   against `grep -cE` of the naive pattern over the same file (baseline).
+set -u
+cd "$(dirname "$0")/../.."
+
+make -s build/tests/tools/judge-corpus build/tests/tools/br-genlog build/bootrig > /dev/null || exit 1
+out=build/bench/judge-corpus
+rm -rf "$out"
+mkdir -p "$out"
+pattern='Kernel panic|Oops|BUG:|WARNING:|Call Trace|Call trace|Unable to handle|INFO: task|UBSAN:|general protection'
+
+crash=0 clean=0 naive_hit=0 naive_flag=0
+for f in tests/fixtures/crash/*.log; do
+	sed '/^# /d' "$f" > "$out/body"
+	if grep -q '^# EVENT: none' "$f"; then
+		clean=$((clean + 1))
+		grep -aqE "$pattern" "$out/body" && naive_flag=$((naive_flag + 1))
+	else
+		crash=$((crash + 1))
+		grep -aqE "$pattern" "$out/body" && naive_hit=$((naive_hit + 1))
+	fi
+done
+
+build/tests/tools/judge-corpus --stats tests/fixtures/crash/*.log > "$out/stats"
+judge_hit=$(sed -n 's/^crashes detected: *\([0-9]*\) of.*/\1/p' "$out/stats")
+judge_flag=$(sed -n 's/^clean logs flagged: *\([0-9]*\) of.*/\1/p' "$out/stats")
+titles=$(sed -n 's/^titles exact: *//p' "$out/stats")
+functions=$(sed -n 's/^functions right: *//p' "$out/stats")
+
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f%%", b ? 100 * a / b : 0 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b) printf "%.2f", a / b; else printf "-" }'; }
+
+echo "   corpus: $crash crash logs, $clean clean logs ($(sed -n 's/^fixtures: *//p' "$out/stats"))"
+printf '   %-28s %-16s %-16s %s\n' "" naive judge "judge/naive"
+printf '   %-28s %-16s %-16s %s\n' "crash logs detected" "$naive_hit ($(pct "$naive_hit" "$crash"))" \
+	"$judge_hit ($(pct "$judge_hit" "$crash"))" "$(ratio "$judge_hit" "$naive_hit")"
+printf '   %-28s %-16s %-16s %s\n' "clean logs flagged" "$naive_flag ($(pct "$naive_flag" "$clean"))" \
+	"$judge_flag ($(pct "$judge_flag" "$clean"))" "$(ratio "$judge_flag" "$naive_flag")"
+printf '   %-28s %-16s %s\n' "titles exact" "-" "$titles"
+printf '   %-28s %-16s %s\n' "titles naming the function" "-" "$functions"
+
+# Throughput on a big console log.
+sed '/^# /d' tests/fixtures/crash/clean-boot-cloud-arm64.log > "$out/kernel.log"
+build/tests/tools/br-genlog --kernel-log "$out/kernel.log" --size 16777216 --seed 7 \
+	-o "$out/big.log" > "$out/genlog.txt"
+t0=$(date +%s.%N)
+grep -acE "$pattern" "$out/big.log" > /dev/null
+t1=$(date +%s.%N)
+build/bootrig judge "$out/big.log" > "$out/big.judge"
+t2=$(date +%s.%N)
+awk -v a="$t0" -v b="$t1" -v c="$t2" -v g="$(cat "$out/genlog.txt")" 'BEGIN {
+	printf "   16 MiB console (%s):\n", g
+	printf "   %-28s %.3f s\n", "grep -cE naive (baseline)", b - a
+	printf "   %-28s %.3f s (%.0f MiB/s)   ratio %.1f\n", "bootrig judge", c - b, 16 / (c - b), (c - b) / (b - a)
+}'
