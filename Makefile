@@ -16,17 +16,33 @@ DESTDIR   ?=
 BUILD     := build
 
 CC        ?= gcc
-PKGS      := libconfig json-c zlib libvirt libguestfs libcrypto liblzma
+# The core libraries every command links; libvirt and libguestfs are linked
+# only into the plugin modules (below, and lib/module.h).
+CORE_PKGS := libconfig json-c zlib libcrypto liblzma
+PKGS      := $(CORE_PKGS) libvirt libguestfs
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null)
+VIRT_LIBS  := $(shell pkg-config --libs libvirt 2>/dev/null)
+GUESTFS_LIBS := $(shell pkg-config --libs libguestfs 2>/dev/null)
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
 HOST_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ilib -Ibuilder -Irunner -Icompare \
 	       -DBOOTRIG_VERSION='"$(VERSION)"' $(PKG_CFLAGS) -MMD -MP
-HOST_LIBS := $(PKG_LIBS) -lm -lpthread
+# -rdynamic: the modules call back into the executable (util, judge...).
+HOST_LIBS := $(PKG_LIBS) -lm -lpthread -ldl -rdynamic
 
-HOST_SRCS := $(sort $(wildcard lib/*.c builder/*.c runner/*.c compare/*.c))
+# Plugin modules: sources built into shared objects that bootrig loads when
+# a command needs them (lib/module.h), not into the executable. Their public
+# function is renamed module_<name> there; lib/module.c defines the usual
+# name as a forwarder.
+MODULE_SRCS := runner/libvirt.c builder/sdimage.c
+MODULE_CFLAGS := -fPIC -shared -Dbackend_libvirt_new=module_backend_libvirt_new \
+	       -Dbuild_sd_image=module_build_sd_image
+MODULES     := $(BUILD)/modules/virt.so $(BUILD)/modules/guestfs.so
+SAN_MODULES := $(BUILD)/asan-modules/virt.so $(BUILD)/asan-modules/guestfs.so
+
+HOST_SRCS := $(filter-out $(MODULE_SRCS),$(sort $(wildcard lib/*.c builder/*.c runner/*.c compare/*.c)))
 MAIN_SRC  := lib/bootrig.c
 LIB_SRCS  := $(filter-out $(MAIN_SRC),$(HOST_SRCS))
 
@@ -34,10 +50,13 @@ LIB_SRCS  := $(filter-out $(MAIN_SRC),$(HOST_SRCS))
 # AddressSanitizer and UBSan, which make check uses for the unit tests and
 # for a second copy of the tool.
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# The sanitized executable loads the sanitized modules (lib/module.c).
+SAN_DEFS  := -DBOOTRIG_MODULE_DIR='"asan-modules"'
 
 HOST_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_SRCS))
 SAN_OBJS  := $(patsubst %.c,$(BUILD)/asan/%.o,$(HOST_SRCS))
 SAN_LIB_OBJS := $(patsubst %.c,$(BUILD)/asan/%.o,$(LIB_SRCS))
+HOST_LIB_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(LIB_SRCS))
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
@@ -45,13 +64,26 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 .PHONY: all host guest check unit deps demo bench fuzz install clean
 all: host guest
 
-host: $(BUILD)/bootrig
+host: $(BUILD)/bootrig $(MODULES)
 
-$(BUILD)/bootrig: $(HOST_OBJS)
+$(BUILD)/bootrig: $(HOST_OBJS) | $(MODULES)
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LIBS)
 
-$(BUILD)/bootrig-asan: $(SAN_OBJS)
+$(BUILD)/bootrig-asan: $(SAN_OBJS) | $(SAN_MODULES)
 	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(HOST_LIBS)
+
+# A module: one source compiled and linked with its library in one step.
+module_cc = @mkdir -p $(dir $@) && echo "  MODULE $@" && \
+	$(CC) $(HOST_CFLAGS) $(1) $(MODULE_CFLAGS) -MT $@ -MF $(@:.so=.d) -o $@ $< $(2)
+
+$(BUILD)/modules/virt.so: runner/libvirt.c
+	$(call module_cc,,$(VIRT_LIBS))
+$(BUILD)/modules/guestfs.so: builder/sdimage.c
+	$(call module_cc,,$(GUESTFS_LIBS))
+$(BUILD)/asan-modules/virt.so: runner/libvirt.c
+	$(call module_cc,$(SAN_FLAGS) $(SAN_DEFS),$(VIRT_LIBS))
+$(BUILD)/asan-modules/guestfs.so: builder/sdimage.c
+	$(call module_cc,$(SAN_FLAGS) $(SAN_DEFS),$(GUESTFS_LIBS))
 
 $(BUILD)/host/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -59,7 +91,7 @@ $(BUILD)/host/%.o: %.c
 
 $(BUILD)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(SAN_DEFS) -c -o $@ $<
 
 # Unit tests: cmocka, linked with the sanitized host objects (not main()).
 $(BUILD)/tests/%: tests/unit/%.c $(SAN_LIB_OBJS)
@@ -74,7 +106,7 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(SAN_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(SAN_LIB_OBJS) $(HOST_LIBS)
 
-unit: $(UNIT_BINS) $(TOOL_BINS)
+unit: $(UNIT_BINS) $(TOOL_BINS) $(SAN_MODULES)
 
 include initramfs/guest.mk
 
@@ -100,8 +132,9 @@ fuzz:
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/lib/bootrig
+		$(DESTDIR)$(PREFIX)/lib/bootrig/modules
 	install -m 755 $(BUILD)/bootrig $(DESTDIR)$(PREFIX)/bin/bootrig
+	install -m 644 $(MODULES) $(DESTDIR)$(PREFIX)/lib/bootrig/modules/
 	install -m 644 bootrig.1 $(DESTDIR)$(PREFIX)/share/man/man1/bootrig.1
 	cp -R configs $(DESTDIR)$(PREFIX)/lib/bootrig/
 	for d in $(BUILD)/guest/*/; do \
@@ -114,4 +147,4 @@ install: all
 clean:
 	rm -rf $(BUILD)
 
--include $(HOST_OBJS:.o=.d) $(SAN_OBJS:.o=.d)
+-include $(HOST_OBJS:.o=.d) $(SAN_OBJS:.o=.d) $(MODULES:.so=.d) $(SAN_MODULES:.so=.d)

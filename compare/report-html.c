@@ -28,7 +28,9 @@ static const char *const page_style =
 	"pre{background:#f6f6f6;padding:0.5em;overflow-x:auto}";
 
 /* Side colours for the charts. */
-static const char *const side_colours[] = { "#555", "#1f77b4", "#d62728", "#2ca02c", "#9467bd" };
+/* Side colours for the charts: neutral hues, so that none reads as a verdict. */
+static const char *const side_colours[] = { "#555", "#1f77b4", "#ff7f0e", "#9467bd", "#17becf",
+					    "#8c564b" };
 
 static const char *side_colour(size_t s)
 {
@@ -91,10 +93,19 @@ static void chart_row(FILE *out, const struct comparison *c, const struct side_s
 			fmt_value(st->series->obs[i], v, sizeof(v)));
 }
 
+/* An axis label with enough decimals to tell its two ends apart. */
+static void axis_label(FILE *out, double x, double y, const char *anchor, double v, double span)
+{
+	int decimals = span > 0 ? (int)ceil(-log10(span)) + 1 : 2;
+	decimals = decimals < 0 ? 0 : decimals > 6 ? 6 : decimals;
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%.*f</text>", x, y, anchor,
+		decimals, v);
+}
+
 /* One metric's chart: a row per side, an axis with its two ends labelled. */
 static void chart(FILE *out, const struct comparison *c, const struct metric_row *r)
 {
-	char id[512], v[32];
+	char id[512];
 	double lo, hi;
 	chart_range(c, r, &lo, &hi);
 	int height = (int)c->nsides * ROW_H + 30;
@@ -110,9 +121,8 @@ static void chart(FILE *out, const struct comparison *c, const struct metric_row
 	double ya = ROW_H * (double)c->nsides + 6;
 	fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#888\"/>",
 		LABEL_W, ya, LABEL_W + PLOT_W, ya);
-	fprintf(out, "<text x=\"%d\" y=\"%.1f\">%s</text>", LABEL_W, ya + 14, fmt_value(lo, v, sizeof(v)));
-	fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", LABEL_W + PLOT_W,
-		ya + 14, fmt_value(hi, v, sizeof(v)));
+	axis_label(out, LABEL_W, ya + 14, "start", lo, hi - lo);
+	axis_label(out, LABEL_W + PLOT_W, ya + 14, "end", hi, hi - lo);
 	fputs("</svg></figure>\n", out);
 }
 

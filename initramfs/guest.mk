@@ -6,6 +6,8 @@
 #                                initramfs/bench/*.c (a new test needs no edit here)
 #   build/guest/<abi>/init       the PID-1 init, for the native ABIs only
 #                                (aarch64, x86_64, arm)
+#   build/guest-selftest/<abi>/rt-selftest   the runtime's own test (not
+#                                shipped in images)
 #
 # Everything is freestanding (initramfs/rt/, no libc), static and stripped.
 # One source tree for six ABIs: only GUEST_CC_<abi> and the link differ.
@@ -63,6 +65,12 @@ $(BUILD)/guest/$(1)/obj/rt/%.o: initramfs/rt/%.c $$(GUEST_HDRS)
 	@mkdir -p $$(dir $$@)
 	$$(GUEST_CC_$(1)) $$(GUEST_CFLAGS) -Os -c -o $$@ $$<
 
+# The bench library too: it only wraps the timed loops, which live in
+# initramfs/tests/*.c and keep -O2.
+$(BUILD)/guest/$(1)/obj/bench/%.o: initramfs/bench/%.c $$(GUEST_HDRS)
+	@mkdir -p $$(dir $$@)
+	$$(GUEST_CC_$(1)) $$(GUEST_CFLAGS) -Os -c -o $$@ $$<
+
 $(BUILD)/guest/$(1)/probe: $(BUILD)/guest/$(1)/obj/probe.o $$(GUEST_RT_$(1))
 	$$(GUEST_LINK_$(1))
 
@@ -72,11 +80,16 @@ $(BUILD)/guest/$(1)/init: $(BUILD)/guest/$(1)/obj/init.o $$(GUEST_RT_$(1))
 $(BUILD)/guest/$(1)/%: $(BUILD)/guest/$(1)/obj/tests/%.o $$(GUEST_LIB_$(1)) $$(GUEST_RT_$(1))
 	$$(GUEST_LINK_$(1))
 
+# The runtime's self-test, outside the image directory (tests/t-guest-rt.sh).
+$(BUILD)/guest-selftest/$(1)/rt-selftest: $(BUILD)/guest/$(1)/obj/rt/selftest.o $$(GUEST_RT_$(1))
+	@mkdir -p $$(dir $$@)
+	$$(GUEST_LINK_$(1))
+
 # Objects are kept (not intermediate), so a rebuild relinks only.
 .SECONDARY: $$(GUEST_RT_$(1)) $$(GUEST_LIB_$(1)) $(BUILD)/guest/$(1)/obj/probe.o \
-	$(BUILD)/guest/$(1)/obj/init.o $$(patsubst %,$(BUILD)/guest/$(1)/obj/tests/%.o,$(GUEST_TESTS))
+	$(BUILD)/guest/$(1)/obj/init.o $(BUILD)/guest/$(1)/obj/rt/selftest.o $$(patsubst %,$(BUILD)/guest/$(1)/obj/tests/%.o,$(GUEST_TESTS))
 
-guest: $$(GUEST_BINS_$(1))
+guest: $$(GUEST_BINS_$(1)) $(BUILD)/guest-selftest/$(1)/rt-selftest
 endef
 $(foreach abi,$(GUEST_ABIS),$(eval $(call guest_abi,$(abi))))
 

@@ -12,7 +12,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-static char *exe_dir(void)
+/* The directory of the running executable (malloc'd; "." if unknown). */
+char *bootrig_exe_dir(void)
 {
 	char buf[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
@@ -37,7 +38,7 @@ static const char *find_dir(const char *what)
 	const char *datadir = getenv("BOOTRIG_DATADIR");
 	if (datadir && *datadir)
 		return xasprintf("%s/%s", datadir, what);
-	char *dir = exe_dir();
+	char *dir = bootrig_exe_dir();
 	char *cands[] = {
 		xasprintf("%s/%s", dir, what),                 /* build/guest */
 		xasprintf("%s/../%s", dir, what),              /* ../configs */

@@ -80,6 +80,8 @@ int run_argv(char *const argv[], double timeout_s, int stdout_fd, int stderr_fd)
  * executable's own path or $BOOTRIG_DATADIR; see lib/paths.c. */
 const char *bootrig_guest_dir(void);
 const char *bootrig_configs_dir(void);
+/* The running executable's directory, malloc'd ("." when unknown). */
+char *bootrig_exe_dir(void);
 /* $BOOTRIG_CACHE, else $XDG_CACHE_HOME/bootrig, else ~/.cache/bootrig. */
 const char *bootrig_cache_dir(void);
 

@@ -522,7 +522,7 @@ struct crash_detector {
 	struct report *open;
 	struct crash_event *events;
 	size_t nevents, alloc;
-	bool finished, panic_ended;
+	bool finished, panic_ended, panic_seen;
 	int banners;
 	char *preamble[PREAMBLE_LINES];
 	long preamble_line[PREAMBLE_LINES];
@@ -868,21 +868,54 @@ static void add_excerpt_line(struct report *r, const char *s, size_t n)
 	strbuf_add(&r->excerpt, "\n", 1);
 }
 
+/*
+ * Headers whose needle may stand anywhere, indexed by the needle's first
+ * byte, so that a line is scanned once rather than once per needle (most
+ * console lines match nothing). Built on first use; the table is constant.
+ */
+static unsigned char anywhere_count[256];
+static unsigned char anywhere_index[256][32];
+
+static void index_headers(void)
+{
+	static bool done;
+	if (done)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(headers); i++) {
+		unsigned char c = (unsigned char)headers[i].needle[0];
+		if (headers[i].at_start)
+			continue;
+		if (anywhere_count[c] == ARRAY_SIZE(anywhere_index[c]))
+			abort();        /* the table outgrew the index: enlarge it */
+		anywhere_index[c][anywhere_count[c]++] = (unsigned char)i;
+	}
+	done = true;
+}
+
 /* The first header of the table this stripped line matches, or NULL. */
 static const struct header *match_header(const char *s, size_t n)
 {
 	const char *t = s;
-	size_t tn = n;
+	size_t tn = n, best = ARRAY_SIZE(headers);
+	index_headers();
 	while (tn && (*t == ' ' || *t == '\t')) {
 		t++;
 		tn--;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(headers); i++) {
-		const struct header *h = &headers[i];
-		if (h->at_start ? starts(t, tn, h->needle) : find(s, n, h->needle) != NULL)
-			return h;
+	for (size_t i = 0; i < ARRAY_SIZE(headers); i++)
+		if (headers[i].at_start && starts(t, tn, headers[i].needle)) {
+			best = i;
+			break;
+		}
+	for (size_t pos = 0; pos < n; pos++) {
+		unsigned char c = (unsigned char)s[pos];
+		for (size_t k = 0; k < anywhere_count[c]; k++) {
+			size_t i = anywhere_index[c][k];
+			if (i < best && starts(s + pos, n - pos, headers[i].needle))
+				best = i;
+		}
 	}
-	return NULL;
+	return best < ARRAY_SIZE(headers) ? &headers[best] : NULL;
 }
 
 /* Is this WARNING line a report header ("WARNING: CPU: 0 PID: 1 at f.c:1 g+0x..")? */
@@ -1118,6 +1151,8 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 		return true;
 	}
 	close_report(d);
+	if (h->kind == CRASH_PANIC)
+		d->panic_seen = true;
 	open_report(d, h, s, n, lineno, t);
 	d->open->nlines++;
 	d->open->nheaders++;
@@ -1194,6 +1229,11 @@ bool crash_report_open(const struct crash_detector *d)
 bool crash_panic_ended(const struct crash_detector *d)
 {
 	return d->panic_ended;
+}
+
+bool crash_panic_seen(const struct crash_detector *d)
+{
+	return d->panic_seen;
 }
 
 int crash_banner_count(const struct crash_detector *d)

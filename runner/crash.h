@@ -92,6 +92,9 @@ bool crash_report_open(const struct crash_detector *d);
 /* Was "---[ end Kernel panic" seen (the kernel will do nothing more)? */
 bool crash_panic_ended(const struct crash_detector *d);
 
+/* Was a "Kernel panic - not syncing" line seen (older kernels print no end marker)? */
+bool crash_panic_seen(const struct crash_detector *d);
+
 /* How many "Linux version" banners were seen (2+: it rebooted). */
 int crash_banner_count(const struct crash_detector *d);
 

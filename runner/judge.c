@@ -36,6 +36,7 @@
 
 #define MAX_LINE_KEPT 65536
 #define MAX_PROTOCOL_EVENTS 32
+#define PANIC_QUIET 5.0         /* seconds of silence that end a panic */
 
 struct started_test {
 	char *abi, *test;
@@ -494,6 +495,10 @@ bool judge_should_stop(struct judge *j, double now)
 	if (j->finished || j->infra || j->machine_stopped)
 		return true;
 	if (crash_panic_ended(j->crash))
+		return true;
+	/* Kernels before ~4.9 print no "end Kernel panic" marker: a panic
+	 * followed by PANIC_QUIET seconds of silence is as final. */
+	if (crash_panic_seen(j->crash) && now - j->last_output > PANIC_QUIET)
 		return true;
 	if (j->end_seen && j->poweroff_seen)
 		return true;

@@ -43,6 +43,10 @@
 #include <unistd.h>
 
 #define MAX_MACHINES 256
+/* Console streams buried this long ago are safe to abort (libvirt frees
+ * the domain's console bookkeeping milliseconds after the domain ended;
+ * see detach_console()). */
+#define GRAVE_AGE 3.0
 
 /* The state of one domain, shared by the runner's thread and the event
  * thread under lock. */
@@ -79,6 +83,10 @@ struct lv_backend {
 	/* Every machine prepared and not yet released (event lookups). */
 	pthread_mutex_t lock;
 	struct lv_machine *machines[MAX_MACHINES];
+	/* Console streams of domains that ended on their own, waiting to be
+	 * aborted (see detach_console()). */
+	virStreamPtr graveyard[MAX_MACHINES];
+	double buried_at[MAX_MACHINES];
 	/* QEMU pids, for emergency_stop() from a signal handler. */
 	volatile sig_atomic_t pids[MAX_MACHINES];
 };
@@ -573,6 +581,8 @@ static char *domain_xml(const struct machine_spec *spec, bool kvm, const char *s
 
 /* ---------------------------------------------------------------- operations */
 
+static void reap_graveyard(struct lv_backend *lv, double min_age);
+
 /* Sets mach->infra_reason, on one line (QEMU's messages span several). */
 __attribute__((format(printf, 2, 3)))
 static void set_reason(struct machine *mach, const char *fmt, ...)
@@ -679,6 +689,7 @@ static char *serial_log_path(struct lv_backend *lv, const struct machine_spec *s
 static int lv_prepare(struct backend *be, struct machine *mach, const struct machine_spec *spec)
 {
 	struct lv_backend *lv = be->priv;
+	reap_graveyard(lv, GRAVE_AGE);
 	struct lv_machine *m = xcalloc(1, sizeof(*m));
 	mach->backend = be;
 	mach->priv = m;
@@ -819,25 +830,88 @@ static enum machine_state lv_state(struct machine *mach)
 	return s;
 }
 
+/* Aborts and frees the buried streams older than min_age seconds (all of
+ * them, without abort, when min_age < 0: at close, the process ends). */
+static void reap_graveyard(struct lv_backend *lv, double min_age)
+{
+	double now = now_monotonic();
+	for (int i = 0; i < MAX_MACHINES; i++) {
+		if (!lv->graveyard[i])
+			continue;
+		if (min_age >= 0 && now - lv->buried_at[i] < min_age)
+			continue;
+		if (min_age >= 0 || now - lv->buried_at[i] >= GRAVE_AGE)
+			virStreamAbort(lv->graveyard[i]);
+		virStreamFree(lv->graveyard[i]);
+		lv->graveyard[i] = NULL;
+	}
+}
+
+/*
+ * detach_console: stop reading m's console stream. Aborting a console
+ * stream while libvirt tears the domain down deadlocks inside libvirt
+ * (the stream's lock, then the domain's console lock, against the
+ * opposite order in the teardown). So the stream is aborted at once only
+ * while the domain still runs (we are about to destroy it); the stream of
+ * a domain that ended on its own is buried and aborted a few seconds
+ * later (reap_graveyard()).
+ */
+static void detach_console(struct lv_machine *m, bool domain_running)
+{
+	if (!m->stream)
+		return;
+	pthread_mutex_lock(&m->lock);
+	if (!m->stream_closed)
+		virStreamEventRemoveCallback(m->stream);
+	m->stream_closed = true;
+	pthread_mutex_unlock(&m->lock);
+	/* The event thread may be about to run stream_event() for m: wait
+	 * (bounded) until libvirt says the callback is gone. */
+	for (int i = 0; m->callback_added && !atomic_load(&m->callback_gone) && i < 2000; i++)
+		usleep(1000);
+	if (domain_running) {
+		virStreamAbort(m->stream);
+		virStreamFree(m->stream);
+	} else {
+		int slot = -1;
+		for (int i = 0; i < MAX_MACHINES && slot < 0; i++)
+			if (!m->lv->graveyard[i])
+				slot = i;
+		if (slot < 0) {
+			reap_graveyard(m->lv, -1);
+			slot = 0;
+		}
+		m->lv->graveyard[slot] = m->stream;
+		m->lv->buried_at[slot] = now_monotonic();
+	}
+	m->stream = NULL;
+}
+
+/*
+ * lv_stop: the boot is decided. The console is detached first (the domain
+ * still runs: safe, see detach_console()); then, nothing in the guest
+ * being worth an orderly exit, our own QEMU gets SIGKILL (virDomainDestroy
+ * sends SIGTERM and polls every 200 ms, and a busy TCG QEMU can take
+ * seconds to go) and libvirt cleans up after it.
+ */
 static int lv_stop(struct machine *mach)
 {
 	struct lv_machine *m = mach->priv;
 	pthread_mutex_lock(&m->lock);
 	bool already = m->stop_requested;
+	bool running = m->state == MACHINE_RUNNING;
 	m->stop_requested = true;
 	pthread_mutex_unlock(&m->lock);
 	if (already || !m->dom)
 		return 0;
-	/* The boot is decided: nothing in the guest is worth an orderly exit.
-	 * virDomainDestroy() sends SIGTERM and polls every 200 ms; a busy TCG
-	 * QEMU can take seconds to go, so our own QEMU gets SIGKILL first,
-	 * and libvirt only cleans up after it. */
-	if (m->qemu_pid > 0 && m->lv->embed_root)
-		kill(m->qemu_pid, SIGKILL);
+	if (running) {
+		detach_console(m, true);
+		if (m->qemu_pid > 0 && m->lv->embed_root)
+			kill(m->qemu_pid, SIGKILL);
+	}
 	if (virDomainDestroy(m->dom) < 0 && virDomainIsActive(m->dom) == 1) {
-		set_reason(mach, "cannot destroy %s: %s",
-			 m->name, lv_error());
-		if (m->qemu_pid > 0)
+		set_reason(mach, "cannot destroy %s: %s", m->name, lv_error());
+		if (m->qemu_pid > 0 && running)
 			kill(m->qemu_pid, SIGKILL);
 		return -1;
 	}
@@ -851,20 +925,7 @@ static void lv_release(struct machine *mach)
 		return;
 	lv_stop(mach);
 	unregister_machine(m->lv, m);
-	if (m->stream) {
-		pthread_mutex_lock(&m->lock);
-		bool registered = m->callback_added;
-		if (!m->stream_closed)
-			virStreamEventRemoveCallback(m->stream);
-		m->stream_closed = true;
-		pthread_mutex_unlock(&m->lock);
-		/* The event thread may be about to run stream_event() for m:
-		 * wait (bounded) until libvirt says the callback is gone. */
-		for (int i = 0; registered && !atomic_load(&m->callback_gone) && i < 2000; i++)
-			usleep(1000);
-		virStreamAbort(m->stream);
-		virStreamFree(m->stream);
-	}
+	detach_console(m, false);
 	if (m->dom)
 		virDomainFree(m->dom);
 	if (m->lv->embed_root && m->serial_log)
@@ -894,6 +955,7 @@ static void lv_emergency_stop(struct backend *be)
 static void lv_close(struct backend *be)
 {
 	struct lv_backend *lv = be->priv;
+	reap_graveyard(lv, -1);
 	if (lv->conn) {
 		if (lv->lifecycle_cb >= 0)
 			virConnectDomainEventDeregisterAny(lv->conn, lv->lifecycle_cb);

@@ -10,6 +10,8 @@
 #   arm64 a64fx, GICv3 (arm64): no AArch32 at EL0, so arm unsupported
 #   amd64 q35 -cpu max: x86_64 ok, i386 ok, x32 unsupported
 #   amd64 with syscall.x32=y: x32 ok too; threads run on all three
+# The runtime's self-test (rt_selftest) runs in the guests as well: on x32
+# it is the only place it can run.
 . "$(dirname "$0")/lib.sh"
 set -u
 
@@ -36,6 +38,7 @@ initramfs() {
 		for f in "$G/$abi"/*; do
 			[ -f "$f" ] && [ "$(basename "$f")" != init ] && cp "$f" "$st/bench/$abi/"
 		done
+		cp "$TOP/build/guest-selftest/$abi/rt-selftest" "$st/bench/$abi/rt_selftest"
 	done
 	(cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -n -9) >"$out"
 	rm -rf "$st"
@@ -87,12 +90,18 @@ verdicts() {
 	for a in $2; do
 		for t in $(echo "$4" | tr , ' '); do
 			n=$((n + 1))
+			# rt_selftest reports checks (LOG), the benchmarks METRIC records
+			if [ "$t" = rt_selftest ]; then
+				evidence="^[0-9]+ LOG abi=$a test=$t text=done\\\\x20[0-9]+\\\\x20checks,\\\\x200\\\\x20failed\$"
+			else
+				evidence="^[0-9]+ METRIC abi=$a test=$t name="
+			fi
 			grep -Eq "^[0-9]+ RESULT abi=$a test=$t status=PASS ms=[0-9]+$" "$tmp/$name.dec" &&
-				grep -Eq "^[0-9]+ METRIC abi=$a test=$t name=" "$tmp/$name.dec" ||
+				grep -Eq "$evidence" "$tmp/$name.dec" ||
 				fails="$fails $a/$t:$(grep " RESULT abi=$a test=$t " "$tmp/$name.dec" | sed 's/.*status=//')"
 		done
 	done
-	if [ -z "$fails" ]; then ok "$name: all $n planned tests PASS with METRIC records"
+	if [ -z "$fails" ]; then ok "$name: all $n planned tests PASS (METRIC records; rt_selftest: 0 failed)"
 	else not_ok "$name: planned tests PASS" "$fails"; fi
 	if grep -Eq "^([0-9]+) END tests=$n passed=$n failed=0 timeout=0 records=" "$tmp/$name.dec"; then
 		ok "$name: END tests=$n passed=$n"
@@ -101,7 +110,7 @@ verdicts() {
 
 # 1. arm64, cortex-a57: the three arm64 ABIs, every test family.
 initramfs "$tmp/arm64.cpio.gz" aarch64 aarch64 aarch64_ilp32 arm
-all=$(tests_of aarch64 | paste -sd, -)
+all=$( (tests_of aarch64; echo rt_selftest) | paste -sd, -)
 boot a57 300 qemu-system-aarch64 -M virt -cpu cortex-a57 \
 	-kernel "$(kernel_path cloud-arm64)" -initrd "$tmp/arm64.cpio.gz" \
 	-append "console=ttyAMA0 panic=-1 quiet bootrig.samples=3 bootrig.only=$all $KNOBS"
@@ -120,11 +129,11 @@ verdicts a64fx "aarch64" "aarch64_ilp32 arm" "lat_syscall"
 initramfs "$tmp/amd64.cpio.gz" x86_64 x86_64 x32 i386
 boot amd64 300 qemu-system-x86_64 -M q35 -cpu max \
 	-kernel "$(kernel_path amd64)" -initrd "$tmp/amd64.cpio.gz" \
-	-append "console=ttyS0 panic=-1 quiet bootrig.samples=3 bootrig.only=lat_syscall,tcp $KNOBS"
-verdicts amd64 "x86_64 i386" "x32" "lat_syscall,tcp"
+	-append "console=ttyS0 panic=-1 quiet bootrig.samples=3 bootrig.only=lat_syscall,tcp,rt_selftest $KNOBS"
+verdicts amd64 "x86_64 i386" "x32" "lat_syscall,tcp,rt_selftest"
 
 # 4. amd64 with syscall.x32=y: x32 runs; hackbench in thread mode on all.
 boot amd64-x32 300 qemu-system-x86_64 -M q35 -cpu max \
 	-kernel "$(kernel_path amd64)" -initrd "$tmp/amd64.cpio.gz" \
-	-append "console=ttyS0 panic=-1 quiet syscall.x32=y bootrig.samples=2 bootrig.only=lat_syscall,hackbench $KNOBS bootrig.knob.threads=1"
-verdicts amd64-x32 "x86_64 x32 i386" "" "lat_syscall,hackbench"
+	-append "console=ttyS0 panic=-1 quiet syscall.x32=y bootrig.samples=2 bootrig.only=lat_syscall,hackbench,rt_selftest $KNOBS bootrig.knob.threads=1"
+verdicts amd64-x32 "x86_64 x32 i386" "" "lat_syscall,hackbench,rt_selftest"

@@ -265,18 +265,24 @@ static void set_counters(struct bench_run *r, const struct counter_sum *sum)
 void bench_time(struct bench *b, bench_loop_fn fn, void *ctx, struct bench_run *r)
 {
 	struct counter_sum sum = { 0, 0, 0 };
+	uint64_t best[BENCH_MAX_SAMPLES];
 	memset(r, 0, sizeof *r);
 	r->iters = calibrate(b, fn, ctx);
 	timed_run(b, fn, ctx, r->iters, NULL);             /* warm-up */
-	for (int s = 0; s < b->samples; s++) {
-		uint64_t best = UINT64_MAX;
-		for (int k = 0; k < b->reps; k++) {
+	/* Sub-runs go round the samples (sample s gets runs s, s + samples,
+	 * ...), so each sample's minimum is drawn from the whole measuring
+	 * period: a stretch of host contention slows every sample a little
+	 * rather than a few samples a lot. */
+	for (int s = 0; s < b->samples; s++)
+		best[s] = UINT64_MAX;
+	for (int k = 0; k < b->reps; k++)
+		for (int s = 0; s < b->samples; s++) {
 			uint64_t ns = timed_run(b, fn, ctx, r->iters, &sum);
-			if (ns < best)
-				best = ns;
+			if (ns < best[s])
+				best[s] = ns;
 		}
-		r->ns_per_op[r->n++] = u64_double(best) / (double)r->iters;
-	}
+	for (int s = 0; s < b->samples; s++)
+		r->ns_per_op[r->n++] = u64_double(best[s]) / (double)r->iters;
 	set_counters(r, &sum);
 }
 

@@ -17,6 +17,8 @@
  *     operations each, and its value is the fastest sub-run: a run that was
  *     interrupted (host preemption under TCG, a timer storm) only ever adds
  *     time, so the minimum is the least noisy estimate of the operation.
+ *     The sub-runs are interleaved (sample s gets runs s, s + samples, ...)
+ *     so that every sample draws on the whole measuring period.
  *  4. every sample is printed, with median, min, max, mean and stddev.
  * Where perf_event_open gives hardware counters, cycles and instructions per
  * operation are reported too (else counters=unavailable).

@@ -10,8 +10,11 @@
  *   RT_ARG64(x)            a 64-bit value as the ABI passes it: one register,
  *                          or a (lo, hi) pair on 32-bit ABIs
  *   rt_syscall0..6()       the trap, returning the raw result as long
+ *   rt_syscall3_wide()     the same with a 64-bit result, where the ABI has
+ *                          plain lseek (no __NR_llseek)
  *   __NR_*                 the syscall numbers the runtime uses
  *   O_DIRECTORY            (it differs between architectures)
+ *   RT_O_LARGEFILE         added to every open: 0, or the ABI's O_LARGEFILE
  *   struct rt_kstat        what the ABI's stat call (__NR_rt_fstatat) fills
  *   RT_SA_RESTORER_NEEDED  1 when rt_sigaction must pass a restorer
  * and, when RT_ARCH_IMPL is defined (only in start.c), the assembly: the

@@ -135,61 +135,52 @@ int rt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 		for (; *fmt == 'l' || *fmt == 'z'; fmt++)
 			lng += *fmt == 'z' ? (sizeof(size_t) == sizeof(long long) ? 2 : 1) : 1;
 
-		switch (*fmt) {
-		case 'd':
-		case 'i': {
-			long long v = lng >= 2 ? va_arg(ap, long long)
-				    : lng == 1 ? va_arg(ap, long) : va_arg(ap, int);
-			uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-			char *p = utoa(u, 10, false, tmp + 40);
-			if (v < 0)
+		if (rt_strchr("diuxXop", *fmt)) {       /* every integer conversion */
+			bool is_signed = *fmt == 'd' || *fmt == 'i';
+			unsigned base = *fmt == 'o' ? 8 : (*fmt == 'x' || *fmt == 'X' || *fmt == 'p') ? 16 : 10;
+			uint64_t u;
+			bool neg = false;
+			char *p;
+
+			if (*fmt == 'p')
+				u = (uintptr_t)va_arg(ap, void *);
+			else if (lng >= 2)
+				u = va_arg(ap, unsigned long long);
+			else if (lng == 1)
+				u = is_signed ? (uint64_t)(int64_t)va_arg(ap, long) : va_arg(ap, unsigned long);
+			else
+				u = is_signed ? (uint64_t)(int64_t)va_arg(ap, int) : va_arg(ap, unsigned);
+			if (is_signed && (int64_t)u < 0) {
+				neg = true;
+				u = 0 - u;
+			}
+			p = utoa(u, base, *fmt == 'X', tmp + 40);
+			if (*fmt == 'p') {
+				*--p = 'x';
+				*--p = '0';
+			}
+			if (neg)
 				*--p = '-';
-			put_padded(&o, p, rt_strlen(p), width, left, pad);
-			break;
-		}
-		case 'u':
-		case 'x':
-		case 'X':
-		case 'o': {
-			uint64_t u = lng >= 2 ? va_arg(ap, unsigned long long)
-				   : lng == 1 ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
-			unsigned base = *fmt == 'u' ? 10 : *fmt == 'o' ? 8 : 16;
-			char *p = utoa(u, base, *fmt == 'X', tmp + 40);
-			put_padded(&o, p, rt_strlen(p), width, left, pad);
-			break;
-		}
-		case 'p': {
-			char *p = utoa((uintptr_t)va_arg(ap, void *), 16, false, tmp + 40);
-			*--p = 'x';
-			*--p = '0';
-			put_padded(&o, p, rt_strlen(p), width, left, ' ');
-			break;
-		}
-		case 'f':
+			put_padded(&o, p, rt_strlen(p), width, left, *fmt == 'p' ? ' ' : pad);
+		} else if (*fmt == 'f') {
 			n = format_fixed(va_arg(ap, double), prec < 0 ? 6 : prec, tmp);
 			put_padded(&o, tmp, n, width, left, pad);
-			break;
-		case 's':
+		} else if (*fmt == 's') {
 			s = va_arg(ap, const char *);
 			if (!s)
 				s = "(null)";
 			n = prec >= 0 ? rt_strnlen(s, (size_t)prec) : rt_strlen(s);
 			put_padded(&o, s, n, width, left, ' ');
-			break;
-		case 'c':
+		} else if (*fmt == 'c') {
 			tmp[0] = (char)va_arg(ap, int);
 			put_padded(&o, tmp, 1, width, left, ' ');
-			break;
-		case '%':
+		} else if (*fmt == '%') {
 			put(&o, '%');
-			break;
-		case '\0':
+		} else if (*fmt == '\0') {
 			fmt--;
-			break;
-		default:
+		} else {
 			put(&o, '%');
 			put(&o, *fmt);
-			break;
 		}
 	}
 	if (size)

@@ -78,7 +78,8 @@ typedef int64_t off64_t;
 #define EOPNOTSUPP 95
 #define EAFNOSUPPORT 97
 
-/* "ENOENT" for 2; "E<n>" (a static buffer) for numbers it does not know. */
+/* "ENOENT" for 2 (a constant string); "E<n>" in a static buffer for
+ * numbers it does not know. */
 const char *rt_errname(int err);
 
 /* ------------------------------------------------------------------ */

@@ -232,29 +232,30 @@ long rt_read_file(const char *path, char *buf, size_t size)
 	return (long)len;
 }
 
-static const struct {
-	int err;
-	const char *name;
-} rt_errnames[] = {
-	{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { ESRCH, "ESRCH" }, { EINTR, "EINTR" },
-	{ EIO, "EIO" }, { ENXIO, "ENXIO" }, { E2BIG, "E2BIG" }, { ENOEXEC, "ENOEXEC" },
-	{ EBADF, "EBADF" }, { ECHILD, "ECHILD" }, { EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" },
-	{ EACCES, "EACCES" }, { EFAULT, "EFAULT" }, { EBUSY, "EBUSY" }, { EEXIST, "EEXIST" },
-	{ ENODEV, "ENODEV" }, { ENOTDIR, "ENOTDIR" }, { EISDIR, "EISDIR" }, { EINVAL, "EINVAL" },
-	{ ENFILE, "ENFILE" }, { EMFILE, "EMFILE" }, { ENOTTY, "ENOTTY" }, { ETXTBSY, "ETXTBSY" },
-	{ ENOSPC, "ENOSPC" }, { ESPIPE, "ESPIPE" }, { EROFS, "EROFS" }, { EPIPE, "EPIPE" },
-	{ ERANGE, "ERANGE" }, { ENOSYS, "ENOSYS" }, { EOPNOTSUPP, "EOPNOTSUPP" },
-	{ EAFNOSUPPORT, "EAFNOSUPPORT" }, { EADDRINUSE, "EADDRINUSE" },
-	{ ETIMEDOUT, "ETIMEDOUT" }, { ECONNREFUSED, "ECONNREFUSED" },
+/* Error numbers and their names, in the same order; the names are
+ * NUL-separated so that rt_errname() returns constant strings. */
+static const unsigned char rt_errnums[] = {
+	EPERM, ENOENT, ESRCH, EINTR, EIO, ENXIO, E2BIG, ENOEXEC, EBADF, ECHILD, EAGAIN,
+	ENOMEM, EACCES, EFAULT, EBUSY, EEXIST, ENODEV, ENOTDIR, EISDIR, EINVAL, ENFILE,
+	EMFILE, ENOTTY, ETXTBSY, ENOSPC, ESPIPE, EROFS, EPIPE, ERANGE, ENOSYS, EOPNOTSUPP,
+	EAFNOSUPPORT, EADDRINUSE, ETIMEDOUT, ECONNREFUSED,
 };
+static const char rt_errnames[] =
+	"EPERM\0ENOENT\0ESRCH\0EINTR\0EIO\0ENXIO\0E2BIG\0ENOEXEC\0EBADF\0ECHILD\0EAGAIN\0"
+	"ENOMEM\0EACCES\0EFAULT\0EBUSY\0EEXIST\0ENODEV\0ENOTDIR\0EISDIR\0EINVAL\0ENFILE\0"
+	"EMFILE\0ENOTTY\0ETXTBSY\0ENOSPC\0ESPIPE\0EROFS\0EPIPE\0ERANGE\0ENOSYS\0EOPNOTSUPP\0"
+	"EAFNOSUPPORT\0EADDRINUSE\0ETIMEDOUT\0ECONNREFUSED";
 
 const char *rt_errname(int err)
 {
 	static char unknown[16];
+	const char *name = rt_errnames;
 
-	for (size_t i = 0; i < sizeof(rt_errnames) / sizeof(rt_errnames[0]); i++)
-		if (rt_errnames[i].err == err)
-			return rt_errnames[i].name;
+	for (size_t i = 0; i < sizeof(rt_errnums); i++) {
+		if (rt_errnums[i] == err)
+			return name;
+		name += rt_strlen(name) + 1;
+	}
 	rt_snprintf(unknown, sizeof(unknown), "E%d", err);
 	return unknown;
 }

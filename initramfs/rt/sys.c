@@ -165,7 +165,8 @@ long rt_write_all(int fd, const void *buf, size_t n)
 
 long rt_openat(int dirfd, const char *path, int flags, int mode)
 {
-	return SYS4(__NR_openat, RT_ARG(dirfd), RT_PTR(path), RT_ARG(flags), RT_ARG(mode));
+	return SYS4(__NR_openat, RT_ARG(dirfd), RT_PTR(path), RT_ARG(flags | RT_O_LARGEFILE),
+		    RT_ARG(mode));
 }
 
 long rt_open(const char *path, int flags, int mode)
@@ -183,7 +184,8 @@ int64_t rt_lseek(int fd, int64_t offset, int whence)
 		      RT_ARG((uint32_t)offset), RT_PTR(&result), RT_ARG(whence));
 	return r < 0 ? r : (int64_t)result;
 #else
-	return SYS3(__NR_lseek, RT_ARG(fd), RT_ARG64(offset), RT_ARG(whence));
+	/* the result is an offset: all 64 bits of the register (x32's long is 32) */
+	return rt_syscall3_wide(__NR_lseek, RT_ARG(fd), RT_ARG64(offset), RT_ARG(whence));
 #endif
 }
 
@@ -380,9 +382,16 @@ struct rt_ksigaction {
 	uint32_t mask[2];
 };
 
+/* SA_SIGINFO is always set for a handler: without it the 32-bit x86 and
+ * arm kernels build the old sigframe, which returns through sigreturn,
+ * not the rt_sigreturn our restorer calls. A handler of one int argument
+ * ignores the other two. */
 long rt_sigaction(int sig, rt_sighandler_t handler, unsigned long flags)
 {
 	struct rt_ksigaction sa = { handler, flags, NULL, { 0, 0 } };
+
+	if (handler != SIG_DFL && handler != SIG_IGN)
+		sa.flags |= SA_SIGINFO;
 
 	if (RT_SA_RESTORER_NEEDED) {
 		sa.flags |= SA_RESTORER;

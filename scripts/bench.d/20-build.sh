@@ -9,9 +9,12 @@
 #                      before each run: cpio + zlib level 6 every time
 #   in-process, warm   the same with the cache (the image of a suite changes
 #                      with the guest binaries, not with each kernel)
-#   command, warm      the whole `bootrig build` process, which also pays
-#                      the dynamic loading of libvirt/libguestfs (~20 ms here)
-# Targets: image <= 300 KiB; >= 5x faster than the robot.
+#   command, warm      the whole `bootrig build` process: exec, dynamic
+#                      loading (libvirt and libguestfs are plugin modules,
+#                      not loaded by build: lib/module.h), the build itself
+# The headline is the whole command against the robot's packer: what a user
+# or a CI job waits for. Targets: image <= 300 KiB; >= 5x faster than the
+# robot.
 # BENCH_BUILD_N changes N (default 15).
 set -u
 cd "$(dirname "$0")/../.."
@@ -31,8 +34,8 @@ make_var() {
 	printf 'bench-print-%%:\n\t@echo $($*)\n' |
 		make -s --no-print-directory -f Makefile -f - "bench-print-$1"
 }
-objs=$(ls build/host/lib/*.o build/host/builder/*.o build/host/runner/*.o build/host/compare/*.o 2>/dev/null |
-	grep -v '^build/host/lib/bootrig\.o$')
+# The release objects but main() (and the plugin modules), as the Makefile lists them.
+objs=$(for o in $(make_var HOST_LIB_OBJS); do [ -f "$o" ] && echo "$o"; done)
 [ -n "$objs" ] && [ -x build/bootrig ] || { echo "20-build: run make first" >&2; exit 1; }
 # shellcheck disable=SC2046,SC2086
 ${CC:-gcc} -std=c11 -D_GNU_SOURCE -O2 -Ilib -Ibuilder -Irunner -Icompare -DBOOTRIG_VERSION='"bench"' \
@@ -64,6 +67,10 @@ cmp -s "$out/bench.img" "$out/ours.img" && cmp -s "$out/cmd.img" "$out/ours.img"
 	{ echo "20-build: the builds are not byte-identical"; exit 1; }
 
 ratio() { echo "$1 $2" | awk '{printf "%.2f", $1 / $2}'; }
+headline=$(ratio "$robot" "$command")
+verdict=$(echo "$headline" | awk '{print ($1 >= 5) ? "meets" : "MISSES"}')
+printf '   bootrig build (whole command, warm) %s ms vs the robot'"'"'s packer %s ms: %sx faster (%s the >= 5x target)\n' \
+	"$command" "$robot" "$headline" "$verdict"
 printf '   arm64 full-suite initramfs (%s, 3 ABIs x 11 tests), median of %d runs\n' \
 	"$(basename "$kernel")" "$n"
 printf '   %-44s %9s %9s %10s\n' "packer" "median ms" "min ms" "robot/ours"

@@ -25,8 +25,8 @@ make_var() {
 	printf 'bench-print-%%:\n\t@echo $($*)\n' |
 		make -s --no-print-directory -f Makefile -f - "bench-print-$1"
 }
-objs=$(ls build/host/lib/*.o build/host/builder/*.o build/host/runner/*.o build/host/compare/*.o 2>/dev/null |
-	grep -v '^build/host/lib/bootrig\.o$')
+# The release objects but main() (and the plugin modules), as the Makefile lists them.
+objs=$(for o in $(make_var HOST_LIB_OBJS); do [ -f "$o" ] && echo "$o"; done)
 [ -n "$objs" ] || { echo "40-parse: run make first (no build/host objects)" >&2; exit 1; }
 for tool in br-genlog parse-bench; do
 	# shellcheck disable=SC2046,SC2086

@@ -266,6 +266,19 @@ static void test_oops_then_panic(void **state)
 	judge_free(j);
 }
 
+/* An old kernel's panic has no end marker: five quiet seconds end it. */
+static void test_panic_without_end_marker(void **state)
+{
+	(void)state;
+	struct judge *j = new_judge(60);
+	feed(j, "[    0.000000] Linux version 4.4.0 #1\n"
+		"[    1.000000] Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0)\n", 1);
+	assert_false(judge_should_stop(j, 5.5));
+	assert_true(judge_should_stop(j, 6.5));
+	assert_int_equal(judge_finish(j, 6.5), VERDICT_PANIC);
+	judge_free(j);
+}
+
 /* The console goes silent: should_stop only once the silence limit passed. */
 static void test_silence_is_hang(void **state)
 {
@@ -479,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_fail_test_result),
 		cmocka_unit_test(test_warning_fails),
 		cmocka_unit_test(test_oops_then_panic),
+		cmocka_unit_test(test_panic_without_end_marker),
 		cmocka_unit_test(test_silence_is_hang),
 		cmocka_unit_test(test_stage_timeout_is_hang),
 		cmocka_unit_test(test_boot_fail),

@@ -72,6 +72,17 @@ static inline long rt_syscall6(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg
 	RT_A64_SYSCALL(n, "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5));
 }
 
+/* rt_syscall3_wide: the whole 64-bit result (lseek's offset). */
+static inline int64_t rt_syscall3_wide(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3)
+{
+	register rt_sysarg_t x0 __asm__("x0") = a1;
+	register rt_sysarg_t x1 __asm__("x1") = a2;
+	register rt_sysarg_t x2 __asm__("x2") = a3;
+	register rt_sysarg_t x8 __asm__("x8") = n;
+	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory", "cc");
+	return (int64_t)x0;
+}
+
 /* One register per 64-bit value. */
 #define RT_ARG64(x) ((rt_sysarg_t)(x))
 #define RT_FTRUNCATE64_ARGS(fd, len) RT_ARG(fd), RT_ARG64(len), 0, 0, 0, 0

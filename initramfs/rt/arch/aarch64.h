@@ -20,6 +20,8 @@ typedef long rt_sysarg_t;
 #define RT_PTR(p) ((rt_sysarg_t)(uintptr_t)(p))
 #define RT_SA_RESTORER_NEEDED 1
 #define O_DIRECTORY 040000
+/* open(2) is large-file already on this ABI */
+#define RT_O_LARGEFILE 0
 
 #include "generic-numbers.h"
 #define __NR_fcntl 25

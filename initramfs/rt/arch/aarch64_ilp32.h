@@ -24,6 +24,8 @@ typedef long long rt_sysarg_t;
 #define RT_PTR(p) ((rt_sysarg_t)(uintptr_t)(p))
 #define RT_SA_RESTORER_NEEDED 1
 #define O_DIRECTORY 040000
+/* what the kernel needs for files past 2 GiB (rt_openat adds it) */
+#define RT_O_LARGEFILE 0100000
 
 #include "generic-numbers.h"
 #define __NR_fcntl 25

@@ -21,6 +21,8 @@ typedef long rt_sysarg_t;
 #define RT_PTR(p) ((rt_sysarg_t)(uintptr_t)(p))
 #define RT_SA_RESTORER_NEEDED 1
 #define O_DIRECTORY 0200000
+/* what the kernel needs for files past 2 GiB (rt_openat adds it) */
+#define RT_O_LARGEFILE 0100000
 
 #define __NR_exit 1
 #define __NR_read 3

@@ -7,7 +7,8 @@
  *    pointers and unsigned values zero-extended, ints sign-extended
  *    (rt_sysarg_t is long long)
  *  - clobbered by the kernel: rcx, r11, memory
- *  - 64-bit arguments (off_t is 64-bit on x32): one register each
+ *  - 64-bit arguments (off_t is 64-bit on x32): one register each; a
+ *    64-bit result (lseek) needs the whole rax: rt_syscall3_wide()
  *  - syscall table: syscall_64.tbl, "common" and "x32" entries (512..547
  *    replace the 64-bit ones for calls with pointer-sized structures)
  *  - signals: SA_RESTORER trampoline calling x32 rt_sigreturn (513)
@@ -24,6 +25,8 @@ typedef long long rt_sysarg_t;
 #define RT_PTR(p) ((rt_sysarg_t)(uintptr_t)(p))
 #define RT_SA_RESTORER_NEEDED 1
 #define O_DIRECTORY 0200000
+/* open(2) is large-file already on this ABI */
+#define RT_O_LARGEFILE 0
 #define RT_SYSCALL_BASE 0x40000000
 
 #define __NR_rt_sigaction (RT_SYSCALL_BASE + 512)

@@ -76,6 +76,16 @@ static inline long rt_syscall6(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg
 	return (long)ret;
 }
 
+/* rt_syscall3_wide: the whole 64-bit result, for the call whose result
+ * may not fit a 32-bit long on x32 (lseek's offset). */
+static inline int64_t rt_syscall3_wide(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3)
+{
+	int64_t ret;
+	__asm__ volatile("syscall" : "=a"(ret) : "0"((int64_t)n), "D"(a1), "S"(a2), "d"(a3)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
 /* One register per 64-bit value. */
 #define RT_ARG64(x) ((rt_sysarg_t)(x))
 

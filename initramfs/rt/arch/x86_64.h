@@ -18,6 +18,8 @@ typedef long rt_sysarg_t;
 #define RT_PTR(p) ((rt_sysarg_t)(uintptr_t)(p))
 #define RT_SA_RESTORER_NEEDED 1
 #define O_DIRECTORY 0200000
+/* open(2) is large-file already on this ABI */
+#define RT_O_LARGEFILE 0
 #define RT_SYSCALL_BASE 0
 
 /* The calls whose x32 numbers differ (x32 has its own entries for them). */
