@@ -52,6 +52,12 @@ LIB_SRCS  := $(filter-out $(MAIN_SRC),$(HOST_SRCS))
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # The sanitized executable loads the sanitized modules (lib/module.c).
 SAN_DEFS  := -DBOOTRIG_MODULE_DIR='"asan-modules"'
+# ASan finds the real functions behind its interceptors when it starts: the
+# libraries of the modules that define some (libtirpc: xdr_*, used by
+# libguestfs and libvirt's RPC; libstdc++, libgcc_s) must be loaded then,
+# not dlopen()ed later with a module (a NULL call). tests/t-modules.sh
+# checks this list against the modules' libraries.
+SAN_LIBS  := -Wl,--no-as-needed -l:libtirpc.so.3 -l:libstdc++.so.6 -l:libgcc_s.so.1 -Wl,--as-needed
 
 HOST_OBJS := $(patsubst %.c,$(BUILD)/host/%.o,$(HOST_SRCS))
 SAN_OBJS  := $(patsubst %.c,$(BUILD)/asan/%.o,$(HOST_SRCS))
@@ -70,7 +76,7 @@ $(BUILD)/bootrig: $(HOST_OBJS) | $(MODULES)
 	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LIBS)
 
 $(BUILD)/bootrig-asan: $(SAN_OBJS) | $(SAN_MODULES)
-	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(HOST_LIBS)
+	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(HOST_LIBS) $(SAN_LIBS)
 
 # A module: one source compiled and linked with its library in one step.
 module_cc = @mkdir -p $(dir $@) && echo "  MODULE $@" && \
@@ -96,7 +102,7 @@ $(BUILD)/asan/%.o: %.c
 # Unit tests: cmocka, linked with the sanitized host objects (not main()).
 $(BUILD)/tests/%: tests/unit/%.c $(SAN_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(SAN_LIB_OBJS) $(HOST_LIBS) -lcmocka
+	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(SAN_LIB_OBJS) $(HOST_LIBS) $(SAN_LIBS) -lcmocka
 
 # Test tools: small programs over the host objects that the shell test
 # groups call (tests/tools/<name>.c -> build/tests/tools/<name>).
@@ -104,7 +110,7 @@ TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
 $(BUILD)/tests/tools/%: tests/tools/%.c $(SAN_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(SAN_LIB_OBJS) $(HOST_LIBS)
+	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(SAN_LIB_OBJS) $(HOST_LIBS) $(SAN_LIBS)
 
 unit: $(UNIT_BINS) $(TOOL_BINS) $(SAN_MODULES)
 

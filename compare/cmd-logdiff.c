@@ -9,8 +9,7 @@
  * important first: the judge's verdicts and the kernel failure events one
  * log has and the other lacks, matched by title; milestones side by side
  * (printk time of the banner, of starting init, of a panic or power-off,
- * the judge's stages, and the stage times of result.json when there is
- * one); then the normalized lines one log has and the other lacks
+ * and the stage times of result.json, host time, when there is one); then the normalized lines one log has and the other lacks
  * (lognorm.h: a multiset difference, so reordered lines are not reported).
  *
  * Exit status, as diff(1): 0 no difference, 1 differences, 64 usage,
@@ -288,23 +287,6 @@ static void print_milestones(FILE *out, const struct log_side *ls)
 	print_time(out, ls[0].last_time);
 	print_time(out, ls[1].last_time);
 	fputc('\n', out);
-	for (int s = 0; s < RESULT_STAGES; s++) {
-		double t[2];
-		for (int k = 0; k < 2; k++) {
-			struct json_object *stages, *v;
-			t[k] = json_object_object_get_ex(ls[k].judged, "stages", &stages) &&
-			       json_object_object_get_ex(stages, result_stage_names[s], &v) ?
-			       json_object_get_double(v) : NAN;
-		}
-		if (isnan(t[0]) && isnan(t[1]))
-			continue;
-		char label[40];
-		snprintf(label, sizeof(label), "judge: %s", result_stage_names[s]);
-		fprintf(out, "%-24s", label);
-		print_time(out, t[0]);
-		print_time(out, t[1]);
-		fputc('\n', out);
-	}
 	if (!ls[0].result && !ls[1].result)
 		return;
 	for (int s = 0; s < RESULT_STAGES; s++) {

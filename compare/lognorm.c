@@ -465,6 +465,7 @@ void lognorm_line(const char *line, size_t len, struct strbuf *out)
 	strbuf_add(out, "", 0);
 	const char *p = clean.buf ? clean.buf : "", *end = p + clean.len;
 	p += timestamp_prefix(p, end);
+	p += timestamp_prefix(p, end);  /* a console.tlog line: host time, then printk's */
 	if (timing_message(p, end))
 		p = end;
 	const char *record = clean.len ? memmem(p, (size_t)(end - p), "@@BR ", 5) : NULL;

@@ -10,6 +10,8 @@
  * off: `init --root DIR [--cmdline "ARGS"]` reads DIR/bench/<abi>/ and
  * DIR/etc/bootrig/plan, takes ARGS as the kernel command line (else
  * /proc/cmdline), and writes the records to stdout. The tests use it.
+ * Its exit status: 0 every test passed, 1 a test failed or timed out,
+ * 2 init itself failed (an ERROR record), 64 a usage error.
  *
  * The file reads top-down: records (framing, CRC, escaping), the plan,
  * system set-up and SYSINFO, running a child, the ABI probes, the tests,
@@ -22,6 +24,9 @@
 #define LIST_MAX 32              /* entries in a plan list */
 #define NAME_MAX_LEN 64          /* a test, ABI or knob */
 #define PROBE_TIMEOUT_MS 30000
+/* At most this many samples per metric, so that a METRIC line (every
+ * sample listed) stays within one record (bench.h's BENCH_MAX_SAMPLES). */
+#define MAX_SAMPLES 100
 
 /* The ABIs init knows, in the order their records are printed. */
 static const char *const known_abis[] = {
@@ -258,6 +263,27 @@ static bool list_parse(struct list *l, const char *s, size_t n)
 	return true;
 }
 
+/* name_ok: a test or ABI name: [A-Za-z0-9_-]+ (never a path). */
+static bool name_ok(const char *s)
+{
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_' || *p == '-'))
+			return false;
+	return *s != '\0';
+}
+
+/* list_parse_names: list_parse, every entry a name_ok() name. */
+static bool list_parse_names(struct list *l, const char *s, size_t n)
+{
+	if (!list_parse(l, s, n))
+		return false;
+	for (int i = 0; i < l->n; i++)
+		if (!name_ok(l->item[i]))
+			return false;
+	return true;
+}
+
 static bool list_has(const struct list *l, const char *s)
 {
 	for (int i = 0; i < l->n; i++)
@@ -295,14 +321,14 @@ static void plan_set(struct plan *p, const char *key, size_t klen, const char *v
 		else
 			rt_strlcpy(p->suite, v, n + 1);
 	} else if (rt_strcmp(k, from_cmdline ? "only" : "tests") == 0) {
-		if (!list_parse(&p->tests, v, n))
-			plan_error(p, k, "(list)");
+		if (!list_parse_names(&p->tests, v, n))
+			plan_error(p, k, "(list of test names)");
 	} else if (rt_strcmp(k, from_cmdline ? "abi" : "abis") == 0) {
-		if (!list_parse(&p->abis, v, n))
-			plan_error(p, k, "(list)");
+		if (!list_parse_names(&p->abis, v, n))
+			plan_error(p, k, "(list of ABI names)");
 		p->abis_set = true;
 	} else if (rt_strcmp(k, "samples") == 0) {
-		p->samples = plan_number(p, k, v, n, 1000);
+		p->samples = plan_number(p, k, v, n, MAX_SAMPLES);
 	} else if (rt_strcmp(k, "repeat") == 0) {
 		p->repeat = plan_number(p, k, v, n, 1000);
 	} else if (rt_strcmp(k, "test_timeout") == 0) {

@@ -404,10 +404,17 @@ static void keep_attempt(struct board_machine *bm, int k, const char *reason)
 	free(dir);
 }
 
-/* Power-cycles the board for another attempt. 0 or -1 (state set). */
+/* Power-cycles the board for another attempt: its `reset` action when it
+ * has one, else off then on. 0 or -1 (state set). */
 static int power_cycle(struct board_machine *bm)
 {
 	char reason[512];
+	if (bm->power.argv[POWER_RESET]) {
+		if (power_run(&bm->power, POWER_RESET, reason, sizeof(reason)) == 0)
+			return 0;
+		set_state(bm, MACHINE_FAILED, reason);
+		return -1;
+	}
 	if (power_run(&bm->power, POWER_OFF, reason, sizeof(reason)) < 0 ||
 	    power_run(&bm->power, POWER_ON, reason, sizeof(reason)) < 0) {
 		set_state(bm, MACHINE_FAILED, reason);
@@ -455,11 +462,39 @@ static void no_reply(struct board_machine *bm, const struct uboot *u)
 	set_state(bm, MACHINE_FAILED, reason);
 }
 
+/* Waits for a line that was absent at power-on (an adapter the board
+ * powers) for up to the board's appear_timeout. 0, or -1 (state set). */
+static int wait_for_line(struct board_machine *bm)
+{
+	const struct board *b = &bm->bb->board;
+	double deadline = now_monotonic() + b->appear_timeout;
+	while (serial_connect(&bm->line) < 0) {
+		if (atomic_load(&bm->quit))
+			return -1;
+		if (now_monotonic() >= deadline) {
+			char reason[512];
+			snprintf(reason, sizeof(reason), "serial line %s did not appear within %.0f s "
+				 "of power-on: %s", bm->line.uri, b->appear_timeout,
+				 bm->line.last_error);
+			set_state(bm, MACHINE_FAILED, reason);
+			return -1;
+		}
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 static void *board_thread(void *arg)
 {
 	struct board_machine *bm = arg;
 	const struct board *b = &bm->bb->board;
 	struct uboot u;
+	if (wait_for_line(bm) < 0) {
+		close(bm->pipe[1]);
+		bm->pipe[1] = -1;
+		return NULL;
+	}
 	for (int k = 1;; k++) {
 		pthread_mutex_lock(&bm->lock);
 		bm->attempts = k;

@@ -13,6 +13,7 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,55 @@ static bool starts(const char *s, size_t n, const char *p)
 static const char *find(const char *s, size_t n, const char *needle)
 {
 	return memmem(s, n, needle, strlen(needle));
+}
+
+/* The 8 bytes at p as one word (any alignment). */
+static uint64_t load8(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+/* A window's bit in a needle set's bitmap (Fibonacci hashing: the top 16 bits). */
+static unsigned window_bit(uint64_t w)
+{
+	return (unsigned)((w * 0x9e3779b97f4a7c15ull) >> 48);
+}
+
+void needle_set_add(struct needle_set *set, const char *needle)
+{
+	size_t len = strlen(needle);
+	if (len < 8 || set->count == NEEDLE_SET_MAX)
+		die("needle_set_add: \"%s\" is shorter than 8 bytes or the set is full", needle);
+	uint64_t head = load8(needle);
+	unsigned bit = window_bit(head);
+	set->bits[bit / 64] |= 1ull << (bit % 64);
+	set->needles[set->count].head = head;
+	set->needles[set->count].text = needle;
+	set->needles[set->count].len = len;
+	set->count++;
+}
+
+/* Does one of the set's strings start at s (n bytes left, n >= 8)? */
+static bool needle_at(const struct needle_set *set, uint64_t head, const char *s, size_t n)
+{
+	for (size_t i = 0; i < set->count; i++)
+		if (set->needles[i].head == head && set->needles[i].len <= n &&
+		    !memcmp(s + 8, set->needles[i].text + 8, set->needles[i].len - 8))
+			return true;
+	return false;
+}
+
+bool needle_set_search(const struct needle_set *set, const char *s, size_t n)
+{
+	for (size_t i = 0; i + 8 <= n; i++) {
+		uint64_t w = load8(s + i);
+		unsigned bit = window_bit(w);
+		if ((set->bits[bit / 64] >> (bit % 64) & 1) && needle_at(set, w, s + i, n - i))
+			return true;
+	}
+	return false;
 }
 
 /* Skips "[  12.345678]"-style brackets holding a time; *ts gets it. */
@@ -774,8 +824,12 @@ static char *report_title(const struct report *r, const char **fn)
 
 /* ------------------------------------------------------- 5. the machine */
 
+static void build_tables(void);
+
 struct crash_detector *crash_detector_new(void)
 {
+	static pthread_once_t tables = PTHREAD_ONCE_INIT;
+	pthread_once(&tables, build_tables);
 	return xcalloc(1, sizeof(struct crash_detector));
 }
 
@@ -870,17 +924,13 @@ static void add_excerpt_line(struct report *r, const char *s, size_t n)
 
 /*
  * Headers whose needle may stand anywhere, indexed by the needle's first
- * byte, so that a line is scanned once rather than once per needle (most
- * console lines match nothing). Built on first use; the table is constant.
+ * byte, so that a line is scanned once rather than once per needle.
  */
 static unsigned char anywhere_count[256];
 static unsigned char anywhere_index[256][32];
 
 static void index_headers(void)
 {
-	static bool done;
-	if (done)
-		return;
 	for (size_t i = 0; i < ARRAY_SIZE(headers); i++) {
 		unsigned char c = (unsigned char)headers[i].needle[0];
 		if (headers[i].at_start)
@@ -889,7 +939,72 @@ static void index_headers(void)
 			abort();        /* the table outgrew the index: enlarge it */
 		anywhere_index[c][anywhere_count[c]++] = (unsigned char)i;
 	}
-	done = true;
+}
+
+/*
+ * The quick rejection. Outside a report, a line matters only if it holds
+ * one of the strings the steps of crash_feed_line() look for anywhere in
+ * it (header, end marker, preamble and firmware needles: one needle set,
+ * one scan) or starts like a line they look for at its start. Most console
+ * lines hold none, and are done after that one scan.
+ */
+static struct needle_set anywhere_needles;
+static bool starts_header[256];         /* first bytes of the at-start needles */
+
+static void index_needles(void)
+{
+	static const char *const more[] = {
+		"---[ end Kernel panic", "---[ end trace",              /* end_marker() */
+		"[ cut here ]", "8<--- cut here", " corruption",        /* is_preamble() */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(headers); i++) {
+		if (headers[i].at_start)
+			starts_header[(unsigned char)headers[i].needle[0]] = true;
+		else
+			needle_set_add(&anywhere_needles, headers[i].needle);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(more); i++)
+		needle_set_add(&anywhere_needles, more[i]);
+	for (const char *const *f = firmware_errors; *f; f++)
+		needle_set_add(&anywhere_needles, *f);
+}
+
+/* The tables above, built once whatever the number of threads. */
+static void build_tables(void)
+{
+	index_headers();
+	index_needles();
+}
+
+/* Does the line start as banner(), is_preamble() or a rule line look for? */
+static bool starts_special(const char *s, size_t n)
+{
+	switch (n ? *s : '\0') {
+	case '=':
+	case '-':
+		return is_rule_line(s, n);
+	case 'L':
+		return starts(s, n, "Linux version ");
+	case 'O':
+		return starts(s, n, "ODEBUG: ");
+	case 'r':
+		return starts(s, n, "refcount_t: ");
+	}
+	return false;
+}
+
+/* Might this stripped line, seen outside a report, do anything? */
+static bool may_matter(const char *s, size_t n)
+{
+	const char *t = s;
+	size_t tn = n;
+	while (tn && (*t == ' ' || *t == '\t')) {
+		t++;
+		tn--;
+	}
+	if (tn && starts_header[(unsigned char)*t])
+		return true;    /* maybe an at-start header: match_header() decides */
+	return starts_special(s, n) || needle_set_search(&anywhere_needles, s, n);
 }
 
 /* The first header of the table this stripped line matches, or NULL. */
@@ -897,7 +1012,6 @@ static const struct header *match_header(const char *s, size_t n)
 {
 	const char *t = s;
 	size_t tn = n, best = ARRAY_SIZE(headers);
-	index_headers();
 	while (tn && (*t == ' ' || *t == '\t')) {
 		t++;
 		tn--;
@@ -1175,6 +1289,8 @@ void crash_feed_line(struct crash_detector *d, const char *line, size_t len, lon
 		close_report(d);
 		return;
 	}
+	if (!d->open && !may_matter(s, n))
+		return;
 	if (banner(d, s, n, lineno, t))
 		return;
 	if (end_marker(d, s, n))

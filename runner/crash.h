@@ -37,6 +37,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum crash_kind {
 	CRASH_PANIC,
@@ -99,6 +100,33 @@ bool crash_panic_seen(const struct crash_detector *d);
 int crash_banner_count(const struct crash_detector *d);
 
 const char *crash_kind_name(enum crash_kind k);   /* "panic", "oops", ... */
+
+/*
+ * A needle set answers "does this line contain any of these fixed strings?"
+ * in one pass over the line, however many strings there are: each 8-byte
+ * window of the line is hashed into a bitmap of the strings' first 8
+ * bytes, and only a window whose bit is set is compared with the strings.
+ * Each string must be at least 8 bytes long and outlive the set. The
+ * detector uses one to skip, in a single scan, the lines that can start
+ * nothing (most of a console); judge.c another for its stage messages.
+ */
+#define NEEDLE_SET_MAX 128
+
+struct needle_set {
+	uint64_t bits[1024];            /* 65536 bits, by hash of the first 8 bytes */
+	size_t count;
+	struct {
+		uint64_t head;          /* the first 8 bytes, as read from a line */
+		const char *text;
+		size_t len;
+	} needles[NEEDLE_SET_MAX];
+};
+
+/* Adds a string (>= 8 bytes, static); aborts if the set is full or it is short. */
+void needle_set_add(struct needle_set *set, const char *needle);
+
+/* Does s[0..n) contain one of the set's strings? */
+bool needle_set_search(const struct needle_set *set, const char *s, size_t n);
 
 /*
  * crash_strip_prefix: the text of a console line after its printk prefixes

@@ -31,6 +31,7 @@
 #include "util.h"
 
 #include <json-c/json.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,8 +71,15 @@ struct judge {
 	char *infra_reason;
 	double infra_t;                 /* the last output before it */
 
-	/* what the records said */
-	json_object *sysinfo, *abis, *tests, *metrics, *plan, *errors, *protocol_events;
+	/* what the records said: the records that fill result.json are kept
+	 * as given and turned into JSON by judge_to_json() only (a console
+	 * may carry a great many METRIC records); the verdict's facts are
+	 * taken as they come */
+	struct proto_record *kept;
+	size_t nkept, kept_alloc;
+	json_object *protocol_events;
+	size_t nerrors;
+	char *first_error;
 	struct started_test *started;
 	size_t nstarted;
 	bool end_seen;
@@ -109,6 +117,20 @@ static void put_string(json_object *o, const char *key, const char *v)
 	json_object_object_add(o, key, json_object_new_string(v ? v : ""));
 }
 
+/* Adds v under the literal key, new in the fresh object o (no copy, no lookup). */
+static void add_new(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add_ex(o, key, v,
+				  JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT);
+}
+
+/* A record field, or "" when absent. */
+static const char *field_or_empty(const struct proto_record *rec, const char *key)
+{
+	const char *v = proto_get(rec, key);
+	return v ? v : "";
+}
+
 /* A numeric field as a JSON number, or null when absent or malformed. */
 static json_object *number_field(const struct proto_record *rec, const char *key, bool integer)
 {
@@ -120,46 +142,163 @@ static json_object *number_field(const struct proto_record *rec, const char *key
 	return proto_get_double(rec, key, &d) ? json_object_new_double(d) : NULL;
 }
 
+/* The JSON of the kept records (judge_to_json's sysinfo ... init_errors). */
+struct records_json {
+	json_object *sysinfo, *abis, *tests, *metrics, *plan, *errors;
+};
+
 /* SYSINFO: uname, CPUs, memory, uptime and command line into sysinfo. */
-static void on_sysinfo(struct judge *j, const struct proto_record *rec)
+static void sysinfo_json(struct records_json *out, const struct proto_record *rec)
 {
 	static const char *const strings[] = { "release", "version", "machine", "cmdline" };
 	for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
 		if (proto_get(rec, strings[i]))
-			put_string(j->sysinfo, strings[i], proto_get(rec, strings[i]));
-	json_object_object_add(j->sysinfo, "cpus", number_field(rec, "cpus", true));
-	json_object_object_add(j->sysinfo, "memtotal_kb", number_field(rec, "memtotal_kb", true));
-	json_object_object_add(j->sysinfo, "uptime", number_field(rec, "uptime", false));
+			put_string(out->sysinfo, strings[i], proto_get(rec, strings[i]));
+	json_object_object_add(out->sysinfo, "cpus", number_field(rec, "cpus", true));
+	json_object_object_add(out->sysinfo, "memtotal_kb", number_field(rec, "memtotal_kb", true));
+	json_object_object_add(out->sysinfo, "uptime", number_field(rec, "uptime", false));
 }
 
 /* ABI: one row of the ABI table (status, and the reason when not ok). */
-static void on_abi(struct judge *j, const struct proto_record *rec)
+static void abi_json(struct records_json *out, const struct proto_record *rec)
 {
 	const char *abi = proto_get(rec, "abi");
 	if (!abi)
 		return;
 	json_object *o = json_object_new_object();
-	put_string(o, "status", proto_get(rec, "status"));
+	add_new(o, "status", json_object_new_string(field_or_empty(rec, "status")));
 	if (proto_get(rec, "reason"))
-		put_string(o, "reason", proto_get(rec, "reason"));
-	json_object_object_add(j->abis, abi, o);
+		add_new(o, "reason", json_object_new_string(proto_get(rec, "reason")));
+	json_object_object_add(out->abis, abi, o);
 }
 
 /* PLAN: kept as given (the last one wins). */
-static void on_plan(struct judge *j, const struct proto_record *rec)
+static void plan_json(struct records_json *out, const struct proto_record *rec)
 {
-	json_object_put(j->plan);
-	j->plan = json_object_new_object();
+	json_object_put(out->plan);
+	out->plan = json_object_new_object();
 	for (size_t i = 0; i < rec->nfields; i++)
-		put_string(j->plan, rec->fields[i].key, rec->fields[i].value);
+		put_string(out->plan, rec->fields[i].key, rec->fields[i].value);
+}
+
+/* RESULT: a row of tests. */
+static void result_json(struct records_json *out, const struct proto_record *rec)
+{
+	static const char *const strings[] = { "abi", "test", "status", "reason" };
+	json_object *o = json_object_new_object();
+	for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
+		add_new(o, strings[i], json_object_new_string(field_or_empty(rec, strings[i])));
+	add_new(o, "ms", number_field(rec, "ms", true));
+	json_object_array_add(out->tests, o);
+}
+
+/* METRIC: a row of metrics with every sample; bad numbers become null. */
+static void metric_json(struct records_json *out, const struct proto_record *rec)
+{
+	static const char *const strings[] = { "abi", "test", "name", "unit", "better" };
+	static const char *const numbers[] = { "median", "min", "max", "mean", "stddev",
+					       "cycles", "instructions" };
+	json_object *o = json_object_new_object();
+	for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
+		add_new(o, strings[i], json_object_new_string(field_or_empty(rec, strings[i])));
+	add_new(o, "n", number_field(rec, "n", true));
+	for (size_t i = 0; i < ARRAY_SIZE(numbers); i++)
+		add_new(o, numbers[i], number_field(rec, numbers[i], false));
+	if (proto_get(rec, "iters"))
+		add_new(o, "iters", number_field(rec, "iters", true));
+	double *samples;
+	size_t n;
+	json_object *arr = json_object_new_array();
+	const char *list = proto_get(rec, "samples");
+	if (list && proto_parse_list(list, &samples, &n)) {
+		for (size_t i = 0; i < n; i++)
+			json_object_array_add(arr, json_object_new_double(samples[i]));
+		free(samples);
+	}
+	add_new(o, "samples", arr);
+	if (proto_get(rec, "counters"))
+		add_new(o, "counters", json_object_new_string(proto_get(rec, "counters")));
+	json_object_array_add(out->metrics, o);
+}
+
+/* Builds the JSON of every kept record, in the order they came. */
+static void build_records_json(const struct judge *j, struct records_json *out)
+{
+	out->sysinfo = json_object_new_object();
+	out->abis = json_object_new_object();
+	out->tests = json_object_new_array();
+	out->metrics = json_object_new_array();
+	out->plan = NULL;
+	out->errors = json_object_new_array();
+	for (size_t i = 0; i < j->nkept; i++) {
+		const struct proto_record *rec = &j->kept[i];
+		switch (rec->kind) {
+		case PROTO_KIND_SYSINFO:
+			sysinfo_json(out, rec);
+			break;
+		case PROTO_KIND_ABI:
+			abi_json(out, rec);
+			break;
+		case PROTO_KIND_PLAN:
+			plan_json(out, rec);
+			break;
+		case PROTO_KIND_RESULT:
+			result_json(out, rec);
+			break;
+		case PROTO_KIND_METRIC:
+			metric_json(out, rec);
+			break;
+		case PROTO_KIND_ERROR:
+			json_object_array_add(out->errors, json_object_new_string(
+				field_or_empty(rec, "reason")));
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/*
+ * Keeps a copy of rec's kind and fields (the decoder's are valid only
+ * during its callback) in one allocation: the field array, then the keys
+ * and values.
+ */
+static void keep_record(struct judge *j, const struct proto_record *rec)
+{
+	size_t size = rec->nfields * sizeof(struct proto_field);
+	for (size_t i = 0; i < rec->nfields; i++)
+		size += strlen(rec->fields[i].key) + 1 + rec->fields[i].value_len + 1;
+	struct proto_field *fields = xmalloc(size ? size : 1);
+	char *text = (char *)(fields + rec->nfields);
+	for (size_t i = 0; i < rec->nfields; i++) {
+		size_t klen = strlen(rec->fields[i].key) + 1, vlen = rec->fields[i].value_len;
+		fields[i].key = memcpy(text, rec->fields[i].key, klen);
+		text += klen;
+		fields[i].value = memcpy(text, rec->fields[i].value, vlen);
+		text[vlen] = '\0';
+		fields[i].value_len = vlen;
+		text += vlen + 1;
+	}
+	if (j->nkept == j->kept_alloc) {
+		j->kept_alloc = j->kept_alloc ? 2 * j->kept_alloc : 64;
+		j->kept = xrealloc(j->kept, j->kept_alloc * sizeof(*j->kept));
+	}
+	struct proto_record *copy = &j->kept[j->nkept++];
+	memset(copy, 0, sizeof(*copy));
+	copy->seq = rec->seq;
+	copy->kind = rec->kind;
+	copy->nfields = rec->nfields;
+	copy->fields = fields;
+	copy->line = rec->line;
+	copy->time = rec->time;
 }
 
 /* TEST start: remembered until its RESULT comes. */
 static void on_test_start(struct judge *j, const struct proto_record *rec)
 {
 	j->started = xrealloc(j->started, (j->nstarted + 1) * sizeof(*j->started));
-	j->started[j->nstarted].abi = xstrdup(proto_get(rec, "abi") ? proto_get(rec, "abi") : "");
-	j->started[j->nstarted].test = xstrdup(proto_get(rec, "test") ? proto_get(rec, "test") : "");
+	j->started[j->nstarted].abi = xstrdup(field_or_empty(rec, "abi"));
+	j->started[j->nstarted].test = xstrdup(field_or_empty(rec, "test"));
 	j->nstarted++;
 }
 
@@ -176,20 +315,13 @@ static void forget_started(struct judge *j, const char *abi, const char *test)
 	}
 }
 
-/* RESULT: a row of tests; the first non-PASS one is kept for the reason. */
+/* RESULT: closes its test; the first non-PASS one is kept for the reason. */
 static void on_result(struct judge *j, const struct proto_record *rec)
 {
-	const char *abi = proto_get(rec, "abi") ? proto_get(rec, "abi") : "";
-	const char *test = proto_get(rec, "test") ? proto_get(rec, "test") : "";
-	const char *status = proto_get(rec, "status") ? proto_get(rec, "status") : "";
-	const char *reason = proto_get(rec, "reason") ? proto_get(rec, "reason") : "";
-	json_object *o = json_object_new_object();
-	put_string(o, "abi", abi);
-	put_string(o, "test", test);
-	put_string(o, "status", status);
-	put_string(o, "reason", reason);
-	json_object_object_add(o, "ms", number_field(rec, "ms", true));
-	json_object_array_add(j->tests, o);
+	const char *abi = field_or_empty(rec, "abi");
+	const char *test = field_or_empty(rec, "test");
+	const char *status = field_or_empty(rec, "status");
+	const char *reason = field_or_empty(rec, "reason");
 	forget_started(j, abi, test);
 	j->results++;
 	if (strcmp(status, "PASS")) {
@@ -200,33 +332,11 @@ static void on_result(struct judge *j, const struct proto_record *rec)
 	}
 }
 
-/* METRIC: a row of metrics with every sample; bad numbers become null. */
-static void on_metric(struct judge *j, const struct proto_record *rec)
+/* ERROR: init could not go on with something; the first one is the reason. */
+static void on_error(struct judge *j, const struct proto_record *rec)
 {
-	static const char *const strings[] = { "abi", "test", "name", "unit", "better" };
-	static const char *const numbers[] = { "median", "min", "max", "mean", "stddev",
-					       "cycles", "instructions" };
-	json_object *o = json_object_new_object();
-	for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
-		put_string(o, strings[i], proto_get(rec, strings[i]));
-	json_object_object_add(o, "n", number_field(rec, "n", true));
-	for (size_t i = 0; i < ARRAY_SIZE(numbers); i++)
-		json_object_object_add(o, numbers[i], number_field(rec, numbers[i], false));
-	if (proto_get(rec, "iters"))
-		json_object_object_add(o, "iters", number_field(rec, "iters", true));
-	double *samples;
-	size_t n;
-	json_object *arr = json_object_new_array();
-	const char *list = proto_get(rec, "samples");
-	if (list && proto_parse_list(list, &samples, &n)) {
-		for (size_t i = 0; i < n; i++)
-			json_object_array_add(arr, json_object_new_double(samples[i]));
-		free(samples);
-	}
-	json_object_object_add(o, "samples", arr);
-	if (proto_get(rec, "counters"))
-		put_string(o, "counters", proto_get(rec, "counters"));
-	json_object_array_add(j->metrics, o);
+	if (!j->nerrors++)
+		j->first_error = xstrdup(field_or_empty(rec, "reason"));
 }
 
 /* END: the counts init reports, checked against what was received. */
@@ -248,13 +358,9 @@ static void on_record(void *ctx, const struct proto_record *rec)
 		set_stage(j, STAGE_INIT, rec->time);
 		break;
 	case PROTO_KIND_SYSINFO:
-		on_sysinfo(j, rec);
-		break;
 	case PROTO_KIND_ABI:
-		on_abi(j, rec);
-		break;
 	case PROTO_KIND_PLAN:
-		on_plan(j, rec);
+		keep_record(j, rec);
 		break;
 	case PROTO_KIND_TEST:
 		set_stage(j, STAGE_RESULTS, rec->time);
@@ -262,15 +368,16 @@ static void on_record(void *ctx, const struct proto_record *rec)
 		break;
 	case PROTO_KIND_METRIC:
 		set_stage(j, STAGE_RESULTS, rec->time);
-		on_metric(j, rec);
+		keep_record(j, rec);
 		break;
 	case PROTO_KIND_RESULT:
 		set_stage(j, STAGE_RESULTS, rec->time);
 		on_result(j, rec);
+		keep_record(j, rec);
 		break;
 	case PROTO_KIND_ERROR:
-		json_object_array_add(j->errors, json_object_new_string(
-			proto_get(rec, "reason") ? proto_get(rec, "reason") : ""));
+		on_error(j, rec);
+		keep_record(j, rec);
 		break;
 	case PROTO_KIND_END:
 		set_stage(j, STAGE_END, rec->time);
@@ -306,8 +413,27 @@ static void on_problem(void *ctx, const struct proto_problem *p)
 
 /* ------------------------------------------------------------ lines */
 
+/*
+ * The messages track_kernel_stages() looks for anywhere in a line, as one
+ * needle set: a line that holds none of them ("Power down" stands for the
+ * "reboot: Power down" it is part of) is done after one scan.
+ */
+static struct needle_set stage_needles;
+
+static void index_stage_needles(void)
+{
+	static const char *const needles[] = {
+		"Booting Linux on physical CPU", "reboot: System halted", "System halted.",
+		"reboot: machine stopped", "Power down", "reboot: Restarting system",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(needles); i++)
+		needle_set_add(&stage_needles, needles[i]);
+}
+
 struct judge *judge_new(const struct judge_limits *limits)
 {
+	static pthread_once_t stage_needles_built = PTHREAD_ONCE_INIT;
+	pthread_once(&stage_needles_built, index_stage_needles);
 	struct judge *j = xcalloc(1, sizeof(*j));
 	if (limits)
 		j->limits = *limits;
@@ -320,11 +446,6 @@ struct judge *judge_new(const struct judge_limits *limits)
 	j->stage = STAGE_FIRMWARE;
 	j->stage_t[STAGE_FIRMWARE] = 0;
 	j->line_t = -1;
-	j->sysinfo = json_object_new_object();
-	j->abis = json_object_new_object();
-	j->tests = json_object_new_array();
-	j->metrics = json_object_new_array();
-	j->errors = json_object_new_array();
 	j->protocol_events = json_object_new_array();
 	return j;
 }
@@ -336,12 +457,10 @@ void judge_free(struct judge *j)
 	crash_detector_free(j->crash);
 	decoder_free(j->decoder);
 	strbuf_release(&j->line);
-	json_object_put(j->sysinfo);
-	json_object_put(j->abis);
-	json_object_put(j->tests);
-	json_object_put(j->metrics);
-	json_object_put(j->plan);
-	json_object_put(j->errors);
+	for (size_t i = 0; i < j->nkept; i++)
+		free((void *)j->kept[i].fields);
+	free(j->kept);
+	free(j->first_error);
 	json_object_put(j->protocol_events);
 	for (size_t i = 0; i < j->nstarted; i++) {
 		free(j->started[i].abi);
@@ -366,7 +485,10 @@ static void track_kernel_stages(struct judge *j, const char *line, size_t n, dou
 {
 	size_t len = n;
 	const char *s = crash_strip_prefix(line, &len, NULL);
-	if ((len >= 14 && !memcmp(s, "Linux version ", 14)) ||
+	bool banner_line = len >= 14 && !memcmp(s, "Linux version ", 14);
+	if (!banner_line && !needle_set_search(&stage_needles, s, len))
+		return;         /* most lines */
+	if (banner_line ||
 	    contains(s, len, "Booting Linux on physical CPU")) {
 		j->banner = true;
 		set_stage(j, STAGE_KERNEL, t);
@@ -413,6 +535,8 @@ static void restart_line(struct judge *j)
  * One byte of the console: ANSI escapes and NUL dropped, "\r\n" (any
  * number of '\r') ends a line as '\n' does; a lone '\r', a terminal reset
  * or a screen clear restarts it (firmware menus and progress lines).
+ * judge_feed() hands plain text to add_text() in runs and only the bytes
+ * that steer this machine (and those inside an escape) come here.
  */
 static void feed_byte(struct judge *j, unsigned char c, double t)
 {
@@ -455,14 +579,63 @@ static void feed_byte(struct judge *j, unsigned char c, double t)
 		strbuf_add(&j->line, &c, 1);
 }
 
+/* The bytes feed_byte() must see one by one; all others are plain text. */
+static const bool steers[256] = { ['\n'] = true, ['\r'] = true, ['\0'] = true, [0x1b] = true };
+
+/* How many bytes from s on are plain text (up to n). */
+static size_t text_run(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n && !steers[(unsigned char)s[i]])
+		i++;
+	return i;
+}
+
+/* Appends n bytes of plain text to the line, as n calls of feed_byte would. */
+static void add_text(struct judge *j, const char *s, size_t n, double t)
+{
+	if (j->line_t < 0)
+		j->line_t = t;
+	if (n > MAX_LINE_KEPT - j->line.len)
+		n = MAX_LINE_KEPT - j->line.len;
+	strbuf_add(&j->line, s, n);
+}
+
+/*
+ * Feeds s[0..n) while no escape or '\r' is pending. A whole line that
+ * lies in the chunk, ends with '\n' or "\r\n" and starts a fresh line (the
+ * common case) goes to the readers straight from the chunk, without a
+ * copy; returns how many bytes were used.
+ */
+static size_t feed_text(struct judge *j, const char *s, size_t n, double t)
+{
+	size_t run = text_run(s, n), end = run;
+	while (end < n && s[end] == '\r')
+		end++;
+	if (end < n && s[end] == '\n' && j->line.len == 0 && j->line_t < 0) {
+		judge_line(j, s, run < MAX_LINE_KEPT ? run : MAX_LINE_KEPT, t);
+		return end + 1;
+	}
+	if (run) {
+		add_text(j, s, run, t);
+		return run;
+	}
+	feed_byte(j, (unsigned char)s[0], t);
+	return 1;
+}
+
 void judge_feed(struct judge *j, const char *bytes, size_t n, double t)
 {
 	if (j->finished || !n)
 		return;
 	j->any_output = true;
 	j->last_output = t;
-	for (size_t i = 0; i < n; i++)
-		feed_byte(j, (unsigned char)bytes[i], t);
+	for (size_t i = 0; i < n;) {
+		if (j->esc || j->cr)
+			feed_byte(j, (unsigned char)bytes[i++], t);
+		else
+			i += feed_text(j, bytes + i, n - i, t);
+	}
 }
 
 /* ---------------------------------------------------------- timing */
@@ -578,9 +751,8 @@ static char *boot_fail_reason(const struct judge *j)
 static char *records_reason(const struct judge *j)
 {
 	const struct proto_stats *st = decoder_stats(j->decoder);
-	if (json_object_array_length(j->errors))
-		return xasprintf("init error: %s",
-				 json_object_get_string(json_object_array_get_idx(j->errors, 0)));
+	if (j->nerrors)
+		return xasprintf("init error: %s", j->first_error);
 	/* Duplicated and reordered lines lose nothing (the decoder drops the
 	 * copy and keeps the order-independent data): listed, not failed. */
 	uint64_t other = st->problems[PROTO_BAD_VERSION] + st->problems[PROTO_COUNT_MISMATCH] +
@@ -751,14 +923,18 @@ void judge_to_json(const struct judge *j, struct json_object *obj)
 	}
 	json_object_object_add(obj, "events", events);
 	json_object_object_add(obj, "protocol", protocol_json(j));
-	json_object_object_add(obj, "sysinfo", copy(j->sysinfo));
-	json_object_object_add(obj, "abis", copy(j->abis));
-	json_object_object_add(obj, "tests", copy(j->tests));
-	json_object_object_add(obj, "metrics", copy(j->metrics));
-	if (j->plan)
-		json_object_object_add(obj, "plan", copy(j->plan));
-	if (json_object_array_length(j->errors))
-		json_object_object_add(obj, "init_errors", copy(j->errors));
+	struct records_json records;
+	build_records_json(j, &records);
+	json_object_object_add(obj, "sysinfo", records.sysinfo);
+	json_object_object_add(obj, "abis", records.abis);
+	json_object_object_add(obj, "tests", records.tests);
+	json_object_object_add(obj, "metrics", records.metrics);
+	if (records.plan)
+		json_object_object_add(obj, "plan", records.plan);
+	if (json_object_array_length(records.errors))
+		json_object_object_add(obj, "init_errors", records.errors);
+	else
+		json_object_put(records.errors);
 }
 
 /* ---------------------------------------------------------- names */

@@ -46,7 +46,7 @@
 /* Console streams buried this long ago are safe to abort (libvirt frees
  * the domain's console bookkeeping milliseconds after the domain ended;
  * see detach_console()). */
-#define GRAVE_AGE 3.0
+#define GRAVE_AGE 1.0
 
 /* The state of one domain, shared by the runner's thread and the event
  * thread under lock. */
@@ -830,18 +830,26 @@ static enum machine_state lv_state(struct machine *mach)
 	return s;
 }
 
-/* Aborts and frees the buried streams older than min_age seconds (all of
- * them, without abort, when min_age < 0: at close, the process ends). */
+/* Aborts and frees the buried streams older than min_age seconds; with
+ * min_age < 0, all of them, first waiting until the youngest is GRAVE_AGE
+ * old (at close: the connection, and with it the embedded driver, can
+ * then end before bootrig does). */
 static void reap_graveyard(struct lv_backend *lv, double min_age)
 {
+	double youngest = 0;
+	for (int i = 0; i < MAX_MACHINES; i++)
+		if (lv->graveyard[i] && lv->buried_at[i] > youngest)
+			youngest = lv->buried_at[i];
+	if (min_age < 0 && youngest > 0) {
+		double wait = youngest + GRAVE_AGE - now_monotonic();
+		if (wait > 0)
+			usleep((useconds_t)(wait * 1e6));
+	}
 	double now = now_monotonic();
 	for (int i = 0; i < MAX_MACHINES; i++) {
-		if (!lv->graveyard[i])
+		if (!lv->graveyard[i] || (min_age >= 0 && now - lv->buried_at[i] < min_age))
 			continue;
-		if (min_age >= 0 && now - lv->buried_at[i] < min_age)
-			continue;
-		if (min_age >= 0 || now - lv->buried_at[i] >= GRAVE_AGE)
-			virStreamAbort(lv->graveyard[i]);
+		virStreamAbort(lv->graveyard[i]);
 		virStreamFree(lv->graveyard[i]);
 		lv->graveyard[i] = NULL;
 	}

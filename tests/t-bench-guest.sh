@@ -12,7 +12,8 @@
 #   - the knobs work: slow_null (a LOG line with the spin units), file=,
 #     procs= / size= (lat_ctx's name), max= (lat_mem_rd's sizes), pipe= and
 #     threads= (hackbench), and bad knobs fail with exit 1 and a message;
-#   - hackbench's throughput is tasks x loops x datasize / 1024 / time.
+#   - hackbench's throughput is tasks x loops x datasize / 1024 / time, and
+#     a run cut to fit its time budget names its metrics for its loops.
 # Small knobs keep it quick (sample_ms=2 reps=1, tiny hackbench, max=256k).
 . "$(dirname "$0")/lib.sh"
 set -u
@@ -159,6 +160,16 @@ for mode in "pipe=1" "threads=1" "threads=1 pipe=1"; do
 		ok "hackbench $mode: runs, throughput = tasks x loops x datasize / 1024 / time"
 	else not_ok "hackbench $mode" "exit $rc; $check; $(head -c 300 "$tmp/hb.out")"; fi
 done
+
+# Without loops=, a run that would not fit a third of budget_s= runs fewer
+# loops and names its metrics for the count; either way names and LOG agree.
+timeout 120 "$X/hackbench" samples=1 budget_s=1 >"$tmp/hbr.out" 2>&1
+rc=$?
+n=$(sed -n 's/.*running \([0-9]*\) loops (knob loops= to force a count).*/\1/p' "$tmp/hbr.out")
+names=$(grep -o ' name=[a-z0-9_]*' "$tmp/hbr.out" | tr -d ' ' | tr '\n' ' ')
+if [ -n "$n" ]; then want="name=time_l$n name=throughput_l$n "; else want="name=time name=throughput "; fi
+if [ $rc = 0 ] && [ "$names" = "$want" ]; then ok "hackbench budget_s=1: ${n:-100} loops run, metrics named $names"
+else not_ok "hackbench loop reduction" "exit $rc, names '$names', want '$want'"; fi
 
 for bad in "samples=0" "samples=abc" "sample_ms=" "reps=0" "slow_null=-5"; do
 	"$X/lat_syscall" "$bad" >"$tmp/bad.out" 2>"$tmp/bad.err"

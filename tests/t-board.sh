@@ -17,6 +17,9 @@
 set -u
 
 JGET=$TOP/build/tests/tools/jget
+# The kernels come from the shared cache, fetched once.
+arm64=$(kernel_path cloud-arm64)
+arm=$(kernel_path armmp-lpae)
 tmp=$(mktemp -d /tmp/t-board.XXXXXX)
 # Locks, board state (serial sockets, TFTP roots, SD images) go here.
 export BOOTRIG_CACHE="$tmp/c"
@@ -29,14 +32,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-arm64=$(kernel_path cloud-arm64)
-arm=$(kernel_path armmp-lpae)
-
 # run NAME ARGS...: bootrig run into $tmp/NAME; rc, out and err kept.
 run() {
 	name=$1; shift
 	"$BOOTRIG" run "$@" -o "$tmp/$name" >"$tmp/$name.out" 2>"$tmp/$name.err"
 	rc=$?
+	echo "# $name: exit $rc at $(date +%T)"
 	dir=$(echo "$tmp/$name"/*/default/1)
 }
 expect_rc() {

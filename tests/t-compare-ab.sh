@@ -34,6 +34,7 @@ R="$tmp/results"
 	--variant slow=bootrig.knob.slow_null=30 -o "$R" >"$tmp/run.log" 2>&1
 grep -E '^ +[a-z0-9.-]+ +(base|same|x32|slow) +[0-9]+ +[A-Z_]+ ' "$tmp/run.log" | grep -v ' PASS ' | sed 's/^/# not PASS: /'
 K=$(ls -d "$R"/*/ | head -1)
+K=${K%/}
 usable=0
 for side in base same x32 slow; do
 	n=$(grep -l '"verdict": *"PASS"' "$K/$side"/*/result.json 2>/dev/null | wc -l)

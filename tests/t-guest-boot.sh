@@ -10,6 +10,8 @@
 #   arm64 a64fx, GICv3 (arm64): no AArch32 at EL0, so arm unsupported
 #   amd64 q35 -cpu max: x86_64 ok, i386 ok, x32 unsupported
 #   amd64 with syscall.x32=y: x32 ok too; threads run on all three
+#   a bad plan: ERROR, END, and the guest still powers off
+#   32-bit arm (armmp-lpae, cortex-a15): the arm init, arm ok
 # The runtime's self-test (rt_selftest) runs in the guests as well: on x32
 # it is the only place it can run.
 . "$(dirname "$0")/lib.sh"
@@ -21,7 +23,7 @@ KNOBS="bootrig.knob.sample_ms=1 bootrig.knob.reps=1 bootrig.knob.groups=2 bootri
 tmp=$(mktemp -d /tmp/t-guest-boot.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 [ -x "$DECODE" ] || { not_ok "br-decode" "missing $DECODE: run make unit"; exit 1; }
-sh "$TOP/scripts/fetch-kernels.sh" cloud-arm64 arm64 amd64 >/dev/null ||
+sh "$TOP/scripts/fetch-kernels.sh" cloud-arm64 arm64 amd64 armmp-lpae >/dev/null ||
 	{ not_ok "fetch kernels" "scripts/fetch-kernels.sh failed"; exit 1; }
 
 # initramfs OUT NATIVE ABI...: /init, /bench/<abi>/* and an empty plan
@@ -137,3 +139,28 @@ boot amd64-x32 300 qemu-system-x86_64 -M q35 -cpu max \
 	-kernel "$(kernel_path amd64)" -initrd "$tmp/amd64.cpio.gz" \
 	-append "console=ttyS0 panic=-1 quiet syscall.x32=y bootrig.samples=2 bootrig.only=lat_syscall,hackbench,rt_selftest $KNOBS bootrig.knob.threads=1"
 verdicts amd64-x32 "x86_64 x32 i386" "" "lat_syscall,hackbench,rt_selftest"
+
+# 5. PID 1 never exits: a bad plan is an ERROR record, then END and power off.
+boot badplan 240 qemu-system-aarch64 -M virt -cpu cortex-a57 \
+	-kernel "$(kernel_path cloud-arm64)" -initrd "$tmp/arm64.cpio.gz" \
+	-append "console=ttyAMA0 panic=-1 quiet bootrig.samples=lots"
+if [ "$(cat "$tmp/badplan.rc")" = 0 ] && grep -aq 'reboot: Power down' "$tmp/badplan.log" &&
+	! grep -aq 'Attempted to kill init' "$tmp/badplan.log"; then
+	ok "badplan: init powered the guest off (no 'Attempted to kill init' panic)"
+else
+	not_ok "badplan: init powers off" "exit $(cat "$tmp/badplan.rc"); $(tail -c 300 "$tmp/badplan.log")"
+fi
+if [ "$(cat "$tmp/badplan.decrc")" = 0 ] &&
+	grep -Eq '^[0-9]+ ERROR reason=plan:\\x20bad\\x20samples=lots$' "$tmp/badplan.dec" &&
+	grep -Eq '^([0-9]+) END tests=0 passed=0 failed=0 timeout=0 records=' "$tmp/badplan.dec"; then
+	ok "badplan: ERROR names the bad value, then END"
+else
+	not_ok "badplan: ERROR then END" "$(tail -n 4 "$tmp/badplan.dec")"
+fi
+
+# 6. A 32-bit arm kernel: the arm init as PID 1.
+initramfs "$tmp/armhf.cpio.gz" arm arm
+boot armmp 240 qemu-system-arm -M virt -cpu cortex-a15 \
+	-kernel "$(kernel_path armmp-lpae)" -initrd "$tmp/armhf.cpio.gz" \
+	-append "console=ttyAMA0 panic=-1 quiet bootrig.samples=3 bootrig.only=lat_syscall,rt_selftest $KNOBS"
+verdicts armmp "arm" "" "lat_syscall,rt_selftest"

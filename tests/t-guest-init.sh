@@ -53,7 +53,7 @@ cp "$PROBE" "$r/bench/x86_64/probe"
 script "$r" x86_64 metric 'echo "METRIC abi=x86_64 test=metric name=a unit=us better=lower n=2 median=1.5000 min=1.0000 max=2.0000 mean=1.5000 stddev=0.7071 samples=1.0000,2.0000"; echo "NEWKIND key=v"'
 script "$r" x86_64 exit3 'echo "about to fail"; exit 3'
 script "$r" x86_64 segv 'kill -SEGV $$'
-script "$r" x86_64 hang 'echo started; sleep 1000; echo never'
+script "$r" x86_64 hang 'echo started; sleep 987654; echo never'
 script "$r" x86_64 args 'echo "argv: $*"'
 script "$r" x86_64 noisy 'printf "END tests=99 passed=99\n"; printf "tab\there 100%% caf\303\251\n"; printf "METRIC bad field\n"; head -c 6000 /dev/zero | tr "\\0" x; echo; printf "no newline at the end"'
 printf 'suite=unit\ntests=metric,exit3,segv,hang,args,noisy,absent\nsamples=5\ntest_timeout=2\n# a comment\n\n' \
@@ -76,8 +76,8 @@ expect "a non-zero exit is FAIL with the status" framing '^[0-9]+ RESULT abi=x86
 expect "a crash signal is FAIL with the signal" framing '^[0-9]+ RESULT abi=x86_64 test=segv status=FAIL reason=signal\\x2011 ms='
 expect "the watchdog kills a hung test: TIMEOUT" framing '^[0-9]+ RESULT abi=x86_64 test=hang status=TIMEOUT reason=watchdog ms=(19|2[0-9])[0-9][0-9]$'
 expect "output before the hang is kept" framing '^[0-9]+ LOG abi=x86_64 test=hang text=started$'
-if [ "$took" -lt 30 ] && ! pgrep -f 'sleep 1000' >/dev/null; then ok "the hung test's process group is gone (init took ${took}s)"
-else not_ok "the hung test's process group is gone" "took ${took}s; $(pgrep -af 'sleep 1000')"; fi
+if [ "$took" -lt 30 ] && ! pgrep -f 'sleep 987654' >/dev/null; then ok "the hung test's process group is gone (init took ${took}s)"
+else not_ok "the hung test's process group is gone" "took ${took}s; $(pgrep -af 'sleep 987654')"; fi
 expect "argv is the path, abi=, samples= and every bootrig.knob.*" framing \
 	'^[0-9]+ LOG abi=x86_64 test=args text=argv:\\x20abi=x86_64\\x20samples=5\\x20foo=bar\\x20slow_null=10$'
 expect "a child cannot print init's own kinds (END becomes LOG)" framing '^[0-9]+ LOG abi=x86_64 test=noisy text=END\\x20tests=99\\x20passed=99$'
@@ -125,6 +125,10 @@ expect "  ... followed by END" badplan '^3 END tests=0 passed=0 failed=0 timeout
 printf 'samples=3\n' >"$r2/etc/bootrig/plan"
 run badcmd "$r2" "bootrig.repeat=0"
 expect "a bad value on the command line is an ERROR record" badcmd 'ERROR reason=plan:\\x20bad\\x20repeat=0$'
+
+run badname "$r2" "bootrig.only=lat_syscall,../../bin/sh"
+expect "a test name that is a path is refused" badname 'ERROR reason=plan:\\x20bad\\x20only=\(list\\x20of\\x20test\\x20names\)$'
+if grep -q ' TEST ' "$tmp/badname.dec"; then not_ok "  ... and nothing runs"; else ok "  ... and nothing runs"; fi
 
 # 5. ABI probes: ok, ENOEXEC (not an ELF), a probe that fails, no probe.
 r3=$tmp/root3

@@ -23,7 +23,7 @@ selftest() {
 		case $line in
 		"ok "*) ok "$abi: ${line#ok }" ;;
 		"FAIL "*) not_ok "$abi: ${line#FAIL }" ;;
-		"skip "*) skip "$abi: ${line#skip }" ;;
+		"skip "*) line=${line#skip }; skip "$abi: ${line%%: *}" "${line#*: }" ;;
 		esac
 	done <"$tmp/$abi.out"
 	if [ $rc = 0 ] && grep -q '^done [0-9]* checks, 0 failed$' "$tmp/$abi.out"; then

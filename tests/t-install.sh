@@ -30,3 +30,39 @@ if (cd / && "$dest/usr/bin/bootrig" build --kernel "$kernel" -o "$dest/img") >/d
 else
 	not_ok "installed bootrig builds an image from its own data"
 fi
+
+# The plugin modules (lib/module.h): installed beside the data, and the
+# installed tool loads them. `run --connect bogus:///` reaches libvirt's own
+# connection error (so virt.so and libvirt loaded) and ends INFRA_ERROR 125;
+# without the modules directory the same run still ends 125, saying which
+# module it could not load and where it looked.
+for m in virt guestfs; do
+	check "module $m.so installed in PREFIX/lib/bootrig/modules" \
+		test -f "$dest/usr/lib/bootrig/modules/$m.so"
+done
+if readelf -d "$dest/usr/bin/bootrig" | grep -qE 'NEEDED.*lib(virt|guestfs)'; then
+	not_ok "installed bootrig does not link libvirt/libguestfs" "$(readelf -d "$dest/usr/bin/bootrig" | grep NEEDED)"
+else
+	ok "installed bootrig does not link libvirt/libguestfs"
+fi
+run_bogus() {
+	(cd / && "$dest/usr/bin/bootrig" run --connect bogus:/// --kernel "$kernel" -o "$dest/$1") \
+		>"$dest/$1.out" 2>&1
+	echo $?
+}
+rc=$(run_bogus run-bogus)
+if [ "$rc" = 125 ] && grep -q 'bogus:///' "$dest/run-bogus.out" &&
+	! grep -q 'cannot load module' "$dest/run-bogus.out"; then
+	ok "installed bootrig loads its virt module (run --connect bogus:/// -> 125 from libvirt)"
+else
+	not_ok "installed bootrig loads its virt module" "exit $rc: $(tail -n 3 "$dest/run-bogus.out")"
+fi
+mv "$dest/usr/lib/bootrig/modules" "$dest/modules.away"
+rc=$(run_bogus run-nomod)
+if [ "$rc" = 125 ] && grep -q 'cannot load module virt: no virt.so in' "$dest/run-nomod.out" &&
+	grep -rq '"verdict":"INFRA_ERROR"' "$dest/run-nomod"; then
+	ok "without its modules: INFRA_ERROR 125, naming the module and where it looked"
+else
+	not_ok "without its modules: INFRA_ERROR 125" "exit $rc: $(tail -n 3 "$dest/run-nomod.out")"
+fi
+mv "$dest/modules.away" "$dest/usr/lib/bootrig/modules"

@@ -262,28 +262,45 @@ static void set_counters(struct bench_run *r, const struct counter_sum *sum)
 	}
 }
 
+void bench_time_set(struct bench *b, struct bench_metric *set, int count)
+{
+	struct counter_sum sum[BENCH_MAX_SET];
+	uint64_t best[BENCH_MAX_SET][BENCH_MAX_SAMPLES];
+	if (count > BENCH_MAX_SET)
+		bench_fail(b, "internal error: %d metrics in a set (at most %d)", count, BENCH_MAX_SET);
+	for (int m = 0; m < count; m++) {
+		struct bench_run *r = &set[m].run;
+		memset(r, 0, sizeof *r);
+		memset(&sum[m], 0, sizeof sum[m]);
+		r->iters = calibrate(b, set[m].fn, set[m].ctx);
+		timed_run(b, set[m].fn, set[m].ctx, r->iters, NULL);     /* warm-up */
+		for (int s = 0; s < b->samples; s++)
+			best[m][s] = UINT64_MAX;
+	}
+	/* Sub-runs go round the samples and the metrics (sample s of metric
+	 * m gets runs s, s + samples, ... of m), so each sample's minimum is
+	 * drawn from the whole measuring period: a stretch of host
+	 * contention slows every sample a little, not a few a lot. */
+	for (int k = 0; k < b->reps; k++)
+		for (int s = 0; s < b->samples; s++)
+			for (int m = 0; m < count; m++) {
+				uint64_t ns = timed_run(b, set[m].fn, set[m].ctx, set[m].run.iters, &sum[m]);
+				if (ns < best[m][s])
+					best[m][s] = ns;
+			}
+	for (int m = 0; m < count; m++) {
+		struct bench_run *r = &set[m].run;
+		for (int s = 0; s < b->samples; s++)
+			r->ns_per_op[r->n++] = u64_double(best[m][s]) / (double)r->iters;
+		set_counters(r, &sum[m]);
+	}
+}
+
 void bench_time(struct bench *b, bench_loop_fn fn, void *ctx, struct bench_run *r)
 {
-	struct counter_sum sum = { 0, 0, 0 };
-	uint64_t best[BENCH_MAX_SAMPLES];
-	memset(r, 0, sizeof *r);
-	r->iters = calibrate(b, fn, ctx);
-	timed_run(b, fn, ctx, r->iters, NULL);             /* warm-up */
-	/* Sub-runs go round the samples (sample s gets runs s, s + samples,
-	 * ...), so each sample's minimum is drawn from the whole measuring
-	 * period: a stretch of host contention slows every sample a little
-	 * rather than a few samples a lot. */
-	for (int s = 0; s < b->samples; s++)
-		best[s] = UINT64_MAX;
-	for (int k = 0; k < b->reps; k++)
-		for (int s = 0; s < b->samples; s++) {
-			uint64_t ns = timed_run(b, fn, ctx, r->iters, &sum);
-			if (ns < best[s])
-				best[s] = ns;
-		}
-	for (int s = 0; s < b->samples; s++)
-		r->ns_per_op[r->n++] = u64_double(best[s]) / (double)r->iters;
-	set_counters(r, &sum);
+	struct bench_metric one = { NULL, NULL, fn, ctx, { { 0 }, 0, 0, 0, 0 } };
+	bench_time_set(b, &one, 1);
+	*r = one.run;
 }
 
 void bench_time_fixed(struct bench *b, bench_loop_fn fn, void *ctx, uint64_t budget_ns,
@@ -396,7 +413,7 @@ void bench_report(const struct bench *b, const char *name, const char *unit, boo
 	rt_write_all(1, line, len);
 }
 
-/* Nanoseconds in one `unit` ("ns", "us", "ms", "s"). */
+/* Nanoseconds in one `unit` ("ns", "us", "ms", "s"); dies on others. */
 static double ns_per_unit(const struct bench *b, const char *unit)
 {
 	if (!rt_strcmp(unit, "ns"))
@@ -410,15 +427,28 @@ static double ns_per_unit(const struct bench *b, const char *unit)
 	bench_fail(b, "internal error: unknown time unit %s", unit);
 }
 
+double bench_report_latency(const struct bench *b, const char *name, const char *unit,
+			    const struct bench_run *r)
+{
+	double v[BENCH_MAX_SAMPLES], scale = ns_per_unit(b, unit);
+	for (int i = 0; i < r->n; i++)
+		v[i] = r->ns_per_op[i] / scale;
+	bench_report(b, name, unit, false, v, r->n, r);
+	return bench_median(r->ns_per_op, r->n);
+}
+
 double bench_latency(struct bench *b, const char *name, const char *unit, bench_loop_fn fn, void *ctx)
 {
 	struct bench_run r;
-	double v[BENCH_MAX_SAMPLES], scale = ns_per_unit(b, unit);
 	bench_time(b, fn, ctx, &r);
-	for (int i = 0; i < r.n; i++)
-		v[i] = r.ns_per_op[i] / scale;
-	bench_report(b, name, unit, false, v, r.n, &r);
-	return bench_median(r.ns_per_op, r.n);
+	return bench_report_latency(b, name, unit, &r);
+}
+
+void bench_latency_set(struct bench *b, struct bench_metric *set, int count)
+{
+	bench_time_set(b, set, count);
+	for (int m = 0; m < count; m++)
+		bench_report_latency(b, set[m].name, set[m].unit, &set[m].run);
 }
 
 void bench_bandwidth(struct bench *b, const char *name, double bytes_per_op, bench_loop_fn fn,

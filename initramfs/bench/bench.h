@@ -17,11 +17,14 @@
  *     operations each, and its value is the fastest sub-run: a run that was
  *     interrupted (host preemption under TCG, a timer storm) only ever adds
  *     time, so the minimum is the least noisy estimate of the operation.
- *     The sub-runs are interleaved (sample s gets runs s, s + samples, ...)
- *     so that every sample draws on the whole measuring period.
+ *     The sub-runs are interleaved (sample s gets runs s, s + samples, ...;
+ *     and across the metrics of a set: bench_time_set) so that every
+ *     sample draws on the whole measuring period.
  *  4. every sample is printed, with median, min, max, mean and stddev.
  * Where perf_event_open gives hardware counters, cycles and instructions per
- * operation are reported too (else counters=unavailable).
+ * operation are reported too (else counters=unavailable); they count the
+ * measuring process only (not a pipe's peer or a forked child). Under QEMU
+ * TCG they exist only with -icount.
  *
  * Knobs every test accepts: sample_ms=MS (sub-run length), reps=N (sub-runs
  * per sample), pin=0 (do not pin to CPU 0), counters=0 (do not open perf).
@@ -70,6 +73,16 @@ struct bench_run {
 	double instructions;
 };
 
+/* One metric of a set measured together (bench_time_set). */
+#define BENCH_MAX_SET 8
+struct bench_metric {
+	const char *name;
+	const char *unit;         /* a time unit for bench_latency_set */
+	bench_loop_fn fn;
+	void *ctx;
+	struct bench_run run;     /* filled by bench_time_set */
+};
+
 /* bench_init: parses argv (abi=, samples=, the knobs above) for the test
  * family `test`, pins the process to CPU 0 and opens the counters. Dies
  * with a usage message on a malformed knob. */
@@ -91,6 +104,11 @@ void bench_log(const struct bench *b, const char *fmt, ...);
 /* bench_time: calibrates fn, warms up and takes b->samples samples (see
  * the method above) into r. */
 void bench_time(struct bench *b, bench_loop_fn fn, void *ctx, struct bench_run *r);
+/* bench_time_set: bench_time for count (<= BENCH_MAX_SET) metrics at once:
+ * each is calibrated and warmed up, then their sub-runs are interleaved
+ * (sample by sample, metric by metric), so every metric draws its minima
+ * from the whole measuring period. Results in set[m].run. */
+void bench_time_set(struct bench *b, struct bench_metric *set, int count);
 /* bench_time_fixed: for operations too long to repeat (hackbench): one
  * operation per sample, no calibration, at most b->samples samples and no
  * new sample once budget_ns has been spent (always at least one). */
@@ -106,6 +124,13 @@ void bench_report(const struct bench *b, const char *name, const char *unit, boo
 /* bench_latency: bench_time, then reports the time per operation in `unit`
  * ("ns", "us", "ms" or "s"). Returns the median in nanoseconds. */
 double bench_latency(struct bench *b, const char *name, const char *unit, bench_loop_fn fn, void *ctx);
+/* bench_latency_set: bench_time_set, then each metric's time per operation
+ * reported in its unit. */
+void bench_latency_set(struct bench *b, struct bench_metric *set, int count);
+/* bench_report_latency: reports r's time per operation in `unit`; returns
+ * the median in nanoseconds. */
+double bench_report_latency(const struct bench *b, const char *name, const char *unit,
+			    const struct bench_run *r);
 /* bench_bandwidth: bench_time, then reports bytes_per_op bytes per
  * operation as MB/s (10^6 bytes a second), better=higher. */
 void bench_bandwidth(struct bench *b, const char *name, double bytes_per_op, bench_loop_fn fn,

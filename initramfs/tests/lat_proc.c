@@ -116,13 +116,13 @@ int main(int argc, char **argv)
 
 	bench_init(&b, argc, argv, "lat_proc");
 	memset(&c, 0, sizeof c);
-	bench_latency(&b, "fork", "us", loop_fork, &c);
-	check_ctx(&b, &c, "fork");
-
 	c.probe = bench_probe_path(&b, probe, sizeof probe);
-	if (probe_runs(&b, &c)) {
-		bench_latency(&b, "exec", "us", loop_exec, &c);
-		check_ctx(&b, &c, "exec");
-	}
+	struct bench_metric set[] = {
+		{ "fork", "us", loop_fork, &c, { { 0 }, 0, 0, 0, 0 } },
+		{ "exec", "us", loop_exec, &c, { { 0 }, 0, 0, 0, 0 } },
+	};
+	/* fork and exec are measured together, their sub-runs interleaved. */
+	bench_latency_set(&b, set, probe_runs(&b, &c) ? 2 : 1);
+	check_ctx(&b, &c, "fork/exec");
 	return 0;
 }

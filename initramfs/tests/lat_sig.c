@@ -59,8 +59,11 @@ int main(int argc, char **argv)
 	bench_init(&b, argc, argv, "lat_sig");
 	c.pid = rt_getpid();
 	bench_check(&b, rt_sigaction(SIGUSR1, on_usr1, SA_SIGINFO), "rt_sigaction");
-	bench_latency(&b, "install", "us", loop_install, &c);
-	bench_latency(&b, "catch", "us", loop_catch, &c);
+	struct bench_metric set[] = {
+		{ "install", "us", loop_install, &c, { { 0 }, 0, 0, 0, 0 } },
+		{ "catch", "us", loop_catch, &c, { { 0 }, 0, 0, 0, 0 } },
+	};
+	bench_latency_set(&b, set, 2);
 	if (c.err)
 		bench_fail(&b, "signal call failed: %s", rt_errname((int)-c.err));
 	if (caught != c.sent)

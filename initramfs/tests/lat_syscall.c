@@ -113,17 +113,6 @@ static uint64_t loop_spin(void *ctx, unsigned long iters)
 	return 0;
 }
 
-/* Measures fn on the file descriptor fd (may be -1) and reports it. */
-static double measure(struct bench *b, struct syscall_ctx *c, const char *name, bench_loop_fn fn,
-		      int fd)
-{
-	c->fd = fd;
-	double ns = bench_latency(b, name, "us", fn, c);
-	if (c->err)
-		bench_fail(b, "%s: %s: %s", name, c->failed, rt_errname((int)-c->err));
-	return ns;
-}
-
 /* Opens path for the loops, dying with a clear message. */
 static int open_or_die(struct bench *b, const char *path, int flags)
 {
@@ -168,35 +157,42 @@ static unsigned long slow_null_units(struct bench *b, double null_ns, long pct)
 
 int main(int argc, char **argv)
 {
+	static const char *const names[] = { "null", "read", "write", "stat", "fstat", "open_close" };
+	static const bench_loop_fn loops[] = { loop_null, loop_read, loop_write, loop_stat, loop_fstat,
+					       loop_open_close };
+	enum { N = sizeof names / sizeof *names };
 	struct bench b;
-	struct syscall_ctx c;
+	struct syscall_ctx c[N];
+	struct bench_metric set[N];
 	char tmp[96] = "";
 
 	bench_init(&b, argc, argv, "lat_syscall");
-	memset(&c, 0, sizeof c);
+	memset(c, 0, sizeof c);
+	const char *path = pick_file(&b, tmp, sizeof tmp);
+	for (int m = 0; m < N; m++) {
+		c[m].fd = -1;
+		c[m].path = path;
+		set[m] = (struct bench_metric){ names[m], "us", loops[m], &c[m], { { 0 }, 0, 0, 0, 0 } };
+	}
+	c[1].fd = open_or_die(&b, "/dev/zero", O_RDONLY);
+	c[2].fd = open_or_die(&b, "/dev/null", O_WRONLY);
+	c[4].fd = open_or_die(&b, path, O_RDONLY);
+
 	long slow_pct = bench_knob_long(&b, "slow_null", 0, 0, 100000);
 	if (slow_pct) {
 		/* Price the null call and the spin unit quietly first. */
 		struct bench_run r;
-		bench_time(&b, loop_null, &c, &r);
-		c.spin = slow_null_units(&b, bench_median(r.ns_per_op, r.n), slow_pct);
+		bench_time(&b, loop_null, &c[0], &r);
+		c[0].spin = slow_null_units(&b, bench_median(r.ns_per_op, r.n), slow_pct);
 	}
-	measure(&b, &c, "null", loop_null, -1);
-	c.spin = 0;
-
-	int fd = open_or_die(&b, "/dev/zero", O_RDONLY);
-	measure(&b, &c, "read", loop_read, fd);
-	rt_close(fd);
-	fd = open_or_die(&b, "/dev/null", O_WRONLY);
-	measure(&b, &c, "write", loop_write, fd);
-	rt_close(fd);
-
-	c.path = pick_file(&b, tmp, sizeof tmp);
-	measure(&b, &c, "stat", loop_stat, -1);
-	fd = open_or_die(&b, c.path, O_RDONLY);
-	measure(&b, &c, "fstat", loop_fstat, fd);
-	rt_close(fd);
-	measure(&b, &c, "open_close", loop_open_close, -1);
+	/* The six are measured together, their sub-runs interleaved. */
+	bench_latency_set(&b, set, N);
+	for (int m = 0; m < N; m++) {
+		if (c[m].err)
+			bench_fail(&b, "%s: %s: %s", names[m], c[m].failed, rt_errname((int)-c[m].err));
+		if (c[m].fd >= 0)
+			rt_close(c[m].fd);
+	}
 	if (tmp[0])
 		rt_unlink(tmp);
 	return 0;

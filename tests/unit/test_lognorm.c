@@ -32,6 +32,7 @@ static void test_timestamps(void **state)
 	expect("[    1.234567] Run /init as init process", "Run /init as init process");
 	expect("<6>[   12.000001][    T1] hello", "hello");
 	expect("[    0.000000] ", "");
+	expect("[0001.234567] [    0.912345] Run /init as init process", "Run /init as init process");
 	expect("\x1b[0m[    2.5] \x1b[31mred\x1b[0m\r", "red");
 	expect("rtc_cmos 00:00: setting system clock to 2026-11-29T23:30:00 UTC (1795819800)",
 	       "rtc_cmos 00:00: setting system clock to <time> UTC (#)");

@@ -1,12 +1,12 @@
 #!/bin/sh
-# t-logdiff: `bootrig logdiff` on real console logs: two boots of the same
+# t-compare-logdiff: `bootrig logdiff` on real console logs: two boots of the same
 # Debian amd64 kernel, and one of the cloud-amd64 build, each booted under
 # QEMU (TCG) without an initramfs until the kernel panics for want of a
 # root. The same kernel twice gives a near-empty diff, with none of the
 # timestamp or address noise; two kernels give their version lines.
 . "$(dirname "$0")/lib.sh"
 set -u
-tmp=$(mktemp -d /tmp/t-logdiff.XXXXXX)
+tmp=$(mktemp -d /tmp/t-compare-logdiff.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 export NO_COLOR=1
 
