@@ -79,7 +79,7 @@ $(BUILD)/bootrig-asan: $(SAN_OBJS) | $(SAN_MODULES)
 	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(HOST_LIBS) $(SAN_LIBS)
 
 # A module: one source compiled and linked with its library in one step.
-module_cc = @mkdir -p $(dir $@) && echo "  MODULE $@" && \
+module_cc = mkdir -p $(dir $@) && \
 	$(CC) $(HOST_CFLAGS) $(1) $(MODULE_CFLAGS) -MT $@ -MF $(@:.so=.d) -o $@ $< $(2)
 
 $(BUILD)/modules/virt.so: runner/libvirt.c

@@ -829,8 +829,12 @@ static void board_close(struct backend *be)
 {
 	struct board_backend *bb = be->priv;
 	if (bb) {
-		if (bb->lock_fd >= 0)
+		if (bb->lock_fd >= 0) {
+			/* No stale "pid N" for the next one to quote. */
+			if (ftruncate(bb->lock_fd, 0) < 0)
+				warning("cannot clear the board's lock file: %s", strerror(errno));
 			close(bb->lock_fd);
+		}
 		if (bb->loaded)
 			board_release(&bb->board);
 		free(bb->off_path);

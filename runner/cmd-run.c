@@ -439,6 +439,11 @@ int cmd_run(int argc, char **argv)
 		rs.plan.cfg = &rs.cfg;
 		rs.plan.parallel = rs.args.jobs > 0 ? rs.args.jobs : 1;
 		if (rs.args.board && rs.plan.parallel > 1) {
+			warning("--board: a board boots one kernel at a time; -j %d ignored",
+				rs.plan.parallel);
+			rs.plan.parallel = 1;
+		}
+		if (rs.args.board && rs.plan.parallel > 1) {
 			warning("--board: one board boots one kernel at a time; -j %d ignored",
 				rs.plan.parallel);
 			rs.plan.parallel = 1;

@@ -147,14 +147,18 @@ static char *claim_embed_root(int *lock_fd)
  * write_qemu_conf: the embedded driver's qemu.conf. stdio_handler "file"
  * (no virtlogd daemon); QEMU runs as the user running bootrig, so it can
  * read the kernel and initramfs wherever they are (as root, libvirt would
- * otherwise switch to libvirt-qemu, which cannot enter /root).
+ * otherwise switch to libvirt-qemu, which cannot enter /root); and with
+ * no security driver and no dynamic ownership, libvirt never chowns or
+ * labels the user's kernel and initramfs files (nor keeps xattrs on them).
  */
 static int write_qemu_conf(const char *root)
 {
 	char *etc = xasprintf("%s/etc", root);
 	char *conf = xasprintf("%s/qemu.conf", etc);
 	char *text = xasprintf("# written by bootrig\nstdio_handler = \"file\"\n"
-			       "user = \"+%u\"\ngroup = \"+%u\"\n",
+			       "user = \"+%u\"\ngroup = \"+%u\"\n"
+			       "security_driver = \"none\"\ndynamic_ownership = 0\n"
+			       "remember_owner = 0\n",
 			       (unsigned)geteuid(), (unsigned)getegid());
 	int rc = mkdir_p(etc, 0755) < 0 ? error("cannot create %s: %s", etc, strerror(errno))
 		 : write_file_atomic(conf, text, strlen(text));
@@ -627,6 +631,12 @@ static int lv_open(struct backend *be, const char *where)
 	be->where = xstrdup(lv->uri);
 	/* Before libvirt starts any thread: the guardian is a fork. */
 	start_guardian(lv);
+	/* Libvirt daemonizes QEMU: it would become init's child, and a dead
+	 * QEMU stays a zombie until init reaps it (seconds on some hosts), all
+	 * that time libvirt waits for it to go. As a subreaper, bootrig gets
+	 * its QEMUs as children and reaps them itself (reap_qemu()). */
+	if (lv->embed_root && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		warning("cannot become a subreaper: %s", strerror(errno));
 	/* Where libvirt's own log goes is set before it is initialized: see
 	 * route_libvirt_log() in cmd-run.c. */
 	virSetErrorFunc(NULL, silent_error);
@@ -813,10 +823,36 @@ static ssize_t lv_console_read(struct machine *mach, char *buf, size_t len)
 	return rc;
 }
 
+/*
+ * reap_qemu: collect m's QEMU if it has exited (it is our child when we
+ * are its subreaper; only that pid is waited for, never another child
+ * libvirt waits for itself). block: wait for it (after SIGKILL).
+ */
+static void reap_qemu(struct lv_machine *m, bool block)
+{
+	if (m->qemu_pid <= 0)
+		return;
+	int status;
+	pid_t r;
+	do
+		r = waitpid(m->qemu_pid, &status, block ? 0 : WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r != m->qemu_pid && !(r < 0 && errno == ECHILD && block))
+		return;
+	/* gone (or never ours to wait for): its pid may be reused now */
+	pthread_mutex_lock(&m->lv->lock);
+	for (int i = 0; i < MAX_MACHINES; i++)
+		if (m->lv->machines[i] == m)
+			m->lv->pids[i] = 0;
+	pthread_mutex_unlock(&m->lv->lock);
+	m->qemu_pid = 0;
+}
+
 /* The domain's state, asking libvirt too: a dead connection is a failure. */
 static enum machine_state lv_state(struct machine *mach)
 {
 	struct lv_machine *m = mach->priv;
+	reap_qemu(m, false);
 	pthread_mutex_lock(&m->lock);
 	enum machine_state s = m->state;
 	if (s == MACHINE_FAILED)
@@ -914,8 +950,8 @@ static int lv_stop(struct machine *mach)
 		return 0;
 	if (running) {
 		detach_console(m, true);
-		if (m->qemu_pid > 0 && m->lv->embed_root)
-			kill(m->qemu_pid, SIGKILL);
+		if (m->qemu_pid > 0 && m->lv->embed_root && kill(m->qemu_pid, SIGKILL) == 0)
+			reap_qemu(m, true);
 	}
 	if (virDomainDestroy(m->dom) < 0 && virDomainIsActive(m->dom) == 1) {
 		set_reason(mach, "cannot destroy %s: %s", m->name, lv_error());
@@ -932,6 +968,7 @@ static void lv_release(struct machine *mach)
 	if (!m)
 		return;
 	lv_stop(mach);
+	reap_qemu(m, false);
 	unregister_machine(m->lv, m);
 	detach_console(m, false);
 	if (m->dom)

@@ -133,7 +133,8 @@ has "power-on fails: its stderr kept" "$dir/power.log" "relay stuck"
 # ---- a busy board: --no-wait refuses at once, otherwise bootrig waits
 mkdir -p "$BOOTRIG_CACHE/locks"
 lock="$BOOTRIG_CACHE/locks/t-power-fail.lock"
-flock "$lock" sleep 600 &
+# The holder: a process that keeps the lock (fd 9) until it is killed.
+(exec 9>"$lock"; flock 9; exec sleep 600) &
 holder=$!
 i=0
 while flock -n "$lock" true 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -155,6 +156,19 @@ wait "$waiter"; rc=$?
 name=wait
 expect_rc "locked board: runs once released (power fails: 125)" 125
 expect "locked board: then the power-on ran" "$(echo "$tmp"/wait/*/default/1)/result.json" reason "power on: 'sh' exited 3"
+
+# ---- a serial line that never appears: INFRA_ERROR after appear_timeout
+cat >"$tmp/noline.cfg" <<EOF
+boards = ( {
+  name = "t-no-line";
+  serial = { uri = "unix:$tmp/never.sock"; appear_timeout = 1.0; };
+  power = { on = [ "true" ]; off = [ "true" ]; };
+  boot = { method = "u-boot-tftp"; tftp_root = "$tmp/tftp"; serverip = "10.0.2.2"; };
+} );
+EOF
+run noline --config "$tmp/noline.cfg" --board t-no-line --kernel "$arm64"
+expect_rc "serial line absent: exit 125" 125
+expect_match "serial line absent: reason" "$dir/result.json" reason "did not appear within 1 s"
 
 # ---- a typo in a board's config: 78 with FILE:LINE
 sed -e 's/name = "t-power-fail";/name = "t-power-fail"; retires = 2;/' "$tmp/fail.cfg" >"$tmp/typo.cfg"

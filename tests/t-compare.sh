@@ -126,6 +126,18 @@ mkdir -p "$tmp/bad/k/default/1" && printf '{"format": "bootrig-result-1", "verdi
 compare "$tmp/a1" "$tmp/bad"
 if [ $rc -eq 65 ] && grep -q "bad/k/default/1/result.json: not valid JSON" "$tmp/err"; then ok "a truncated result.json: 65, named"
 else not_ok "truncated result.json: 65" "rc=$rc $(cat "$tmp/err")"; fi
+# fields of the wrong type are ignored, not trusted: no crash, the boot still counts
+mkdir -p "$tmp/odd/k/default/1"
+cat >"$tmp/odd/k/default/1/result.json" <<'JSON'
+{ "format": "bootrig-result-1", "verdict": "PASS", "kernel": "not an object", "boot": "one",
+  "metrics": [ 7, { "abi": "x86_64", "test": "lat_syscall", "name": "null", "median": "fast" },
+               { "abi": "x86_64", "test": "lat_syscall", "name": "read", "samples": [20.1, 19.9, 20.0] } ],
+  "abis": [ "x86_64" ], "events": { "kind": "panic" }, "stages": [ 1, 2 ] }
+JSON
+compare "$tmp/a1" "$tmp/odd"
+if [ $rc -le 1 ] && has "CAND  $tmp/odd: 1 boot, 1 PASS" && grep -F "x86_64.lat_syscall.read" "$tmp/out" | head -1 | grep -q " 20.00 "; then
+	ok "odd field types are ignored; a median comes from the samples when missing"
+else not_ok "odd field types" "rc=$rc $(cat "$tmp/err" | head -3)"; fi
 compare "$tmp/a1"
 [ $rc -eq 64 ] && ok "one side only: 64" || not_ok "one side only: 64" "rc=$rc"
 compare "$tmp/a1" "$tmp/a2" --format yaml
