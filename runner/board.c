@@ -500,6 +500,7 @@ static void *board_thread(void *arg)
 		bm->attempts = k;
 		pthread_mutex_unlock(&bm->lock);
 		uboot_init(&u, &bm->line, &bm->uboot, on_console, bm);
+		u.cancel = &bm->quit;
 		enum uboot_status st = firmware_dialogue(bm, &u);
 		if (st == UBOOT_OK) {
 			uboot_release(&u);

@@ -52,36 +52,68 @@ static unsigned window_bit(uint64_t w)
 	return (unsigned)((w * 0x9e3779b97f4a7c15ull) >> 48);
 }
 
-void needle_set_add(struct needle_set *set, const char *needle)
+/* qsort order of needle windows: by bit. */
+static int by_bit(const void *a, const void *b)
 {
-	size_t len = strlen(needle);
-	if (len < 8 || set->count == NEEDLE_SET_MAX)
-		die("needle_set_add: \"%s\" is shorter than 8 bytes or the set is full", needle);
-	uint64_t head = load8(needle);
-	unsigned bit = window_bit(head);
-	set->bits[bit / 64] |= 1ull << (bit % 64);
-	set->needles[set->count].head = head;
-	set->needles[set->count].text = needle;
-	set->needles[set->count].len = len;
-	set->count++;
+	const struct needle_window *x = a, *y = b;
+	return (x->bit > y->bit) - (x->bit < y->bit);
 }
 
-/* Does one of the set's strings start at s (n bytes left, n >= 8)? */
-static bool needle_at(const struct needle_set *set, uint64_t head, const char *s, size_t n)
+void needle_set_init(struct needle_set *set, const char *const *needles, size_t count)
 {
-	for (size_t i = 0; i < set->count; i++)
-		if (set->needles[i].head == head && set->needles[i].len <= n &&
-		    !memcmp(s + 8, set->needles[i].text + 8, set->needles[i].len - 8))
+	memset(set, 0, sizeof(*set));
+	set->stride = 8;
+	for (size_t i = 0; i < count; i++) {
+		size_t len = strlen(needles[i]);
+		if (len < 8 || count > NEEDLE_SET_MAX)
+			die("needle_set_init: \"%s\" is shorter than 8 bytes, or too many strings",
+			    needles[i]);
+		if (len - 7 < set->stride)
+			set->stride = len - 7;
+	}
+	for (size_t i = 0; i < count; i++) {
+		for (size_t off = 0; off < set->stride; off++) {
+			struct needle_window *w = &set->windows[set->nwindows++];
+			w->head = load8(needles[i] + off);
+			w->bit = window_bit(w->head);
+			w->offset = (unsigned)off;
+			w->text = needles[i];
+			w->len = strlen(needles[i]);
+			set->bits[w->bit / 64] |= 1ull << (w->bit % 64);
+		}
+	}
+	qsort(set->windows, set->nwindows, sizeof(set->windows[0]), by_bit);
+}
+
+/* Is the window w read at s + i (of n bytes) part of one of the set's strings? */
+static bool window_matches(const struct needle_set *set, uint64_t w, const char *s, size_t n,
+			   size_t i)
+{
+	unsigned bit = window_bit(w);
+	size_t lo = 0, hi = set->nwindows;
+	while (lo < hi) {               /* the first window with this bit */
+		size_t mid = (lo + hi) / 2;
+		if (set->windows[mid].bit < bit)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < set->nwindows && set->windows[lo].bit == bit; lo++) {
+		const struct needle_window *nw = &set->windows[lo];
+		if (nw->head != w || nw->offset > i || i - nw->offset + nw->len > n)
+			continue;
+		if (!memcmp(s + i - nw->offset, nw->text, nw->len))
 			return true;
+	}
 	return false;
 }
 
 bool needle_set_search(const struct needle_set *set, const char *s, size_t n)
 {
-	for (size_t i = 0; i + 8 <= n; i++) {
+	for (size_t i = 0; i + 8 <= n; i += set->stride) {
 		uint64_t w = load8(s + i);
 		unsigned bit = window_bit(w);
-		if ((set->bits[bit / 64] >> (bit % 64) & 1) && needle_at(set, w, s + i, n - i))
+		if ((set->bits[bit / 64] >> (bit % 64) & 1) && window_matches(set, w, s, n, i))
 			return true;
 	}
 	return false;
@@ -957,16 +989,22 @@ static void index_needles(void)
 		"---[ end Kernel panic", "---[ end trace",              /* end_marker() */
 		"[ cut here ]", "8<--- cut here", " corruption",        /* is_preamble() */
 	};
+	const char *needles[NEEDLE_SET_MAX];
+	size_t n = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(headers); i++) {
 		if (headers[i].at_start)
 			starts_header[(unsigned char)headers[i].needle[0]] = true;
-		else
-			needle_set_add(&anywhere_needles, headers[i].needle);
+		else if (n < NEEDLE_SET_MAX)
+			needles[n++] = headers[i].needle;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(more); i++)
-		needle_set_add(&anywhere_needles, more[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(more) && n < NEEDLE_SET_MAX; i++)
+		needles[n++] = more[i];
 	for (const char *const *f = firmware_errors; *f; f++)
-		needle_set_add(&anywhere_needles, *f);
+		if (n < NEEDLE_SET_MAX)
+			needles[n++] = *f;
+	if (n == NEEDLE_SET_MAX)
+		die("crash: more needles than NEEDLE_SET_MAX: enlarge it");
+	needle_set_init(&anywhere_needles, needles, n);
 }
 
 /* The tables above, built once whatever the number of threads. */

@@ -103,27 +103,35 @@ const char *crash_kind_name(enum crash_kind k);   /* "panic", "oops", ... */
 
 /*
  * A needle set answers "does this line contain any of these fixed strings?"
- * in one pass over the line, however many strings there are: each 8-byte
- * window of the line is hashed into a bitmap of the strings' first 8
- * bytes, and only a window whose bit is set is compared with the strings.
- * Each string must be at least 8 bytes long and outlive the set. The
- * detector uses one to skip, in a single scan, the lines that can start
- * nothing (most of a console); judge.c another for its stage messages.
+ * in one pass over the line, however many strings there are. The pass
+ * reads an 8-byte window every `stride` bytes (stride: the shortest
+ * string's length - 7, at most 8, so that every occurrence covers a
+ * window read) and tests the window's hash in a bitmap of the strings'
+ * windows at offsets 0 .. stride-1; only a window whose bit is set is
+ * looked up and compared. Strings must be at least 8 bytes long and
+ * outlive the set. The detector uses one to skip, in a single scan, the
+ * lines that can start nothing (most of a console); judge.c another for
+ * its stage messages.
  */
-#define NEEDLE_SET_MAX 128
+#define NEEDLE_SET_MAX 96
 
-struct needle_set {
-	uint64_t bits[1024];            /* 65536 bits, by hash of the first 8 bytes */
-	size_t count;
-	struct {
-		uint64_t head;          /* the first 8 bytes, as read from a line */
-		const char *text;
-		size_t len;
-	} needles[NEEDLE_SET_MAX];
+struct needle_window {
+	uint64_t head;                  /* 8 bytes of a string, as read from a line */
+	unsigned bit;                   /* their hash: the bitmap's bit */
+	unsigned offset;                /* where they stand in the string */
+	const char *text;               /* the string */
+	size_t len;
 };
 
-/* Adds a string (>= 8 bytes, static); aborts if the set is full or it is short. */
-void needle_set_add(struct needle_set *set, const char *needle);
+struct needle_set {
+	uint64_t bits[1024];            /* 65536 bits */
+	size_t stride;
+	size_t nwindows;
+	struct needle_window windows[NEEDLE_SET_MAX * 8];     /* sorted by bit */
+};
+
+/* Builds the set of count strings (each >= 8 bytes, static); dies on a short one. */
+void needle_set_init(struct needle_set *set, const char *const *needles, size_t count);
 
 /* Does s[0..n) contain one of the set's strings? */
 bool needle_set_search(const struct needle_set *set, const char *s, size_t n);

@@ -426,8 +426,7 @@ static void index_stage_needles(void)
 		"Booting Linux on physical CPU", "reboot: System halted", "System halted.",
 		"reboot: machine stopped", "Power down", "reboot: Restarting system",
 	};
-	for (size_t i = 0; i < ARRAY_SIZE(needles); i++)
-		needle_set_add(&stage_needles, needles[i]);
+	needle_set_init(&stage_needles, needles, ARRAY_SIZE(needles));
 }
 
 struct judge *judge_new(const struct judge_limits *limits)
@@ -582,12 +581,27 @@ static void feed_byte(struct judge *j, unsigned char c, double t)
 /* The bytes feed_byte() must see one by one; all others are plain text. */
 static const bool steers[256] = { ['\n'] = true, ['\r'] = true, ['\0'] = true, [0x1b] = true };
 
-/* How many bytes from s on are plain text (up to n). */
+/* Does one of the 8 bytes at s lie below 0x20 (every byte that steers does)? */
+static bool has_control_byte(const char *s)
+{
+	uint64_t w;
+	memcpy(&w, s, sizeof(w));
+	return (w - 0x2020202020202020ull) & ~w & 0x8080808080808080ull;
+}
+
+/* How many bytes from s on are plain text (up to n): 8 at a time while
+ * none is a control byte (most text), else one at a time. */
 static size_t text_run(const char *s, size_t n)
 {
 	size_t i = 0;
-	while (i < n && !steers[(unsigned char)s[i]])
-		i++;
+	while (i < n) {
+		if (i + 8 <= n && !has_control_byte(s + i))
+			i += 8;
+		else if (!steers[(unsigned char)s[i]])
+			i++;
+		else
+			break;
+	}
 	return i;
 }
 

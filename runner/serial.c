@@ -296,11 +296,15 @@ size_t telnet_filter(struct telnet *t, unsigned char *buf, size_t n,
 	return out;
 }
 
-/* Writes all of buf to fd (non-blocking: waits for room). 0 or -1. */
+/* Writes all of buf to fd (non-blocking: waits for room). Sockets are
+ * written with MSG_NOSIGNAL: a peer that went away is an error to handle
+ * (the line is lost), not a SIGPIPE that kills bootrig. 0 or -1. */
 static int write_all_fd(int fd, const unsigned char *buf, size_t n)
 {
 	while (n) {
-		ssize_t w = write(fd, buf, n);
+		ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
+		if (w < 0 && errno == ENOTSOCK)
+			w = write(fd, buf, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && errno == EAGAIN) {

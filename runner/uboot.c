@@ -108,9 +108,16 @@ static size_t read_some(struct uboot *u, double wait)
 
 /* Waits until needle appears in u->seen at or after from; returns its
  * offset, or -1 at the deadline. */
+static bool cancelled(const struct uboot *u)
+{
+	return u->cancel && atomic_load(u->cancel);
+}
+
 static long wait_for(struct uboot *u, const char *needle, size_t from, double deadline)
 {
 	for (;;) {
+		if (cancelled(u))
+			return -1;
 		if (from <= u->seen.len) {
 			const char *p = strstr(u->seen.buf + from, needle);
 			if (p)
@@ -166,6 +173,10 @@ enum uboot_status uboot_interrupt(struct uboot *u)
 {
 	double deadline = now_monotonic() + u->set->autoboot_timeout;
 	long at = wait_for(u, u->set->autoboot_prompt, 0, deadline);
+	if (at < 0 && cancelled(u)) {
+		snprintf(u->error, sizeof(u->error), "stopped while waiting for U-Boot's autoboot prompt");
+		return UBOOT_NO_REPLY;
+	}
 	if (at < 0) {
 		snprintf(u->error, sizeof(u->error), "no U-Boot autoboot prompt ('%s') within %.0f s",
 			 u->set->autoboot_prompt, u->set->autoboot_timeout);
@@ -227,7 +238,7 @@ static enum uboot_status watch_boot(struct uboot *u, size_t from, double timeout
 			return UBOOT_ERROR;
 		}
 		double left = deadline - now_monotonic();
-		if (left <= 0)
+		if (left <= 0 || cancelled(u))
 			break;
 		read_some(u, left < 0.2 ? left : 0.2);
 	}
@@ -264,7 +275,7 @@ enum uboot_status uboot_wait_kernel(struct uboot *u, double timeout)
 			return UBOOT_ERROR;
 		}
 		double left = deadline - now_monotonic();
-		if (left <= 0)
+		if (left <= 0 || cancelled(u))
 			break;
 		read_some(u, left < 0.2 ? left : 0.2);
 	}

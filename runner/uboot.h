@@ -20,6 +20,8 @@
 #ifndef BOOTRIG_UBOOT_H
 #define BOOTRIG_UBOOT_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "serial.h"
@@ -50,6 +52,7 @@ struct uboot {
 	void *sink_ctx;
 	struct strbuf seen;           /* what U-Boot said since the last command began */
 	double kernel_started;        /* "Starting kernel" at (since epoch), < 0 not yet */
+	const atomic_bool *cancel;    /* when set (another thread), every wait ends */
 	char error[512];
 };
 

@@ -19,7 +19,8 @@
  * minutes under TCG, past any sane test timeout. So, unless loops= is
  * given, two short runs (1 and 3 loops) fit time = fixed + per-loop x
  * loops; when the full count would take more than a third of the budget,
- * loops drops to the largest of 50 20 10 5 2 1 that fits, a LOG line says
+ * loops drops to 10, or 1 if 10 does not fit either (few, coarse steps, so
+ * that two kernels on one host pick the same count), a LOG line says
  * so, and the metrics are named for it (time_l10, throughput_l10): a run
  * of another loop count is another quantity, never compared with this one.
  */
@@ -260,7 +261,7 @@ static double time_loops(struct hack *h, long loops)
  * the full run within limit_ns, else the largest smaller step that fits. */
 static long loops_that_fit(struct bench *b, struct hack *h, uint64_t limit_ns)
 {
-	static const long steps[] = { 50, 20, 10, 5, 2, 1 };
+	static const long steps[] = { 10, 1 };
 	double t1 = time_loops(h, 1), t3 = time_loops(h, 3);
 	double per_loop = t3 > t1 ? (t3 - t1) / 2 : t3 / 3;
 	double fixed = t1 > per_loop ? t1 - per_loop : 0;

@@ -14,6 +14,8 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +222,18 @@ static void test_no_autoboot_prompt(void **state)
 	finish(f);
 }
 
+static void test_cancel(void **state)
+{
+	(void)state;
+	struct fixture *f = start(PEER_NO_AUTOBOOT);
+	f->set.autoboot_timeout = 600;
+	atomic_bool stop = true;
+	f->u.cancel = &stop;
+	assert_int_equal(uboot_interrupt(&f->u), UBOOT_NO_REPLY);
+	assert_string_equal(f->u.error, "stopped while waiting for U-Boot's autoboot prompt");
+	finish(f);
+}
+
 static void test_no_echo(void **state)
 {
 	(void)state;
@@ -254,6 +268,8 @@ static void test_find_error(void **state)
 
 int main(void)
 {
+	/* The peer may write after the test closed its end. */
+	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tftp_boot_dialogue),
 		cmocka_unit_test(test_missing_tftp_file),
@@ -262,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_boot_back_at_prompt),
 		cmocka_unit_test(test_no_autoboot_prompt),
 		cmocka_unit_test(test_no_echo),
+		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_find_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
