@@ -228,6 +228,17 @@ static int stage_sd_image(struct board_machine *bm, const struct machine_spec *s
 	return 0;
 }
 
+/* Does any power argv of b mention var ("${sd_image}")? A board that
+ * boots by itself from a card its power-on inserts still needs the card. */
+static bool power_uses(const struct board *b, const char *var)
+{
+	for (int a = 0; a < POWER_NACTIONS; a++)
+		for (char **v = b->power.argv[a]; v && *v; v++)
+			if (strstr(*v, var))
+				return true;
+	return false;
+}
+
 /* Expands the board's power argvs with this boot's files. */
 static void expand_power(struct board_machine *bm)
 {
@@ -521,11 +532,8 @@ static void *board_thread(void *arg)
 			keep_attempt(bm, k, bm->uboot_error);
 			capture_release(&bm->attempt);
 			capture_init(&bm->attempt);
-			char note[600];
-			int len = snprintf(note, sizeof(note), "\r\n[bootrig: attempt %d failed: %s; "
-					   "power-cycling for attempt %d]\r\n", k, bm->uboot_error, k + 1);
-			(void)len;
-			fprintf(stderr, "bootrig: board '%s': %s", b->name, note + 2);
+			fprintf(stderr, "bootrig: board '%s': attempt %d failed: %s; power-cycling "
+				"for attempt %d\n", b->name, k, bm->uboot_error, k + 1);
 			if (power_cycle(bm) < 0)
 				break;
 			continue;
@@ -590,6 +598,12 @@ static int board_prepare(struct backend *be, struct machine *m, const struct mac
 		return -1;
 	}
 	const struct board *b = &bb->board;
+	if (*b->arch && spec->target && spec->target->arch && strcmp(b->arch, spec->target->arch)) {
+		snprintf(m->infra_reason, sizeof(m->infra_reason),
+			 "board '%s' boots %s kernels, and this kernel is %s", b->name, b->arch,
+			 spec->target->arch);
+		return -1;
+	}
 	struct board_machine *bm = xcalloc(1, sizeof(*bm));
 	m->priv = bm;
 	bm->bb = bb;
@@ -614,7 +628,7 @@ static int board_prepare(struct backend *be, struct machine *m, const struct mac
 	}
 	if (b->method == BOOT_UBOOT_TFTP)
 		rc = stage_tftp(bm, spec);
-	else if (b->method == BOOT_UBOOT_EXTLINUX)
+	else if (b->method == BOOT_UBOOT_EXTLINUX || power_uses(b, "${sd_image}"))
 		rc = stage_sd_image(bm, spec);
 	if (rc < 0)
 		return -1;

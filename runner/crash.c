@@ -610,6 +610,7 @@ struct crash_detector {
 	long preamble_line[PREAMBLE_LINES];
 	size_t npreamble;
 	long last_line;
+	enum crash_progress progress;   /* of the last line */
 };
 
 /* ----------------------------------------------------------- 4. titles */
@@ -973,12 +974,33 @@ static void index_headers(void)
 	}
 }
 
+/* The progress messages (crash_line_progress()), anywhere in a line. */
+static const char *const banner_needles[] = { "Booting Linux on physical CPU", NULL };
+static const char *const poweroff_needles[] = {
+	"reboot: Power down", "reboot: System halted", "System halted.",
+	"reboot: machine stopped", "Power down", "reboot: Restarting system", NULL,
+};
+
+/* What a stripped line says of the boot's progress (the banner first). */
+static enum crash_progress progress_of(const char *s, size_t n)
+{
+	if (starts(s, n, "Linux version "))
+		return CRASH_PROGRESS_BANNER;
+	for (const char *const *p = banner_needles; *p; p++)
+		if (find(s, n, *p))
+			return CRASH_PROGRESS_BANNER;
+	for (const char *const *p = poweroff_needles; *p; p++)
+		if (find(s, n, *p))
+			return CRASH_PROGRESS_POWEROFF;
+	return CRASH_PROGRESS_NONE;
+}
+
 /*
  * The quick rejection. Outside a report, a line matters only if it holds
  * one of the strings the steps of crash_feed_line() look for anywhere in
- * it (header, end marker, preamble and firmware needles: one needle set,
- * one scan) or starts like a line they look for at its start. Most console
- * lines hold none, and are done after that one scan.
+ * it (header, end marker, preamble, firmware and progress needles: one
+ * needle set, one scan) or starts like a line they look for at its start.
+ * Most console lines hold none, and are done after that one scan.
  */
 static struct needle_set anywhere_needles;
 static bool starts_header[256];         /* first bytes of the at-start needles */
@@ -991,6 +1013,10 @@ static void index_needles(void)
 	};
 	const char *needles[NEEDLE_SET_MAX];
 	size_t n = 0;
+	for (const char *const *p = banner_needles; *p; p++)
+		needles[n++] = *p;
+	for (const char *const *p = poweroff_needles; *p; p++)
+		needles[n++] = *p;
 	for (size_t i = 0; i < ARRAY_SIZE(headers); i++) {
 		if (headers[i].at_start)
 			starts_header[(unsigned char)headers[i].needle[0]] = true;
@@ -1031,8 +1057,8 @@ static bool starts_special(const char *s, size_t n)
 	return false;
 }
 
-/* Might this stripped line, seen outside a report, do anything? */
-static bool may_matter(const char *s, size_t n)
+/* Might this stripped line, seen outside a report, be read by its start? */
+static bool starts_like_report(const char *s, size_t n)
 {
 	const char *t = s;
 	size_t tn = n;
@@ -1042,7 +1068,7 @@ static bool may_matter(const char *s, size_t n)
 	}
 	if (tn && starts_header[(unsigned char)*t])
 		return true;    /* maybe an at-start header: match_header() decides */
-	return starts_special(s, n) || needle_set_search(&anywhere_needles, s, n);
+	return starts_special(s, n);
 }
 
 /* The first header of the table this stripped line matches, or NULL. */
@@ -1322,13 +1348,16 @@ void crash_feed_line(struct crash_detector *d, const char *line, size_t len, lon
 {
 	const char *s = crash_strip_prefix(line, &len, NULL);
 	size_t n = len;
+	bool marked = needle_set_search(&anywhere_needles, s, n);       /* the one scan */
 	d->last_line = lineno;
+	d->progress = marked || starts(s, n, "Linux version ") ? progress_of(s, n)
+							      : CRASH_PROGRESS_NONE;
 	if (starts(s, n, "@@BR ")) {
 		close_report(d);
 		return;
 	}
-	if (!d->open && !may_matter(s, n))
-		return;
+	if (!d->open && !marked && !starts_like_report(s, n))
+		return;         /* most lines */
 	if (banner(d, s, n, lineno, t))
 		return;
 	if (end_marker(d, s, n))
@@ -1393,6 +1422,11 @@ bool crash_panic_seen(const struct crash_detector *d)
 int crash_banner_count(const struct crash_detector *d)
 {
 	return d->banners;
+}
+
+enum crash_progress crash_line_progress(const struct crash_detector *d)
+{
+	return d->progress;
 }
 
 const char *crash_kind_name(enum crash_kind k)

@@ -31,6 +31,10 @@
  * Lines are fed without their '\n' and already cleaned of '\r', NUL bytes
  * and ANSI escapes (judge.c does that); printk prefixes ("<6>", "[
  * 1.234567]", "[    T1]") are stripped here.
+ *
+ * The same pass also names the kernel's own progress messages (its banner,
+ * the power-off and restart messages) for the judge's stages, so that a
+ * console line is scanned once for both (crash_line_progress()).
  */
 #ifndef BOOTRIG_CRASH_H
 #define BOOTRIG_CRASH_H
@@ -99,6 +103,15 @@ bool crash_panic_seen(const struct crash_detector *d);
 /* How many "Linux version" banners were seen (2+: it rebooted). */
 int crash_banner_count(const struct crash_detector *d);
 
+enum crash_progress {
+	CRASH_PROGRESS_NONE,
+	CRASH_PROGRESS_BANNER,          /* "Linux version " or "Booting Linux on physical CPU" */
+	CRASH_PROGRESS_POWEROFF,        /* "reboot: Power down", "System halted.", a restart, ... */
+};
+
+/* What the last line fed said of the boot's progress. */
+enum crash_progress crash_line_progress(const struct crash_detector *d);
+
 const char *crash_kind_name(enum crash_kind k);   /* "panic", "oops", ... */
 
 /*
@@ -110,8 +123,7 @@ const char *crash_kind_name(enum crash_kind k);   /* "panic", "oops", ... */
  * windows at offsets 0 .. stride-1; only a window whose bit is set is
  * looked up and compared. Strings must be at least 8 bytes long and
  * outlive the set. The detector uses one to skip, in a single scan, the
- * lines that can start nothing (most of a console); judge.c another for
- * its stage messages.
+ * lines that can start nothing (most of a console).
  */
 #define NEEDLE_SET_MAX 96
 

@@ -31,7 +31,6 @@
 #include "util.h"
 
 #include <json-c/json.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -413,26 +412,8 @@ static void on_problem(void *ctx, const struct proto_problem *p)
 
 /* ------------------------------------------------------------ lines */
 
-/*
- * The messages track_kernel_stages() looks for anywhere in a line, as one
- * needle set: a line that holds none of them ("Power down" stands for the
- * "reboot: Power down" it is part of) is done after one scan.
- */
-static struct needle_set stage_needles;
-
-static void index_stage_needles(void)
-{
-	static const char *const needles[] = {
-		"Booting Linux on physical CPU", "reboot: System halted", "System halted.",
-		"reboot: machine stopped", "Power down", "reboot: Restarting system",
-	};
-	needle_set_init(&stage_needles, needles, ARRAY_SIZE(needles));
-}
-
 struct judge *judge_new(const struct judge_limits *limits)
 {
-	static pthread_once_t stage_needles_built = PTHREAD_ONCE_INIT;
-	pthread_once(&stage_needles_built, index_stage_needles);
 	struct judge *j = xcalloc(1, sizeof(*j));
 	if (limits)
 		j->limits = *limits;
@@ -473,29 +454,13 @@ void judge_free(struct judge *j)
 	free(j);
 }
 
-/* Does the n bytes at s contain needle? */
-static bool contains(const char *s, size_t n, const char *needle)
+/* Stage changes the kernel's own messages show (the crash detector names them). */
+static void track_kernel_stages(struct judge *j, enum crash_progress progress, double t)
 {
-	return memmem(s, n, needle, strlen(needle)) != NULL;
-}
-
-/* Stage changes the kernel's own messages show. */
-static void track_kernel_stages(struct judge *j, const char *line, size_t n, double t)
-{
-	size_t len = n;
-	const char *s = crash_strip_prefix(line, &len, NULL);
-	bool banner_line = len >= 14 && !memcmp(s, "Linux version ", 14);
-	if (!banner_line && !needle_set_search(&stage_needles, s, len))
-		return;         /* most lines */
-	if (banner_line ||
-	    contains(s, len, "Booting Linux on physical CPU")) {
+	if (progress == CRASH_PROGRESS_BANNER) {
 		j->banner = true;
 		set_stage(j, STAGE_KERNEL, t);
-		return;
-	}
-	if (contains(s, len, "reboot: Power down") || contains(s, len, "reboot: System halted") ||
-	    contains(s, len, "System halted.") || contains(s, len, "reboot: machine stopped") ||
-	    contains(s, len, "Power down") || contains(s, len, "reboot: Restarting system")) {
+	} else if (progress == CRASH_PROGRESS_POWEROFF) {
 		j->poweroff_seen = true;
 		if (j->stage >= STAGE_END)
 			set_stage(j, STAGE_POWEROFF, t);
@@ -506,8 +471,8 @@ static void track_kernel_stages(struct judge *j, const char *line, size_t n, dou
 static void judge_line(struct judge *j, const char *s, size_t n, double t)
 {
 	j->lineno++;
-	track_kernel_stages(j, s, n, t);
 	crash_feed_line(j->crash, s, n, j->lineno, t);
+	track_kernel_stages(j, crash_line_progress(j->crash), t);
 	decoder_feed_line(j->decoder, s, n, j->lineno, t);
 }
 

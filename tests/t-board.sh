@@ -5,6 +5,7 @@
 #   sim-arm64-tftp   cloud-arm64 Image over TFTP, booti     PASS, the ABI table
 #   sim-arm-tftp     armmp-lpae zImage over TFTP, bootz     PASS
 #   sim-arm64-sd     an SD image (extlinux), sysboot        PASS
+#   the same, boot method self (U-Boot's autoboot)         PASS, nothing typed
 # and its faults:
 #   the serial line dropped mid-boot (fault injection)      PASS, gap in console.tlog
 #   a TFTP file missing (staging off)                       BOOT_FAIL quoting U-Boot,
@@ -90,6 +91,19 @@ expect_rc "sim-arm64-sd: exit 0" 0
 expect "sim-arm64-sd: PASS" "$dir/result.json" verdict PASS
 expect "sim-arm64-sd: method" "$dir/result.json" board.method u-boot-extlinux
 has "sim-arm64-sd: extlinux.conf read" "$dir/console.log" "Retrieving file: /extlinux/extlinux.conf"
+
+# ---- boot method self: the same card, U-Boot's own autoboot finds it
+sed -e 's/name = "sim-arm64-sd";/name = "t-self";/' -e 's/method = "u-boot-extlinux";/method = "self";/' \
+    "$TOP/configs/boards/sim-arm64-sd.cfg" >"$tmp/self.cfg"
+run self --config "$tmp/self.cfg" --board t-self --kernel "$arm64"
+expect_rc "method self: exit 0" 0
+expect "method self: PASS" "$dir/result.json" verdict PASS
+has "method self: U-Boot's distro boot found the card" "$dir/console.log" "Found /extlinux/extlinux.conf"
+if grep -qF "=> sysboot" "$dir/console.log"; then
+	not_ok "method self: nothing typed" "bootrig typed at U-Boot"
+else
+	ok "method self: nothing typed"
+fi
 
 # ---- the serial line dropped after the kernel started: the run goes on
 BOOTRIG_FAULT_SERIAL_DROP=0.2:0.5 run drop --board sim-arm64-tftp --kernel "$arm64"

@@ -2,7 +2,8 @@
  * test_serial.c: the serial line (runner/serial.c): URI parsing, the
  * telnet filter (IAC escapes, option answers, sub-negotiation, sequences
  * split across reads), IAC doubling on writes, a tty (a pty) set raw at its
- * baud rate, and reconnection over a unix socket: a line absent at first,
+ * baud rate, a telnet server over TCP (ser2net's telnet mode), and
+ * reconnection over a unix socket: a line absent at first,
  * a peer that closes and comes back (the gap recorded), and the fault
  * injection of $BOOTRIG_FAULT_SERIAL_DROP.
  */
@@ -17,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <termios.h>
@@ -274,6 +277,67 @@ static void test_fault_injection_drop(void **state)
 	free(uri);
 }
 
+/* A telnet server (ser2net's telnet mode) on 127.0.0.1: offers ECHO and
+ * SGA, sends data with an escaped 0xff, keeps what the client answers. */
+struct telnet_server {
+	int listener;
+	unsigned char answer[16];
+	ssize_t answer_len;
+	pthread_t thread;
+};
+
+static void *telnet_server_main(void *arg)
+{
+	struct telnet_server *ts = arg;
+	int c = accept(ts->listener, NULL, NULL);
+	if (c < 0)
+		return NULL;
+	const unsigned char hello[] = { 255, 251, 1, 255, 251, 3, 'l', 'o', 'g', 'i', 'n', ':',
+					' ', 255, 255, '\n' };
+	if (write(c, hello, sizeof(hello)) == (ssize_t)sizeof(hello)) {
+		size_t got = 0;
+		while (got < 6) {
+			ssize_t n = read(c, ts->answer + got, sizeof(ts->answer) - got);
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		ts->answer_len = (ssize_t)got;
+	}
+	close(c);
+	return NULL;
+}
+
+static void test_telnet_over_tcp(void **state)
+{
+	(void)state;
+	struct telnet_server ts = { .listener = socket(AF_INET, SOCK_STREAM, 0) };
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	assert_int_equal(bind(ts.listener, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(ts.listener, 1), 0);
+	socklen_t len = sizeof(sa);
+	assert_int_equal(getsockname(ts.listener, (struct sockaddr *)&sa, &len), 0);
+	assert_int_equal(pthread_create(&ts.thread, NULL, telnet_server_main, &ts), 0);
+	char *uri = xasprintf("telnet:127.0.0.1:%d", ntohs(sa.sin_port));
+	struct serial s;
+	char err[200];
+	assert_int_equal(serial_parse(uri, 0, &s, err, sizeof(err)), 0);
+	serial_set_epoch(&s, now_monotonic());
+	struct strbuf text = STRBUF_INIT;
+	assert_true(read_until(&s, &text, "\n"));
+	/* Only the data: the commands are gone, IAC IAC is one 0xff. */
+	assert_int_equal(text.len, 9);
+	assert_memory_equal(text.buf, "login: \xff\n", 9);
+	pthread_join(ts.thread, NULL);
+	const unsigned char want[] = { 255, 253, 1, 255, 253, 3 };
+	assert_int_equal(ts.answer_len, 6);
+	assert_memory_equal(ts.answer, want, 6);
+	close(ts.listener);
+	strbuf_release(&text);
+	serial_release(&s);
+	free(uri);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -283,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_tty_raw),
 		cmocka_unit_test(test_reconnects_and_records_gaps),
 		cmocka_unit_test(test_fault_injection_drop),
+		cmocka_unit_test(test_telnet_over_tcp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
