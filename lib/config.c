@@ -41,7 +41,7 @@ static const struct { const char *arch; const char *abis[3]; } arch_abis[] = {
 
 static const char *const target_keys[] = {
 	"name", "arch", "abis", "emulator", "qemu_arch", "machine", "cpu", "console",
-	"memory_mb", "vcpus", "append", "timeouts",
+	"memory_mb", "vcpus", "append", "icount", "timeouts",
 };
 static const char *const timeout_keys[] = {   /* in enum stage order, then silence */
 	"firmware", "kernel", "init", "results", "end", "poweroff", "silence",
@@ -234,6 +234,35 @@ static int read_timeouts(const config_setting_t *g, struct judge_limits *l)
 	return rc;
 }
 
+/* The default benchmark clock of a TCG boot (QEMU's -icount). */
+#define DEFAULT_ICOUNT "shift=3,sleep=off"
+
+/*
+ * If g has `icount`, reads it: "" (off) or QEMU's -icount options, a
+ * comma-separated list of key=value words ("shift=3,sleep=off", "shift=auto").
+ * 0 or EXIT_CONFIG.
+ */
+static int read_icount(const config_setting_t *g, char **out)
+{
+	int rc = read_string(g, "icount", out);
+	config_setting_t *s = config_setting_get_member(g, "icount");
+	if (rc || !s)
+		return rc;
+	const char *v = *out;
+	bool word_start = true;
+	for (const char *p = v; *p; p++) {
+		bool ok = strchr("abcdefghijklmnopqrstuvwxyz0123456789_-=", *p) ||
+			  (*p == ',' && !word_start);
+		if (!ok || (*p == '=' && word_start))
+			return config_fail(s, "'icount' is \"%s\": it must be \"\" (off) or QEMU's "
+					   "-icount options, like \"" DEFAULT_ICOUNT "\"", v);
+		word_start = *p == ',';
+	}
+	if (*v && word_start)
+		return config_fail(s, "'icount' must not end with ','");
+	return 0;
+}
+
 /* Checks what the whole target must satisfy, after every field is read. */
 static int check_target(const config_setting_t *g, const struct target *t)
 {
@@ -269,6 +298,7 @@ static void target_defaults(struct target *t, const char *name)
 	t->name = xstrdup(name);
 	t->cpu = xstrdup("max");
 	t->append = xstrdup("");
+	t->icount = xstrdup(DEFAULT_ICOUNT);
 	t->memory_mb = 512;
 	t->vcpus = 1;
 	const double stage[STAGE_COUNT] = { 30, 120, 120, 600, 10, 10 };
@@ -295,7 +325,7 @@ static int read_target(const config_setting_t *g, struct config *cfg)
 	    (rc = read_string(g, "qemu_arch", &t->qemu_arch)) ||
 	    (rc = read_string(g, "machine", &t->machine)) || (rc = read_string(g, "cpu", &t->cpu)) ||
 	    (rc = read_string(g, "console", &t->console)) ||
-	    (rc = read_string(g, "append", &t->append)) ||
+	    (rc = read_string(g, "append", &t->append)) || (rc = read_icount(g, &t->icount)) ||
 	    (rc = read_int(g, "memory_mb", 16, 1 << 20, &t->memory_mb)) ||
 	    (rc = read_int(g, "vcpus", 1, 512, &t->vcpus)) ||
 	    (rc = read_strings(g, "abis", &t->abis, &t->n_abis, NULL, 0, "ABI")) ||
@@ -569,6 +599,7 @@ static void release_target(struct target *t)
 	free(t->cpu);
 	free(t->console);
 	free(t->append);
+	free(t->icount);
 }
 
 void config_release(struct config *cfg)

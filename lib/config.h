@@ -14,6 +14,7 @@
  *                 emulator = "/usr/bin/qemu-system-aarch64"; qemu_arch = "aarch64";
  *                 machine = "virt"; cpu = "cortex-a57"; console = "ttyAMA0";
  *                 memory_mb = 512; vcpus = 1; append = "";
+ *                 icount = "shift=3,sleep=off";
  *                 timeouts = { firmware = 30.0; kernel = 60.0; init = 60.0;
  *                              results = 600.0; end = 10.0; poweroff = 10.0;
  *                              silence = 60.0; }; } );
@@ -48,6 +49,9 @@ struct target {
 	int memory_mb;
 	int vcpus;
 	char *append;          /* extra kernel arguments */
+	char *icount;          /* QEMU -icount options for TCG boots ("shift=3,sleep=off"),
+				* "" = off: the guest's clock then counts instructions,
+				* not host time (never with KVM) */
 	struct judge_limits limits;
 };
 

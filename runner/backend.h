@@ -10,7 +10,10 @@
  * embedded QEMU driver) and boards (runner/board*.c: serial console, power
  * control, U-Boot).
  *
- * Life of a backend and its machines (all calls from the runner's thread):
+ * Life of a backend and its machines (all calls from the runner's thread,
+ * except that with be->threaded_ops set, prepare + power_on and stop of a
+ * machine may run in a worker thread, while the runner's thread calls the
+ * other operations on other machines):
  *
  *   be = backend_libvirt_new() or backend_board_new()
  *   be->open(be, where)               once: connect (URI / board name)
@@ -55,6 +58,9 @@ struct machine_spec {
 	const struct config *cfg;    /* the loaded configuration */
 	const char *dir;             /* the boot's results directory: the backend may
 				      * write its own files there (domain.xml) */
+	const char *icount;          /* libvirt: QEMU -icount options for a TCG boot
+				      * ("shift=3,sleep=off"), or NULL: the wall clock */
+	bool icount_forced;          /* --clock icount: use TCG even where KVM works */
 };
 
 /* One machine being booted. The runner allocates it zeroed; the backend
@@ -63,6 +69,8 @@ struct machine {
 	struct backend *backend;
 	void *priv;
 	char accelerator[16];        /* result.json "accelerator": "kvm", "tcg", "board" */
+	char clock[8];               /* result.json "clock": "icount" or "wall" (the
+				      * guest's time source; empty: "wall") */
 	char infra_reason[512];      /* why the last operation failed */
 };
 
@@ -79,6 +87,9 @@ struct backend {
 	void *priv;
 	bool no_wait;                /* boards: refuse a busy board at once (--no-wait)
 				      * instead of waiting for its lock */
+	bool threaded_ops;           /* set by the backend: prepare + power_on and stop
+				      * of different machines may run at once, each in
+				      * a thread of its own (libvirt) */
 
 	/* Connect. where: a libvirt URI (NULL: the default) or a board name.
 	 * 0, or -1 with the error printed and kept in be->error. */

@@ -673,8 +673,6 @@ static int board_power_on(struct machine *m)
 		snprintf(m->infra_reason, sizeof(m->infra_reason), "%s", reason);
 		return -1;
 	}
-	bm->epoch = now_monotonic();
-	serial_set_epoch(&bm->line, bm->epoch);
 	bm->bb->powered = 1;
 	if (power_run(&bm->power, POWER_ON, reason, sizeof(reason)) < 0) {
 		snprintf(m->infra_reason, sizeof(m->infra_reason), "%s", reason);
@@ -682,6 +680,10 @@ static int board_power_on(struct machine *m)
 		bm->bb->powered = 0;
 		return -1;
 	}
+	/* Times count from here, as the runner's do (it starts its clock
+	 * when power_on() returns): bytes sent meanwhile wait in the line. */
+	bm->epoch = now_monotonic();
+	serial_set_epoch(&bm->line, bm->epoch);
 	if (pthread_create(&bm->thread, NULL, board_thread, bm) != 0) {
 		snprintf(m->infra_reason, sizeof(m->infra_reason), "cannot start the board thread");
 		return -1;

@@ -5,12 +5,13 @@
  *   bootrig run --kernel K [--kernel K2 ...] [--initramfs IMG] [--target NAME]
  *       [--config FILE] [--suite NAME] [--append ARGS] [--variant NAME=ARGS ...]
  *       [--repeat N] [-j N] [--connect URI | --board NAME] [--timeout S]
- *       -o RESULTS_DIR
+ *       [--clock wall|icount] -o RESULTS_DIR
  *
  * This file reads the options (one table, which also prints --help), loads
  * the configuration and the kernels, builds each kernel's initramfs when
- * none is given, lays out the boots (kernels x variants x repeats) and
- * hands them to runner/matrix.c.
+ * none is given, lays out the boots (kernels x variants x repeats, repeat
+ * by repeat, so that every side of an A/B sees the same host conditions)
+ * and hands them to runner/matrix.c.
  */
 #include "backend.h"
 #include "build.h"
@@ -48,6 +49,7 @@ static const struct run_option {
 	{ "board", 'b', "NAME", "boot on this board from the config instead of libvirt" },
 	{ "no-wait", 'W', NULL, "with --board: refuse a busy board at once (exit 125), do not wait" },
 	{ "timeout", 'T', "S", "cap every stage and silence timeout at S seconds" },
+	{ "clock", 'L', "wall|icount", "the guest's clock under TCG (default: the target's icount)" },
 	{ "output", 'o', "DIR", "results directory (required)" },
 	{ "help", 'h', NULL, "show this help" },
 };
@@ -78,6 +80,7 @@ struct run_args {
 	size_t n_variants;
 	int repeat, jobs;
 	double timeout;
+	const char *clock;         /* --clock: "wall", "icount" or NULL (the target's) */
 	bool no_wait;              /* --no-wait: a busy board is refused at once */
 };
 
@@ -132,6 +135,11 @@ static int take_option(struct run_args *a, int c, const char *arg)
 	case 'j':
 		if ((a->jobs = parse_count(arg)) < 0)
 			return error("-j wants a positive number: '%s'", arg), EXIT_USAGE;
+		return 0;
+	case 'L':
+		if (strcmp(arg, "wall") && strcmp(arg, "icount"))
+			return error("--clock wants wall or icount: '%s'", arg), EXIT_USAGE;
+		a->clock = arg;
 		return 0;
 	case 'T': {
 		char *end;
@@ -318,7 +326,31 @@ static void job_limits(const struct run_state *rs, const struct target *t, struc
 		l->silence = cap;
 }
 
-/* Lays out kernels x variants x repeats. */
+/* The default benchmark clock when the target has none (config.c's). */
+#define FALLBACK_ICOUNT "shift=3,sleep=off"
+
+/* The boot's clock: --clock wall: none; --clock icount: the target's
+ * options (or the default when the target turned them off), TCG forced;
+ * else the target's setting ("" = the wall clock). */
+static void job_clock(const struct run_state *rs, const struct target *t, struct boot_job *job)
+{
+	const char *clock = rs->args.clock;
+	bool has = t->icount && *t->icount;
+	if (clock && !strcmp(clock, "wall"))
+		job->icount = NULL;
+	else if (clock)
+		job->icount = has ? t->icount : FALLBACK_ICOUNT;
+	else
+		job->icount = has ? t->icount : NULL;
+	job->icount_forced = clock && !strcmp(clock, "icount");
+}
+
+/*
+ * make_jobs: lays out kernels x variants x repeats, repeat-major (k1/v1/1,
+ * k1/v2/1, k2/v1/1, ..., then .../2): whatever the host's load does over
+ * the run, every kernel and variant sees it alike. The summary keeps
+ * kernel, variant, boot order (summary_rank).
+ */
 static void make_jobs(struct run_state *rs)
 {
 	size_t n_var = rs->args.n_variants ? rs->args.n_variants : 1;
@@ -331,12 +363,12 @@ static void make_jobs(struct run_state *rs)
 		char *spec = rs->args.variants[v];
 		rs->variant_names[v] = xasprintf("%.*s", (int)(strchr(spec, '=') - spec), spec);
 	}
-	for (size_t k = 0; k < rs->n_kernels; k++) {
-		for (size_t v = 0; v < n_var; v++) {
-			char *spec = rs->args.n_variants ? rs->args.variants[v] : NULL;
-			char *eq = spec ? strchr(spec, '=') : NULL;
-			const char *name = spec ? rs->variant_names[v] : "default";
-			for (int n = 1; n <= repeat; n++, job++) {
+	for (int n = 1; n <= repeat; n++) {
+		for (size_t k = 0; k < rs->n_kernels; k++) {
+			for (size_t v = 0; v < n_var; v++, job++) {
+				char *spec = rs->args.n_variants ? rs->args.variants[v] : NULL;
+				char *eq = spec ? strchr(spec, '=') : NULL;
+				const char *name = spec ? rs->variant_names[v] : "default";
 				const struct kernel *kern = &rs->kernels[k];
 				job->kernel_path = kern->input;
 				job->kernel_image = rs->images[k];
@@ -351,6 +383,8 @@ static void make_jobs(struct run_state *rs)
 				job->boot = n;
 				job->dir = xasprintf("%s/%s/%s/%d", rs->args.output, kern->id, job->variant, n);
 				job_limits(rs, rs->targets[k], &job->limits);
+				job_clock(rs, rs->targets[k], job);
+				job->summary_rank = (k * n_var + v) * (size_t)repeat + (size_t)(n - 1);
 			}
 		}
 	}

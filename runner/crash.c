@@ -2,12 +2,15 @@
  * crash.c: the kernel report detector (see crash.h for the contract).
  *
  * The file reads top-down:
- *   1. line helpers: printk prefixes, stack frames, PC lines, lock sites;
+ *   1. line helpers: needle sets, printk prefixes, stack frames, PC lines,
+ *      lock sites;
  *   2. the header table: which line starts which report, with its kind,
  *      whether it is fatal and how its title is made;
  *   3. choosing the guilty function (skip lists after syzkaller's);
  *   4. titles;
- *   5. the line state machine: open, extend and close reports.
+ *   5. the line state machine: open, extend and close reports. Outside a
+ *      report, a line is first scanned once for every string any step
+ *      looks for (the quick rejection); most lines end there.
  */
 #include "crash.h"
 #include "util.h"
@@ -1005,6 +1008,14 @@ static enum crash_progress progress_of(const char *s, size_t n)
 static struct needle_set anywhere_needles;
 static bool starts_header[256];         /* first bytes of the at-start needles */
 
+/* Appends a needle to the list index_needles() builds. */
+static void push_needle(const char **needles, size_t *n, const char *needle)
+{
+	if (*n == NEEDLE_SET_MAX)
+		die("crash: more needles than NEEDLE_SET_MAX: enlarge it");
+	needles[(*n)++] = needle;
+}
+
 static void index_needles(void)
 {
 	static const char *const more[] = {
@@ -1013,23 +1024,20 @@ static void index_needles(void)
 	};
 	const char *needles[NEEDLE_SET_MAX];
 	size_t n = 0;
-	for (const char *const *p = banner_needles; *p; p++)
-		needles[n++] = *p;
-	for (const char *const *p = poweroff_needles; *p; p++)
-		needles[n++] = *p;
 	for (size_t i = 0; i < ARRAY_SIZE(headers); i++) {
 		if (headers[i].at_start)
 			starts_header[(unsigned char)headers[i].needle[0]] = true;
-		else if (n < NEEDLE_SET_MAX)
-			needles[n++] = headers[i].needle;
+		else
+			push_needle(needles, &n, headers[i].needle);
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(more) && n < NEEDLE_SET_MAX; i++)
-		needles[n++] = more[i];
+	for (size_t i = 0; i < ARRAY_SIZE(more); i++)
+		push_needle(needles, &n, more[i]);
 	for (const char *const *f = firmware_errors; *f; f++)
-		if (n < NEEDLE_SET_MAX)
-			needles[n++] = *f;
-	if (n == NEEDLE_SET_MAX)
-		die("crash: more needles than NEEDLE_SET_MAX: enlarge it");
+		push_needle(needles, &n, *f);
+	for (const char *const *p = banner_needles; *p; p++)
+		push_needle(needles, &n, *p);
+	for (const char *const *p = poweroff_needles; *p; p++)
+		push_needle(needles, &n, *p);
 	needle_set_init(&anywhere_needles, needles, n);
 }
 

@@ -3,10 +3,15 @@
  *
  * Console bytes come in chunks; they are cleaned (NUL, '\r', ANSI escapes
  * dropped) and split into lines here. Each line goes to three readers:
- *   - the stage tracker (kernel banner, power-off messages),
- *   - the crash detector (runner/crash.c: reports and their titles),
+ *   - the crash detector (runner/crash.c: reports and their titles; it
+ *     also names the kernel banner and power-off messages),
+ *   - the stage tracker, from what the detector named,
  *   - the protocol decoder (lib/protocol.c), whose records fill sysinfo,
  *     the ABI table, tests and metrics, and move the init/results/end stages.
+ * Speed (the judge reads a console at hundreds of MB/s): plain text is
+ * taken in runs, a whole line that lies in its chunk is read in place, and
+ * the records are kept as given and turned into JSON only by
+ * judge_to_json() (a console may carry a great many METRIC records).
  * judge_finish() then decides the verdict, in this order:
  *   INFRA_ERROR  the host failed (judge_infra_error);
  *   PANIC        a fatal kernel event: panic, Oops, kernel BUG, page fault,
@@ -257,12 +262,8 @@ static void build_records_json(const struct judge *j, struct records_json *out)
 	}
 }
 
-/*
- * Keeps a copy of rec's kind and fields (the decoder's are valid only
- * during its callback) in one allocation: the field array, then the keys
- * and values.
- */
-static void keep_record(struct judge *j, const struct proto_record *rec)
+/* A copy of rec's fields in one allocation: the array, then the keys and values. */
+static struct proto_field *copy_fields(const struct proto_record *rec)
 {
 	size_t size = rec->nfields * sizeof(struct proto_field);
 	for (size_t i = 0; i < rec->nfields; i++)
@@ -278,6 +279,13 @@ static void keep_record(struct judge *j, const struct proto_record *rec)
 		fields[i].value_len = vlen;
 		text += vlen + 1;
 	}
+	return fields;
+}
+
+/* Keeps rec's kind and fields for judge_to_json() (the decoder's copy is
+ * valid only during its callback). */
+static void keep_record(struct judge *j, const struct proto_record *rec)
+{
 	if (j->nkept == j->kept_alloc) {
 		j->kept_alloc = j->kept_alloc ? 2 * j->kept_alloc : 64;
 		j->kept = xrealloc(j->kept, j->kept_alloc * sizeof(*j->kept));
@@ -287,7 +295,7 @@ static void keep_record(struct judge *j, const struct proto_record *rec)
 	copy->seq = rec->seq;
 	copy->kind = rec->kind;
 	copy->nfields = rec->nfields;
-	copy->fields = fields;
+	copy->fields = copy_fields(rec);
 	copy->line = rec->line;
 	copy->time = rec->time;
 }

@@ -84,7 +84,9 @@ struct lv_backend {
 	pthread_mutex_t lock;
 	struct lv_machine *machines[MAX_MACHINES];
 	/* Console streams of domains that ended on their own, waiting to be
-	 * aborted (see detach_console()). */
+	 * aborted (see detach_console()); under grave_lock (the runner may
+	 * prepare and stop machines in several threads). */
+	pthread_mutex_t grave_lock;
 	virStreamPtr graveyard[MAX_MACHINES];
 	double buried_at[MAX_MACHINES];
 	/* QEMU pids, for emergency_stop() from a signal handler. */
@@ -539,7 +541,10 @@ static void add_os(struct strbuf *sb, const struct machine_spec *spec, const cha
  * domain_xml: a transient domain with nothing but what a boot needs: the
  * kernel, its initramfs and command line, one serial port (a pty for the
  * live console, logged to serial_log), no NIC, graphics, USB, balloon or
- * RNG; every way of ending (poweroff, reboot, crash) destroys it.
+ * RNG; every way of ending (poweroff, reboot, crash) destroys it. A TCG
+ * boot with spec->icount gets QEMU's instruction-counting clock, as
+ * `-icount OPTIONS` through libvirt's QEMU namespace (libvirt has no
+ * element for it).
  */
 static char *domain_xml(const struct machine_spec *spec, bool kvm, const char *serial_log,
 			char *why, size_t why_len)
@@ -550,7 +555,9 @@ static char *domain_xml(const struct machine_spec *spec, bool kvm, const char *s
 	if (split_machine(t->machine, &machine, &gic, why, why_len) < 0)
 		return NULL;
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "<domain type='%s'>\n", kvm ? "kvm" : "qemu");
+	const char *icount = kvm ? NULL : spec->icount;
+	strbuf_addf(&sb, "<domain type='%s'%s>\n", kvm ? "kvm" : "qemu",
+		    icount ? " xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'" : "");
 	add_element(&sb, "  ", "name", spec->name);
 	strbuf_addf(&sb, "  <memory unit='MiB'>%d</memory>\n", t->memory_mb > 0 ? t->memory_mb : 512);
 	strbuf_addf(&sb, "  <vcpu>%d</vcpu>\n", t->vcpus > 0 ? t->vcpus : 1);
@@ -578,7 +585,14 @@ static char *domain_xml(const struct machine_spec *spec, bool kvm, const char *s
 		      "    </console>\n");
 	if (x86)
 		strbuf_addstr(&sb, "    <controller type='usb' model='none'/>\n");
-	strbuf_addstr(&sb, "    <memballoon model='none'/>\n  </devices>\n</domain>\n");
+	strbuf_addstr(&sb, "    <memballoon model='none'/>\n  </devices>\n");
+	if (icount) {   /* libvirt has no element for it: QEMU's own argument */
+		strbuf_addstr(&sb, "  <qemu:commandline>\n    <qemu:arg value='-icount'/>\n"
+			      "    <qemu:arg value='");
+		add_xml_text(&sb, icount);
+		strbuf_addstr(&sb, "'/>\n  </qemu:commandline>\n");
+	}
+	strbuf_addstr(&sb, "</domain>\n");
 	free(machine);
 	return sb.buf;
 }
@@ -708,8 +722,10 @@ static int lv_prepare(struct backend *be, struct machine *mach, const struct mac
 	pthread_mutex_init(&m->lock, NULL);
 	m->name = xstrdup(spec->name);
 	m->state = MACHINE_RUNNING;
-	bool kvm = kvm_usable(spec->target);
+	/* icount needs TCG: KVM only when the clock is not forced to icount */
+	bool kvm = !spec->icount_forced && kvm_usable(spec->target);
 	snprintf(mach->accelerator, sizeof(mach->accelerator), "%s", kvm ? "kvm" : "tcg");
+	snprintf(mach->clock, sizeof(mach->clock), "%s", !kvm && spec->icount ? "icount" : "wall");
 	if (lv->embed_root) {
 		char *dir = xasprintf("%s/log", lv->embed_root);
 		mkdir_p(dir, 0755);
@@ -872,6 +888,7 @@ static enum machine_state lv_state(struct machine *mach)
  * then end before bootrig does). */
 static void reap_graveyard(struct lv_backend *lv, double min_age)
 {
+	pthread_mutex_lock(&lv->grave_lock);
 	double youngest = 0;
 	for (int i = 0; i < MAX_MACHINES; i++)
 		if (lv->graveyard[i] && lv->buried_at[i] > youngest)
@@ -888,6 +905,25 @@ static void reap_graveyard(struct lv_backend *lv, double min_age)
 		virStreamAbort(lv->graveyard[i]);
 		virStreamFree(lv->graveyard[i]);
 		lv->graveyard[i] = NULL;
+	}
+	pthread_mutex_unlock(&lv->grave_lock);
+}
+
+/* Buries stream (see detach_console()). */
+static void bury_stream(struct lv_backend *lv, virStreamPtr stream)
+{
+	for (;;) {
+		pthread_mutex_lock(&lv->grave_lock);
+		for (int i = 0; i < MAX_MACHINES; i++) {
+			if (!lv->graveyard[i]) {
+				lv->graveyard[i] = stream;
+				lv->buried_at[i] = now_monotonic();
+				pthread_mutex_unlock(&lv->grave_lock);
+				return;
+			}
+		}
+		pthread_mutex_unlock(&lv->grave_lock);
+		reap_graveyard(lv, -1);   /* full: make room */
 	}
 }
 
@@ -917,16 +953,7 @@ static void detach_console(struct lv_machine *m, bool domain_running)
 		virStreamAbort(m->stream);
 		virStreamFree(m->stream);
 	} else {
-		int slot = -1;
-		for (int i = 0; i < MAX_MACHINES && slot < 0; i++)
-			if (!m->lv->graveyard[i])
-				slot = i;
-		if (slot < 0) {
-			reap_graveyard(m->lv, -1);
-			slot = 0;
-		}
-		m->lv->graveyard[slot] = m->stream;
-		m->lv->buried_at[slot] = now_monotonic();
+		bury_stream(m->lv, m->stream);
 	}
 	m->stream = NULL;
 }
@@ -1020,6 +1047,7 @@ static void lv_close(struct backend *be)
 	if (lv->slot_lock_fd >= 0)
 		close(lv->slot_lock_fd);
 	pthread_mutex_destroy(&lv->lock);
+	pthread_mutex_destroy(&lv->grave_lock);
 	free(lv->uri), free(lv->embed_root), free(lv);
 	free(be->where), free(be);
 }
@@ -1033,12 +1061,14 @@ struct backend *backend_libvirt_new(void)
 	struct backend *be = xcalloc(1, sizeof(*be));
 	struct lv_backend *lv = xcalloc(1, sizeof(*lv));
 	pthread_mutex_init(&lv->lock, NULL);
+	pthread_mutex_init(&lv->grave_lock, NULL);
 	lv->slot_lock_fd = -1;
 	lv->guardian = -1;
 	lv->guardian_fd = -1;
 	lv->lifecycle_cb = -1;
 	be->name = "libvirt";
 	be->priv = lv;
+	be->threaded_ops = true;
 	be->open = lv_open;
 	be->prepare = lv_prepare;
 	be->power_on = lv_power_on;

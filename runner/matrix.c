@@ -1,14 +1,29 @@
 /*
  * matrix.c: the boots of one `bootrig run` (matrix.h).
  *
- * One thread, one poll() loop over every running boot's console fd with a
- * short tick for the timers. Each boot: prepare, power on, feed console
- * bytes to the capture and the judge, ask the judge whether to stop, ask
- * the backend whether the machine still runs; at the end stop it, judge,
- * write console.log, console.tlog and result.json, release it.
+ * One poll() loop over every running boot's console fd with a short tick
+ * for the timers. Each boot: prepare, power on, feed console bytes to the
+ * capture and the judge, ask the judge whether to stop, ask the backend
+ * whether the machine still runs; at the end stop it, read the console's
+ * last bytes, judge, write console.log, console.tlog and result.json,
+ * release it.
  *
- * The file is divided into: signals and emergency cleanup; one boot's
- * life; progress output; the summary; matrix_run().
+ * Starting a machine and stopping one block for a while (libvirt: ~0.5 s
+ * to create a domain and open its console; killing QEMU and destroying the
+ * domain). With a backend that allows it (be->threaded_ops), each of these
+ * runs in a worker thread of its own, so that the loop keeps serving the
+ * other boots and -j 2 overlaps two boots fully; the worker touches only
+ * the boot's machine (m) and its power-on time, and wakes the loop
+ * through a pipe. The judge, the capture and the output stay on the
+ * loop's thread. A boot's phase says who holds it:
+ *
+ *   STARTING  a worker prepares and powers the machine on
+ *   RUNNING   the loop reads its console and watches its timers
+ *   STOPPING  a worker stops the machine (the boot is decided)
+ *   DRAINING  the loop reads the console's last bytes (DRAIN_LIMIT)
+ *
+ * The file is divided into: signals and emergency cleanup; workers; one
+ * boot's life; progress output; the summary; matrix_run().
  */
 #include "matrix.h"
 #include "backend.h"
@@ -20,8 +35,11 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,17 +56,30 @@
 /* How long the last console bytes may lag behind the machine's end. */
 #define DRAIN_LIMIT 1.0
 
-/* A boot on its way. */
+enum boot_phase { PHASE_STARTING, PHASE_RUNNING, PHASE_STOPPING, PHASE_DRAINING };
+
+/* A boot on its way (on the heap: a worker holds a pointer to it). */
 struct live_boot {
 	struct boot_job *job;
 	struct machine m;
 	struct judge *judge;
 	struct capture cap;
+	struct machine_spec spec; /* what prepare() got; spec.name owned */
+	enum boot_phase phase;
 	double t0;                /* monotonic time at power-on */
 	time_t started;
 	double deadline;          /* relative to t0 */
 	double closed_at;         /* console closed (relative), or -1 */
 	enum stage shown_stage;
+	/* The end, once decided. */
+	double end_t;             /* relative time when the boot was decided */
+	bool stopped_by_itself;   /* the machine ended on its own */
+	double drain_until;       /* monotonic: DRAINING ends then at the latest */
+	/* Its worker (STARTING, STOPPING). */
+	pthread_t worker;
+	bool worker_running;      /* started and not yet joined */
+	atomic_bool worker_done;
+	int worker_rc;            /* the operation's 0 or -1 */
 };
 
 /* ---------------------------------------------------------------- signals */
@@ -82,6 +113,88 @@ static void install_signals(void)
 	if (!registered)
 		atexit(emergency_at_exit);
 	registered = true;
+}
+
+/* ---------------------------------------------------------------- workers */
+
+/* Written by a worker that finished, read by the loop's poll(). */
+static int worker_pipe[2] = { -1, -1 };
+
+static void worker_wake(void)
+{
+	char c = 1;
+	if (write(worker_pipe[1], &c, 1) < 0 && errno != EAGAIN)
+		warning("worker pipe: %s", strerror(errno));
+}
+
+static void worker_pipe_drain(void)
+{
+	char buf[64];
+	while (read(worker_pipe[0], buf, sizeof(buf)) > 0)
+		;
+}
+
+/* Worker: prepare and power on b's machine; b->t0 is when the guest could
+ * run (power_on() returned). */
+static void *start_worker(void *arg)
+{
+	struct live_boot *b = arg;
+	struct backend *be = b->m.backend;
+	int rc = be->prepare(be, &b->m, &b->spec);
+	if (rc == 0) {
+		b->started = time(NULL);
+		b->t0 = now_monotonic();
+		rc = b->m.backend->power_on(&b->m);
+		if (rc == 0)
+			b->t0 = now_monotonic();
+	}
+	b->worker_rc = rc;
+	atomic_store(&b->worker_done, true);
+	worker_wake();
+	return NULL;
+}
+
+/* Worker: stop b's machine. */
+static void *stop_worker(void *arg)
+{
+	struct live_boot *b = arg;
+	b->worker_rc = b->m.backend->stop(&b->m);
+	atomic_store(&b->worker_done, true);
+	worker_wake();
+	return NULL;
+}
+
+/*
+ * run_worker: runs fn(b) in a thread of its own when the backend allows
+ * it, else at once in this thread; either way the loop learns of the end
+ * from b->worker_done (and the pipe). Workers never take SIGINT/SIGTERM:
+ * the loop's thread does.
+ */
+static void run_worker(struct live_boot *b, void *(*fn)(void *))
+{
+	atomic_store(&b->worker_done, false);
+	struct backend *be = b->m.backend;
+	if (be->threaded_ops) {
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		int rc = pthread_create(&b->worker, NULL, fn, b);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (rc == 0) {
+			b->worker_running = true;
+			return;
+		}
+		warning("cannot start a thread (%s): working in the main one", strerror(rc));
+	}
+	fn(b);
+}
+
+/* Waits for b's worker, if any (its operation is then over). */
+static void join_worker(struct live_boot *b)
+{
+	if (b->worker_running)
+		pthread_join(b->worker, NULL);
+	b->worker_running = false;
 }
 
 /* ---------------------------------------------------------------- one boot */
@@ -163,21 +276,15 @@ static void drain_console(struct live_boot *b)
 }
 
 /*
- * finish_boot: the machine is stopped (or never started): read what is
- * left on the console, judge, write the files, release the machine.
- * Returns 0, or -1 when a result file could not be written.
+ * write_boot: the machine is stopped and its console drained (or it never
+ * started): judge, write the files, release the machine. t: when the boot
+ * was decided. Returns 0, or -1 when a result file could not be written.
  */
-static int finish_boot(struct live_boot *b, bool stopped_by_itself)
+static int write_boot(struct live_boot *b, double t)
 {
 	struct backend *be = b->m.backend;
-	double t = b->t0 > 0 ? since(b) : 0.0;
-	if (be && b->m.priv) {
-		if (!stopped_by_itself && be->stop(&b->m) < 0)
-			judge_infra_error(b->judge, b->m.infra_reason);
-		drain_console(b);
-		if (stopped_by_itself)
-			judge_machine_stopped(b->judge, t);
-	}
+	if (be && b->m.priv && b->stopped_by_itself)
+		judge_machine_stopped(b->judge, t);
 	struct boot_job *job = b->job;
 	job->verdict = judge_finish(b->judge, t);
 	job->duration = t;
@@ -192,6 +299,7 @@ static int finish_boot(struct live_boot *b, bool stopped_by_itself)
 		.target = job->board ? job->board : job->target->name,
 		.uri = be && !job->board ? be->where : NULL,
 		.accelerator = b->m.accelerator[0] ? b->m.accelerator : (job->board ? "board" : "tcg"),
+		.clock = b->m.clock[0] ? b->m.clock : "wall",
 		.started = b->started ? b->started : time(NULL), .duration = t,
 		.console_recovered = capture_reconcile(&b->cap, log),
 	};
@@ -208,6 +316,43 @@ static int finish_boot(struct live_boot *b, bool stopped_by_itself)
 	print_event(b, what);
 	free(what);
 	return rc;
+}
+
+/*
+ * finish_boot: the whole end of a boot at once, in this thread: stop the
+ * machine (unless it stopped by itself), read what is left on the
+ * console, judge, write, release. For boots that end before they run.
+ */
+static int finish_boot(struct live_boot *b, bool stopped_by_itself)
+{
+	struct backend *be = b->m.backend;
+	double t = b->t0 > 0 ? since(b) : 0.0;
+	b->stopped_by_itself = stopped_by_itself;
+	if (be && b->m.priv) {
+		if (!stopped_by_itself && be->stop(&b->m) < 0)
+			judge_infra_error(b->judge, b->m.infra_reason);
+		drain_console(b);
+	}
+	return write_boot(b, t);
+}
+
+/*
+ * end_boot: the boot is decided (at relative time now): a worker stops the
+ * machine unless it stopped by itself, then the loop drains its console
+ * (PHASE_STOPPING, then PHASE_DRAINING; advance_boot() goes on).
+ */
+static void end_boot(struct live_boot *b, bool stopped_by_itself)
+{
+	b->end_t = since(b);
+	b->stopped_by_itself = stopped_by_itself;
+	b->drain_until = -1;
+	if (stopped_by_itself) {
+		b->phase = PHASE_DRAINING;
+		b->drain_until = now_monotonic() + DRAIN_LIMIT;
+		return;
+	}
+	b->phase = PHASE_STOPPING;
+	run_worker(b, stop_worker);
 }
 
 /* Ends a boot that could not start: INFRA_ERROR with the backend's reason. */
@@ -228,7 +373,11 @@ static bool kernel_refused(const char *reason)
 	       strstr(reason, "Invalid kernel") || strstr(reason, "not a Linux kernel");
 }
 
-/* Starts job; the live boot is added to live[] when it runs. */
+/*
+ * start_boot: sets up job's boot and has a worker prepare and power on its
+ * machine (PHASE_STARTING; started() goes on). Returns false when the
+ * boot ended at once (its results are written).
+ */
 static bool start_boot(struct backend *be, const struct config *cfg, struct boot_job *job,
 		       int seq, struct live_boot *b)
 {
@@ -244,40 +393,46 @@ static bool start_boot(struct backend *be, const struct config *cfg, struct boot
 		free(why);
 		return false;
 	}
-	char *name = xasprintf("bootrig-%ld-%d", (long)getpid(), seq);
-	struct machine_spec spec = {
-		.name = name, .kernel = job->kernel_image, .initrd = job->initrd,
+	b->spec = (struct machine_spec){
+		.name = xasprintf("bootrig-%ld-%d", (long)getpid(), seq),
+		.kernel = job->kernel_image, .initrd = job->initrd,
 		.cmdline = job->cmdline, .target = job->target, .board = job->board, .cfg = cfg,
-		.dir = job->dir,
+		.dir = job->dir, .icount = job->icount, .icount_forced = job->icount_forced,
 	};
 	b->deadline = total_limit(&job->limits);
-	bool ok = be->prepare(be, &b->m, &spec) == 0;
-	if (ok) {
-		b->started = time(NULL);
-		b->t0 = now_monotonic();
-		ok = be->power_on(&b->m) == 0;
-	}
-	free(name);
-	if (!ok && kernel_refused(b->m.infra_reason)) {
-		warning("%s: %s", job->kernel_id, b->m.infra_reason);
+	b->m.backend = be;
+	b->phase = PHASE_STARTING;
+	run_worker(b, start_worker);
+	return true;
+}
+
+/*
+ * started: b's start worker is done. The boot runs (true), or it ended at
+ * once (false: its results are written): QEMU refused the kernel, or the
+ * host failed.
+ */
+static bool started(struct live_boot *b)
+{
+	join_worker(b);
+	if (b->worker_rc < 0 && kernel_refused(b->m.infra_reason)) {
+		warning("%s: %s", b->job->kernel_id, b->m.infra_reason);
 		finish_boot(b, true);
 		return false;
 	}
-	if (!ok) {
+	if (b->worker_rc < 0) {
 		fail_to_start(b, b->m.infra_reason);
 		return false;
 	}
-	/* Time since power-on counts from when the guest could run. */
-	b->t0 = now_monotonic();
+	b->phase = PHASE_RUNNING;
 	print_event(b, "started");
 	return true;
 }
 
 /*
- * check_boot: after a wake-up or a tick. Returns true when the boot has
- * ended (its results are written).
+ * check_boot: a running boot, after a wake-up or a tick: decides whether
+ * it has ended (end_boot()).
  */
-static bool check_boot(struct live_boot *b)
+static void check_boot(struct live_boot *b)
 {
 	struct backend *be = b->m.backend;
 	bool open = pump_console(b);
@@ -287,20 +442,43 @@ static bool check_boot(struct live_boot *b)
 	enum machine_state st = be->state(&b->m);
 	if (st == MACHINE_FAILED) {
 		judge_infra_error(b->judge, b->m.infra_reason);
-		finish_boot(b, false);
-		return true;
-	}
-	if (st == MACHINE_STOPPED) {
-		finish_boot(b, true);
-		return true;
-	}
-	if (b->closed_at >= 0 && t - b->closed_at > CLOSED_GRACE) {
+		end_boot(b, false);
+	} else if (st == MACHINE_STOPPED) {
+		end_boot(b, true);
+	} else if (b->closed_at >= 0 && t - b->closed_at > CLOSED_GRACE) {
 		judge_infra_error(b->judge, "the console closed while the machine was running");
-		finish_boot(b, false);
-		return true;
+		end_boot(b, false);
+	} else if (judge_should_stop(b->judge, t) || t > b->deadline) {
+		end_boot(b, false);
 	}
-	if (judge_should_stop(b->judge, t) || t > b->deadline) {
-		finish_boot(b, false);
+}
+
+/*
+ * advance_boot: moves b on after a wake-up or a tick, whatever its phase.
+ * Returns true when the boot is over (results written, machine released).
+ */
+static bool advance_boot(struct live_boot *b)
+{
+	bool done = atomic_load(&b->worker_done);
+	switch (b->phase) {
+	case PHASE_STARTING:
+		return done && !started(b);
+	case PHASE_RUNNING:
+		check_boot(b);
+		return false;
+	case PHASE_STOPPING:
+		if (!done)
+			return false;
+		join_worker(b);
+		if (b->worker_rc < 0)
+			judge_infra_error(b->judge, b->m.infra_reason);
+		b->phase = PHASE_DRAINING;
+		b->drain_until = now_monotonic() + DRAIN_LIMIT;
+		return advance_boot(b);
+	case PHASE_DRAINING:
+		if (pump_console(b) && now_monotonic() < b->drain_until)
+			return false;
+		write_boot(b, b->end_t);
 		return true;
 	}
 	return false;
@@ -310,8 +488,11 @@ static bool check_boot(struct live_boot *b)
 static void abandon_boot(struct live_boot *b)
 {
 	struct backend *be = b->m.backend;
-	be->stop(&b->m);
-	be->release(&b->m);
+	join_worker(b);
+	if (b->m.priv) {
+		be->stop(&b->m);
+		be->release(&b->m);
+	}
 	b->job->interrupted = true;
 	print_event(b, "interrupted: machine stopped, no result");
 }
@@ -320,6 +501,7 @@ static void free_live(struct live_boot *b)
 {
 	judge_free(b->judge);
 	capture_release(&b->cap);
+	free((char *)b->spec.name);
 }
 
 /* ---------------------------------------------------------------- progress */
@@ -348,44 +530,64 @@ static void progress_clear_active(void)
 
 /* Redraws the live lines: at once after they were cleared, else twice a
  * second. */
-static void progress_draw(struct progress *p, struct live_boot *live, int n_live)
+static void progress_draw(struct progress *p, struct live_boot **live, int n_live)
 {
 	if (!p->tty || (p->drawn && now_monotonic() - p->last < 0.5))
 		return;
 	progress_clear(p);
 	for (int i = 0; i < n_live; i++) {
-		struct live_boot *b = &live[i];
+		struct live_boot *b = live[i];
+		bool starting = b->phase == PHASE_STARTING;
 		fprintf(stderr, "  %-40.40s %-12.12s #%-3d %-9s %7.1fs\n", b->job->kernel_id,
-			b->job->variant, b->job->boot, stage_name(judge_stage(b->judge)), since(b));
+			b->job->variant, b->job->boot,
+			starting ? "starting" : stage_name(judge_stage(b->judge)),
+			starting ? 0.0 : since(b));
 	}
 	p->drawn = n_live;
 	p->last = now_monotonic();
 }
 
 /* Off a terminal: one plain line when a boot enters a stage. */
-static void progress_stages(struct progress *p, struct live_boot *live, int n_live)
+static void progress_stages(struct progress *p, struct live_boot **live, int n_live)
 {
 	if (p->tty)
 		return;
 	for (int i = 0; i < n_live; i++) {
-		enum stage s = judge_stage(live[i].judge);
-		if (s == live[i].shown_stage)
+		struct live_boot *b = live[i];
+		if (b->phase == PHASE_STARTING)
 			continue;
-		live[i].shown_stage = s;
-		char *what = xasprintf("stage %s at %.2fs", stage_name(s), since(&live[i]));
-		print_event(&live[i], what);
+		enum stage s = judge_stage(b->judge);
+		if (s == b->shown_stage)
+			continue;
+		b->shown_stage = s;
+		char *what = xasprintf("stage %s at %.2fs", stage_name(s), since(b));
+		print_event(b, what);
 		free(what);
 	}
 }
 
 /* ---------------------------------------------------------------- summary */
 
+/* qsort: boot jobs by summary_rank. */
+static int by_summary_rank(const void *a, const void *b)
+{
+	const struct boot_job *x = *(const struct boot_job *const *)a;
+	const struct boot_job *y = *(const struct boot_job *const *)b;
+	return (x->summary_rank > y->summary_rank) - (x->summary_rank < y->summary_rank);
+}
+
+/* The table on stdout, in kernel, variant, boot order (the boots ran
+ * repeat by repeat). */
 static void print_summary(const struct run_plan *plan)
 {
 	printf("%-40s %-12s %3s  %-11s %8s  %s\n", "kernel", "variant", "n", "verdict", "duration",
 	       "ABIs");
+	const struct boot_job **order = xcalloc(plan->n_jobs ? plan->n_jobs : 1, sizeof(*order));
+	for (size_t i = 0; i < plan->n_jobs; i++)
+		order[i] = &plan->jobs[i];
+	qsort(order, plan->n_jobs, sizeof(*order), by_summary_rank);
 	for (size_t i = 0; i < plan->n_jobs; i++) {
-		const struct boot_job *job = &plan->jobs[i];
+		const struct boot_job *job = order[i];
 		const char *verdict = job->done ? verdict_name(job->verdict)
 					: job->interrupted ? "INTERRUPTED" : "NOT RUN";
 		printf("%-40s %-12s %3d  %-11s %7.1fs  %s\n", job->kernel_id, job->variant, job->boot,
@@ -393,6 +595,7 @@ static void print_summary(const struct run_plan *plan)
 		if (job->done && job->reason && *job->reason)
 			printf("%56s %s\n", "", job->reason);
 	}
+	free(order);
 	fflush(stdout);
 }
 
@@ -432,17 +635,21 @@ static void fail_all(struct run_plan *plan, const char *reason)
 	}
 }
 
-/* Waits for console bytes or the next tick. */
-static void wait_for_events(struct live_boot *live, int n_live)
+/* Waits for console bytes, a worker's end or the next tick. */
+static void wait_for_events(struct live_boot **live, int n_live)
 {
-	struct pollfd fds[n_live > 0 ? n_live : 1];
+	struct pollfd fds[n_live + 1];
+	nfds_t n = 0;
+	fds[n++] = (struct pollfd){ .fd = worker_pipe[0], .events = POLLIN };
 	for (int i = 0; i < n_live; i++) {
-		fds[i].fd = live[i].m.backend->console_fd(&live[i].m);
-		fds[i].events = POLLIN;
-		fds[i].revents = 0;
+		struct live_boot *b = live[i];
+		if (b->phase == PHASE_RUNNING || b->phase == PHASE_DRAINING)
+			fds[n++] = (struct pollfd){ .fd = b->m.backend->console_fd(&b->m),
+						    .events = POLLIN };
 	}
-	if (poll(fds, (nfds_t)n_live, TICK_MS) < 0 && errno != EINTR)
+	if (poll(fds, n, TICK_MS) < 0 && errno != EINTR)
 		warning("poll: %s", strerror(errno));
+	worker_pipe_drain();
 }
 
 int matrix_run(struct run_plan *plan)
@@ -457,26 +664,32 @@ int matrix_run(struct run_plan *plan)
 		return EXIT_INFRA;
 	}
 	emergency_backend = be;
+	if (worker_pipe[0] < 0 && pipe2(worker_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		die("pipe: %s", strerror(errno));
 	int parallel = plan->parallel > 0 ? plan->parallel : 1;
-	struct live_boot *live = xcalloc((size_t)parallel, sizeof(*live));
+	struct live_boot **live = xcalloc((size_t)parallel, sizeof(*live));
 	int n_live = 0, seq = 0;
 	size_t next = 0;
 	struct progress progress = { .tty = isatty(STDERR_FILENO) == 1 };
 	active_progress = &progress;
 	while (!interrupted_by && (next < plan->n_jobs || n_live > 0)) {
 		while (!interrupted_by && n_live < parallel && next < plan->n_jobs) {
-			if (start_boot(be, plan->cfg, &plan->jobs[next++], ++seq, &live[n_live]))
-				n_live++;
-			else
-				free_live(&live[n_live]);
+			struct live_boot *b = xcalloc(1, sizeof(*b));
+			if (start_boot(be, plan->cfg, &plan->jobs[next++], ++seq, b)) {
+				live[n_live++] = b;
+			} else {
+				free_live(b);
+				free(b);
+			}
 		}
 		progress_draw(&progress, live, n_live);
 		wait_for_events(live, n_live);
 		progress_stages(&progress, live, n_live);
 		for (int i = 0; i < n_live && !interrupted_by; i++) {
-			if (!check_boot(&live[i]))
+			if (!advance_boot(live[i]))
 				continue;
-			free_live(&live[i]);
+			free_live(live[i]);
+			free(live[i]);
 			live[i] = live[--n_live];
 			i--;
 		}
@@ -484,8 +697,9 @@ int matrix_run(struct run_plan *plan)
 	progress_clear(&progress);
 	active_progress = NULL;
 	for (int i = 0; i < n_live; i++) {
-		abandon_boot(&live[i]);
-		free_live(&live[i]);
+		abandon_boot(live[i]);
+		free_live(live[i]);
+		free(live[i]);
 	}
 	free(live);
 	be->close(be);

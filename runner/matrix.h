@@ -30,6 +30,9 @@ struct boot_job {
 	int boot;                     /* from 1 */
 	char *dir;                    /* RESULTS_DIR/<kernel-id>/<variant>/<n> (owned) */
 	struct judge_limits limits;
+	const char *icount;           /* -icount options for a TCG boot, or NULL (wall clock) */
+	bool icount_forced;           /* --clock icount: TCG even where KVM works */
+	size_t summary_rank;          /* place in the summary (kernel, variant, boot order) */
 
 	/* Filled by matrix_run(). */
 	bool done;                    /* judged and written */

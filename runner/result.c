@@ -47,6 +47,7 @@ static void add_run_fields(json_object *o, const struct result_info *info)
 	if (info->uri)
 		json_object_object_add(o, "uri", json_object_new_string(info->uri));
 	json_object_object_add(o, "accelerator", string_or_null(info->accelerator));
+	json_object_object_add(o, "clock", string_or_null(info->clock));
 	json_object_object_add(o, "started", json_object_new_string(started));
 	json_object_object_add(o, "duration", json_object_new_double(info->duration));
 	if (info->console_recovered)

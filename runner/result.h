@@ -22,6 +22,7 @@ struct result_info {
 	const char *target;          /* target or board name */
 	const char *uri;             /* libvirt only, else NULL */
 	const char *accelerator;     /* "kvm", "tcg", "board" */
+	const char *clock;           /* "icount" or "wall" */
 	time_t started;              /* wall clock at power-on */
 	double duration;             /* seconds, power-on to end */
 	size_t console_recovered;    /* console bytes taken from the backend's log */

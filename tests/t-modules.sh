@@ -107,6 +107,7 @@ fi
 # loaded by bootrig-asan from the start (Makefile SAN_LIBS), or the
 # interceptor calls NULL (libtirpc's xdrmem_create under libguestfs did).
 runtime=$(ldd "$asan" | awk '/lib(asan|ubsan)\.so/ {print $3}')
+# shellcheck disable=SC2086 # two paths: libasan and libubsan
 nm -D --defined-only $runtime | awk '$2 ~ /[TW]/ {n = $3; sub(/@.*/, "", n); print n}' | sort -u >"$tmp/intercepted"
 for so in "$TOP"/build/asan-modules/*.so; do ldd "$so" | awk '/=>/ {print $3}'; done | sort -u >"$tmp/asan-libs"
 ldd "$asan" | awk '/=>/ {print $3}' >"$tmp/asan-start"

@@ -11,7 +11,7 @@
 # (> 1: faster than any program that links libvirt and libguestfs).
 # BENCH_STARTUP_N changes N (default 30).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 
 n=${BENCH_STARTUP_N:-30}
 out=build/bench/startup

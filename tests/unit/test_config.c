@@ -75,6 +75,8 @@ static void test_defaults(void **state)
 	assert_string_equal(config_target_for_arch(&cfg, "x86_64")->abis[1], "x32");
 	assert_string_equal(config_target_for_arch(&cfg, "arm")->qemu_arch, "armv7l");
 	assert_non_null(config_find_target(&cfg, "arm64-a64fx"));
+	for (size_t i = 0; i < cfg.n_targets; i++)   /* the benchmark clock: on for TCG */
+		assert_string_equal(cfg.targets[i].icount, "shift=3,sleep=off");
 	const struct suite *full = config_find_suite(&cfg, "full");
 	assert_non_null(full);
 	assert_int_equal(full->n_tests, 11);
@@ -99,6 +101,7 @@ static void test_override_field_by_field(void **state)
 	free(msg);
 	const struct target *t = config_find_target(&cfg, "arm64-virt");
 	assert_int_equal(t->memory_mb, 1024);
+	assert_string_equal(t->icount, "shift=3,sleep=off");  /* kept */
 	assert_string_equal(t->cpu, "cortex-a57");           /* kept */
 	assert_true(t->limits.stage[STAGE_KERNEL] == 5.0);
 	assert_true(t->limits.stage[STAGE_FIRMWARE] > 0);     /* kept */
@@ -165,6 +168,31 @@ static void test_type_errors(void **state)
 	expect_error("targets = { name = \"x\"; };\n", 1, "'targets' must be a list");
 	expect_error("suites = ( { name = 3; } );\n", 1, "'name' must be a non-empty string");
 	expect_error("suites = ( { name = \"smoke\";\n samples = 0; } );\n", 2, "from 1 to 1000");
+	expect_error("targets = ( { name = \"arm64-virt\";\n\n icount = 3; } );\n", 3,
+		     "'icount' must be a string");
+	expect_error("targets = ( { name = \"arm64-virt\";\n icount = \"shift=3 sleep=off\"; } );\n",
+		     2, "-icount options");
+	expect_error("targets = ( { name = \"arm64-virt\";\n icount = \"shift=3,,sleep=off\"; } );\n",
+		     2, "-icount options");
+	expect_error("targets = ( { name = \"arm64-virt\";\n icount = \"shift=3,\"; } );\n",
+		     2, "must not end with ','");
+}
+
+/* icount: "" turns the clock off; other QEMU options are kept as given. */
+static void test_icount(void **state)
+{
+	(void)state;
+	struct config cfg;
+	char *msg;
+	const char *text =
+		"targets = ( { name = \"arm64-virt\"; icount = \"\"; },\n"
+		"            { name = \"x86_64-q35\"; icount = \"shift=auto,sleep=on\"; } );\n";
+	assert_int_equal(load_text(text, &cfg, &msg), 0);
+	free(msg);
+	assert_string_equal(config_find_target(&cfg, "arm64-virt")->icount, "");
+	assert_string_equal(config_find_target(&cfg, "x86_64-q35")->icount, "shift=auto,sleep=on");
+	assert_string_equal(config_find_target(&cfg, "arm-virt")->icount, "shift=3,sleep=off");
+	config_release(&cfg);
 }
 
 static void test_unknown_names_and_keys(void **state)
@@ -216,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_board_override),
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_type_errors),
+		cmocka_unit_test(test_icount),
 		cmocka_unit_test(test_unknown_names_and_keys),
 		cmocka_unit_test(test_incomplete_and_files),
 	};
