@@ -1,46 +1,48 @@
 /*
- * sha256.c: SHA-256 over OpenSSL's EVP interface (see sha256.h). Any
- * failure of libcrypto here is a broken installation: it aborts.
+ * sha256.c: SHA-256 over nettle (see sha256.h). nettle needs no start-up
+ * (OpenSSL's libcrypto read its config file on first use, a millisecond a
+ * command) and Debian's build picks the CPU's SHA instructions at run time.
  */
 #include "sha256.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-static void crypto_failed(const char *what)
-{
-	fprintf(stderr, "bootrig: libcrypto: %s failed\n", what);
-	abort();
-}
+#include <nettle/sha2.h>
+/* nettle names its functions sha256_init and so on through macros; ours
+ * have those names, so take the macros back and call nettle_* directly. */
+#undef sha256_init
+#undef sha256_update
+#undef sha256_digest
 
 void sha256_init(struct sha256 *s)
 {
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
-		crypto_failed("EVP_DigestInit_ex(sha256)");
-	s->ctx = ctx;
+	s->ctx = xmalloc(sizeof(struct sha256_ctx));
+	nettle_sha256_init(s->ctx);
 }
 
 void sha256_update(struct sha256 *s, const void *data, size_t n)
 {
-	if (n && EVP_DigestUpdate(s->ctx, data, n) != 1)
-		crypto_failed("EVP_DigestUpdate");
+	if (n)
+		nettle_sha256_update(s->ctx, n, data);
 }
 
 void sha256_final_hex(struct sha256 *s, char hex[65])
 {
-	unsigned char digest[EVP_MAX_MD_SIZE];
-	unsigned int len = 0;
-	if (EVP_DigestFinal_ex(s->ctx, digest, &len) != 1 || len != 32)
-		crypto_failed("EVP_DigestFinal_ex");
-	EVP_MD_CTX_free(s->ctx);
+	unsigned char digest[SHA256_DIGEST_SIZE];
+	nettle_sha256_digest(s->ctx, sizeof(digest), digest);
+	free(s->ctx);
 	s->ctx = NULL;
-	for (unsigned i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+	static const char digits[] = "0123456789abcdef";
+	for (unsigned i = 0; i < SHA256_DIGEST_SIZE; i++) {
+		hex[2 * i] = digits[digest[i] >> 4];
+		hex[2 * i + 1] = digits[digest[i] & 15];
+	}
+	hex[64] = '\0';
 }
 
 void sha256_hex(const void *data, size_t n, char hex[65])

@@ -1,7 +1,7 @@
 /*
  * sha256.h: SHA-256 for kernel ids, the manifest and the image cache,
- * through OpenSSL's libcrypto (which uses the CPU's SHA instructions where
- * there are some: a 33 MB kernel hashes in about 20 ms).
+ * through nettle (which uses the CPU's SHA instructions where there are
+ * some: a 33 MB kernel hashes in about 20 ms).
  */
 #ifndef BOOTRIG_SHA256_H
 #define BOOTRIG_SHA256_H
@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 struct sha256 {
-	void *ctx;             /* an EVP_MD_CTX */
+	void *ctx;             /* a nettle struct sha256_ctx */
 };
 
 void sha256_init(struct sha256 *s);

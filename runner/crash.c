@@ -1075,7 +1075,9 @@ static bool starts_like_report(const char *s, size_t n)
 		tn--;
 	}
 	if (tn && starts_header[(unsigned char)*t])
-		return true;    /* maybe an at-start header: match_header() decides */
+		for (size_t i = 0; i < ARRAY_SIZE(headers); i++)
+			if (headers[i].at_start && starts(t, tn, headers[i].needle))
+				return true;
 	return starts_special(s, n);
 }
 

@@ -50,6 +50,7 @@ expect "cortex-a57: arm ok" "$r" abis.arm.status ok
 expect "cortex-a57: aarch64_ilp32 unsupported" "$r" abis.aarch64_ilp32.status unsupported
 expect "result.json: backend libvirt" "$r" backend libvirt
 expect "result.json: accelerator tcg" "$r" accelerator tcg
+expect "result.json: clock icount (the TCG default)" "$r" clock icount
 expect "result.json: target arm64-virt" "$r" target arm64-virt
 expect "result.json: boot 1, variant default" "$r" variant default
 case $("$JGET" "$r" uri) in
@@ -85,8 +86,20 @@ if grep -q "armmp-lpae.*PASS.*arm=ok" "$tmp/a57.out"; then ok "summary table: ke
 else not_ok "summary table: kernel, verdict, ABIs" "$(cat "$tmp/a57.out")"; fi
 check "no QEMU left after the arm runs" no_qemu_left "$pid"
 
-# --- arm64 on a64fx (virt, gic-version=3) ----------------------------------
-run a64fx --kernel "$a64" --target arm64-a64fx
+# The icount clock: in domain.xml through libvirt's QEMU namespace, and
+# on the command line libvirt gave QEMU (the embedded driver's log of it).
+if grep -q "xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'" "$d/domain.xml" &&
+   grep -q "<qemu:arg value='-icount'/>" "$d/domain.xml" &&
+   grep -q "<qemu:arg value='shift=3,sleep=off'/>" "$d/domain.xml"; then
+	ok "domain.xml: -icount shift=3,sleep=off as a qemu:arg"
+else not_ok "domain.xml: -icount shift=3,sleep=off as a qemu:arg" "$(tail -n 8 "$d/domain.xml")"; fi
+root=$("$JGET" "$r" uri | sed 's/.*root=//')
+if grep -h -e '-accel tcg' "$root/log/qemu/bootrig-$pid-"*.log 2>/dev/null | grep -q -e '-icount shift=3,sleep=off'; then
+	ok "QEMU ran with -accel tcg -icount shift=3,sleep=off"
+else not_ok "QEMU ran with -icount" "$(ls "$root/log/qemu/" 2>&1 | tail -n 3)"; fi
+
+# --- arm64 on a64fx (virt, gic-version=3), on the wall clock ----------------
+run a64fx --kernel "$a64" --target arm64-a64fx --clock wall
 r=$(boot_dir a64fx cloud-arm64.vmlinuz default)/result.json
 # The emulated a64fx's 256-byte cache lines exceed ARCH_DMA_MINALIGN: the
 # kernel warns (TAINT_CPU_OUT_OF_SPEC) in arch_setup_dma_ops for each DMA
@@ -103,6 +116,20 @@ if grep -q "<gic version='3'/>" "$(dirname "$r")/domain.xml" &&
    grep -q ">a64fx<" "$(dirname "$r")/domain.xml"; then ok "a64fx: domain.xml has GICv3 and the a64fx model"
 else not_ok "a64fx: domain.xml has GICv3 and the a64fx model" "$(cat "$(dirname "$r")/domain.xml")"; fi
 check "no QEMU left after a64fx" no_qemu_left "$pid"
+expect "--clock wall: result.json clock wall" "$r" clock wall
+if ! grep -q "qemu:" "$(dirname "$r")/domain.xml"; then ok "--clock wall: no -icount in domain.xml"
+else not_ok "--clock wall: no -icount in domain.xml" "$(grep qemu: "$(dirname "$r")/domain.xml")"; fi
+
+# --- the order of the boots: repeat by repeat, results where they were ------
+# (an unreachable URI: every boot is written at once, in the plan's order)
+run order --kernel "$a64" --variant a= --variant b= --repeat 2 --connect test:///no/such/file.xml
+seq=$(sed -n 's/.*\[cloud-arm64[^ ]* \([ab]\) \([0-9]\)\] INFRA_ERROR.*/\1\2/p' "$tmp/order.err" | tr '\n' ' ')
+if [ $rc = 125 ] && [ "$seq" = "a1 b1 a2 b2 " ]; then ok "boots run repeat by repeat: a/1 b/1 a/2 b/2"
+else not_ok "boots run repeat by repeat" "exit $rc, order '$seq'"; fi
+rows=$(sed -n 's/^cloud-arm64[^ ]* *\([ab]\) *\([0-9]\) .*/\1\2/p' "$tmp/order.out" | tr '\n' ' ')
+n=$(ls -d "$tmp"/order/cloud-arm64*/[ab]/[12]/result.json 2>/dev/null | wc -l)
+if [ "$rows" = "a1 a2 b1 b2 " ] && [ "$n" = 4 ]; then ok "summary by variant and boot; RESULTS/<kernel>/<variant>/<n>/"
+else not_ok "summary order and result paths" "rows '$rows', $n result.json"; fi
 
 # --- amd64, with and without syscall.x32=y ---------------------------------
 run x86 --kernel "$x86" --variant default= --variant x32=syscall.x32=y -j 2
@@ -127,6 +154,8 @@ else not_ok "run --help: exit 0, the options" "$(cat "$tmp/help")"; fi
 rc=$?; [ $rc = 64 ] && ok "no -o: exit 64" || not_ok "no -o: exit 64" "exit $rc"
 "$BOOTRIG" run --kernel "$a64" --connect qemu:///system --board b -o "$tmp/u" >/dev/null 2>&1
 rc=$?; [ $rc = 64 ] && ok "--connect with --board: exit 64" || not_ok "--connect with --board: exit 64" "exit $rc"
+"$BOOTRIG" run --kernel "$a64" --clock tsc -o "$tmp/u" >/dev/null 2>&1
+rc=$?; [ $rc = 64 ] && ok "--clock tsc: exit 64" || not_ok "--clock tsc: exit 64" "exit $rc"
 "$BOOTRIG" run --kernel "$a64" --repeat 0 -o "$tmp/u" >/dev/null 2>&1
 rc=$?; [ $rc = 64 ] && ok "--repeat 0: exit 64" || not_ok "--repeat 0: exit 64" "exit $rc"
 "$BOOTRIG" run --kernel "$a64" --variant "a/b=x" -o "$tmp/u" >/dev/null 2>&1

@@ -7,7 +7,12 @@
 #      a file; N of each, alternated, median wall time, ratio run/qemu
 #      (target <= 1.10);
 #   2. a 6-boot matrix (--repeat 6) at -j 1 and at -j 2: wall times and the
-#      speedup -j1/-j2 (target >= 1.8 on an otherwise idle 2-core host).
+#      speedup -j1/-j2 (target >= 1.8 on an otherwise idle 2-core host);
+#   3. what the benchmark clock costs: the same smoke boot through `bootrig
+#      run` with --clock icount (the TCG default) and --clock wall, N of
+#      each, alternated: median wall times and the ratio icount/wall.
+# Boots 1 and 2 run on the default clock (icount); the plain qemu boot of 1
+# gets the same -icount options, so the ratio compares like with like.
 # BENCH_RUN_N changes N (default 3).
 set -u
 cd "$(dirname "$0")/../.."
@@ -29,7 +34,8 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2
 run_bootrig() {
 	rm -rf "$out/r"
 	t0=$(now)
-	"$bootrig" run --kernel "$kernel" --initramfs "$out/smoke.img" -o "$out/r" >/dev/null 2>"$out/run.err"
+	"$bootrig" run --kernel "$kernel" --initramfs "$out/smoke.img" ${1:+--clock "$1"} -o "$out/r" \
+		>/dev/null 2>"$out/run.err"
 	rc=$?
 	t1=$(now)
 	[ $rc = 0 ] || { echo "30-run: bootrig run exited $rc: $(tail -n 2 "$out/run.err")" >&2; return 1; }
@@ -38,6 +44,7 @@ run_bootrig() {
 run_qemu() {
 	t0=$(now)
 	timeout -k 5 300 qemu-system-aarch64 -M virt -cpu cortex-a57 -m 512 -smp 1 -accel tcg \
+		-icount shift=3,sleep=off \
 		-display none -monitor none -nodefaults -serial "file:$out/qemu.log" -no-reboot \
 		-kernel "$kernel" -initrd "$out/smoke.img" -append "console=ttyAMA0 panic=-1" >/dev/null 2>&1
 	t1=$(now)
@@ -73,3 +80,17 @@ printf '   %-44s %8.2f s\n' "6 boots, -j 1" "$j1"
 printf '   %-44s %8.2f s\n' "6 boots, -j 2" "$j2"
 printf '   %-44s %8.3f   (target >= 1.8; load now: %s)\n' "speedup -j1/-j2" "$(echo "$j1 / $j2" | bc -l)" \
 	"$(cut -d' ' -f1-3 /proc/loadavg)"
+
+: >"$out/t-icount"
+: >"$out/t-wall"
+i=0
+while [ $i -lt "$n" ]; do
+	run_bootrig icount >>"$out/t-icount" || exit 1
+	run_bootrig wall >>"$out/t-wall" || exit 1
+	i=$((i + 1))
+done
+ic=$(median <"$out/t-icount")
+wa=$(median <"$out/t-wall")
+printf '   %-44s %8.2f s\n' "smoke boot, --clock icount (median of $n)" "$ic"
+printf '   %-44s %8.2f s\n' "smoke boot, --clock wall (median of $n)" "$wa"
+printf '   %-44s %8.3f\n' "ratio icount/wall (the clock's cost)" "$(echo "$ic / $wa" | bc -l)"
