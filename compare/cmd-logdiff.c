@@ -121,7 +121,7 @@ static void scan_log(struct log_side *ls)
  */
 static void judge_log(struct log_side *ls, const char *buf, size_t len)
 {
-	struct judge_limits none = { { 0 }, 0 };
+	struct judge_limits none = { .silence = 0 };
 	struct judge *j = judge_new(&none);
 	double t = 0;
 	for (const char *p = buf, *end = buf + len; p < end;) {

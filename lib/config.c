@@ -41,7 +41,7 @@ static const struct { const char *arch; const char *abis[3]; } arch_abis[] = {
 
 static const char *const target_keys[] = {
 	"name", "arch", "abis", "emulator", "qemu_arch", "machine", "cpu", "console",
-	"memory_mb", "vcpus", "append", "icount", "timeouts",
+	"memory_mb", "vcpus", "append", "icount", "known_issues", "timeouts",
 };
 static const char *const timeout_keys[] = {   /* in enum stage order, then silence */
 	"firmware", "kernel", "init", "results", "end", "poweroff", "silence",
@@ -329,8 +329,12 @@ static int read_target(const config_setting_t *g, struct config *cfg)
 	    (rc = read_int(g, "memory_mb", 16, 1 << 20, &t->memory_mb)) ||
 	    (rc = read_int(g, "vcpus", 1, 512, &t->vcpus)) ||
 	    (rc = read_strings(g, "abis", &t->abis, &t->n_abis, NULL, 0, "ABI")) ||
+	    (rc = read_strings(g, "known_issues", &t->known_issues, &t->n_known_issues, NULL, 0,
+			       "known issue")) ||
 	    (rc = read_timeouts(g, &t->limits)))
 		return rc;
+	t->limits.known_issues = t->known_issues;
+	t->limits.n_known_issues = t->n_known_issues;
 	return check_target(g, t);
 }
 
@@ -600,6 +604,7 @@ static void release_target(struct target *t)
 	free(t->console);
 	free(t->append);
 	free(t->icount);
+	free_strings(t->known_issues, t->n_known_issues);
 }
 
 void config_release(struct config *cfg)

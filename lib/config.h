@@ -15,6 +15,7 @@
  *                 machine = "virt"; cpu = "cortex-a57"; console = "ttyAMA0";
  *                 memory_mb = 512; vcpus = 1; append = "";
  *                 icount = "shift=3,sleep=off";
+ *                 known_issues = [ "WARNING in arch_setup_dma_ops" ];
  *                 timeouts = { firmware = 30.0; kernel = 60.0; init = 60.0;
  *                              results = 600.0; end = 10.0; poweroff = 10.0;
  *                              silence = 60.0; }; } );
@@ -52,7 +53,9 @@ struct target {
 	char *icount;          /* QEMU -icount options for TCG boots ("shift=3,sleep=off"),
 				* "" = off: the guest's clock then counts instructions,
 				* not host time (never with KVM) */
-	struct judge_limits limits;
+	char **known_issues;   /* title patterns of non-fatal events to expect */
+	size_t n_known_issues;
+	struct judge_limits limits;    /* its known_issues point at the two above */
 };
 
 struct suite {

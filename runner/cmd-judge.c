@@ -272,7 +272,7 @@ int cmd_judge(int argc, char **argv)
 		error("judge: cannot read %s: %s", a.log, strerror(errno));
 		return missing ? 66 : EXIT_DATAERR;
 	}
-	struct judge_limits none = { { 0 }, 0 };
+	struct judge_limits none = { .silence = 0 };
 	struct judge *j = judge_new(&none);
 	enum time_source src = detect_times(a.log, buf, len);
 	double last = feed_log(j, buf, len, src);

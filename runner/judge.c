@@ -28,6 +28,8 @@
  *                ERROR record, a test that failed or timed out or never
  *                reported, records missing, corrupt or out of order, no END;
  *   PASS         END seen, every record there, every test PASS, no event.
+ * A non-fatal event whose title matches a known issue of the target
+ * (judge_expect_event) is kept and marked "expected", and decides nothing.
  */
 #include "judge.h"
 #include "crash.h"
@@ -35,6 +37,7 @@
 #include "protocol.h"
 #include "util.h"
 
+#include <fnmatch.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +52,8 @@ struct started_test {
 
 struct judge {
 	struct judge_limits limits;
+	char **expected;                /* title patterns of known issues */
+	size_t nexpected;
 	struct crash_detector *crash;
 	struct decoder *decoder;
 
@@ -100,6 +105,7 @@ struct judge {
 void judge_default_limits(struct judge_limits *limits)
 {
 	const double stage[STAGE_COUNT] = { 30, 120, 120, 600, 10, 10 };
+	memset(limits, 0, sizeof(*limits));
 	memcpy(limits->stage, stage, sizeof(stage));
 	limits->silence = 120;
 }
@@ -435,6 +441,8 @@ struct judge *judge_new(const struct judge_limits *limits)
 	j->stage_t[STAGE_FIRMWARE] = 0;
 	j->line_t = -1;
 	j->protocol_events = json_object_new_array();
+	for (size_t i = 0; i < j->limits.n_known_issues; i++)
+		judge_expect_event(j, j->limits.known_issues[i]);
 	return j;
 }
 
@@ -458,6 +466,9 @@ void judge_free(struct judge *j)
 	free(j->first_test_failure);
 	free(j->timeout_reason);
 	free(j->infra_reason);
+	for (size_t i = 0; i < j->nexpected; i++)
+		free(j->expected[i]);
+	free(j->expected);
 	free(j->reason);
 	free(j);
 }
@@ -702,11 +713,37 @@ void judge_infra_error(struct judge *j, const char *reason)
 
 /* ---------------------------------------------------------- verdict */
 
+void judge_expect_event(struct judge *j, const char *title_pattern)
+{
+	j->expected = xrealloc(j->expected, (j->nexpected + 1) * sizeof(*j->expected));
+	j->expected[j->nexpected++] = xstrdup(title_pattern);
+}
+
+/* Is e a known issue? Only a non-fatal event can be: a crash is never. */
+static bool is_expected(const struct judge *j, const struct crash_event *e)
+{
+	if (e->fatal)
+		return false;
+	for (size_t i = 0; i < j->nexpected; i++)
+		if (fnmatch(j->expected[i], e->title, 0) == 0)
+			return true;
+	return false;
+}
+
+/* The events that count for the verdict: all but the expected ones. */
+static size_t counted_events(const struct judge *j)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < crash_event_count(j->crash); i++)
+		n += !is_expected(j, crash_event_at(j->crash, i));
+	return n;
+}
+
 static const struct crash_event *first_event(const struct judge *j, bool fatal)
 {
 	for (size_t i = 0; i < crash_event_count(j->crash); i++) {
 		const struct crash_event *e = crash_event_at(j->crash, i);
-		if (e->fatal == fatal && e->kind != CRASH_FIRMWARE_ERROR)
+		if (e->fatal == fatal && e->kind != CRASH_FIRMWARE_ERROR && !is_expected(j, e))
 			return e;
 	}
 	return NULL;
@@ -770,7 +807,7 @@ static char *records_reason(const struct judge *j)
 static enum verdict decide(struct judge *j, char **reason)
 {
 	const struct crash_event *e;
-	size_t nevents = crash_event_count(j->crash);
+	size_t nevents = counted_events(j);
 	if (j->infra) {
 		*reason = xstrdup(j->infra_reason);
 		return VERDICT_INFRA_ERROR;
@@ -836,7 +873,7 @@ enum stage judge_stage(const struct judge *j)
 
 /* ------------------------------------------------------------ JSON */
 
-static json_object *event_json(const struct crash_event *e)
+static json_object *event_json(const struct judge *j, const struct crash_event *e)
 {
 	json_object *o = json_object_new_object();
 	put_string(o, "kind", crash_kind_name(e->kind));
@@ -846,6 +883,7 @@ static json_object *event_json(const struct crash_event *e)
 	put_string(o, "function", e->function);
 	put_string(o, "excerpt", e->excerpt);
 	json_object_object_add(o, "fatal", json_object_new_boolean(e->fatal));
+	json_object_object_add(o, "expected", json_object_new_boolean(is_expected(j, e)));
 	return o;
 }
 
@@ -893,7 +931,7 @@ void judge_to_json(const struct judge *j, struct json_object *obj)
 	json_object_object_add(obj, "stages", stages);
 	json_object *events = json_object_new_array();
 	for (size_t i = 0; i < crash_event_count(j->crash); i++)
-		json_object_array_add(events, event_json(crash_event_at(j->crash, i)));
+		json_object_array_add(events, event_json(j, crash_event_at(j->crash, i)));
 	for (size_t i = 0; i < json_object_array_length(j->protocol_events); i++)
 		json_object_array_add(events,
 				      copy(json_object_array_get_idx(j->protocol_events, i)));

@@ -66,10 +66,17 @@ enum stage {
 	STAGE_COUNT,
 };
 
-/* Seconds; 0 means no limit. stage[s] bounds how long stage s may last. */
+/*
+ * What the judge is told about the target. Seconds; 0 means no limit:
+ * stage[s] bounds how long stage s may last. known_issues: title patterns
+ * of the target's known issues (see judge_expect_event); the strings are
+ * the caller's and must outlive the judge.
+ */
 struct judge_limits {
 	double stage[STAGE_COUNT];
 	double silence;
+	char *const *known_issues;
+	size_t n_known_issues;
 };
 
 /* The defaults used when a config sets nothing. */
@@ -79,6 +86,15 @@ struct judge;
 
 struct judge *judge_new(const struct judge_limits *limits);
 void judge_free(struct judge *j);
+
+/*
+ * A known issue of the target: a non-fatal event (a WARNING, a sanitizer
+ * report...) whose title matches title_pattern (fnmatch) is still listed,
+ * marked "expected", but decides nothing. A fatal event is never waived.
+ * For emulation artifacts, like QEMU's a64fx model tripping a cache-line
+ * WARNING every kernel prints on it; call before feeding.
+ */
+void judge_expect_event(struct judge *j, const char *title_pattern);
 
 /* Console bytes read at host time t (seconds since power-on). */
 void judge_feed(struct judge *j, const char *bytes, size_t n, double t);

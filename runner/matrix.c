@@ -175,9 +175,11 @@ static void run_worker(struct live_boot *b, void *(*fn)(void *))
 	atomic_store(&b->worker_done, false);
 	struct backend *be = b->m.backend;
 	if (be->threaded_ops) {
-		sigset_t all, old;
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &old);
+		sigset_t stop, old;
+		sigemptyset(&stop);
+		sigaddset(&stop, SIGINT);
+		sigaddset(&stop, SIGTERM);
+		pthread_sigmask(SIG_BLOCK, &stop, &old);
 		int rc = pthread_create(&b->worker, NULL, fn, b);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (rc == 0) {

@@ -76,7 +76,7 @@ static bool read_header(char *buf, struct expected *e, char **body)
 /* The judge's kernel events for the console bytes in body. */
 static json_object *judge_events(const char *body, size_t len)
 {
-	struct judge_limits none = { { 0 }, 0 };
+	struct judge_limits none = { .silence = 0 };
 	struct judge *j = judge_new(&none);
 	judge_feed(j, body, len, 0);
 	judge_console_ended(j, 0);

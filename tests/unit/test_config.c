@@ -195,6 +195,31 @@ static void test_icount(void **state)
 	config_release(&cfg);
 }
 
+/* known_issues: the shipped a64fx target expects its DMA WARNING; a user's
+ * file can add patterns, and the judge limits carry them. */
+static void test_known_issues(void **state)
+{
+	(void)state;
+	struct config cfg;
+	char *msg;
+	const char *text =
+		"targets = ( { name = \"arm64-virt\"; known_issues = [ \"WARNING in foo\", \"KASAN: *\" ]; } );\n";
+	assert_int_equal(load_text(text, &cfg, &msg), 0);
+	free(msg);
+	const struct target *a64fx = config_find_target(&cfg, "arm64-a64fx");
+	assert_int_equal(a64fx->n_known_issues, 1);
+	assert_string_equal(a64fx->known_issues[0], "WARNING in arch_setup_dma_ops");
+	assert_int_equal(a64fx->limits.n_known_issues, 1);
+	assert_string_equal(a64fx->limits.known_issues[0], "WARNING in arch_setup_dma_ops");
+	const struct target *virt = config_find_target(&cfg, "arm64-virt");
+	assert_int_equal(virt->limits.n_known_issues, 2);
+	assert_string_equal(virt->limits.known_issues[1], "KASAN: *");
+	assert_int_equal(config_find_target(&cfg, "x86_64-q35")->n_known_issues, 0);
+	config_release(&cfg);
+	expect_error("targets = ( { name = \"arm64-virt\";\n\n known_issues = \"WARNING\"; } );\n", 3,
+		     "'known_issues' must be a list of strings");
+}
+
 static void test_unknown_names_and_keys(void **state)
 {
 	(void)state;
@@ -245,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_type_errors),
 		cmocka_unit_test(test_icount),
+		cmocka_unit_test(test_known_issues),
 		cmocka_unit_test(test_unknown_names_and_keys),
 		cmocka_unit_test(test_incomplete_and_files),
 	};

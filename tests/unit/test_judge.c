@@ -244,6 +244,52 @@ static void test_warning_fails(void **state)
 	strbuf_release(&l.sb);
 }
 
+/* A known issue of the target: the same WARNING is listed, marked
+ * expected, and the boot passes; a pattern never waives a crash. */
+static void test_expected_event(void **state)
+{
+	(void)state;
+	struct log l = { STRBUF_INIT, 0 };
+	kernel_boot(&l);
+	line(&l, "[    1.000000] ------------[ cut here ]------------");
+	line(&l, "[    1.000001] WARNING: CPU: 0 PID: 1 at arch/arm64/mm/dma-mapping.c:48 arch_setup_dma_ops+0xa4/0xb0");
+	line(&l, "[    1.000002] Call trace:");
+	line(&l, "[    1.000003]  arch_setup_dma_ops+0xa4/0xb0");
+	line(&l, "[    1.000005] ---[ end trace 0000000000000000 ]---");
+	records_until_end(&l);
+	result_and_end(&l, "PASS", "");
+	line(&l, "[    9.951234] reboot: Power down");
+
+	struct judge *j = new_judge(60);
+	judge_expect_event(j, "WARNING in module_put");
+	feed(j, l.sb.buf, 1);
+	assert_int_equal(judge_finish(j, 2), VERDICT_FAIL);
+	judge_free(j);
+
+	j = new_judge(60);
+	judge_expect_event(j, "WARNING in arch_setup_dma_ops");
+	feed(j, l.sb.buf, 1);
+	assert_int_equal(judge_finish(j, 2), VERDICT_PASS);
+	json_object *o = json_object_new_object(), *events;
+	judge_to_json(j, o);
+	json_object_object_get_ex(o, "events", &events);
+	assert_int_equal(json_object_array_length(events), 1);
+	const char *s = json_object_to_json_string_ext(json_object_array_get_idx(events, 0),
+						      JSON_C_TO_STRING_PLAIN);
+	assert_non_null(strstr(s, "\"expected\":true"));
+	json_object_put(o);
+	judge_free(j);
+
+	j = new_judge(60);
+	judge_expect_event(j, "*");
+	feed(j, "[    0.000000] Linux version 6.1.0 #1\n"
+		"[    1.000000] Kernel panic - not syncing: VFS: Unable to mount root fs\n"
+		"[    1.000001] ---[ end Kernel panic - not syncing: VFS: Unable to mount root fs ]---\n", 1);
+	assert_int_equal(judge_finish(j, 2), VERDICT_PANIC);
+	judge_free(j);
+	strbuf_release(&l.sb);
+}
+
 /* A panic: stop as soon as it has ended, PANIC, oops and panic both kept. */
 static void test_oops_then_panic(void **state)
 {
@@ -296,7 +342,7 @@ static void test_silence_is_hang(void **state)
 static void test_stage_timeout_is_hang(void **state)
 {
 	(void)state;
-	struct judge_limits limits = { { 30, 3, 0, 0, 0, 0 }, 100 };
+	struct judge_limits limits = { .stage = { 30, 3, 0, 0, 0, 0 }, .silence = 100 };
 	struct judge *j = judge_new(&limits);
 	feed(j, "[    0.000000] Linux version 6.1.0 #1\n", 1);
 	for (double t = 1.5; t < 4; t += 0.5) {
@@ -491,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_json_contents),
 		cmocka_unit_test(test_fail_test_result),
 		cmocka_unit_test(test_warning_fails),
+		cmocka_unit_test(test_expected_event),
 		cmocka_unit_test(test_oops_then_panic),
 		cmocka_unit_test(test_panic_without_end_marker),
 		cmocka_unit_test(test_silence_is_hang),

@@ -150,7 +150,7 @@ static void test_progress_lines(void **state)
 /* judge_to_json() of the console bytes fed in chunks of `chunk` (0: one whole chunk). */
 static char *judged(const char *bytes, size_t n, size_t chunk)
 {
-	struct judge_limits none = { { 0 }, 0 };
+	struct judge_limits none = { .silence = 0 };
 	struct judge *j = judge_new(&none);
 	size_t step = chunk ? chunk : n;
 	for (size_t off = 0; off < n; off += step)

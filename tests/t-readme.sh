@@ -1,0 +1,43 @@
+#!/bin/sh
+# Every command in README.md runs as written: each ```sh block, in order, in
+# a scratch directory laid out like the top of the tree (build/ and scripts/
+# linked), with `set -e`, so a command that fails fails its block. The
+# first block's two settings (PATH, K) are what a reader keeps in their
+# shell; each later block starts with them too. `bootrig compare` may exit
+# 1: it found a regression, as the README says it will.
+. "$(dirname "$0")/lib.sh"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+ln -s "$TOP/build" "$scratch/build"
+ln -s "$TOP/scripts" "$scratch/scripts"
+ln -s "$TOP/configs" "$scratch/configs"
+
+# Split the README's sh blocks into files 1.sh, 2.sh, ...
+awk -v dir="$scratch" '
+	/^```sh$/ { n++; file = dir "/block" n ".sh"; inside = 1; next }
+	/^```$/ && inside { inside = 0; close(file); next }
+	inside { print > file }
+' "$TOP/README.md"
+
+prologue='set -e
+export PATH=$PWD/build:$PATH
+K=~/.cache/bootrig/kernels
+bootrig() {
+	rc=0
+	command bootrig "$@" || rc=$?
+	[ "$1" = compare ] && [ "$rc" -eq 1 ] && return 0
+	return "$rc"
+}
+'
+n=0
+for block in $(ls "$scratch"/block*.sh | sort -V); do
+	n=$((n + 1))
+	first=$(grep -v '^ *#' "$block" | grep -m 1 . | cut -c 1-70)
+	{ printf '%s\n' "$prologue"; cat "$block"; } >"$block.run"
+	if (cd "$scratch" && sh "$block.run") >"$block.log" 2>&1; then
+		ok "README block $n: $first"
+	else
+		not_ok "README block $n: $first" "$(tail -n 4 "$block.log" | tr '\n' '|')"
+	fi
+done
+[ "$n" -ge 6 ] || not_ok "README has its command blocks" "found $n"
