@@ -78,7 +78,6 @@ struct lv_backend {
 	bool thread_running;
 	atomic_bool quit;
 	int lifecycle_cb;
-	int threads_before;        /* the process's threads before open() */
 	pid_t guardian;
 	int guardian_fd;
 	/* Every machine prepared and not yet released (event lookups). */
@@ -601,7 +600,6 @@ static char *domain_xml(const struct machine_spec *spec, bool kvm, const char *s
 /* ---------------------------------------------------------------- operations */
 
 static void reap_graveyard(struct lv_backend *lv, double min_age);
-static int count_threads(void);
 
 /* Sets mach->infra_reason, on one line (QEMU's messages span several). */
 __attribute__((format(printf, 2, 3)))
@@ -645,7 +643,6 @@ static int lv_open(struct backend *be, const char *where)
 		lv->uri = xstrdup(where);
 	}
 	be->where = xstrdup(lv->uri);
-	lv->threads_before = count_threads();
 	/* Before libvirt starts any thread: the guardian is a fork. */
 	start_guardian(lv);
 	/* Libvirt daemonizes QEMU: it would become init's child, and a dead
@@ -1027,34 +1024,6 @@ static void lv_emergency_stop(struct backend *be)
 			kill((pid_t)lv->pids[i], SIGKILL);
 }
 
-/* How many threads this process has now (/proc/self/task), or -1. */
-static int count_threads(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	if (!d)
-		return -1;
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
-/*
- * wait_libvirt_threads: libvirt's driver ends some threads of its own
- * (event handlers, pool workers) without joining them; exiting while one
- * is still on its way out races with it (LeakSanitizer trips on its
- * half-freed thread data, among others). Waits, at most a second, until
- * this process is down to the threads it had before open().
- */
-static void wait_libvirt_threads(int before)
-{
-	for (int i = 0; i < 100 && before > 0 && count_threads() > before; i++)
-		usleep(10000);
-}
-
 static void lv_close(struct backend *be)
 {
 	struct lv_backend *lv = be->priv;
@@ -1068,7 +1037,6 @@ static void lv_close(struct backend *be)
 		atomic_store(&lv->quit, true);
 		pthread_join(lv->thread, NULL);
 	}
-	wait_libvirt_threads(lv->threads_before);
 	if (lv->guardian_fd >= 0) {
 		if (write(lv->guardian_fd, "q", 1) != 1)
 			warning("guardian: %s", strerror(errno));

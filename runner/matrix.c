@@ -11,8 +11,9 @@
  * Starting a machine and stopping one block for a while (libvirt: ~0.5 s
  * to create a domain and open its console; killing QEMU and destroying the
  * domain). With a backend that allows it (be->threaded_ops), each of these
- * runs in a worker thread of its own, so that the loop keeps serving the
- * other boots and -j 2 overlaps two boots fully; the worker touches only
+ * runs in a worker thread (one per -j slot, made before the backend opens),
+ * so that the loop keeps serving the other boots and -j 2 overlaps two
+ * boots fully; the worker touches only
  * the boot's machine (m) and its power-on time, and wakes the loop
  * through a pipe. The judge, the capture and the output stay on the
  * loop's thread. A boot's phase says who holds it:
@@ -75,9 +76,9 @@ struct live_boot {
 	double end_t;             /* relative time when the boot was decided */
 	bool stopped_by_itself;   /* the machine ended on its own */
 	double drain_until;       /* monotonic: DRAINING ends then at the latest */
-	/* Its worker (STARTING, STOPPING). */
-	pthread_t worker;
-	bool worker_running;      /* started and not yet joined */
+	/* Its operation in a worker (STARTING, STOPPING). */
+	void *(*op)(void *);
+	bool worker_running;      /* handed to a worker and not yet joined */
 	atomic_bool worker_done;
 	int worker_rc;            /* the operation's 0 or -1 */
 };
@@ -165,37 +166,119 @@ static void *stop_worker(void *arg)
 }
 
 /*
- * run_worker: runs fn(b) in a thread of its own when the backend allows
- * it, else at once in this thread; either way the loop learns of the end
- * from b->worker_done (and the pipe). Workers never take SIGINT/SIGTERM:
- * the loop's thread does.
+ * The workers: a few threads, made before the backend is opened and kept
+ * until the run ends, that take one operation at a time from a queue.
+ * Made before open(): libvirt loads its drivers (with thread-local data)
+ * at open, and threads made after that and ended during the run left
+ * LeakSanitizer stale thread data to trip on at exit.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t work;          /* an operation waits, or quit */
+	pthread_cond_t done;          /* an operation ended */
+	struct live_boot **queue;     /* FIFO of boots whose op waits */
+	size_t head, len, cap;
+	pthread_t *threads;
+	int n;
+	bool quit;
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER,
+	   .done = PTHREAD_COND_INITIALIZER };
+
+static void *pool_thread(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&pool.lock);
+	for (;;) {
+		while (!pool.len && !pool.quit)
+			pthread_cond_wait(&pool.work, &pool.lock);
+		if (!pool.len)
+			break;
+		struct live_boot *b = pool.queue[pool.head];
+		pool.head = (pool.head + 1) % pool.cap;
+		pool.len--;
+		pthread_mutex_unlock(&pool.lock);
+		b->op(b);
+		pthread_mutex_lock(&pool.lock);
+		pthread_cond_broadcast(&pool.done);
+	}
+	pthread_mutex_unlock(&pool.lock);
+	return NULL;
+}
+
+/* Starts n workers (fewer if threads cannot be made); they never take
+ * SIGINT/SIGTERM: the loop's thread does. */
+static void pool_start(int n)
+{
+	pool.cap = (size_t)n;
+	pool.queue = xcalloc(pool.cap, sizeof(*pool.queue));
+	pool.head = pool.len = 0;
+	pool.quit = false;
+	pool.threads = xcalloc((size_t)n, sizeof(*pool.threads));
+	pool.n = 0;
+	sigset_t stop, old;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
+	for (int i = 0; i < n; i++) {
+		int rc = pthread_create(&pool.threads[pool.n], NULL, pool_thread, NULL);
+		if (rc) {
+			warning("cannot start a worker thread: %s", strerror(rc));
+			break;
+		}
+		pool.n++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Ends the workers (every operation must have been joined). */
+static void pool_stop(void)
+{
+	pthread_mutex_lock(&pool.lock);
+	pool.quit = true;
+	pthread_cond_broadcast(&pool.work);
+	pthread_mutex_unlock(&pool.lock);
+	for (int i = 0; i < pool.n; i++)
+		pthread_join(pool.threads[i], NULL);
+	free(pool.threads);
+	free(pool.queue);
+	pool.threads = NULL;
+	pool.queue = NULL;
+	pool.n = 0;
+}
+
+/*
+ * run_worker: has a worker run fn(b) when the backend allows it (and
+ * there are workers), else runs it at once in this thread; either way the
+ * loop learns of the end from b->worker_done (and the pipe). A boot has
+ * one operation at a time, so the queue (one slot per worker, one worker
+ * per boot at once) never overflows.
  */
 static void run_worker(struct live_boot *b, void *(*fn)(void *))
 {
 	atomic_store(&b->worker_done, false);
-	struct backend *be = b->m.backend;
-	if (be->threaded_ops) {
-		sigset_t stop, old;
-		sigemptyset(&stop);
-		sigaddset(&stop, SIGINT);
-		sigaddset(&stop, SIGTERM);
-		pthread_sigmask(SIG_BLOCK, &stop, &old);
-		int rc = pthread_create(&b->worker, NULL, fn, b);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		if (rc == 0) {
-			b->worker_running = true;
-			return;
-		}
-		warning("cannot start a thread (%s): working in the main one", strerror(rc));
+	b->op = fn;
+	if (!b->m.backend->threaded_ops || !pool.n) {
+		fn(b);
+		return;
 	}
-	fn(b);
+	pthread_mutex_lock(&pool.lock);
+	pool.queue[(pool.head + pool.len) % pool.cap] = b;
+	pool.len++;
+	b->worker_running = true;
+	pthread_cond_signal(&pool.work);
+	pthread_mutex_unlock(&pool.lock);
 }
 
-/* Waits for b's worker, if any (its operation is then over). */
+/* Waits until b's operation, if any, has ended. */
 static void join_worker(struct live_boot *b)
 {
-	if (b->worker_running)
-		pthread_join(b->worker, NULL);
+	if (!b->worker_running)
+		return;
+	pthread_mutex_lock(&pool.lock);
+	while (!atomic_load(&b->worker_done))
+		pthread_cond_wait(&pool.done, &pool.lock);
+	pthread_mutex_unlock(&pool.lock);
 	b->worker_running = false;
 }
 
@@ -659,7 +742,13 @@ int matrix_run(struct run_plan *plan)
 	struct backend *be = plan->backend;
 	interrupted_by = 0;
 	install_signals();
+	int parallel = plan->parallel > 0 ? plan->parallel : 1;
+	if ((size_t)parallel > plan->n_jobs)
+		parallel = plan->n_jobs ? (int)plan->n_jobs : 1;
+	if (be->threaded_ops)
+		pool_start(parallel);
 	if (be->open(be, plan->where) < 0) {
+		pool_stop();
 		fail_all(plan, *be->error ? be->error : "the backend could not be opened");
 		print_summary(plan);
 		be->close(be);
@@ -668,7 +757,6 @@ int matrix_run(struct run_plan *plan)
 	emergency_backend = be;
 	if (worker_pipe[0] < 0 && pipe2(worker_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		die("pipe: %s", strerror(errno));
-	int parallel = plan->parallel > 0 ? plan->parallel : 1;
 	struct live_boot **live = xcalloc((size_t)parallel, sizeof(*live));
 	int n_live = 0, seq = 0;
 	size_t next = 0;
@@ -698,12 +786,15 @@ int matrix_run(struct run_plan *plan)
 	}
 	progress_clear(&progress);
 	active_progress = NULL;
+	for (int i = 0; i < n_live; i++)   /* every operation under way ends first */
+		join_worker(live[i]);
 	for (int i = 0; i < n_live; i++) {
 		abandon_boot(live[i]);
 		free_live(live[i]);
 		free(live[i]);
 	}
 	free(live);
+	pool_stop();
 	be->close(be);
 	emergency_backend = NULL;
 	print_summary(plan);

@@ -94,7 +94,8 @@ if grep -q "xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'" "$d/domain.
 	ok "domain.xml: -icount shift=3,sleep=off as a qemu:arg"
 else not_ok "domain.xml: -icount shift=3,sleep=off as a qemu:arg" "$(tail -n 8 "$d/domain.xml")"; fi
 root=$("$JGET" "$r" uri | sed 's/.*root=//')
-if grep -h -e '-accel tcg' "$root/log/qemu/bootrig-$pid-"*.log 2>/dev/null | grep -q -e '-icount shift=3,sleep=off'; then
+qlog=$(cat "$root/log/qemu/bootrig-$pid-"*.log 2>/dev/null | tr -d '\\\n')
+if echo "$qlog" | grep -q -e '-accel tcg' && echo "$qlog" | grep -q -e '-icount shift=3,sleep=off'; then
 	ok "QEMU ran with -accel tcg -icount shift=3,sleep=off"
 else not_ok "QEMU ran with -icount" "$(ls "$root/log/qemu/" 2>&1 | tail -n 3)"; fi
 
@@ -102,14 +103,13 @@ else not_ok "QEMU ran with -icount" "$(ls "$root/log/qemu/" 2>&1 | tail -n 3)"; 
 run a64fx --kernel "$a64" --target arm64-a64fx --clock wall
 r=$(boot_dir a64fx cloud-arm64.vmlinuz default)/result.json
 # The emulated a64fx's 256-byte cache lines exceed ARCH_DMA_MINALIGN: the
-# kernel warns (TAINT_CPU_OUT_OF_SPEC) in arch_setup_dma_ops for each DMA
-# device, and the judge fails a boot for any WARNING. That one warning, and
-# nothing else, is accepted here; any other event or verdict is a failure.
-v=$("$JGET" "$r" verdict)
-others=$("$JGET" "$r" events | tr '{' '\n' | grep '"title"' | grep -vc 'WARNING in arch_setup_dma_ops')
-if [ "$v" = PASS ] || { [ "$v" = FAIL ] && [ "$others" = 0 ] && [ "$("$JGET" "$r" tests.0.status)" = PASS ]; }; then
-	ok "a64fx: booted and every test passed ($v$([ "$v" = FAIL ] && echo ': only the a64fx DMA-alignment WARNING'))"
-else not_ok "a64fx: booted and every test passed" "verdict $v: $("$JGET" "$r" reason)"; fi
+# kernel warns in arch_setup_dma_ops for each DMA device. The target lists
+# that WARNING as a known issue (configs/targets.cfg), so the boot PASSes
+# with the warnings kept as "expected" events.
+expect "a64fx: PASS" "$r" verdict PASS
+if grep -q '"expected": *true' "$r" && grep -q 'WARNING in arch_setup_dma_ops' "$r"; then
+	ok "a64fx: the DMA WARNING is kept, marked expected"
+else not_ok "a64fx: the DMA WARNING is kept, marked expected" "$("$JGET" "$r" events | head -c 300)"; fi
 expect "a64fx: aarch64 ok" "$r" abis.aarch64.status ok
 expect "a64fx: arm unsupported (no AArch32 at EL0)" "$r" abis.arm.status unsupported
 if grep -q "<gic version='3'/>" "$(dirname "$r")/domain.xml" &&
