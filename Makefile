@@ -121,16 +121,18 @@ deps:
 
 # make check: the dependency script, then every test group through one
 # runner that counts TAP lines (tests/run-tests.sh).
+NPROC     := $(shell nproc 2>/dev/null || echo 2)
+
 check: deps
-	$(MAKE) all $(BUILD)/bootrig-asan unit
+	$(MAKE) -j$(NPROC) all $(BUILD)/bootrig-asan unit
 	@sh tests/run-tests.sh
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) -j$(NPROC) all
 	@sh scripts/demo.sh
 
 bench: deps
-	$(MAKE) all
+	$(MAKE) -j$(NPROC) all
 	@sh scripts/bench.sh
 
 fuzz:

@@ -4,7 +4,8 @@
 #   not_ok "name" "why"  a failure, with the reason on the next line
 #   skip "name" "why"    a skip (never counted as a pass)
 #   check "name" CMD...  runs CMD (an argv, no shell): ok if it exits 0
-# BOOTRIG is the tool under test (the sanitized build when it exists).
+# BOOTRIG is the tool under test: $BOOTRIG if set, else the sanitized build
+# when it exists.
 _tap_n=0
 ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1"; }
 not_ok() { _tap_n=$((_tap_n + 1)); echo "not ok $_tap_n - $1"; [ -n "${2:-}" ] && echo "# $2"; return 0; }
@@ -14,7 +15,29 @@ check() {
 	if "$@"; then ok "$name"; else not_ok "$name" "command failed: $*"; fi
 }
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BOOTRIG=${BOOTRIG:-$TOP/build/bootrig}
-[ -x "$TOP/build/bootrig-asan" ] && BOOTRIG=${BOOTRIG_ASAN:-$TOP/build/bootrig-asan}
+if [ -z "${BOOTRIG:-}" ]; then
+	BOOTRIG=$TOP/build/bootrig
+	[ -x "$TOP/build/bootrig-asan" ] && BOOTRIG=$TOP/build/bootrig-asan
+fi
 # Real Debian kernels, fetched once into the cache: kernel_path FLAVOUR
 kernel_path() { sh "$TOP/scripts/fetch-kernels.sh" "$1" | awk '{print $2}'; }
+
+# For the groups that boot: JGET reads a JSON value (tests/tools/jget.c).
+JGET=$TOP/build/tests/tools/jget
+# expect NAME FILE PATH VALUE: FILE's JSON value at PATH is VALUE.
+expect() {
+	got=$("$JGET" "$2" "$3" 2>&1)
+	if [ "$got" = "$4" ]; then ok "$1"; else not_ok "$1" "$3 is '$got', want '$4' ($2)"; fi
+}
+# run NAME ARGS...: bootrig run -o $tmp/NAME in the background (so its pid,
+# which names its domains bootrig-<pid>-<n>, is known), waited for; sets
+# rc and pid; stdout and stderr in $tmp/NAME.out and .err.
+run() {
+	name=$1; shift
+	"$BOOTRIG" run "$@" -o "$tmp/$name" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+	pid=$!
+	wait $pid
+	rc=$?
+}
+# no_qemu_left PID: no QEMU of that bootrig's domains still runs.
+no_qemu_left() { ! pgrep -f "guest=bootrig-$1-" >/dev/null; }

@@ -17,7 +17,6 @@
 . "$(dirname "$0")/lib.sh"
 set -u
 
-JGET=$TOP/build/tests/tools/jget
 # The kernels come from the shared cache, fetched once.
 arm64=$(kernel_path cloud-arm64)
 arm=$(kernel_path armmp-lpae)
@@ -44,10 +43,6 @@ run() {
 expect_rc() {
 	if [ "$rc" -eq "$2" ]; then ok "$1"; else
 		not_ok "$1" "exit $rc, want $2: $(tail -n 3 "$tmp/$name.err" | tr '\n' ' ')"; fi
-}
-expect() {
-	got=$("$JGET" "$2" "$3" 2>&1)
-	if [ "$got" = "$4" ]; then ok "$1"; else not_ok "$1" "$3 is '$got', want '$4' ($2)"; fi
 }
 expect_match() {
 	got=$("$JGET" "$2" "$3" 2>&1)

@@ -3,8 +3,9 @@
 # a scratch directory laid out like the top of the tree (build/ and scripts/
 # linked), with `set -e`, so a command that fails fails its block. The
 # first block's two settings (PATH, K) are what a reader keeps in their
-# shell; each later block starts with them too. `bootrig compare` may exit
-# 1: it found a regression, as the README says it will.
+# shell; each later block starts with them too. `bootrig compare` and
+# `bootrig logdiff` may exit
+# 1: a regression found, logs that differ, as the README says.
 . "$(dirname "$0")/lib.sh"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -25,7 +26,7 @@ K=~/.cache/bootrig/kernels
 bootrig() {
 	rc=0
 	command bootrig "$@" || rc=$?
-	[ "$1" = compare ] && [ "$rc" -eq 1 ] && return 0
+	case $1 in compare | logdiff) [ "$rc" -eq 1 ] && return 0 ;; esac
 	return "$rc"
 }
 '

@@ -13,24 +13,11 @@
 . "$(dirname "$0")/lib.sh"
 set -u
 
-JGET=$TOP/build/tests/tools/jget
 tmp=$(mktemp -d /tmp/t-run-faults.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 a64=$(kernel_path cloud-arm64)
 arm64=$(kernel_path arm64)
 
-run() {
-	name=$1; shift
-	"$BOOTRIG" run "$@" -o "$tmp/$name" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-	pid=$!
-	wait $pid
-	rc=$?
-}
-no_qemu_left() { ! pgrep -f "guest=bootrig-$1-" >/dev/null; }
-expect() {
-	got=$("$JGET" "$2" "$3" 2>&1)
-	if [ "$got" = "$4" ]; then ok "$1"; else not_ok "$1" "$3 is '$got', want '$4' ($2)"; fi
-}
 boot_dir() { echo "$tmp/$1/$2"-*/"$3/$4"; }
 # wait_for PID PATTERN...: until a file matches each glob pattern (the
 # kernel id's hash is only known once the directory exists), while bootrig

@@ -8,32 +8,12 @@
 . "$(dirname "$0")/lib.sh"
 set -u
 
-JGET=$TOP/build/tests/tools/jget
 tmp=$(mktemp -d /tmp/t-run.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 a64=$(kernel_path cloud-arm64)
 arm=$(kernel_path armmp-lpae)
 x86=$(kernel_path amd64)
-
-# run NAME ARGS...: bootrig run in the background (so its pid, which names
-# its domains bootrig-<pid>-<n>, is known), waited for; sets rc and pid.
-run() {
-	name=$1; shift
-	"$BOOTRIG" run "$@" -o "$tmp/$name" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-	pid=$!
-	wait $pid
-	rc=$?
-}
-
-# no_qemu_left PID: no QEMU of that bootrig's domains still runs.
-no_qemu_left() { ! pgrep -f "guest=bootrig-$1-" >/dev/null; }
-
-# expect NAME FILE PATH VALUE: FILE's JSON value at PATH is VALUE.
-expect() {
-	got=$("$JGET" "$2" "$3" 2>&1)
-	if [ "$got" = "$4" ]; then ok "$1"; else not_ok "$1" "$3 is '$got', want '$4' ($2)"; fi
-}
 
 # boot_dir RUN KERNEL_FILE_BASE VARIANT: the boot's results directory.
 boot_dir() { echo "$tmp/$1/$2"-*/"$3/1"; }
