@@ -430,7 +430,7 @@ static int write_manifest(const struct build_options *opt, const char *output,
 							 JSON_C_TO_STRING_NOSLASHESCAPE);
 	char *path = xasprintf("%s.json", output);
 	char *whole = xasprintf("%s\n", text);
-	int rc = write_file_atomic(path, whole, strlen(whole)) < 0 ? EXIT_INFRA : 0;
+	int rc = write_file_atomic_nosync(path, whole, strlen(whole)) < 0 ? EXIT_INFRA : 0;
 	free(whole);
 	free(path);
 	json_object_put(m);
@@ -452,7 +452,8 @@ int build_initramfs(const struct build_options *opt, const char *output)
 		qsort(es.v, es.n, sizeof(*es.v), compare_entries);
 		rc = render(opt, &es, &image);
 	}
-	if (!rc && write_file_atomic(output, image.buf, image.len) < 0)
+	/* The image can always be built again: no fsync (a millisecond). */
+	if (!rc && write_file_atomic_nosync(output, image.buf, image.len) < 0)
 		rc = EXIT_INFRA;
 	if (!rc && opt->write_manifest)
 		rc = write_manifest(opt, output, &image, &es, abis, n_abis, plan);

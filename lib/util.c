@@ -178,7 +178,9 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len)
+/* Writes through a temporary file and renames it over path; with sync,
+ * the data reach the disk before the rename (see util.h). */
+static int replace_file(const char *path, const void *data, size_t len, bool sync)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -187,7 +189,7 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 		free(tmp);
 		return -1;
 	}
-	if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	if (write_all(fd, data, len) < 0 || (sync && fsync(fd) < 0)) {
 		error("cannot write %s: %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);
@@ -203,6 +205,16 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 	}
 	free(tmp);
 	return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	return replace_file(path, data, len, true);
+}
+
+int write_file_atomic_nosync(const char *path, const void *data, size_t len)
+{
+	return replace_file(path, data, len, false);
 }
 
 int mkdir_p(const char *path, mode_t mode)
