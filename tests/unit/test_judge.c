@@ -209,21 +209,36 @@ static void test_fail_test_result(void **state)
 	strbuf_release(&l.sb);
 }
 
+/*
+ * A clean run, but the kernel warns first: the WARNING line (its text after
+ * the printk time), then its call trace, one frame per string up to NULL.
+ */
+static void warned_run(struct log *l, const char *warning, const char *const *frames)
+{
+	kernel_boot(l);
+	line(l, "[    1.000000] ------------[ cut here ]------------");
+	char *w = xasprintf("[    1.000001] %s", warning);
+	line(l, w);
+	free(w);
+	line(l, "[    1.000002] Call trace:");
+	for (size_t i = 0; frames[i]; i++) {
+		char *f = xasprintf("[    1.000003]  %s", frames[i]);
+		line(l, f);
+		free(f);
+	}
+	line(l, "[    1.000005] ---[ end trace 0000000000000000 ]---");
+	records_until_end(l);
+	result_and_end(l, "PASS", "");
+	line(l, "[    9.951234] reboot: Power down");
+}
+
 /* A WARNING during an otherwise clean run: FAIL, the event listed, not fatal. */
 static void test_warning_fails(void **state)
 {
 	(void)state;
 	struct log l = { STRBUF_INIT, 0 };
-	kernel_boot(&l);
-	line(&l, "[    1.000000] ------------[ cut here ]------------");
-	line(&l, "[    1.000001] WARNING: CPU: 0 PID: 1 at kernel/module.c:1108 module_put+0x57/0x70");
-	line(&l, "[    1.000002] Call trace:");
-	line(&l, "[    1.000003]  module_put+0x57/0x70");
-	line(&l, "[    1.000004]  do_init_module+0x50/0x200");
-	line(&l, "[    1.000005] ---[ end trace 0000000000000000 ]---");
-	records_until_end(&l);
-	result_and_end(&l, "PASS", "");
-	line(&l, "[    9.951234] reboot: Power down");
+	const char *const frames[] = { "module_put+0x57/0x70", "do_init_module+0x50/0x200", NULL };
+	warned_run(&l, "WARNING: CPU: 0 PID: 1 at kernel/module.c:1108 module_put+0x57/0x70", frames);
 	struct judge *j = new_judge(60);
 	feed(j, l.sb.buf, 1);
 	assert_int_equal(judge_finish(j, 2), VERDICT_FAIL);
@@ -250,15 +265,9 @@ static void test_expected_event(void **state)
 {
 	(void)state;
 	struct log l = { STRBUF_INIT, 0 };
-	kernel_boot(&l);
-	line(&l, "[    1.000000] ------------[ cut here ]------------");
-	line(&l, "[    1.000001] WARNING: CPU: 0 PID: 1 at arch/arm64/mm/dma-mapping.c:48 arch_setup_dma_ops+0xa4/0xb0");
-	line(&l, "[    1.000002] Call trace:");
-	line(&l, "[    1.000003]  arch_setup_dma_ops+0xa4/0xb0");
-	line(&l, "[    1.000005] ---[ end trace 0000000000000000 ]---");
-	records_until_end(&l);
-	result_and_end(&l, "PASS", "");
-	line(&l, "[    9.951234] reboot: Power down");
+	const char *const frames[] = { "arch_setup_dma_ops+0xa4/0xb0", NULL };
+	warned_run(&l, "WARNING: CPU: 0 PID: 1 at arch/arm64/mm/dma-mapping.c:48 "
+		   "arch_setup_dma_ops+0xa4/0xb0", frames);
 
 	struct judge *j = new_judge(60);
 	judge_expect_event(j, "WARNING in module_put");
