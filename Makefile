@@ -18,7 +18,7 @@ BUILD     := build
 CC        ?= gcc
 # The core libraries every command links; libvirt and libguestfs are linked
 # only into the plugin modules (below, and lib/module.h).
-CORE_PKGS := libconfig json-c zlib nettle liblzma
+CORE_PKGS := libconfig json-c zlib libdeflate nettle liblzma
 PKGS      := $(CORE_PKGS) libvirt libguestfs
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null)

@@ -3,8 +3,8 @@
  *
  * `bootrig build` (builder/cmd-build.c) and `bootrig run` (when the user
  * gives no --initramfs) both call build_initramfs(). The image is a cpio
- * "newc" archive written here (builder/cpio.c), gzip'd through zlib unless
- * asked not to, and fully reproducible: entries sorted by name, uid/gid 0,
+ * "newc" archive written here (builder/cpio.c), gzip'd through libdeflate
+ * unless asked not to, and fully reproducible: entries sorted by name, uid/gid 0,
  * mtime from $SOURCE_DATE_EPOCH (0 when unset), inode numbers 1, 2, ... in
  * that order, gzip with no name, mtime 0 and OS byte 3 (Unix).
  *
@@ -35,6 +35,14 @@ struct kernel;
 struct target;
 struct suite;
 
+/* What the image cache did for a build (builder/build.c, "the image cache"). */
+enum image_cache {
+	IMAGE_CACHE_OFF,        /* not gzip'd: nothing to keep */
+	IMAGE_CACHE_HIT,        /* the gzip'd archive came from the cache */
+	IMAGE_CACHE_MADE,       /* made, and kept for the next build */
+	IMAGE_CACHE_UNSETTLED,  /* made; not kept, a file changed in the last seconds */
+};
+
 struct build_options {
 	const struct kernel *kernel;   /* required: its arch picks the ABIs */
 	const struct target *target;   /* required: abis (native first) */
@@ -46,6 +54,7 @@ struct build_options {
 	const char *append_to;         /* NULL, or an initramfs copied first */
 	bool compress;                 /* gzip (default true) */
 	bool write_manifest;           /* write OUTPUT.json (default true) */
+	enum image_cache *cache_outcome;  /* when not NULL, set to what the cache did */
 };
 
 /* Defaults: compress and write_manifest true, everything else zero. */

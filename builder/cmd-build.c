@@ -172,6 +172,18 @@ static const struct target *pick_target(const struct config *cfg, const struct b
 	return t;
 }
 
+/* The "image cache:" line: where the gzip'd archive came from. */
+static const char *cache_words(enum image_cache cache)
+{
+	switch (cache) {
+	case IMAGE_CACHE_HIT: return "hit";
+	case IMAGE_CACHE_MADE: return "made and kept";
+	case IMAGE_CACHE_UNSETTLED: return "made, not kept (a file changed in the last seconds)";
+	case IMAGE_CACHE_OFF: break;
+	}
+	return "off (not compressed)";
+}
+
 /* Prints what was built: the lines tests and users read. */
 static void report(const char *output, const struct kernel *k, const struct target *t,
 		   const struct suite *s, const struct build_options *opt)
@@ -184,6 +196,7 @@ static void report(const char *output, const struct kernel *k, const struct targ
 	for (size_t i = 0; i < n; i++)
 		printf(" %s", abis[i]);
 	printf("\nimage: %s\n", output);
+	printf("image cache: %s\n", cache_words(*opt->cache_outcome));
 	if (opt->write_manifest)
 		printf("manifest: %s.json\n", output);
 }
@@ -207,6 +220,8 @@ static int build_with(const struct build_args *a, const struct config *cfg,
 	opt.suite = s;
 	opt.compress = !a->no_compress;
 	opt.append_to = a->append_to;
+	enum image_cache cache = IMAGE_CACHE_OFF;
+	opt.cache_outcome = &cache;
 	struct opt_list abis = { NULL, 0 }, files = { NULL, 0 };
 	if (a->abi) {
 		split_list(a->abi, &abis);

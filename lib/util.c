@@ -86,7 +86,7 @@ char *xasprintf(const char *fmt, ...)
 	return check_alloc(s);
 }
 
-static void strbuf_grow(struct strbuf *sb, size_t extra)
+void strbuf_grow(struct strbuf *sb, size_t extra)
 {
 	if (sb->len + extra + 1 <= sb->alloc)
 		return;
@@ -178,43 +178,73 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-/* Writes through a temporary file and renames it over path; with sync,
- * the data reach the disk before the rename (see util.h). */
-static int replace_file(const char *path, const void *data, size_t len, bool sync)
+unsigned tmp_serial(void)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	static unsigned serial;
+	return __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED);
+}
+
+enum replace_flags { REPLACE_SYNC = 1, REPLACE_QUIET = 2 };
+
+/* Writes through a temporary file and renames it over path; with
+ * REPLACE_SYNC the data reach the disk before the rename (see util.h). */
+static int replace_file(const char *path, const void *data, size_t len, int flags)
+{
+	char *tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(), tmp_serial());
+	const char *failed = "create";
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		error("cannot create %s: %s", tmp, strerror(errno));
-		free(tmp);
-		return -1;
+	if (fd >= 0) {
+		failed = "write";
+		if (write_all(fd, data, len) == 0 && (!(flags & REPLACE_SYNC) || fsync(fd) == 0))
+			failed = NULL;
+		if (close(fd) < 0 && !failed)
+			failed = "write";
+		if (!failed && rename(tmp, path) < 0)
+			failed = "rename";
 	}
-	if (write_all(fd, data, len) < 0 || (sync && fsync(fd) < 0)) {
-		error("cannot write %s: %s", tmp, strerror(errno));
-		close(fd);
+	int saved_errno = errno;
+	if (failed && fd >= 0)
 		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	close(fd);
-	if (rename(tmp, path) < 0) {
-		error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
+	if (failed && !(flags & REPLACE_QUIET))
+		error("cannot %s %s: %s", failed, !strcmp(failed, "rename") ? path : tmp,
+		      strerror(saved_errno));
 	free(tmp);
-	return 0;
+	return failed ? -1 : 0;
 }
 
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
-	return replace_file(path, data, len, true);
+	return replace_file(path, data, len, REPLACE_SYNC);
 }
 
 int write_file_atomic_nosync(const char *path, const void *data, size_t len)
 {
-	return replace_file(path, data, len, false);
+	return replace_file(path, data, len, 0);
+}
+
+int write_cache_file(const char *path, const void *data, size_t len)
+{
+	char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	int rc = slash && slash != dir && mkdir_p(dir, 0755) < 0 ? -1 : 0;
+	free(dir);
+	return rc ? rc : replace_file(path, data, len, REPLACE_QUIET);
+}
+
+char *stat_stamp(const struct stat *st)
+{
+	return xasprintf("%ju %ju %jd %ld.%09ld %ld.%09ld", (uintmax_t)st->st_dev,
+			 (uintmax_t)st->st_ino, (intmax_t)st->st_size, (long)st->st_mtim.tv_sec,
+			 st->st_mtim.tv_nsec, (long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec);
+}
+
+bool stat_changed_lately(const struct stat *st)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	return st->st_ctim.tv_sec >= now.tv_sec - STAT_SETTLE_SECONDS;
 }
 
 int mkdir_p(const char *path, mode_t mode)

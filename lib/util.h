@@ -43,6 +43,8 @@ struct strbuf {
 	size_t len, alloc;
 };
 #define STRBUF_INIT { NULL, 0, 0 }
+/* Room for extra more bytes (and the NUL) without another allocation. */
+void strbuf_grow(struct strbuf *sb, size_t extra);
 void strbuf_add(struct strbuf *sb, const void *data, size_t n);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 __attribute__((format(printf, 2, 3)))
@@ -67,6 +69,31 @@ int write_file_atomic(const char *path, const void *data, size_t len);
  * none; only a power cut may lose it. Saves a millisecond a file.
  */
 int write_file_atomic_nosync(const char *path, const void *data, size_t len);
+
+/*
+ * write_cache_file: write_file_atomic_nosync for a cache entry: the parent
+ * directory is made, and nothing is printed, since an entry that cannot be
+ * written is only a missed optimisation. 0 or -1.
+ */
+int write_cache_file(const char *path, const void *data, size_t len);
+
+/* A number no other call in this process gets: temporary files are named
+ * "<path>.tmp.<pid>.<n>", since run -j builds in threads. */
+unsigned tmp_serial(void);
+
+/*
+ * Caches keyed on a file's stat() rather than its bytes, as git's index
+ * does. stat_stamp: device, inode, size, mtime and ctime in nanoseconds
+ * (ctime changes on every write and cannot be set back), as a string to
+ * free. But a file's times move in clock ticks (4 ms, or a whole second on
+ * some filesystems): a file rewritten in the tick it was read keeps its
+ * stamp. stat_changed_lately says the stamp is too young to key a cache on
+ * (ctime within STAT_SETTLE_SECONDS of now); the content is then hashed.
+ */
+#define STAT_SETTLE_SECONDS 2
+struct stat;
+char *stat_stamp(const struct stat *st);
+bool stat_changed_lately(const struct stat *st);
 
 /* mkdir -p; returns 0 or -1 with errno set. */
 int mkdir_p(const char *path, mode_t mode);

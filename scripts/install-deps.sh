@@ -6,7 +6,7 @@ set -eu
 PACKAGES="
   build-essential pkg-config file cpio gzip xz-utils zstd
   gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf binutils-aarch64-linux-gnu
-  libconfig-dev libjson-c-dev zlib1g-dev libcmocka-dev libvirt-dev libguestfs-dev
+  libconfig-dev libjson-c-dev zlib1g-dev libdeflate-dev libcmocka-dev libvirt-dev libguestfs-dev
   nettle-dev liblzma-dev jq
   qemu-system-arm qemu-system-x86 qemu-user qemu-utils
   libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients

@@ -97,16 +97,69 @@ k="$kernels/cloud-arm64.vmlinuz"
 build full1 --kernel "$k" --suite full -o "$tmp/full1.img"
 build full2 --kernel "$k" --suite full -o "$tmp/full2.img"
 check "two full-suite builds are byte-identical" cmp "$tmp/full1.img" "$tmp/full2.img"
-# The second build took the gzip from the image cache: a build with an
-# empty cache (deflating again) and one over a damaged cache entry must
-# give the same bytes.
-BOOTRIG_CACHE="$tmp/cache-fresh" "$BOOTRIG" build --kernel "$k" --suite full -o "$tmp/full3.img" >/dev/null 2>&1
-check "a build with an empty cache is byte-identical too" cmp "$tmp/full1.img" "$tmp/full3.img"
-for entry in "$tmp"/cache-fresh/initramfs/*.gz; do
-	head -c 1000 "$entry" >"$entry.cut" && mv "$entry.cut" "$entry"
+# The image cache (builder/build.c), over a private copy of the guest
+# binaries whose times this test controls.
+data="$tmp/data"
+mkdir -p "$data"
+cp -R "$TOP/build/guest" "$data/guest"
+ln -s "$TOP/configs" "$data/configs"
+# cbuild NAME: a full-suite build over $data, cache $tmp/cache-img; prints
+# what the "image cache:" line says
+cbuild() {
+	BOOTRIG_DATADIR="$data" BOOTRIG_CACHE="$tmp/cache-img" "$BOOTRIG" build --kernel "$k" \
+		--suite full -o "$tmp/$1.img" >"$tmp/$1.out" 2>&1
+	sed -n 's/^image cache: //p' "$tmp/$1.out"
+}
+records() { find "$tmp/cache-img/initramfs" -type f 2>/dev/null | grep -vc '\.tmp\.'; }
+said=$(cbuild fresh)
+if cmp -s "$tmp/full1.img" "$tmp/fresh.img" && [ "$(records)" = 0 ] &&
+	[ "$said" = "made, not kept (a file changed in the last seconds)" ]; then
+	ok "binaries copied just now: the same bytes, and no cache record (their stamps may still move)"
+else
+	not_ok "binaries copied just now key no cache record" "said '$said', $(records) records; $(cat "$tmp/fresh.out")"
+fi
+sleep 3   # STAT_SETTLE_SECONDS (lib/util.h) and a second
+said=$(cbuild settled)
+if cmp -s "$tmp/full1.img" "$tmp/settled.img" && [ "$(records)" = 1 ] && [ "$said" = "made and kept" ]; then
+	ok "settled binaries: the same bytes, kept in one cache record"
+else
+	not_ok "settled binaries are kept in the cache" "said '$said', $(records) records"
+fi
+said=$(cbuild hit)
+jq 'del(.image)' "$tmp/settled.img.json" >"$tmp/settled.m"
+jq 'del(.image)' "$tmp/hit.img.json" >"$tmp/hit.m"
+check "a cache hit gives the image and manifest of a fresh build ($said)" \
+	sh -c "[ '$said' = hit ] && cmp '$tmp/full1.img' '$tmp/hit.img' && test -s '$tmp/hit.m' && cmp '$tmp/settled.m' '$tmp/hit.m'"
+record=$(find "$tmp/cache-img/initramfs" -type f | head -n 1)
+# one byte changed, anywhere: the record is refused, made again, and kept
+for offset in 30 200 40000; do
+	printf 'X' | dd of="$record" bs=1 seek=$offset conv=notrunc 2>/dev/null
+	said=$(cbuild damaged)
+	check "a record with byte $offset changed is not used ($said)" \
+		sh -c "[ '$said' = 'made and kept' ] && cmp '$tmp/full1.img' '$tmp/damaged.img'"
 done
-BOOTRIG_CACHE="$tmp/cache-fresh" "$BOOTRIG" build --kernel "$k" --suite full -o "$tmp/full4.img" >/dev/null 2>&1
-check "a truncated cache entry is not used" cmp "$tmp/full1.img" "$tmp/full4.img"
+head -c 1000 "$record" >"$record.cut" && mv "$record.cut" "$record"
+said=$(cbuild truncated)
+check "a truncated record is not used ($said)" \
+	sh -c "[ '$said' = 'made and kept' ] && cmp '$tmp/full1.img' '$tmp/truncated.img'"
+# A binary rewritten in place, same size, other bytes: its stamp moved, so
+# the image is made again and the manifest has the new bytes' sha256.
+name=lat_syscall
+victim="$data/guest/aarch64/$name"
+printf 'bootrig-was-here' | dd of="$victim" bs=1 seek=1000 conv=notrunc 2>/dev/null
+want=$(sha256sum "$victim" | cut -c1-64)
+said=$(cbuild rewritten)
+got=$(jq -r --arg n "/bench/aarch64/$name" '.files[] | select(.name == $n) | .sha256' "$tmp/rewritten.img.json")
+if [ "$got" = "$want" ] && ! cmp -s "$tmp/full1.img" "$tmp/rewritten.img" &&
+	gzip -dc "$tmp/rewritten.img" | (cd "$tmp" && cpio -i --quiet --to-stdout "bench/aarch64/$name") | cmp -s - "$victim"; then
+	ok "a binary rewritten in place is read again: new image, new sha256 ($said)"
+else
+	not_ok "a binary rewritten in place is read again" "said '$said'; manifest $got, file $want"
+fi
+sleep 3   # settled again: its new stamp keys a new record, never the old one
+said=$(cbuild rewritten-settled)
+check "once settled, the rewritten binary keys a record of its own ($said)" \
+	sh -c "[ '$said' = 'made and kept' ] && cmp '$tmp/rewritten.img' '$tmp/rewritten-settled.img' && [ \$(find '$tmp/cache-img/initramfs' -type f | wc -l) = 2 ]"
 check "two manifests are identical but for the path" \
 	sh -c "jq 'del(.image)' '$tmp/full1.img.json' >'$tmp/m1' && jq 'del(.image)' '$tmp/full2.img.json' >'$tmp/m2' && test -s '$tmp/m1' && cmp '$tmp/m1' '$tmp/m2'"
 gzip -dc "$tmp/full1.img" | cpio -it --quiet >"$tmp/cpio.names" 2>"$tmp/cpio.err"

@@ -10,11 +10,11 @@
  * emptied before each build (not timed), so every build deflates. Prints
  * one line: "median_ms min_ms size_bytes".
  *
- *   build-bench --time ITERATIONS PROGRAM ARGS...
+ *   build-bench --time ITERATIONS [--fresh DIR] PROGRAM ARGS...
  *
  * times a program (spawned with run_argv, output to /dev/null, no time
  * limit) the same way, so the robot's packer and the bootrig command are
- * measured alike.
+ * measured alike; --fresh removes DIR before each run (not timed).
  * Prints "median_ms min_ms".
  */
 #include "build.h"
@@ -41,11 +41,20 @@ static void print_times(double *ms, int n)
 	printf("%.2f %.2f", ms[n / 2], ms[0]);
 }
 
-static int time_program(int n, char **argv)
+/* rm -rf dir (when not NULL). */
+static void remove_tree(const char *dir)
+{
+	char *rm[] = { "rm", "-rf", (char *)dir, NULL };
+	if (dir)
+		run_argv(rm, 60, -1, -1);
+}
+
+static int time_program(int n, const char *fresh, char **argv)
 {
 	double *ms = xcalloc((size_t)n, sizeof(*ms));
 	int devnull = open("/dev/null", O_WRONLY);
 	for (int i = 0; i < n; i++) {
+		remove_tree(fresh);
 		double t0 = now_monotonic();
 		/* no time limit: run_argv then blocks in waitpid(); with one it
 		 * polls every 10 ms, which would round each figure up to 10 ms */
@@ -64,8 +73,10 @@ static int time_program(int n, char **argv)
 
 int main(int argc, char **argv)
 {
+	if (argc > 5 && !strcmp(argv[1], "--time") && !strcmp(argv[3], "--fresh"))
+		return atoi(argv[2]) > 0 ? time_program(atoi(argv[2]), argv[4], argv + 5) : 64;
 	if (argc > 3 && !strcmp(argv[1], "--time"))
-		return atoi(argv[2]) > 0 ? time_program(atoi(argv[2]), argv + 3) : 64;
+		return atoi(argv[2]) > 0 ? time_program(atoi(argv[2]), NULL, argv + 3) : 64;
 	if (argc != 6) {
 		fprintf(stderr, "usage: build-bench KERNEL SUITE OUTPUT ITERATIONS cold|warm\n");
 		return 64;
@@ -78,10 +89,8 @@ int main(int argc, char **argv)
 	double *ms = xcalloc((size_t)n, sizeof(*ms));
 	char *cache = xasprintf("%s/initramfs", bootrig_cache_dir());
 	for (int i = 0; i < n; i++) {
-		if (cold) {
-			char *rm[] = { "rm", "-rf", cache, NULL };
-			run_argv(rm, 60, -1, -1);
-		}
+		if (cold)
+			remove_tree(cache);
 		double t0 = now_monotonic();
 		struct kernel k;
 		if (kernel_open(argv[1], &k))
