@@ -18,6 +18,7 @@
 #include "sha256.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -33,6 +34,7 @@
 #define GZIP_LEVEL 6
 #define LIST_MAX_INFLATED ((size_t)1 << 30)
 #define CACHE_FORMAT "bootrig-initramfs-cache 1"
+#define CACHE_RECORDS_KEPT 64
 
 struct entry {
 	char *name;            /* without the leading '/' */
@@ -347,7 +349,9 @@ static int make_archive(struct entries *es, struct strbuf *archive)
  *   gzip <size> <sha256 of the gzip>
  *   <the gzip member>
  * It is used only when all of it checks: a damaged record, or one under
- * another key's name, is made again.
+ * another key's name, is made again. A hit touches its record; a store
+ * removes the least recently used beyond CACHE_RECORDS_KEPT (each is
+ * ~85 KB: a developer rebuilding the guest all day fills no disk).
  */
 
 /* The cache key of the sorted entries, or false if one is not settled. */
@@ -369,9 +373,58 @@ static bool cache_key(const struct entries *es, char key[65])
 	return settled;
 }
 
+static char *cache_dir(void)
+{
+	return xasprintf("%s/initramfs", bootrig_cache_dir());
+}
+
 static char *cache_record_path(const char *key)
 {
 	return xasprintf("%s/initramfs/%s", bootrig_cache_dir(), key);
+}
+
+struct aged_record {
+	char *path;
+	struct timespec used;
+};
+
+static int compare_newest_first(const void *a, const void *b)
+{
+	const struct timespec *x = &((const struct aged_record *)a)->used;
+	const struct timespec *y = &((const struct aged_record *)b)->used;
+	if (x->tv_sec != y->tv_sec)
+		return x->tv_sec < y->tv_sec ? 1 : -1;
+	return (x->tv_nsec < y->tv_nsec) - (x->tv_nsec > y->tv_nsec);
+}
+
+/* Removes the records beyond the CACHE_RECORDS_KEPT last used (their
+ * mtime), leaving other processes' temporary files alone. */
+static void cache_prune(void)
+{
+	char *dir = cache_dir();
+	DIR *d = opendir(dir);
+	struct aged_record *v = NULL;
+	size_t n = 0;
+	for (struct dirent *de; d && (de = readdir(d));) {
+		struct stat st;
+		char *path = xasprintf("%s/%s", dir, de->d_name);
+		if (strlen(de->d_name) == 64 && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			v = xrealloc(v, (n + 1) * sizeof(*v));
+			v[n++] = (struct aged_record){ path, st.st_mtim };
+		} else {
+			free(path);
+		}
+	}
+	if (d)
+		closedir(d);
+	qsort(v, n, sizeof(*v), compare_newest_first);
+	for (size_t i = 0; i < n; i++) {
+		if (i >= CACHE_RECORDS_KEPT)
+			unlink(v[i].path);
+		free(v[i].path);
+	}
+	free(v);
+	free(dir);
 }
 
 /* Is p the 64 lower-case hex digits of a sha256 and then c? */
@@ -405,6 +458,8 @@ static bool cache_lookup(const char *key, struct entries *es, struct strbuf *ima
 	char *path = cache_record_path(key), *rec;
 	size_t len;
 	int found = read_file(path, &rec, &len);
+	if (found == 0)
+		utimensat(AT_FDCWD, path, NULL, 0);   /* used now: pruned last */
 	free(path);
 	if (found < 0)
 		return false;
@@ -475,6 +530,7 @@ static int append_gzip(struct entries *es, struct strbuf *image, char gz_sha[65]
 		/* a file may have changed while it was read: key again */
 		if (keyed && cache_key(es, key)) {
 			cache_store(key, es, image->buf + start, image->len - start, gz_sha);
+			cache_prune();
 			*cache = IMAGE_CACHE_MADE;
 		}
 	}

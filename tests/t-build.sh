@@ -160,6 +160,29 @@ sleep 3   # settled again: its new stamp keys a new record, never the old one
 said=$(cbuild rewritten-settled)
 check "once settled, the rewritten binary keys a record of its own ($said)" \
 	sh -c "[ '$said' = 'made and kept' ] && cmp '$tmp/rewritten.img' '$tmp/rewritten-settled.img' && [ \$(find '$tmp/cache-img/initramfs' -type f | wc -l) = 2 ]"
+# The cache keeps the 64 records used last: 70 old ones are planted, the
+# current record is made the oldest of all, then used (a hit touches it),
+# then a build with another key stores one more and prunes.
+current=$(ls -t "$tmp/cache-img/initramfs" | head -n 1)
+i=0
+while [ $i -lt 70 ]; do
+	fake=$(printf '%064x' $i)
+	echo old >"$tmp/cache-img/initramfs/$fake"
+	touch -d "2020-01-01 00:00:00 UTC + $i minutes" "$tmp/cache-img/initramfs/$fake"
+	i=$((i + 1))
+done
+touch -d "2019-01-01 UTC" "$tmp/cache-img/initramfs/$current"
+said=$(cbuild used)
+said2=$(export SOURCE_DATE_EPOCH=1; cbuild other-key)
+kept=$(records)
+if [ "$said" = hit ] && [ "$said2" = "made and kept" ] && [ "$kept" = 64 ] &&
+	[ -f "$tmp/cache-img/initramfs/$current" ] &&
+	[ ! -f "$tmp/cache-img/initramfs/$(printf '%064x' 0)" ] &&
+	[ -f "$tmp/cache-img/initramfs/$(printf '%064x' 69)" ]; then
+	ok "the image cache keeps the 64 records used last, the one just hit among them"
+else
+	not_ok "the image cache keeps the 64 records used last" "said '$said', '$said2'; $kept records"
+fi
 check "two manifests are identical but for the path" \
 	sh -c "jq 'del(.image)' '$tmp/full1.img.json' >'$tmp/m1' && jq 'del(.image)' '$tmp/full2.img.json' >'$tmp/m2' && test -s '$tmp/m1' && cmp '$tmp/m1' '$tmp/m2'"
 gzip -dc "$tmp/full1.img" | cpio -it --quiet >"$tmp/cpio.names" 2>"$tmp/cpio.err"
