@@ -354,23 +354,29 @@ static int make_archive(struct entries *es, struct strbuf *archive)
  * ~85 KB: a developer rebuilding the guest all day fills no disk).
  */
 
-/* The cache key of the sorted entries, or false if one is not settled. */
-static bool cache_key(const struct entries *es, char key[65])
+/* Can the entries key the cache: is every host file's stamp settled? */
+static bool entries_settled(const struct entries *es)
+{
+	for (size_t i = 0; i < es->n; i++)
+		if (es->v[i].source && !es->v[i].settled)
+			return false;
+	return true;
+}
+
+/* The cache key of the sorted entries. */
+static void cache_key(const struct entries *es, char key[65])
 {
 	struct strbuf recipe = STRBUF_INIT;
 	strbuf_addf(&recipe, "%s libdeflate %s level %d mtime %u\n", CACHE_FORMAT,
 		    LIBDEFLATE_VERSION_STRING, GZIP_LEVEL, source_date_epoch());
-	bool settled = true;
 	for (size_t i = 0; i < es->n; i++) {
 		const struct entry *e = &es->v[i];
-		settled &= !e->source || e->settled;
 		strbuf_addf(&recipe, "%zu:%s %o %u:%u %zu %s\n", strlen(e->name), e->name,
 			    e->mode, e->rdev_major, e->rdev_minor, e->len,
 			    e->source ? e->stamp : e->sha256);
 	}
 	sha256_hex(recipe.buf, recipe.len, key);
 	strbuf_release(&recipe);
-	return settled;
 }
 
 static char *cache_dir(void)
@@ -516,7 +522,9 @@ static int append_gzip(struct entries *es, struct strbuf *image, char gz_sha[65]
 		       enum image_cache *cache)
 {
 	char key[65];
-	bool keyed = cache_key(es, key);
+	bool keyed = entries_settled(es);
+	if (keyed)
+		cache_key(es, key);
 	*cache = IMAGE_CACHE_HIT;
 	if (keyed && cache_lookup(key, es, image, gz_sha))
 		return 0;
@@ -527,8 +535,8 @@ static int append_gzip(struct entries *es, struct strbuf *image, char gz_sha[65]
 		size_t start = image->len;
 		gzip_compress(archive.buf, archive.len, GZIP_LEVEL, image);
 		sha256_hex(image->buf + start, image->len - start, gz_sha);
-		/* a file may have changed while it was read: key again */
-		if (keyed && cache_key(es, key)) {
+		/* read_source() unsettles a file that changed while it was read */
+		if (keyed && entries_settled(es)) {
 			cache_store(key, es, image->buf + start, image->len - start, gz_sha);
 			cache_prune();
 			*cache = IMAGE_CACHE_MADE;
