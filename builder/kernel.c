@@ -112,6 +112,43 @@ static char *banner_version(const unsigned char *data, size_t len)
 	return NULL;
 }
 
+/* The decoded bytes of gunzip() and unxz(), which grow by doubling up to
+ * MAX_INFLATED. */
+struct decoded {
+	unsigned char *buf;
+	size_t cap, used;
+};
+
+static struct decoded decoded_for(size_t input_len)
+{
+	size_t cap = input_len * 4 + 4096;
+	return (struct decoded){ xmalloc(cap), cap, 0 };
+}
+
+/* Room for more: false when the buffer is full at MAX_INFLATED. */
+static bool decoded_room(struct decoded *d)
+{
+	if (d->used < d->cap)
+		return true;
+	if (d->cap >= MAX_INFLATED)
+		return false;
+	d->cap *= 2;
+	d->buf = xrealloc(d->buf, d->cap);
+	return true;
+}
+
+/* Hands the bytes to the caller: 0, or -1 (and freed) when there are none. */
+static int decoded_take(struct decoded *d, unsigned char **out, size_t *out_len)
+{
+	if (d->used == 0) {
+		free(d->buf);
+		return -1;
+	}
+	*out = d->buf;
+	*out_len = d->used;
+	return 0;
+}
+
 /*
  * Inflates the gzip stream at data into *out (at most MAX_INFLATED bytes;
  * trailing bytes after the stream are ignored). 0, or -1 when it is not
@@ -122,31 +159,18 @@ static int gunzip(const unsigned char *data, size_t len, unsigned char **out, si
 	z_stream z = { 0 };
 	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
 		return -1;
-	size_t cap = len * 4 + 4096, used = 0;
-	unsigned char *buf = xmalloc(cap);
+	struct decoded d = decoded_for(len);
 	z.next_in = (unsigned char *)data;
 	z.avail_in = len > UINT32_MAX ? UINT32_MAX : (uInt)len;
-	int rc;
-	do {
-		if (used == cap) {
-			if (cap >= MAX_INFLATED)
-				break;
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		z.next_out = buf + used;
-		z.avail_out = (uInt)(cap - used);
+	int rc = Z_OK;
+	while (rc == Z_OK && decoded_room(&d)) {
+		z.next_out = d.buf + d.used;
+		z.avail_out = (uInt)(d.cap - d.used);
 		rc = inflate(&z, Z_NO_FLUSH);
-		used = cap - z.avail_out;
-	} while (rc == Z_OK);
-	inflateEnd(&z);
-	if (used == 0) {
-		free(buf);
-		return -1;
+		d.used = d.cap - z.avail_out;
 	}
-	*out = buf;
-	*out_len = used;
-	return 0;
+	inflateEnd(&z);
+	return decoded_take(&d, out, out_len);
 }
 
 /*
@@ -159,31 +183,18 @@ static int unxz(const unsigned char *data, size_t len, unsigned char **out, size
 	lzma_stream z = LZMA_STREAM_INIT;
 	if (lzma_stream_decoder(&z, MAX_INFLATED, 0) != LZMA_OK)
 		return -1;
-	size_t cap = len * 4 + 4096, used = 0;
-	unsigned char *buf = xmalloc(cap);
+	struct decoded d = decoded_for(len);
 	z.next_in = data;
 	z.avail_in = len;
-	lzma_ret rc;
-	do {
-		if (used == cap) {
-			if (cap >= MAX_INFLATED)
-				break;
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-		z.next_out = buf + used;
-		z.avail_out = cap - used;
+	lzma_ret rc = LZMA_OK;
+	while (rc == LZMA_OK && decoded_room(&d)) {
+		z.next_out = d.buf + d.used;
+		z.avail_out = d.cap - d.used;
 		rc = lzma_code(&z, LZMA_FINISH);
-		used = cap - z.avail_out;
-	} while (rc == LZMA_OK);
-	lzma_end(&z);
-	if (used == 0) {
-		free(buf);
-		return -1;
+		d.used = d.cap - z.avail_out;
 	}
-	*out = buf;
-	*out_len = used;
-	return 0;
+	lzma_end(&z);
+	return decoded_take(&d, out, out_len);
 }
 
 /* The banner inside the payload at data[0..len) compressed by fn, if any. */
