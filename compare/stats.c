@@ -57,40 +57,38 @@ double stats_median(const double *x, size_t n)
 
 /* ---- Special functions ------------------------------------------------ */
 
+#define LENTZ_TINY 1e-300
+
+/* x, or LENTZ_TINY if x is nearer 0 (Lentz: no division by zero). */
+static double lentz_nonzero(double x)
+{
+	return fabs(x) < LENTZ_TINY ? LENTZ_TINY : x;
+}
+
+/* One term aa of the modified Lentz method: updates c and d (d is kept
+ * inverted) and returns the factor the fraction's value is multiplied by. */
+static double lentz_step(double aa, double *c, double *d)
+{
+	*d = 1 / lentz_nonzero(1 + aa * *d);
+	*c = lentz_nonzero(1 + aa / *c);
+	return *d * *c;
+}
+
 /*
  * The continued fraction of I_x(a, b) (Numerical Recipes' betacf), by the
  * modified Lentz method; converges fast for x < (a + 1) / (a + b + 2).
+ * Each round takes an even term and an odd one.
  */
 static double incbeta_cf(double a, double b, double x)
 {
-	const double tiny = 1e-300, eps = 1e-15;
+	const double eps = 1e-15;
 	double qab = a + b, qap = a + 1, qam = a - 1;
-	double c = 1, d = 1 - qab * x / qap;
-
-	if (fabs(d) < tiny)
-		d = tiny;
-	d = 1 / d;
+	double c = 1, d = 1 / lentz_nonzero(1 - qab * x / qap);
 	double h = d;
 	for (int m = 1; m <= 1000; m++) {
 		int m2 = 2 * m;
-		double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		double del = d * c;
+		h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &c, &d);
+		double del = lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), &c, &d);
 		h *= del;
 		if (fabs(del - 1) < eps)
 			break;
