@@ -139,6 +139,17 @@ void bench_bandwidth(struct bench *b, const char *name, double bytes_per_op, ben
 /* bench_median: the median of v[0..n-1] (v is not changed). */
 double bench_median(const double *v, int n);
 
+/* bench_random: a small deterministic generator (xorshift32), for test
+ * data that must be the same on every boot; *state starts non-zero. */
+static inline uint32_t bench_random(uint32_t *state)
+{
+	uint32_t x = *state;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return *state = x;
+}
+
 /* bench_fail: prints "<test>: <message>" on stderr and exits 1. */
 __attribute__((noreturn, format(printf, 2, 3)))
 void bench_fail(const struct bench *b, const char *fmt, ...);

@@ -17,16 +17,6 @@
 #define LZ_INPUT (64u << 10)
 #define LZ_HASH_BITS 12
 
-/* A small deterministic generator (xorshift32). */
-static uint32_t next_random(uint32_t *state)
-{
-	uint32_t x = *state;
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return *state = x;
-}
-
 struct record {
 	long key;
 	struct record *link;
@@ -282,7 +272,7 @@ static void make_text(unsigned char *text, size_t n)
 	uint32_t seed = 12345;
 	size_t i = 0;
 	while (i < n) {
-		const char *w = words[next_random(&seed) % 16];
+		const char *w = words[bench_random(&seed) % 16];
 		for (; *w && i < n; w++)
 			text[i++] = (unsigned char)*w;
 	}
@@ -307,8 +297,8 @@ static void setup(struct bench *b, struct cpu_ctx *c)
 	    !c->nodes || !c->text || !c->packed || !c->unpacked || !c->lz_table)
 		bench_fail(b, "out of memory");
 	for (long i = 0; i < NELEM; i++) {
-		c->longs_in[i] = (long)(next_random(&seed) >> 1);
-		c->records[i].key = (long)(next_random(&seed) >> 1);
+		c->longs_in[i] = (long)(bench_random(&seed) >> 1);
+		c->records[i].key = (long)(bench_random(&seed) >> 1);
 		c->ptrs_in[i] = &c->records[i];
 		c->nodes[i].key = i * 7 + 1;
 	}

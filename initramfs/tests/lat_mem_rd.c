@@ -34,16 +34,6 @@ static uint64_t loop_chase(void *ctx, unsigned long iters)
 	return 0;
 }
 
-/* A small deterministic generator (xorshift32). */
-static uint32_t next_random(uint32_t *state)
-{
-	uint32_t x = *state;
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return *state = x;
-}
-
 /* Links the lines of buf[0..size) at `stride` into one cycle in a
  * shuffled order (order[] has room for size/stride entries). */
 static void build_chain(char *buf, size_t size, size_t stride, uint32_t *order)
@@ -52,7 +42,7 @@ static void build_chain(char *buf, size_t size, size_t stride, uint32_t *order)
 	for (uint32_t i = 0; i < lines; i++)
 		order[i] = i;
 	for (uint32_t i = lines - 1; i > 0; i--) {
-		uint32_t j = next_random(&seed) % (i + 1), t = order[i];
+		uint32_t j = bench_random(&seed) % (i + 1), t = order[i];
 		order[i] = order[j];
 		order[j] = t;
 	}
