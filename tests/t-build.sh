@@ -286,27 +286,23 @@ for bad in cut.cpio text empty truncated; do
 done
 
 # 6. Config errors (78, file:line) and usage errors (64).
-printf 'suites = (\n  { name = "smoke";\n    sampels = 3; }\n);\n' >"$tmp/typo.cfg"
-build typo --kernel "$k" --config "$tmp/typo.cfg" -o "$tmp/typo.img"
-if [ "$(status_of typo)" = 78 ] && grep -q "^bootrig: $tmp/typo.cfg:3: unknown key 'sampels'" "$tmp/typo.err"; then
-	ok "config typo: exit 78, file:line"
-else
-	not_ok "config typo: exit 78, file:line" "exit $(status_of typo): $(cat "$tmp/typo.err")"
-fi
-printf 'suites = ( { name = "smoke"; samples = "many"; } );\n' >"$tmp/type.cfg"
-build type --kernel "$k" --config "$tmp/type.cfg" -o "$tmp/type.img"
-if [ "$(status_of type)" = 78 ] && grep -q "type.cfg:1: 'samples' must be an integer" "$tmp/type.err"; then
-	ok "config type error: exit 78, file:line"
-else
-	not_ok "config type error" "exit $(status_of type): $(cat "$tmp/type.err")"
-fi
-printf 'targets = ( {\n name = "x";\n' >"$tmp/syntax.cfg"
-build syntax --kernel "$k" --config "$tmp/syntax.cfg" -o "$tmp/syntax.img"
-if [ "$(status_of syntax)" = 78 ] && grep -q "syntax.cfg:[0-9]*: syntax error" "$tmp/syntax.err"; then
-	ok "config syntax error: exit 78, file:line"
-else
-	not_ok "config syntax error" "exit $(status_of syntax): $(cat "$tmp/syntax.err")"
-fi
+# config_error NAME TEXT PATTERN LABEL: a build with config TEXT exits 78
+# and its message matches PATTERN (grep, file:line first).
+config_error() {
+	printf '%b' "$2" >"$tmp/$1.cfg"
+	build "$1" --kernel "$k" --config "$tmp/$1.cfg" -o "$tmp/$1.img"
+	if [ "$(status_of "$1")" = 78 ] && grep -q "$3" "$tmp/$1.err"; then
+		ok "$4: exit 78, file:line"
+	else
+		not_ok "$4: exit 78, file:line" "exit $(status_of "$1"): $(cat "$tmp/$1.err")"
+	fi
+}
+config_error typo 'suites = (\n  { name = "smoke";\n    sampels = 3; }\n);\n' \
+	"^bootrig: $tmp/typo.cfg:3: unknown key 'sampels'" "config typo"
+config_error type 'suites = ( { name = "smoke"; samples = "many"; } );\n' \
+	"type.cfg:1: 'samples' must be an integer" "config type error"
+config_error syntax 'targets = ( {\n name = "x";\n' "syntax.cfg:[0-9]*: syntax error" \
+	"config syntax error"
 for args in "--kernel $k" "-o $tmp/x.img" "--kernel $k -o $tmp/x.img --abi x86_64" \
 	"--kernel $k -o $tmp/x.img --bogus" "--kernel $k -o $tmp/x.img --suite nope" \
 	"--list $tmp/full1.img --kernel $k" "--kernel $k -o $tmp/x.img --dtb /etc/hostname"; do
