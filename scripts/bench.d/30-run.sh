@@ -52,14 +52,19 @@ run_qemu() {
 	echo "$t1 - $t0" | bc -l
 }
 
-: >"$out/t-run"
-: >"$out/t-qemu"
-i=0
-while [ $i -lt "$n" ]; do
-	run_qemu >>"$out/t-qemu" || exit 1
-	run_bootrig >>"$out/t-run" || exit 1
-	i=$((i + 1))
-done
+# alternate A B CMD_A CMD_B: n runs of each command, taken in turns so that
+# the host's drift falls on both; their times into $out/t-A and $out/t-B.
+alternate() {
+	: >"$out/t-$1"
+	: >"$out/t-$2"
+	i=0
+	while [ $i -lt "$n" ]; do
+		$3 >>"$out/t-$1" || exit 1
+		$4 >>"$out/t-$2" || exit 1
+		i=$((i + 1))
+	done
+}
+alternate qemu run run_qemu run_bootrig
 q=$(median <"$out/t-qemu")
 r=$(median <"$out/t-run")
 printf '   %-44s %8.2f s\n' "plain qemu-system-aarch64 (median of $n)" "$q"
@@ -81,14 +86,7 @@ printf '   %-44s %8.2f s\n' "6 boots, -j 2" "$j2"
 printf '   %-44s %8.3f   (target >= 1.8; load now: %s)\n' "speedup -j1/-j2" "$(echo "$j1 / $j2" | bc -l)" \
 	"$(cut -d' ' -f1-3 /proc/loadavg)"
 
-: >"$out/t-icount"
-: >"$out/t-wall"
-i=0
-while [ $i -lt "$n" ]; do
-	run_bootrig icount >>"$out/t-icount" || exit 1
-	run_bootrig wall >>"$out/t-wall" || exit 1
-	i=$((i + 1))
-done
+alternate icount wall "run_bootrig icount" "run_bootrig wall"
 ic=$(median <"$out/t-icount")
 wa=$(median <"$out/t-wall")
 printf '   %-44s %8.2f s\n' "smoke boot, --clock icount (median of $n)" "$ic"
