@@ -10,27 +10,12 @@
 #include "config.h"
 #include "exitcodes.h"
 #include "kernel.h"
+#include "options.h"
 #include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum opt_type { OPT_STRING, OPT_FLAG, OPT_REPEAT };
-
-struct opt {
-	const char *long_name;
-	char short_name;
-	enum opt_type type;
-	const char *arg;          /* the argument's name in --help, or NULL */
-	const char *help;
-	void *value;              /* const char **, bool *, or struct opt_list * */
-};
-
-struct opt_list {
-	char **v;
-	size_t n;
-};
 
 struct build_args {
 	const char *kernel, *config, *suite, *target, *abi, *append_to, *output, *list;
@@ -54,71 +39,11 @@ static void print_help(const struct opt *opts, FILE *out)
 	      "The image is reproducible (sorted, uid 0, mtime $SOURCE_DATE_EPOCH or 0).\n"
 	      "The manifest is written next to it as IMAGE.json (IMAGE with \".json\" added).\n\n",
 	      out);
-	for (const struct opt *o = opts; o->long_name; o++) {
-		char left[64];
-		char short_part[8] = "    ";
-		if (o->short_name)
-			snprintf(short_part, sizeof(short_part), "-%c, ", o->short_name);
-		snprintf(left, sizeof(left), "%s--%s%s%s", short_part, o->long_name,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(out, "  %-28s %s\n", left, o->help);
-	}
+	options_print(opts, 28, out);
 	fputs("\nKERNEL: an arm64 Image, arm zImage or x86 bzImage (maybe gzip'd), a Debian\n"
 	      "linux-image-*.deb, or a kernel build tree; the arch is read from the image.\n"
 	      "Exit status: 0 done, 64 usage, 65 bad input, 78 config error, 125 host failure.\n",
 	      out);
-}
-
-/* The option named arg[0..len) (long) or short_name (when not 0), or NULL. */
-static const struct opt *find_opt(const struct opt *opts, const char *arg, size_t len,
-				  char short_name)
-{
-	for (const struct opt *o = opts; o->long_name; o++)
-		if (short_name ? o->short_name == short_name
-			       : strlen(o->long_name) == len && !strncmp(o->long_name, arg, len))
-			return o;
-	return NULL;
-}
-
-/* Parses argv (argv[0] is "build") with opts. 0 or EXIT_USAGE. */
-static int parse_options(const struct opt *opts, int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const struct opt *o = NULL;
-		const char *value = NULL;
-		if (!strncmp(a, "--", 2)) {
-			const char *eq = strchr(a + 2, '=');
-			o = find_opt(opts, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2), 0);
-			value = eq ? eq + 1 : NULL;
-		} else if (a[0] == '-' && a[1] && !a[2]) {
-			o = find_opt(opts, NULL, 0, a[1]);
-		}
-		if (!o) {
-			error("build: unknown option or argument '%s'", a);
-			fputs(usage_line, stderr);
-			return EXIT_USAGE;
-		}
-		if (o->type == OPT_FLAG) {
-			if (value)
-				return error("build: --%s takes no value", o->long_name), EXIT_USAGE;
-			*(bool *)o->value = true;
-			continue;
-		}
-		if (!value) {
-			if (i + 1 >= argc)
-				return error("build: --%s needs %s", o->long_name, o->arg), EXIT_USAGE;
-			value = argv[++i];
-		}
-		if (o->type == OPT_STRING) {
-			*(const char **)o->value = value;
-		} else {
-			struct opt_list *l = o->value;
-			l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-			l->v[l->n++] = (char *)value;
-		}
-	}
-	return 0;
 }
 
 /* Conflicting and missing options, checked before any work. */
@@ -273,7 +198,7 @@ int cmd_build(int argc, char **argv)
 		{ "help", 'h', OPT_FLAG, NULL, "this help", &a.help },
 		{ NULL, 0, 0, NULL, NULL, NULL },
 	};
-	int rc = parse_options(opts, argc, argv);
+	int rc = options_parse(opts, argc, argv, NULL, usage_line);
 	if (!rc && a.help) {
 		print_help(opts, stdout);
 		free(a.add.v);

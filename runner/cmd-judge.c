@@ -19,6 +19,7 @@
 #include "crash.h"
 #include "exitcodes.h"
 #include "judge.h"
+#include "options.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -35,14 +36,6 @@ struct judge_args {
 	bool help;
 };
 
-struct opt {
-	const char *long_name;
-	char short_name;
-	const char *arg;        /* the value's name in --help; NULL: a flag */
-	const char *help;
-	void *value;            /* const char ** or bool * */
-};
-
 static const char usage_line[] = "usage: bootrig judge CONSOLE_LOG [--format text|json]\n";
 
 /* --help: the usage line, then one line per entry of the option table. */
@@ -52,58 +45,9 @@ static void print_help(const struct opt *opts, FILE *out)
 	fputs("\nJudges a saved console log as `bootrig run` judges a boot: the verdict,\n"
 	      "the stages reached (with times from a console.tlog or printk stamps) and\n"
 	      "every kernel report found (kind, syzbot-style title, excerpt).\n\n", out);
-	for (const struct opt *o = opts; o->long_name; o++) {
-		char left[64];
-		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->short_name ? "-" : "",
-			 o->short_name ? o->short_name : ' ', o->short_name ? ", " : "  ",
-			 o->long_name, o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(out, "  %-26s %s\n", left + (o->short_name ? 0 : 1), o->help);
-	}
+	options_print(opts, 26, out);
 	fputs("\nExit status: 0 PASS, 1 FAIL, 2 PANIC, HANG or BOOT_FAIL, 64 usage,\n"
 	      "65 the log cannot be read, 66 it does not exist.\n", out);
-}
-
-/* Parses argv (argv[0] is "judge") into a. 0 or EXIT_USAGE. */
-static int parse_options(const struct opt *opts, int argc, char **argv, struct judge_args *a)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		const struct opt *o = NULL;
-		const char *value = NULL;
-		if (!strncmp(arg, "--", 2) && arg[2]) {
-			const char *eq = strchr(arg + 2, '=');
-			size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-			for (const struct opt *p = opts; p->long_name; p++)
-				if (strlen(p->long_name) == len && !strncmp(p->long_name, arg + 2, len))
-					o = p;
-			value = eq ? eq + 1 : NULL;
-		} else if (arg[0] == '-' && arg[1] && !arg[2]) {
-			for (const struct opt *p = opts; p->long_name; p++)
-				if (p->short_name == arg[1])
-					o = p;
-		} else if (!a->log) {
-			a->log = arg;
-			continue;
-		}
-		if (!o) {
-			error("judge: unknown option or extra argument '%s'", arg);
-			fputs(usage_line, stderr);
-			return EXIT_USAGE;
-		}
-		if (!o->arg) {
-			if (value)
-				return error("judge: --%s takes no value", o->long_name), EXIT_USAGE;
-			*(bool *)o->value = true;
-			continue;
-		}
-		if (!value) {
-			if (i + 1 >= argc)
-				return error("judge: --%s needs %s", o->long_name, o->arg), EXIT_USAGE;
-			value = argv[++i];
-		}
-		*(const char **)o->value = value;
-	}
-	return 0;
 }
 
 /* "[0001.234567] " at s: the tlog stamp's length and time, 0 when absent. */
@@ -245,11 +189,11 @@ int cmd_judge(int argc, char **argv)
 {
 	struct judge_args a = { NULL, "text", false };
 	const struct opt opts[] = {
-		{ "format", 'f', "text|json", "the report's format (default text)", &a.format },
-		{ "help", 'h', NULL, "this help", &a.help },
-		{ NULL, 0, NULL, NULL, NULL },
+		{ "format", 'f', OPT_STRING, "text|json", "the report's format (default text)", &a.format },
+		{ "help", 'h', OPT_FLAG, NULL, "this help", &a.help },
+		{ NULL, 0, 0, NULL, NULL, NULL },
 	};
-	int rc = parse_options(opts, argc, argv, &a);
+	int rc = options_parse(opts, argc, argv, &a.log, usage_line);
 	if (rc)
 		return rc;
 	if (a.help) {
