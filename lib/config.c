@@ -41,10 +41,10 @@ static const struct { const char *arch; const char *abis[3]; } arch_abis[] = {
 
 static const char *const target_keys[] = {
 	"name", "arch", "abis", "emulator", "qemu_arch", "machine", "cpu", "console",
-	"memory_mb", "vcpus", "append", "icount", "known_issues", "timeouts",
+	"memory_mb", "vcpus", "append", "icount", "accel", "known_issues", "timeouts",
 };
 static const char *const timeout_keys[] = {   /* in enum stage order, then silence */
-	"firmware", "kernel", "init", "results", "end", "poweroff", "silence",
+	"firmware", "kernel", "init", "results", "end", "poweroff", "silence", "kvm_proof",
 };
 static const char *const suite_keys[] = {
 	"name", "tests", "samples", "repeat", "test_timeout",
@@ -218,9 +218,11 @@ static int arch_index(const char *arch)
 	return -1;
 }
 
-/* timeouts = { stage = seconds; ... silence = seconds; } into l. */
-static int read_timeouts(const config_setting_t *g, struct judge_limits *l)
+/* timeouts = { stage = seconds; ... silence = seconds; kvm_proof = seconds; }
+ * into t. */
+static int read_timeouts(const config_setting_t *g, struct target *tg)
 {
+	struct judge_limits *l = &tg->limits;
 	config_setting_t *t = config_setting_get_member(g, "timeouts");
 	if (!t)
 		return 0;
@@ -231,7 +233,22 @@ static int read_timeouts(const config_setting_t *g, struct judge_limits *l)
 		rc = read_seconds(t, timeout_keys[s], &l->stage[s]);
 	if (!rc)
 		rc = read_seconds(t, "silence", &l->silence);
+	if (!rc)
+		rc = read_seconds(t, "kvm_proof", &tg->kvm_proof);
 	return rc;
+}
+
+/* accel = "auto" | "kvm" | "tcg" (lib/config.h). 0 or EXIT_CONFIG. */
+static int read_accel(const config_setting_t *g, char **out)
+{
+	int rc = read_string(g, "accel", out);
+	config_setting_t *s = config_setting_get_member(g, "accel");
+	if (rc || !s)
+		return rc;
+	if (strcmp(*out, "auto") && strcmp(*out, "kvm") && strcmp(*out, "tcg"))
+		return config_fail(s, "'accel' is \"%s\": it must be \"auto\", \"kvm\" or \"tcg\"",
+				   *out);
+	return 0;
 }
 
 /* The default benchmark clock of a TCG boot (QEMU's -icount). */
@@ -299,6 +316,8 @@ static void target_defaults(struct target *t, const char *name)
 	t->cpu = xstrdup("max");
 	t->append = xstrdup("");
 	t->icount = xstrdup(DEFAULT_ICOUNT);
+	t->accel = xstrdup("auto");
+	t->kvm_proof = DEFAULT_KVM_PROOF;
 	t->memory_mb = 512;
 	t->vcpus = 1;
 	const double stage[STAGE_COUNT] = { 30, 120, 120, 600, 10, 10 };
@@ -326,12 +345,13 @@ static int read_target(const config_setting_t *g, struct config *cfg)
 	    (rc = read_string(g, "machine", &t->machine)) || (rc = read_string(g, "cpu", &t->cpu)) ||
 	    (rc = read_string(g, "console", &t->console)) ||
 	    (rc = read_string(g, "append", &t->append)) || (rc = read_icount(g, &t->icount)) ||
+	    (rc = read_accel(g, &t->accel)) ||
 	    (rc = read_int(g, "memory_mb", 16, 1 << 20, &t->memory_mb)) ||
 	    (rc = read_int(g, "vcpus", 1, 512, &t->vcpus)) ||
 	    (rc = read_strings(g, "abis", &t->abis, &t->n_abis, NULL, 0, "ABI")) ||
 	    (rc = read_strings(g, "known_issues", &t->known_issues, &t->n_known_issues, NULL, 0,
 			       "known issue")) ||
-	    (rc = read_timeouts(g, &t->limits)))
+	    (rc = read_timeouts(g, t)))
 		return rc;
 	t->limits.known_issues = t->known_issues;
 	t->limits.n_known_issues = t->n_known_issues;
@@ -604,6 +624,7 @@ static void release_target(struct target *t)
 	free(t->console);
 	free(t->append);
 	free(t->icount);
+	free(t->accel);
 	free_strings(t->known_issues, t->n_known_issues);
 }
 

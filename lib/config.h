@@ -14,11 +14,11 @@
  *                 emulator = "/usr/bin/qemu-system-aarch64"; qemu_arch = "aarch64";
  *                 machine = "virt"; cpu = "cortex-a57"; console = "ttyAMA0";
  *                 memory_mb = 512; vcpus = 1; append = "";
- *                 icount = "shift=3,sleep=off";
+ *                 icount = "shift=3,sleep=off"; accel = "auto";
  *                 known_issues = [ "WARNING in arch_setup_dma_ops" ];
  *                 timeouts = { firmware = 30.0; kernel = 60.0; init = 60.0;
  *                              results = 600.0; end = 10.0; poweroff = 10.0;
- *                              silence = 60.0; }; } );
+ *                              silence = 60.0; kvm_proof = 15.0; }; } );
  *   suites  = ( { name = "smoke"; tests = [ "lat_syscall" ]; samples = 11;
  *                 repeat = 1; test_timeout = 120.0; } );
  *   boards  = ( { name = "sim-arm64-tftp"; ... } );   (runner/board*.c reads these)
@@ -53,10 +53,17 @@ struct target {
 	char *icount;          /* QEMU -icount options for TCG boots ("shift=3,sleep=off"),
 				* "" = off: the guest's clock then counts instructions,
 				* not host time (never with KVM) */
+	char *accel;           /* "auto" (default), "kvm" or "tcg": see runner/libvirt.c's
+				* accelerator rule; --accel overrides */
+	double kvm_proof;      /* timeouts.kvm_proof: how long a boot under a KVM not yet
+				* proven on this host may print no kernel output before
+				* it is rerun under TCG (DEFAULT_KVM_PROOF) */
 	char **known_issues;   /* title patterns of non-fatal events to expect */
 	size_t n_known_issues;
 	struct judge_limits limits;    /* its known_issues point at the two above */
 };
+
+#define DEFAULT_KVM_PROOF 15.0
 
 struct suite {
 	char *name;

@@ -61,6 +61,8 @@ struct machine_spec {
 	const char *icount;          /* libvirt: QEMU -icount options for a TCG boot
 				      * ("shift=3,sleep=off"), or NULL: the wall clock */
 	bool icount_forced;          /* --clock icount: use TCG even where KVM works */
+	const char *accel;           /* libvirt: "auto", "kvm" or "tcg" (--accel, the
+				      * target's accel); see libvirt.c's accelerator rule */
 };
 
 /* One machine being booted. The runner allocates it zeroed; the backend
@@ -72,6 +74,14 @@ struct machine {
 	char clock[8];               /* result.json "clock": "icount" or "wall" (the
 				      * guest's time source; empty: "wall") */
 	char infra_reason[512];      /* why the last operation failed */
+	/* Filled by prepare() with the accelerator. accel_reason: why it was
+	 * chosen (result.json "accelerator_reason"). accel_unproven: KVM was
+	 * chosen but no real boot under it has yet printed kernel output on
+	 * this host: the runner must not blame the kernel for what this boot
+	 * shows before kernel output, and tells the backend what it learnt
+	 * (accel_learned). */
+	char accel_reason[200];
+	bool accel_unproven;
 };
 
 enum machine_state {
@@ -123,6 +133,12 @@ struct backend {
 	 * line's gaps into console.tlog, a "board" section into result.json).
 	 * 0 or -1 (error printed). */
 	int (*annotate)(struct machine *m, const char *dir);
+	/* Optional (may be NULL): what boots of target t showed of KVM on this
+	 * host: works (a boot under it printed kernel output) or not (why: one
+	 * line; the same kernel printed under TCG), so that later boots choose
+	 * by it. */
+	void (*accel_learned)(struct backend *be, const struct target *t, bool works,
+			      const char *why);
 	/* Disconnect and free be (and be->where, be->priv). */
 	void (*close)(struct backend *be);
 };

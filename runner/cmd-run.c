@@ -50,6 +50,7 @@ static const struct run_option {
 	{ "no-wait", 'W', NULL, "with --board: refuse a busy board at once (exit 125), do not wait" },
 	{ "timeout", 'T', "S", "cap every stage and silence timeout at S seconds" },
 	{ "clock", 'L', "wall|icount", "the guest's clock under TCG (default: the target's icount)" },
+	{ "accel", 'A', "auto|kvm|tcg", "accelerator (default: the target's, auto: KVM once a real boot proved it)" },
 	{ "output", 'o', "DIR", "results directory (required)" },
 	{ "help", 'h', NULL, "show this help" },
 };
@@ -81,6 +82,7 @@ struct run_args {
 	int repeat, jobs;
 	double timeout;
 	const char *clock;         /* --clock: "wall", "icount" or NULL (the target's) */
+	const char *accel;         /* --accel: "auto", "kvm", "tcg" or NULL (the target's) */
 	bool no_wait;              /* --no-wait: a busy board is refused at once */
 };
 
@@ -140,6 +142,11 @@ static int take_option(struct run_args *a, int c, const char *arg)
 		if (strcmp(arg, "wall") && strcmp(arg, "icount"))
 			return error("--clock wants wall or icount: '%s'", arg), EXIT_USAGE;
 		a->clock = arg;
+		return 0;
+	case 'A':
+		if (strcmp(arg, "auto") && strcmp(arg, "kvm") && strcmp(arg, "tcg"))
+			return error("--accel wants auto, kvm or tcg: '%s'", arg), EXIT_USAGE;
+		a->accel = arg;
 		return 0;
 	case 'T': {
 		char *end;
@@ -384,6 +391,7 @@ static void make_jobs(struct run_state *rs)
 				job->dir = xasprintf("%s/%s/%s/%d", rs->args.output, kern->id, job->variant, n);
 				job_limits(rs, rs->targets[k], &job->limits);
 				job_clock(rs, rs->targets[k], job);
+				job->accel = rs->args.accel ? rs->args.accel : rs->targets[k]->accel;
 				job->summary_rank = (k * n_var + v) * (size_t)repeat + (size_t)(n - 1);
 			}
 		}

@@ -11,7 +11,7 @@
  *
  * The file is divided into:
  *   - the embedded root (a locked slot under the cache, with qemu.conf);
- *   - the KVM probe (bounded: KVM guests can hang on some hosts);
+ *   - the accelerator rule (KVM only once a real boot proved it);
  *   - the guardian (a child process that kills our QEMUs if we die);
  *   - the event thread and its callbacks;
  *   - domain XML;
@@ -168,96 +168,186 @@ static int write_qemu_conf(const char *root)
 	return rc;
 }
 
-/* ---------------------------------------------------------------- KVM probe */
+/* ---------------------------------------------------------------- accelerator */
 
 /*
- * A 64 KiB BIOS whose reset vector writes 0 to the isa-debug-exit port:
- * under a working KVM, QEMU exits at once with status 1. On hosts where
- * KVM guests hang, it never does, and the probe's time limit ends it.
+ * The accelerator rule: chosen by proof, not by hope. On some hosts
+ * /dev/kvm opens and a trivial guest runs under it, and then every real
+ * kernel hangs right after the BIOS; so KVM counts as working on a host
+ * only once a real boot under it has printed kernel output, and nothing
+ * short of a real boot decides it. cache/accel keeps what boots showed,
+ * one line per host boot, emulator, machine and CPU model:
+ *
+ *   "<boot_id>\t<emulator>\t<machine>\t<cpu>\tyes|no\t<why>\n"
+ *
+ * With accel "auto": "yes" is KVM (proven); "no" is TCG; no line is KVM
+ * *unproven*: the runner (matrix.c) watches the boot, and if it prints
+ * no kernel output within the target's kvm_proof seconds (or ends or
+ * fails before any), stops it and boots it again under TCG, recording the
+ * fallback; then it tells us what it learnt (lv_accel_learned()). "kvm"
+ * forces KVM (a KVM boot that shows nothing is then INFRA_ERROR, never
+ * the kernel's fault); "tcg" forces TCG. Lines of an earlier host boot
+ * are dropped: a reboot may change what KVM does.
  */
-static int write_probe_bios(const char *path)
+
+/* The host's boot id (a new one each host boot), malloc'd. */
+static char *host_boot_id(void)
 {
-	static const unsigned char reset[] = {
-		0xb0, 0x00,       /* mov al, 0 */
-		0xe6, 0xf4,       /* out 0xf4, al */
-		0xf4,             /* hlt */
-		0xeb, 0xfd,       /* jmp back to hlt */
-	};
-	unsigned char *bios = xcalloc(1, 65536);
-	memcpy(bios + 0xfff0, reset, sizeof(reset));
-	int rc = write_file_atomic(path, bios, 65536);
-	free(bios);
-	return rc;
+	char *id = NULL;
+	if (read_file("/proc/sys/kernel/random/boot_id", &id, NULL) < 0)
+		id = xstrdup("unknown");
+	id[strcspn(id, "\n")] = '\0';
+	return id;
 }
 
-/* Runs the probe with a 3 s limit on the target's machine and CPU model
- * (a model KVM cannot give, like "max" on some hosts, fails here too):
- * true when KVM ran the guest to its exit. */
-static bool run_kvm_probe(const struct target *t)
+/* "<boot_id>\t<emulator>\t<machine>\t<cpu>\t": the cache key of t. */
+static char *accel_key(const struct target *t)
 {
-	char dir[] = "/tmp/bootrig-kvm-XXXXXX";
-	if (!mkdtemp(dir))
-		return false;
-	char *bios = xasprintf("%s/probe.bin", dir);
-	char *machine = xstrdup(t->machine);
-	machine[strcspn(machine, ",")] = '\0';
-	bool works = false;
-	if (write_probe_bios(bios) == 0) {
-		char *argv[] = { t->emulator, "-accel", "kvm", "-M", machine, "-cpu",
-				 t->cpu && *t->cpu ? t->cpu : "host", "-nodefaults", "-display", "none",
-				 "-m", "16", "-bios", bios, "-device",
-				 "isa-debug-exit,iobase=0xf4,iosize=0x04", NULL };
-		int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		works = run_argv(argv, 3.0, devnull, devnull) == 1;
-		if (devnull >= 0)
-			close(devnull);
+	char *id = host_boot_id();
+	char *key = xasprintf("%s\t%s\t%s\t%s\t", id, t->emulator, t->machine, t->cpu ? t->cpu : "");
+	free(id);
+	for (char *p = key; *p; p++)    /* a key is one line */
+		if (*p == '\n')
+			*p = ' ';
+	return key;
+}
+
+/* Opens and locks cache/accel.lock (exclusive); -1 when it cannot. */
+static int accel_cache_lock(void)
+{
+	mkdir_p(bootrig_cache_dir(), 0755);
+	char *path = xasprintf("%s/accel.lock", bootrig_cache_dir());
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	free(path);
+	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
+		close(fd);
+		fd = -1;
 	}
-	unlink(bios);
-	rmdir(dir);
-	free(machine), free(bios);
-	return works;
+	return fd;
 }
 
-/*
- * kvm_usable: can this target use KVM? Only an x86_64 guest on an x86_64
- * host with /dev/kvm open to us is tried; the answer is cached per host
- * boot, machine and CPU model (cache/kvm-probe holds lines
- * "<boot_id> <machine> <cpu> yes|no"). $BOOTRIG_ACCEL=tcg|kvm overrides.
- */
-static bool kvm_usable(const struct target *t)
+/* What the cache says of key: 1 yes, 0 no, -1 nothing; the line's why
+ * into why[len]. */
+static int accel_cache_get(const char *key, char *why, size_t len)
 {
-	const char *force = getenv("BOOTRIG_ACCEL");
-	if (force)
-		return !strcmp(force, "kvm");
+	char *path = xasprintf("%s/accel", bootrig_cache_dir());
+	char *text = NULL;
+	int found = -1;
+	size_t klen = strlen(key);
+	if (read_file(path, &text, NULL) == 0) {
+		for (char *line = text; line && *line;) {
+			char *nl = strchr(line, '\n');
+			if (nl)
+				*nl = '\0';
+			if (!strncmp(line, key, klen)) {
+				const char *v = line + klen;
+				found = !strncmp(v, "yes", 3) ? 1 : 0;
+				const char *tab = strchr(v, '\t');
+				snprintf(why, len, "%s", tab ? tab + 1 : "");
+			}
+			line = nl ? nl + 1 : NULL;
+		}
+	}
+	free(text), free(path);
+	return found;
+}
+
+/* Records what a boot showed of key (under the lock); the lines of other
+ * host boots are dropped. */
+static void accel_cache_put(const char *key, bool works, const char *why)
+{
+	int lock = accel_cache_lock();
+	char *path = xasprintf("%s/accel", bootrig_cache_dir());
+	char *text = NULL, *id = host_boot_id();
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add(&sb, "", 0);
+	size_t klen = strlen(key), idlen = strlen(id);
+	if (read_file(path, &text, NULL) == 0) {
+		for (char *line = text; line && *line;) {
+			char *nl = strchr(line, '\n');
+			if (nl)
+				*nl = '\0';
+			if (strncmp(line, key, klen) && !strncmp(line, id, idlen) && line[idlen] == '\t')
+				strbuf_addf(&sb, "%s\n", line);
+			line = nl ? nl + 1 : NULL;
+		}
+	}
+	strbuf_addf(&sb, "%s%s\t", key, works ? "yes" : "no");
+	for (const char *p = why ? why : ""; *p; p++)
+		strbuf_add(&sb, *p == '\n' || *p == '\t' ? " " : p, 1);
+	strbuf_addstr(&sb, "\n");
+	if (write_file_atomic(path, sb.buf, sb.len) < 0)
+		warning("cannot record what KVM did in %s", path);
+	strbuf_release(&sb);
+	free(text), free(id), free(path);
+	if (lock >= 0)
+		close(lock);
+}
+
+/* Can this host give t's guests KVM at all? The guest's arch must be the
+ * host's and /dev/kvm open to us; else why says what is missing. */
+static bool host_has_kvm(const struct target *t, char *why, size_t len)
+{
 	struct utsname u;
-	if (uname(&u) < 0 || strcmp(u.machine, "x86_64") || strcmp(t->qemu_arch, "x86_64") ||
-	    access("/dev/kvm", R_OK | W_OK) < 0)
+	if (uname(&u) < 0 || strcmp(u.machine, t->qemu_arch)) {
+		snprintf(why, len, "%s guests get no KVM on this %s host", t->qemu_arch,
+			 uname(&u) < 0 ? "unknown" : u.machine);
 		return false;
-	char *boot_id = NULL, *cached = NULL;
-	char *cache = xasprintf("%s/kvm-probe", bootrig_cache_dir());
-	if (read_file("/proc/sys/kernel/random/boot_id", &boot_id, NULL) < 0)
-		boot_id = xstrdup("unknown\n");
-	boot_id[strcspn(boot_id, "\n")] = '\0';
-	char *key = xasprintf("%s %s %s ", boot_id, t->machine, t->cpu ? t->cpu : "");
-	const char *hit = NULL;
-	if (read_file(cache, &cached, NULL) == 0)
-		for (const char *line = cached; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
-			if (!strncmp(line, key, strlen(key)))
-				hit = line + strlen(key);
-	bool works;
-	if (hit) {
-		works = !strncmp(hit, "yes", 3);
-	} else {
-		works = run_kvm_probe(t);
-		struct strbuf sb = STRBUF_INIT;
-		strbuf_addf(&sb, "%s%s%s\n", cached && !strncmp(cached, boot_id, strlen(boot_id)) ? cached : "",
-			    key, works ? "yes" : "no");
-		mkdir_p(bootrig_cache_dir(), 0755);
-		write_file_atomic(cache, sb.buf, sb.len);
-		strbuf_release(&sb);
 	}
-	free(key), free(cached), free(boot_id), free(cache);
-	return works;
+	if (access("/dev/kvm", R_OK | W_OK) < 0) {
+		snprintf(why, len, "/dev/kvm: %s", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/*
+ * choose_accel: the accelerator of one boot, by the rule above: sets
+ * mach->accelerator, ->accel_reason and ->accel_unproven. Returns 1 for KVM, 0 for TCG,
+ * -1 when a forced KVM cannot be had (mach->infra_reason set).
+ */
+static int choose_accel(const struct machine_spec *spec, struct machine *mach)
+{
+	const struct target *t = spec->target;
+	const char *want = spec->accel && *spec->accel ? spec->accel : "auto";
+	char *reason = mach->accel_reason, why[160] = "";
+	size_t rlen = sizeof(mach->accel_reason);
+	int kvm = 0;
+	if (!strcmp(want, "tcg")) {
+		snprintf(reason, rlen, "tcg: asked for (accel tcg)");
+	} else if (spec->icount_forced && strcmp(want, "kvm")) {
+		snprintf(reason, rlen, "tcg: --clock icount needs TCG");
+	} else if (!host_has_kvm(t, why, sizeof(why))) {
+		if (!strcmp(want, "kvm")) {
+			snprintf(mach->infra_reason, sizeof(mach->infra_reason),
+				 "--accel kvm, but %s", why);
+			return -1;
+		}
+		snprintf(reason, rlen, "tcg: %s", why);
+	} else {
+		char *key = accel_key(t);
+		int known = accel_cache_get(key, why, sizeof(why));
+		if (!strcmp(want, "kvm")) {
+			kvm = 1;
+			mach->accel_unproven = known != 1;
+			snprintf(reason, rlen, "kvm: asked for (accel kvm)%s",
+				 known == 1 ? "; proven on this host" : "; not proven on this host");
+		} else if (known == 1) {
+			kvm = 1;
+			snprintf(reason, rlen, "kvm: a real boot under KVM printed kernel output "
+				 "on this host before");
+		} else if (known == 0) {
+			snprintf(reason, rlen, "tcg: KVM failed on this host before (%s)", why);
+		} else {
+			kvm = 1;
+			mach->accel_unproven = true;
+			snprintf(reason, rlen, "kvm: not proven on this host yet; TCG if it prints "
+				 "no kernel output in %.0f s", t->kvm_proof);
+		}
+		free(key);
+	}
+	snprintf(mach->accelerator, sizeof(mach->accelerator), "%s", kvm ? "kvm" : "tcg");
+	return kvm;
 }
 
 /* ---------------------------------------------------------------- guardian */
@@ -722,9 +812,9 @@ static int lv_prepare(struct backend *be, struct machine *mach, const struct mac
 	pthread_mutex_init(&m->lock, NULL);
 	m->name = xstrdup(spec->name);
 	m->state = MACHINE_RUNNING;
-	/* icount needs TCG: KVM only when the clock is not forced to icount */
-	bool kvm = !spec->icount_forced && kvm_usable(spec->target);
-	snprintf(mach->accelerator, sizeof(mach->accelerator), "%s", kvm ? "kvm" : "tcg");
+	int kvm = choose_accel(spec, mach);
+	if (kvm < 0)
+		return -1;
 	snprintf(mach->clock, sizeof(mach->clock), "%s", !kvm && spec->icount ? "icount" : "wall");
 	if (lv->embed_root) {
 		char *dir = xasprintf("%s/log", lv->embed_root);
@@ -1010,6 +1100,15 @@ static void lv_release(struct machine *mach)
 	mach->priv = NULL;
 }
 
+static void lv_accel_learned(struct backend *be, const struct target *t, bool works,
+			     const char *why)
+{
+	(void)be;
+	char *key = accel_key(t);
+	accel_cache_put(key, works, why);
+	free(key);
+}
+
 static const char *lv_console_log_file(struct machine *mach)
 {
 	const struct lv_machine *m = mach->priv;
@@ -1079,6 +1178,7 @@ struct backend *backend_libvirt_new(void)
 	be->release = lv_release;
 	be->console_log_file = lv_console_log_file;
 	be->emergency_stop = lv_emergency_stop;
+	be->accel_learned = lv_accel_learned;
 	be->close = lv_close;
 	return be;
 }

@@ -81,6 +81,9 @@ struct live_boot {
 	bool worker_running;      /* handed to a worker and not yet joined */
 	atomic_bool worker_done;
 	int worker_rc;            /* the operation's 0 or -1 */
+	/* The accelerator rule (runner/libvirt.c): why an unproven KVM boot was
+	 * booted again under TCG (result.json "accelerator_fallback"), or NULL. */
+	char *kvm_failure;
 };
 
 /* ---------------------------------------------------------------- signals */
@@ -335,6 +338,7 @@ static bool pump_console(struct live_boot *b)
 }
 
 static void progress_clear_active(void);
+static bool boot_again_under_tcg(struct live_boot *b);
 
 /* One plain event line on stderr (live lines, if any, are cleared first). */
 static void print_event(const struct live_boot *b, const char *what)
@@ -371,7 +375,14 @@ static int write_boot(struct live_boot *b, double t)
 	if (be && b->m.priv && b->stopped_by_itself)
 		judge_machine_stopped(b->judge, t);
 	struct boot_job *job = b->job;
+	/* KVM fell back and the same kernel printed under TCG: KVM is to blame
+	 * on this host, and later boots go straight to TCG. */
+	if (b->kvm_failure && judge_stage(b->judge) > STAGE_FIRMWARE && be && be->accel_learned)
+		be->accel_learned(be, job->target, false, b->kvm_failure);
 	job->verdict = judge_finish(b->judge, t);
+	if (b->kvm_failure)
+		snprintf(b->m.accel_reason, sizeof(b->m.accel_reason),
+			 "tcg: %s (that attempt is in attempt-kvm/)", b->kvm_failure);
 	job->duration = t;
 	job->abis = abi_summary(b->judge);
 	job->reason = xstrdup(judge_reason(b->judge));
@@ -384,6 +395,8 @@ static int write_boot(struct live_boot *b, double t)
 		.target = job->board ? job->board : job->target->name,
 		.uri = be && !job->board ? be->where : NULL,
 		.accelerator = b->m.accelerator[0] ? b->m.accelerator : (job->board ? "board" : "tcg"),
+		.accelerator_reason = b->m.accel_reason[0] ? b->m.accel_reason : NULL,
+		.accelerator_fallback = b->kvm_failure,
 		.clock = b->m.clock[0] ? b->m.clock : "wall",
 		.started = b->started ? b->started : time(NULL), .duration = t,
 		.console_recovered = capture_reconcile(&b->cap, log),
@@ -483,6 +496,7 @@ static bool start_boot(struct backend *be, const struct config *cfg, struct boot
 		.kernel = job->kernel_image, .initrd = job->initrd,
 		.cmdline = job->cmdline, .target = job->target, .board = job->board, .cfg = cfg,
 		.dir = job->dir, .icount = job->icount, .icount_forced = job->icount_forced,
+		.accel = job->accel ? job->accel : "auto",
 	};
 	b->deadline = total_limit(&job->limits);
 	b->m.backend = be;
@@ -503,6 +517,11 @@ static bool started(struct live_boot *b)
 		warning("%s: %s", b->job->kernel_id, b->m.infra_reason);
 		finish_boot(b, true);
 		return false;
+	}
+	if (b->worker_rc < 0 && b->m.accel_unproven && !b->kvm_failure &&
+	    strcmp(b->spec.accel, "kvm")) {
+		b->kvm_failure = xasprintf("kvm: %s", b->m.infra_reason);
+		return boot_again_under_tcg(b);
 	}
 	if (b->worker_rc < 0) {
 		fail_to_start(b, b->m.infra_reason);
@@ -525,6 +544,18 @@ static void check_boot(struct live_boot *b)
 	if (!open && b->closed_at < 0)
 		b->closed_at = t;
 	enum machine_state st = be->state(&b->m);
+	if (b->m.accel_unproven && judge_stage(b->judge) > STAGE_FIRMWARE) {
+		/* kernel output under KVM: it works on this host */
+		b->m.accel_unproven = false;
+		if (be->accel_learned)
+			be->accel_learned(be, b->job->target, true, NULL);
+	} else if (b->m.accel_unproven && st == MACHINE_RUNNING &&
+		   t > b->job->target->kvm_proof) {
+		b->kvm_failure = xasprintf("kvm printed no kernel output in %.0f s",
+					   b->job->target->kvm_proof);
+		end_boot(b, false);
+		return;
+	}
 	if (st == MACHINE_FAILED) {
 		judge_infra_error(b->judge, b->m.infra_reason);
 		end_boot(b, false);
@@ -536,6 +567,73 @@ static void check_boot(struct live_boot *b)
 	} else if (judge_should_stop(b->judge, t) || t > b->deadline) {
 		end_boot(b, false);
 	}
+}
+
+/*
+ * boot_again_under_tcg: b ran under a KVM not proven on this host and
+ * showed no kernel output (b->kvm_failure says how): that is no evidence
+ * against the kernel. Its console and domain.xml are kept in
+ * <n>/attempt-kvm/, the machine is released, and the boot starts again
+ * under TCG with a new judge and capture (PHASE_STARTING). Returns true
+ * (the boot goes on).
+ */
+static bool boot_again_under_tcg(struct live_boot *b)
+{
+	struct backend *be = b->m.backend;
+	char *attempt = xasprintf("%s/attempt-kvm", b->job->dir);
+	char *xml = xasprintf("%s/domain.xml", b->job->dir);
+	char *xml_to = xasprintf("%s/domain.xml", attempt);
+	if (mkdir_p(attempt, 0755) < 0 || capture_write(&b->cap, attempt) < 0 ||
+	    (rename(xml, xml_to) < 0 && errno != ENOENT))
+		warning("%s: the KVM attempt's console was not kept: %s", attempt, strerror(errno));
+	free(xml), free(xml_to), free(attempt);
+	if (b->m.priv)
+		be->release(&b->m);
+	judge_free(b->judge);
+	capture_release(&b->cap);
+	b->judge = judge_new(&b->job->limits);
+	capture_init(&b->cap);
+	memset(&b->m, 0, sizeof(b->m));
+	b->m.backend = be;
+	char *name = xasprintf("%s-tcg", b->spec.name);
+	free((char *)b->spec.name);
+	b->spec.name = name;
+	b->spec.accel = "tcg";
+	b->closed_at = -1;
+	b->shown_stage = STAGE_FIRMWARE;
+	b->t0 = 0;
+	b->started = 0;
+	b->stopped_by_itself = false;
+	char *what = xasprintf("%s: booting it again under TCG", b->kvm_failure);
+	print_event(b, what);
+	free(what);
+	b->phase = PHASE_STARTING;
+	run_worker(b, start_worker);
+	return true;
+}
+
+/*
+ * unproven_kvm_ended: b, under an unproven KVM, has ended before any
+ * kernel output (it stopped, failed, or timed out). With accel auto it is
+ * booted again under TCG (true: not over); with a forced --accel kvm it
+ * is INFRA_ERROR, never the kernel's fault (false: write it).
+ */
+static bool unproven_kvm_ended(struct live_boot *b)
+{
+	if (!b->kvm_failure) {
+		const char *why = judge_reason(b->judge);
+		b->kvm_failure = xasprintf("kvm: the boot ended before any kernel output%s%s",
+					   *why ? ": " : "", why);
+	}
+	if (strcmp(b->spec.accel, "kvm"))
+		return boot_again_under_tcg(b);
+	char *why = xasprintf("%s (--accel kvm, not proven on this host: the kernel is not blamed)",
+			      b->kvm_failure);
+	judge_infra_error(b->judge, why);
+	free(why);
+	free(b->kvm_failure);
+	b->kvm_failure = NULL;
+	return false;
 }
 
 /*
@@ -563,6 +661,8 @@ static bool advance_boot(struct live_boot *b)
 	case PHASE_DRAINING:
 		if (pump_console(b) && now_monotonic() < b->drain_until)
 			return false;
+		if (b->m.accel_unproven && unproven_kvm_ended(b))
+			return false;
 		write_boot(b, b->end_t);
 		return true;
 	}
@@ -584,6 +684,7 @@ static void abandon_boot(struct live_boot *b)
 
 static void free_live(struct live_boot *b)
 {
+	free(b->kvm_failure);
 	judge_free(b->judge);
 	capture_release(&b->cap);
 	free((char *)b->spec.name);

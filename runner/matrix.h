@@ -32,6 +32,7 @@ struct boot_job {
 	struct judge_limits limits;
 	const char *icount;           /* -icount options for a TCG boot, or NULL (wall clock) */
 	bool icount_forced;           /* --clock icount: TCG even where KVM works */
+	const char *accel;            /* "auto", "kvm", "tcg": --accel, else the target's */
 	size_t summary_rank;          /* place in the summary (kernel, variant, boot order) */
 
 	/* Filled by matrix_run(). */

@@ -47,6 +47,12 @@ static void add_run_fields(json_object *o, const struct result_info *info)
 	if (info->uri)
 		json_object_object_add(o, "uri", json_object_new_string(info->uri));
 	json_object_object_add(o, "accelerator", string_or_null(info->accelerator));
+	if (info->accelerator_reason)
+		json_object_object_add(o, "accelerator_reason",
+				       json_object_new_string(info->accelerator_reason));
+	if (info->accelerator_fallback)
+		json_object_object_add(o, "accelerator_fallback",
+				       json_object_new_string(info->accelerator_fallback));
 	json_object_object_add(o, "clock", string_or_null(info->clock));
 	json_object_object_add(o, "started", json_object_new_string(started));
 	json_object_object_add(o, "duration", json_object_new_double(info->duration));

@@ -22,6 +22,8 @@ struct result_info {
 	const char *target;          /* target or board name */
 	const char *uri;             /* libvirt only, else NULL */
 	const char *accelerator;     /* "kvm", "tcg", "board" */
+	const char *accelerator_reason;   /* why that one, or NULL */
+	const char *accelerator_fallback; /* why KVM was left for TCG, or NULL */
 	const char *clock;           /* "icount" or "wall" */
 	time_t started;              /* wall clock at power-on */
 	double duration;             /* seconds, power-on to end */
