@@ -16,6 +16,16 @@ DESTDIR   ?=
 BUILD     := build
 
 CC        ?= gcc
+
+# One short line per step, the kernel's way ("  CC      build/host/lib/util.o");
+# make V=1 prints the whole commands instead.
+V ?= 0
+ifeq ($(V),1)
+say =
+else
+say = @printf '  %-7s %s\n' '$(1)' '$(2)';
+MAKEFLAGS += --no-print-directory
+endif
 # The core libraries every command links; libvirt and libguestfs are linked
 # only into the plugin modules (below, and lib/module.h).
 CORE_PKGS := libconfig json-c zlib libdeflate nettle liblzma
@@ -73,13 +83,13 @@ all: host guest
 host: $(BUILD)/bootrig $(MODULES)
 
 $(BUILD)/bootrig: $(HOST_OBJS) | $(MODULES)
-	$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LIBS)
+	$(call say,LD,$@)$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LIBS)
 
 $(BUILD)/bootrig-asan: $(SAN_OBJS) | $(SAN_MODULES)
-	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(HOST_LIBS) $(SAN_LIBS)
+	$(call say,LD,$@)$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(HOST_LIBS) $(SAN_LIBS)
 
 # A module: one source compiled and linked with its library in one step.
-module_cc = mkdir -p $(dir $@) && \
+module_cc = $(call say,CCLD,$@)mkdir -p $(dir $@) && \
 	$(CC) $(HOST_CFLAGS) $(1) $(MODULE_CFLAGS) -MT $@ -MF $(@:.so=.d) -o $@ $< $(2)
 
 $(BUILD)/modules/virt.so: runner/libvirt.c
@@ -93,16 +103,16 @@ $(BUILD)/asan-modules/guestfs.so: builder/sdimage.c
 
 $(BUILD)/host/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -c -o $@ $<
+	$(call say,CC,$@)$(CC) $(HOST_CFLAGS) -c -o $@ $<
 
 $(BUILD)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(SAN_DEFS) -c -o $@ $<
+	$(call say,CC,$@)$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(SAN_DEFS) -c -o $@ $<
 
 # Unit tests: cmocka, linked with the sanitized host objects (not main()).
 $(BUILD)/tests/%: tests/unit/%.c $(SAN_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(SAN_LIB_OBJS) $(HOST_LIBS) $(SAN_LIBS) -lcmocka
+	$(call say,CCLD,$@)$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(SAN_LIB_OBJS) $(HOST_LIBS) $(SAN_LIBS) -lcmocka
 
 # Test tools: small programs over the host objects that the shell test
 # groups call (tests/tools/<name>.c -> build/tests/tools/<name>).
@@ -110,7 +120,7 @@ TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 TOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TOOL_SRCS))
 $(BUILD)/tests/tools/%: tests/tools/%.c $(SAN_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(SAN_LIB_OBJS) $(HOST_LIBS) $(SAN_LIBS)
+	$(call say,CCLD,$@)$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(SAN_LIB_OBJS) $(HOST_LIBS) $(SAN_LIBS)
 
 unit: $(UNIT_BINS) $(TOOL_BINS) $(SAN_MODULES)
 

@@ -28,6 +28,7 @@ struct compare_args {
 	size_t nglobs;
 	enum report_format format;
 	const char *output;
+	bool mixed;                /* --mixed: pool boots run differently */
 };
 
 /* The options, parsed and printed by --help from this one table. */
@@ -43,6 +44,8 @@ static const struct opt_help {
 	  "smallest |%change| that counts as a change (default 5)" },
 	{ "alpha", required_argument, 'a', "P",
 	  "significance level of Welch's t-test (default 0.01)" },
+	{ "mixed", no_argument, 'M', NULL,
+	  "pool boots of one kernel and variant even when their command lines, images or targets differ" },
 	{ "logs", no_argument, 'L', NULL,
 	  "also compare the console logs (normalized lines one side lacks)" },
 	{ "format", required_argument, 'f', "FMT", "text (default), json, junit or html" },
@@ -114,6 +117,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		case 't': bad = parse_number("threshold", optarg, 0, 1e6, &a->opts.threshold_pct); break;
 		case 'a': bad = parse_number("alpha", optarg, 1e-12, 1, &a->opts.alpha); break;
 		case 'L': a->opts.logs = true; break;
+		case 'M': a->mixed = true; break;
 		case 'f': bad = parse_format(optarg, &a->format); break;
 		case 'o': a->output = optarg; break;
 		case 'h': compare_usage(stdout); return 0;
@@ -178,7 +182,7 @@ int cmd_compare(int argc, char **argv)
 	struct side *sides = xcalloc(nsides, sizeof(*sides));
 	int status = EXIT_PASS;
 	for (size_t s = 0; s < nsides && status == EXIT_PASS; s++)
-		if (side_load(&sides[s], argv[first + (int)s]) < 0)
+		if (side_load(&sides[s], argv[first + (int)s], a.mixed) < 0)
 			status = EXIT_DATAERR;
 	if (status == EXIT_PASS) {
 		struct comparison c;

@@ -225,6 +225,16 @@ static void add_stages(struct side *s, struct json_object *stages)
 }
 
 /* Parses one result.json into the side. Returns 0 or -1 (message printed). */
+/* The initramfs a boot ran: its sha256, else its path, else "". */
+static const char *image_of(struct json_object *root)
+{
+	struct json_object *img = NULL;
+	if (!json_object_object_get_ex(root, "initramfs", &img))
+		return "";
+	const char *sha = get_str(img, "sha256", NULL);
+	return sha ? sha : get_str(img, "path", "");
+}
+
 static int load_result(struct side *s, const char *path)
 {
 	char *text;
@@ -266,6 +276,9 @@ static int load_result(struct side *s, const char *path)
 		.reason = xstrdup(get_str(root, "reason", "")),
 		.boot = isnan(boot) ? 0 : (int)boot,
 		.passed = !strcmp(verdict, "PASS"),
+		.append = xstrdup(get_str(root, "append", "")),
+		.target = xstrdup(get_str(root, "target", "")),
+		.image = xstrdup(image_of(root)),
 	};
 	if (b->passed) {
 		s->npass++;
@@ -285,7 +298,33 @@ static int load_result(struct side *s, const char *path)
 	return 0;
 }
 
-int side_load(struct side *side, const char *path)
+/*
+ * check_alike: the boots of one kernel and variant pooled on a side must
+ * have been run alike; else a message names the two boots and what
+ * differs (-1).
+ */
+static int check_alike(const struct side *s)
+{
+	for (size_t i = 0; i < s->nboots; i++) {
+		const struct boot_info *a = &s->boots[i];
+		for (size_t j = i + 1; j < s->nboots; j++) {
+			const struct boot_info *b = &s->boots[j];
+			if (strcmp(a->kernel_id, b->kernel_id) || strcmp(a->variant, b->variant))
+				continue;
+			const char *what = strcmp(a->append, b->append) ? "kernel command lines"
+					   : strcmp(a->image, b->image) ? "initramfs images"
+					   : strcmp(a->target, b->target) ? "targets" : NULL;
+			if (what)
+				return error("%s: boots of %s/%s were run with different %s (%s and %s): "
+					     "they are not one sample; compare them apart, or pool "
+					     "them with --mixed", s->label, a->kernel_id, a->variant,
+					     what, a->dir, b->dir);
+		}
+	}
+	return 0;
+}
+
+int side_load(struct side *side, const char *path, bool mixed)
 {
 	*side = (struct side){ .label = xstrdup(path) };
 	struct stat st;
@@ -305,6 +344,8 @@ int side_load(struct side *side, const char *path)
 		free(list.v[i]);
 	}
 	free(list.v);
+	if (ret == 0 && !mixed)
+		ret = check_alike(side);
 	return ret;
 }
 
@@ -314,6 +355,7 @@ void side_free(struct side *s)
 		struct boot_info *b = &s->boots[i];
 		free(b->dir), free(b->kernel_id), free(b->variant);
 		free(b->verdict), free(b->reason);
+		free(b->append), free(b->image), free(b->target);
 	}
 	for (size_t i = 0; i < s->nmetrics; i++) {
 		struct metric_series *m = &s->metrics[i];

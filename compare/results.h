@@ -20,6 +20,8 @@ extern const char *const result_stage_names[RESULT_STAGES];
 struct boot_info {
 	char *dir;              /* the directory holding result.json */
 	char *kernel_id, *variant, *verdict, *reason;
+	char *append, *image, *target;  /* how it was run: command line, initramfs
+					 * sha256 (or path), target ("" if absent) */
 	int boot;
 	bool passed;            /* verdict PASS */
 };
@@ -61,8 +63,11 @@ struct side {
  * Returns 0; or -1 after an error message when path cannot be read or a
  * result.json is not valid (not JSON, wrong "format", fields of the wrong
  * type). A directory without any result.json loads as a side with no boots.
+ * Boots of one kernel and variant must have been run alike (the same
+ * command line, initramfs and target): else -1 after a message naming
+ * what differs, unless mixed.
  */
-int side_load(struct side *side, const char *path);
+int side_load(struct side *side, const char *path, bool mixed);
 void side_free(struct side *side);
 
 /* The "most common" ABI status of a side: "ok", "unsupported", "error",

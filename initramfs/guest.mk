@@ -57,33 +57,33 @@ GUEST_LINK_$(1) ?= $$(GUEST_CC_$(1)) $$(GUEST_LDFLAGS) -o $$@ $$^ $$(GUEST_LIBS_
 
 $(BUILD)/guest/$(1)/obj/%.o: initramfs/%.c $$(GUEST_HDRS)
 	@mkdir -p $$(dir $$@)
-	$$(GUEST_CC_$(1)) $$(GUEST_CFLAGS) -c -o $$@ $$<
+	$$(call say,CC,$$@)$$(GUEST_CC_$(1)) $$(GUEST_CFLAGS) -c -o $$@ $$<
 
 # The runtime is built for size: nothing measured runs in it (the system
 # call wrappers inline the trap either way).
 $(BUILD)/guest/$(1)/obj/rt/%.o: initramfs/rt/%.c $$(GUEST_HDRS)
 	@mkdir -p $$(dir $$@)
-	$$(GUEST_CC_$(1)) $$(GUEST_CFLAGS) -Os -c -o $$@ $$<
+	$$(call say,CC,$$@)$$(GUEST_CC_$(1)) $$(GUEST_CFLAGS) -Os -c -o $$@ $$<
 
 # The bench library too: it only wraps the timed loops, which live in
 # initramfs/tests/*.c and keep -O2.
 $(BUILD)/guest/$(1)/obj/bench/%.o: initramfs/bench/%.c $$(GUEST_HDRS)
 	@mkdir -p $$(dir $$@)
-	$$(GUEST_CC_$(1)) $$(GUEST_CFLAGS) -Os -c -o $$@ $$<
+	$$(call say,CC,$$@)$$(GUEST_CC_$(1)) $$(GUEST_CFLAGS) -Os -c -o $$@ $$<
 
 $(BUILD)/guest/$(1)/probe: $(BUILD)/guest/$(1)/obj/probe.o $$(GUEST_RT_$(1))
-	$$(GUEST_LINK_$(1))
+	$$(call say,LD,$$@)$$(GUEST_LINK_$(1))
 
 $(BUILD)/guest/$(1)/init: $(BUILD)/guest/$(1)/obj/init.o $$(GUEST_RT_$(1))
-	$$(GUEST_LINK_$(1))
+	$$(call say,LD,$$@)$$(GUEST_LINK_$(1))
 
 $(BUILD)/guest/$(1)/%: $(BUILD)/guest/$(1)/obj/tests/%.o $$(GUEST_LIB_$(1)) $$(GUEST_RT_$(1))
-	$$(GUEST_LINK_$(1))
+	$$(call say,LD,$$@)$$(GUEST_LINK_$(1))
 
 # The runtime's self-test, outside the image directory (tests/t-guest-rt.sh).
 $(BUILD)/guest-selftest/$(1)/rt-selftest: $(BUILD)/guest/$(1)/obj/rt/selftest.o $$(GUEST_RT_$(1))
 	@mkdir -p $$(dir $$@)
-	$$(GUEST_LINK_$(1))
+	$$(call say,LD,$$@)$$(GUEST_LINK_$(1))
 
 # Objects are kept (not intermediate), so a rebuild relinks only.
 .SECONDARY: $$(GUEST_RT_$(1)) $$(GUEST_LIB_$(1)) $(BUILD)/guest/$(1)/obj/probe.o \

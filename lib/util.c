@@ -209,6 +209,7 @@ static int replace_file(const char *path, const void *data, size_t len, int flag
 		error("cannot %s %s: %s", failed, !strcmp(failed, "rename") ? path : tmp,
 		      strerror(saved_errno));
 	free(tmp);
+	errno = saved_errno;
 	return failed ? -1 : 0;
 }
 

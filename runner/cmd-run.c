@@ -20,10 +20,15 @@
 #include "exitcodes.h"
 #include "kernel.h"
 #include "matrix.h"
+#include "sha256.h"
 #include "util.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +52,7 @@ static const struct run_option {
 	{ "jobs", 'j', "N", "run N boots at once (default 1)" },
 	{ "connect", 'C', "URI", "libvirt URI (default: qemu:///embed, no daemon)" },
 	{ "board", 'b', "NAME", "boot on this board from the config instead of libvirt" },
-	{ "no-wait", 'W', NULL, "with --board: refuse a busy board at once (exit 125), do not wait" },
+	{ "no-wait", 'W', NULL, "refuse a busy board or results directory at once (exit 125), do not wait" },
 	{ "timeout", 'T', "S", "cap every stage and silence timeout at S seconds" },
 	{ "clock", 'L', "wall|icount", "the guest's clock under TCG (default: the target's icount)" },
 	{ "accel", 'A', "auto|kvm|tcg", "accelerator (default: the target's, auto: KVM once a real boot proved it)" },
@@ -212,6 +217,7 @@ struct run_state {
 	size_t n_kernels;
 	const struct target **targets;    /* per kernel */
 	char **initrds;                   /* per kernel */
+	char (*initrd_sha)[65];           /* per kernel: the image's sha256 */
 	char **variant_names;             /* per --variant */
 	char **images;                    /* per kernel: absolute image paths */
 	struct run_plan plan;
@@ -237,7 +243,32 @@ static int pick_target(struct run_state *rs, const struct kernel *k, const struc
 	return 0;
 }
 
-/* Builds RESULTS_DIR/<kernel-id>/initramfs.img for kernel i. */
+/*
+ * keep_image: the image just built at tmp (with its manifest tmp.json)
+ * becomes dir/initramfs.img; when an earlier run left a different image
+ * there (its boots name it in their result.json), the new one is kept
+ * beside it as dir/initramfs-<sha256:12>.img instead, and an identical
+ * one is reused. Returns the image's path (malloc'd) or NULL.
+ */
+static char *keep_image(const char *dir, const char *tmp, const char *sha)
+{
+	char *path = xasprintf("%s/initramfs.img", dir);
+	char old_sha[65];
+	if (access(path, F_OK) == 0 && (sha256_file(path, old_sha) < 0 || strcmp(old_sha, sha))) {
+		free(path);
+		path = xasprintf("%s/initramfs-%.12s.img", dir, sha);
+	}
+	char *json = xasprintf("%s.json", path), *tmp_json = xasprintf("%s.json", tmp);
+	if (rename(tmp, path) < 0 || (rename(tmp_json, json) < 0 && errno != ENOENT)) {
+		error("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		free(path);
+		path = NULL;
+	}
+	free(json), free(tmp_json);
+	return path;
+}
+
+/* Builds RESULTS_DIR/<kernel-id>/initramfs.img for kernel i (keep_image()). */
 static int build_for_kernel(struct run_state *rs, size_t i)
 {
 	const char *suite_name = rs->args.suite ? rs->args.suite : "smoke";
@@ -250,22 +281,68 @@ static int build_for_kernel(struct run_state *rs, size_t i)
 		free(dir);
 		return EXIT_INFRA;
 	}
-	rs->initrds[i] = xasprintf("%s/initramfs.img", dir);
-	free(dir);
+	char *tmp = xasprintf("%s/initramfs.img.new.%ld", dir, (long)getpid());
 	struct build_options opt;
 	build_options_init(&opt);
 	opt.kernel = &rs->kernels[i];
 	opt.target = rs->targets[i];
 	opt.suite = suite;
-	int rc = build_initramfs(&opt, rs->initrds[i]);
+	int rc = build_initramfs(&opt, tmp);
+	if (!rc && sha256_file(tmp, rs->initrd_sha[i]) < 0)
+		rc = (error("cannot read %s: %s", tmp, strerror(errno)), EXIT_INFRA);
+	char *kept = rc ? NULL : keep_image(dir, tmp, rs->initrd_sha[i]);
+	if (!rc && !kept)
+		rc = EXIT_INFRA;
+	free(tmp), free(dir);
 	if (rc)
 		return rc;
-	char *abs = realpath(rs->initrds[i], NULL);
-	if (!abs)
-		return error("%s: %s", rs->initrds[i], strerror(errno)), EXIT_INFRA;
-	free(rs->initrds[i]);
-	rs->initrds[i] = abs;
-	return 0;
+	rs->initrds[i] = realpath(kept, NULL);
+	if (!rs->initrds[i])
+		rc = (error("%s: %s", kept, strerror(errno)), EXIT_INFRA);
+	free(kept);
+	return rc;
+}
+
+/* Is p a path libvirt's XML can carry: UTF-8, no control characters? */
+static bool xml_safe_path(const char *p)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	while (*u) {
+		int n = *u < 0x80 ? 0 : (*u & 0xe0) == 0xc0 ? 1 : (*u & 0xf0) == 0xe0 ? 2
+			: (*u & 0xf8) == 0xf0 ? 3 : -1;
+		if (n < 0 || *u < 0x20 || *u == 0x7f || (*u & 0xfe) == 0xc0 || *u > 0xf4)
+			return false;
+		for (int i = 1; i <= n; i++)
+			if ((u[i] & 0xc0) != 0x80)
+				return false;
+		if (n == 1 && *u == 0xc2 && u[1] < 0xa0)    /* C1 controls */
+			return false;
+		u += n + 1;
+	}
+	return true;
+}
+
+/*
+ * stage_path: the path QEMU is to open for kernel i's file abs: abs
+ * itself, or, when abs is not XML-safe (a file name that is not UTF-8),
+ * a symlink to it under a safe name, RESULTS_DIR/<kernel-id>/NAME.
+ * Returns it (malloc'd) or NULL (error printed).
+ */
+static char *stage_path(struct run_state *rs, size_t i, char *abs, const char *name)
+{
+	if (xml_safe_path(abs))
+		return abs;
+	char *dir = xasprintf("%s/%s", rs->args.output, rs->kernels[i].id);
+	char *link = xasprintf("%s/%s", dir, name);
+	char *safe = NULL;
+	if (mkdir_p(dir, 0755) == 0 && (unlink(link) == 0 || errno == ENOENT) &&
+	    symlink(abs, link) == 0)
+		safe = realpath(dir, NULL);
+	char *staged = safe ? xasprintf("%s/%s", safe, name) : NULL;
+	if (!staged)
+		error("cannot stage %s under a UTF-8 name: %s", link, strerror(errno));
+	free(safe), free(link), free(dir), free(abs);
+	return staged;
 }
 
 /* Loads the config, the kernels, their targets and initramfs images. */
@@ -285,6 +362,7 @@ static int load_inputs(struct run_state *rs)
 	rs->targets = xcalloc(rs->n_kernels, sizeof(*rs->targets));
 	rs->initrds = xcalloc(rs->n_kernels, sizeof(*rs->initrds));
 	rs->images = xcalloc(rs->n_kernels, sizeof(*rs->images));
+	rs->initrd_sha = xcalloc(rs->n_kernels, sizeof(*rs->initrd_sha));
 	for (size_t i = 0; i < rs->n_kernels; i++) {
 		if ((rc = kernel_open(rs->args.kernels[i], &rs->kernels[i])))
 			return rc;
@@ -294,11 +372,18 @@ static int load_inputs(struct run_state *rs)
 		rs->images[i] = realpath(rs->kernels[i].image, NULL);
 		if (!rs->images[i])
 			return error("%s: %s", rs->kernels[i].image, strerror(errno)), EXIT_DATAERR;
+		if (!(rs->images[i] = stage_path(rs, i, rs->images[i], "kernel")))
+			return EXIT_DATAERR;
 		if (rs->args.initramfs) {
 			if (access(rs->args.initramfs, R_OK) < 0)
 				return error("cannot read %s: %s", rs->args.initramfs, strerror(errno)),
 				       EXIT_DATAERR;
 			rs->initrds[i] = realpath(rs->args.initramfs, NULL);
+			if (!rs->initrds[i] || !(rs->initrds[i] = stage_path(rs, i, rs->initrds[i], "initramfs")))
+				return error("cannot use %s", rs->args.initramfs), EXIT_DATAERR;
+			if (sha256_file(rs->args.initramfs, rs->initrd_sha[i]) < 0)
+				return error("cannot read %s: %s", rs->args.initramfs, strerror(errno)),
+				       EXIT_DATAERR;
 		} else if ((rc = build_for_kernel(rs, i))) {
 			return rc;
 		}
@@ -317,6 +402,35 @@ static char *make_cmdline(const struct target *t, const char *append, const char
 		if (parts[i] && *parts[i])
 			strbuf_addf(&sb, " %s", parts[i]);
 	return sb.buf;
+}
+
+/* The kernel's command-line limit with its NUL (COMMAND_LINE_SIZE of
+ * arch/<arch>/include/uapi/asm/setup.h): longer, the kernel cuts it. */
+static size_t cmdline_limit(const char *arch)
+{
+	return !strcmp(arch, "arm") ? 1024 : 2048;
+}
+
+/* Every boot's whole command line fits its kernel's limit; else EXIT_USAGE
+ * naming the limit (the kernel would boot, silently cut). */
+static int check_cmdlines(const struct run_state *rs)
+{
+	size_t n_var = rs->args.n_variants ? rs->args.n_variants : 1;
+	for (size_t k = 0; k < rs->n_kernels; k++) {
+		for (size_t v = 0; v < n_var; v++) {
+			const char *spec = rs->args.n_variants ? rs->args.variants[v] : NULL;
+			const char *eq = spec ? strchr(spec, '=') : NULL;
+			char *line = make_cmdline(rs->targets[k], rs->args.append, eq ? eq + 1 : NULL);
+			size_t len = strlen(line), max = cmdline_limit(rs->targets[k]->arch);
+			free(line);
+			if (len >= max)
+				return error("the kernel command line would be %zu bytes; %s kernels take "
+					     "at most %zu (COMMAND_LINE_SIZE %zu): shorten --append or "
+					     "--variant", len, rs->targets[k]->arch, max - 1, max),
+				       EXIT_USAGE;
+		}
+	}
+	return 0;
 }
 
 /* The stage limits: the target's, each capped by --timeout. */
@@ -352,11 +466,35 @@ static void job_clock(const struct run_state *rs, const struct target *t, struct
 	job->icount_forced = clock && !strcmp(clock, "icount");
 }
 
+/* The highest boot number under dir (its all-digit entries), 0 if none. */
+static int highest_boot(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	int high = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		const char *p = e->d_name;
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (*p || p == e->d_name || p - e->d_name > 6)
+			continue;
+		int n = atoi(e->d_name);
+		if (n > high)
+			high = n;
+	}
+	closedir(d);
+	return high;
+}
+
 /*
  * make_jobs: lays out kernels x variants x repeats, repeat-major (k1/v1/1,
  * k1/v2/1, k2/v1/1, ..., then .../2): whatever the host's load does over
  * the run, every kernel and variant sees it alike. The summary keeps
- * kernel, variant, boot order (summary_rank).
+ * kernel, variant, boot order (summary_rank). A finished boot is never
+ * overwritten: each kernel and variant's boots are numbered after those
+ * already in RESULTS_DIR (the directory is locked: lock_results()).
  */
 static void make_jobs(struct run_state *rs)
 {
@@ -369,6 +507,15 @@ static void make_jobs(struct run_state *rs)
 	for (size_t v = 0; v < rs->args.n_variants; v++) {
 		char *spec = rs->args.variants[v];
 		rs->variant_names[v] = xasprintf("%.*s", (int)(strchr(spec, '=') - spec), spec);
+	}
+	int *base = xcalloc(rs->n_kernels * n_var, sizeof(*base));
+	for (size_t k = 0; k < rs->n_kernels; k++) {
+		for (size_t v = 0; v < n_var; v++) {
+			char *vdir = xasprintf("%s/%s/%s", rs->args.output, rs->kernels[k].id,
+					       rs->args.n_variants ? rs->variant_names[v] : "default");
+			base[k * n_var + v] = highest_boot(vdir);
+			free(vdir);
+		}
 	}
 	for (int n = 1; n <= repeat; n++) {
 		for (size_t k = 0; k < rs->n_kernels; k++) {
@@ -385,10 +532,12 @@ static void make_jobs(struct run_state *rs)
 				job->target = rs->targets[k];
 				job->board = rs->args.board;
 				job->initrd = rs->initrds[k];
+				job->initrd_sha256 = rs->initrd_sha[k];
 				job->variant = name;
 				job->cmdline = make_cmdline(rs->targets[k], rs->args.append, eq ? eq + 1 : NULL);
-				job->boot = n;
-				job->dir = xasprintf("%s/%s/%s/%d", rs->args.output, kern->id, job->variant, n);
+				job->boot = n + base[k * n_var + v];
+				job->dir = xasprintf("%s/%s/%s/%d", rs->args.output, kern->id, job->variant,
+						     job->boot);
 				job_limits(rs, rs->targets[k], &job->limits);
 				job_clock(rs, rs->targets[k], job);
 				job->accel = rs->args.accel ? rs->args.accel : rs->targets[k]->accel;
@@ -396,6 +545,7 @@ static void make_jobs(struct run_state *rs)
 			}
 		}
 	}
+	free(base);
 }
 
 static void release_run_state(struct run_state *rs)
@@ -413,9 +563,42 @@ static void release_run_state(struct run_state *rs)
 		free(rs->variant_names[v]);
 	free(rs->variant_names);
 	free(rs->kernels), free(rs->targets), free(rs->initrds), free(rs->images);
+	free(rs->initrd_sha);
 	if (rs->cfg_loaded)
 		config_release(&rs->cfg);
 	free(rs->args.kernels), free(rs->args.variants);
+}
+
+/*
+ * lock_results: RESULTS_DIR is written by one run at a time: an flock on
+ * RESULTS_DIR/.lock, held until bootrig exits. A second run waits for it
+ * (saying so), or with --no-wait refuses at once. 0, or EXIT_INFRA.
+ */
+static int lock_results(const char *dir, bool no_wait)
+{
+	char *path = xasprintf("%s/.lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int rc = 0;
+	if (fd < 0) {
+		rc = (error("cannot create %s: %s", path, strerror(errno)), EXIT_INFRA);
+	} else if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK)
+			rc = (error("cannot lock %s: %s", path, strerror(errno)), EXIT_INFRA);
+		else if (no_wait)
+			rc = (error("%s is being written by another bootrig run (--no-wait)", dir),
+			      EXIT_INFRA);
+		else {
+			fprintf(stderr, "bootrig: waiting for %s: another bootrig run writes it\n", dir);
+			while ((rc = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
+				;
+			if (rc < 0)
+				rc = (error("cannot lock %s: %s", path, strerror(errno)), EXIT_INFRA);
+		}
+	}
+	if (rc && fd >= 0)
+		close(fd);
+	free(path);
+	return rc;    /* on success fd stays open, and locked, until exit */
 }
 
 /* The backend: a board's, or libvirt. NULL when --board has none built in. */
@@ -472,7 +655,19 @@ int cmd_run(int argc, char **argv)
 		release_run_state(&rs);
 		return EXIT_INFRA;
 	}
-	if (!(rc = load_inputs(&rs))) {
+	char *out_abs = realpath(rs.args.output, NULL);
+	if (!out_abs || !xml_safe_path(out_abs)) {
+		error("the results directory's path must be UTF-8 without control characters");
+		free(out_abs);
+		release_run_state(&rs);
+		return EXIT_DATAERR;
+	}
+	free(out_abs);
+	if ((rc = lock_results(rs.args.output, rs.args.no_wait))) {
+		release_run_state(&rs);
+		return rc;
+	}
+	if (!(rc = load_inputs(&rs)) && !(rc = check_cmdlines(&rs))) {
 		make_jobs(&rs);
 		rs.plan.backend = pick_backend(&rs.args);
 		rs.plan.where = rs.args.board ? rs.args.board : rs.args.connect;
@@ -482,11 +677,6 @@ int cmd_run(int argc, char **argv)
 		rs.plan.parallel = rs.args.jobs > 0 ? rs.args.jobs : 1;
 		if (rs.args.board && rs.plan.parallel > 1) {
 			warning("--board: a board boots one kernel at a time; -j %d ignored",
-				rs.plan.parallel);
-			rs.plan.parallel = 1;
-		}
-		if (rs.args.board && rs.plan.parallel > 1) {
-			warning("--board: one board boots one kernel at a time; -j %d ignored",
 				rs.plan.parallel);
 			rs.plan.parallel = 1;
 		}

@@ -379,6 +379,16 @@ static int write_boot(struct live_boot *b, double t)
 	 * on this host, and later boots go straight to TCG. */
 	if (b->kvm_failure && judge_stage(b->judge) > STAGE_FIRMWARE && be && be->accel_learned)
 		be->accel_learned(be, job->target, false, b->kvm_failure);
+	const char *log = be && b->m.priv && be->console_log_file ? be->console_log_file(&b->m) : NULL;
+	size_t recovered = capture_reconcile(&b->cap, log);
+	/* A boot whose console was not kept is not a result: INFRA_ERROR. */
+	int rc = 0;
+	if (capture_write(&b->cap, job->dir) < 0) {
+		char *why = xasprintf("cannot write %s/console.log: %s", job->dir, strerror(errno));
+		judge_infra_error(b->judge, why);
+		free(why);
+		rc = -1;
+	}
 	job->verdict = judge_finish(b->judge, t);
 	if (b->kvm_failure)
 		snprintf(b->m.accel_reason, sizeof(b->m.accel_reason),
@@ -386,11 +396,11 @@ static int write_boot(struct live_boot *b, double t)
 	job->duration = t;
 	job->abis = abi_summary(b->judge);
 	job->reason = xstrdup(judge_reason(b->judge));
-	const char *log = be && b->m.priv && be->console_log_file ? be->console_log_file(&b->m) : NULL;
 	struct result_info info = {
 		.kernel_path = job->kernel_path, .kernel_id = job->kernel_id,
 		.kernel_arch = job->kernel_arch, .kernel_version = job->kernel_version,
 		.variant = job->variant, .boot = job->boot, .append = job->cmdline,
+		.initramfs = job->initrd, .initramfs_sha256 = job->initrd_sha256,
 		.backend = be ? be->name : job->board ? "board" : "libvirt",
 		.target = job->board ? job->board : job->target->name,
 		.uri = be && !job->board ? be->where : NULL,
@@ -399,13 +409,20 @@ static int write_boot(struct live_boot *b, double t)
 		.accelerator_fallback = b->kvm_failure,
 		.clock = b->m.clock[0] ? b->m.clock : "wall",
 		.started = b->started ? b->started : time(NULL), .duration = t,
-		.console_recovered = capture_reconcile(&b->cap, log),
+		.console_recovered = recovered,
 	};
-	int rc = capture_write(&b->cap, job->dir);
-	if (result_write(job->dir, &info, b->judge) < 0)
+	/* No summary line says PASS for a boot whose result.json is not on disk. */
+	if (result_write(job->dir, &info, b->judge) < 0) {
+		free(job->reason);
+		job->reason = xasprintf("cannot write %s/result.json: %s", job->dir, strerror(errno));
+		job->verdict = VERDICT_INFRA_ERROR;
 		rc = -1;
-	if (be && b->m.priv && be->annotate && be->annotate(&b->m, job->dir) < 0)
+	} else if (be && b->m.priv && be->annotate && be->annotate(&b->m, job->dir) < 0) {
+		free(job->reason);
+		job->reason = xasprintf("cannot add the board's files to %s", job->dir);
+		job->verdict = VERDICT_INFRA_ERROR;
 		rc = -1;
+	}
 	if (be && b->m.priv)
 		be->release(&b->m);
 	job->done = true;

@@ -25,6 +25,7 @@ struct boot_job {
 	const struct target *target;  /* libvirt: the machine; boards: the arch's target */
 	const char *board;            /* boards: the board's name, else NULL */
 	const char *initrd;           /* or NULL */
+	const char *initrd_sha256;    /* its sha256 (hex), or NULL */
 	const char *variant;          /* "default" or the NAME of --variant */
 	char *cmdline;                /* the whole kernel command line (owned) */
 	int boot;                     /* from 1 */

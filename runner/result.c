@@ -5,6 +5,7 @@
 #include "judge.h"
 #include "util.h"
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,6 +43,12 @@ static void add_run_fields(json_object *o, const struct result_info *info)
 	json_object_object_add(o, "variant", string_or_null(info->variant));
 	json_object_object_add(o, "boot", json_object_new_int(info->boot));
 	json_object_object_add(o, "append", string_or_null(info->append));
+	if (info->initramfs) {
+		json_object *img = json_object_new_object();
+		json_object_object_add(img, "path", json_object_new_string(info->initramfs));
+		json_object_object_add(img, "sha256", string_or_null(info->initramfs_sha256));
+		json_object_object_add(o, "initramfs", img);
+	}
 	json_object_object_add(o, "backend", string_or_null(info->backend));
 	json_object_object_add(o, "target", string_or_null(info->target));
 	if (info->uri)
@@ -74,8 +81,10 @@ int result_write(const char *dir, const struct result_info *info, const struct j
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "%s\n", text);
 	int rc = write_file_atomic(path, sb.buf, sb.len);
+	int saved = errno;
 	strbuf_release(&sb);
 	free(path);
 	json_object_put(o);
+	errno = saved;
 	return rc;
 }

@@ -18,6 +18,8 @@ struct result_info {
 	const char *variant;
 	int boot;                    /* from 1 */
 	const char *append;          /* the whole kernel command line */
+	const char *initramfs;       /* the image booted, or NULL */
+	const char *initramfs_sha256;    /* its sha256, or NULL */
 	const char *backend;         /* "libvirt", "board" */
 	const char *target;          /* target or board name */
 	const char *uri;             /* libvirt only, else NULL */
@@ -30,7 +32,7 @@ struct result_info {
 	size_t console_recovered;    /* console bytes taken from the backend's log */
 };
 
-/* Writes DIR/result.json. 0, or -1 (error printed). */
+/* Writes DIR/result.json. 0, or -1 (error printed, errno set). */
 int result_write(const char *dir, const struct result_info *info, const struct judge *j);
 
 /* The ISO 8601 UTC form of t ("2026-11-29T23:30:00Z") into buf[21]. */

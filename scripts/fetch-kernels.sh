@@ -29,7 +29,10 @@ for flavour in "$@"; do
 		pkg=$(apt-cache depends "linux-image-$flavour:$arch" |
 			sed -n 's/^ *Depends: \(linux-image-[0-9][^:]*\).*/\1/p' | head -n 1)
 		[ -n "$pkg" ] || { echo "fetch-kernels: no package for $flavour" >&2; exit 69; }
-		apt-get download -q "$pkg:$arch" >/dev/null
+		# As root, apt fetches as the unprivileged _apt user unless told
+		# not to, and warns that it cannot write the cache: it can't, and
+		# it need not (the package is checked by apt's signatures alike).
+		apt-get download -q -o APT::Sandbox::User=root "$pkg:$arch" >/dev/null
 		deb=$(ls -t "${pkg}"_*.deb | head -n 1)
 		ln -sf "$deb" "$flavour.deb"
 		tmp=$(mktemp -d)
