@@ -451,11 +451,15 @@ static void *event_thread(void *arg)
 	return NULL;
 }
 
-/* A timer that wakes the event loop regularly, so the thread sees quit. */
+static void reap_strays(struct lv_backend *lv);
+
+/* A timer that wakes the event loop regularly, so the thread sees quit;
+ * it also reaps what libvirt's daemonized QEMUs leave (reap_strays()),
+ * even while the runner's thread waits inside libvirt. */
 static void tick(int timer, void *opaque)
 {
 	(void)timer;
-	(void)opaque;
+	reap_strays(opaque);
 }
 
 /* Wakes the runner's poll(); called with m->lock held. */
@@ -746,7 +750,7 @@ static int lv_open(struct backend *be, const char *where)
 	virSetErrorFunc(NULL, silent_error);
 	if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0)
 		return open_failed(be, "cannot initialize libvirt: %s", lv_error());
-	virEventAddTimeout(200, tick, NULL, NULL);
+	virEventAddTimeout(200, tick, lv, NULL);
 	if (pthread_create(&lv->thread, NULL, event_thread, lv) != 0)
 		return open_failed(be, "cannot start the libvirt event thread");
 	lv->thread_running = true;
@@ -954,6 +958,55 @@ static void reap_qemu(struct lv_machine *m, bool block)
 	m->qemu_pid = 0;
 }
 
+/*
+ * reap_strays: as a subreaper, bootrig inherits every QEMU libvirt
+ * daemonizes, the capability probes' too (libvirt starts one per emulator
+ * on a fresh root and kills it, but it is no longer libvirt's child to
+ * wait for). Collects each zombie child whose name is qemu-*, except the
+ * domains' own QEMUs (reap_qemu() waits for those, by pid). Called by
+ * the event thread's tick, and at close.
+ */
+static void reap_strays(struct lv_backend *lv)
+{
+	if (!lv->embed_root)
+		return;
+	DIR *proc = opendir("/proc");
+	if (!proc)
+		return;
+	pid_t self = getpid();
+	struct dirent *d;
+	while ((d = readdir(proc))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		char path[300], stat[512];
+		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, stat, sizeof(stat) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		stat[n] = '\0';
+		/* "pid (comm) S ppid ...": comm may hold spaces and parentheses */
+		char *open_paren = strchr(stat, '('), *close_paren = strrchr(stat, ')');
+		char state;
+		long ppid;
+		if (!open_paren || !close_paren || sscanf(close_paren + 1, " %c %ld", &state, &ppid) != 2 ||
+		    state != 'Z' || ppid != (long)self || strncmp(open_paren + 1, "qemu-", 5))
+			continue;
+		pid_t pid = (pid_t)atol(d->d_name);
+		bool domain = false;
+		pthread_mutex_lock(&lv->lock);
+		for (int i = 0; i < MAX_MACHINES; i++)
+			domain |= lv->pids[i] == pid;
+		pthread_mutex_unlock(&lv->lock);
+		if (!domain)
+			waitpid(pid, NULL, WNOHANG);
+	}
+	closedir(proc);
+}
+
 /* The domain's state, asking libvirt too: a dead connection is a failure. */
 static enum machine_state lv_state(struct machine *mach)
 {
@@ -1127,6 +1180,7 @@ static void lv_close(struct backend *be)
 {
 	struct lv_backend *lv = be->priv;
 	reap_graveyard(lv, -1);
+	reap_strays(lv);
 	if (lv->conn) {
 		if (lv->lifecycle_cb >= 0)
 			virConnectDomainEventDeregisterAny(lv->conn, lv->lifecycle_cb);

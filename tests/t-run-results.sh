@@ -7,6 +7,7 @@
 #   compare of boots run differently        refused, naming what differs
 #   --append past COMMAND_LINE_SIZE         exit 64 naming the limit
 #   a kernel whose file name is not UTF-8   boots, staged under a safe name
+#   libvirt's capability probes             their QEMUs reaped, no zombies
 . "$(dirname "$0")/lib.sh"
 set -u
 
@@ -99,3 +100,28 @@ rc=$?
 [ "$rc" -eq 0 ] && ok "a kernel whose name is not UTF-8 boots" ||
 	not_ok "a kernel whose name is not UTF-8 boots" "exit $rc; $(tail -n 2 "$tmp/odd.err")"
 check "... staged under a safe name" test -L "$(echo "$tmp"/odd/*/kernel)"
+
+# --- every child reaped ----------------------------------------------------------
+# On a fresh embedded root libvirt probes each emulator's capabilities with a
+# QEMU it daemonizes and kills: bootrig, the subreaper, must collect it.
+# A zombie child seen again 3 s after it was first seen was not reaped.
+XDG_CACHE_HOME="$tmp/fresh" "$BOOTRIG" run --kernel "$arm64" --initramfs "$tmp/arm64.img" \
+	-o "$tmp/fresh-r" >"$tmp/fresh.out" 2>"$tmp/fresh.err" &
+f=$!
+stale=""
+: >"$tmp/zombies"
+while kill -0 $f 2>/dev/null; do
+	now=$(date +%s)
+	kids=$(pgrep -d, -P $f)
+	if [ -n "$kids" ]; then
+		ps -o pid=,stat=,comm= -p "$kids" 2>/dev/null | awk -v t="$now" '$2 ~ /^Z/ { print $1, t }' >>"$tmp/zombies"
+	fi
+	stale=$(awk '{ if (!($1 in first)) first[$1] = $2; if ($2 - first[$1] >= 3) print $1 }' "$tmp/zombies" | head -n 1)
+	[ -n "$stale" ] && break
+	sleep 0.5
+done
+wait $f
+rc=$?
+[ "$rc" -eq 0 ] && ok "a run on a fresh embedded root PASSes" || not_ok "a run on a fresh embedded root PASSes" "exit $rc"
+[ -z "$stale" ] && ok "every child reaped, the capability probes' included" ||
+	not_ok "every child reaped, the capability probes' included" "zombie $stale stayed: $(cat "$tmp/zombies" | head -n 3)"
