@@ -116,6 +116,15 @@ void judge_machine_stopped(struct judge *j, double t);
  */
 void judge_console_ended(struct judge *j, double t);
 
+/*
+ * The reader stopped before the console ended (a size limit): what followed
+ * is unknown, so only a report seen stands: PANIC for a fatal one, FAIL for
+ * another kernel report; anything else is INFRA_ERROR with reason (the judge
+ * cannot tell), never PASS, HANG or BOOT_FAIL. Ends the console as
+ * judge_console_ended() does.
+ */
+void judge_console_cut(struct judge *j, double t, const char *reason);
+
 /* The host failed (libvirt, QEMU, serial line, power): INFRA_ERROR. */
 void judge_infra_error(struct judge *j, const char *reason);
 
