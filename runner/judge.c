@@ -56,7 +56,7 @@
 #define MAX_PROTOCOL_EVENTS 32
 /* Bounds on what the records keep (a guest printing records forever):
  * record text for result.json, and tests started but not yet reported. */
-#define MAX_KEPT_BYTES (16 << 20)
+#define MAX_KEPT_BYTES (8 << 20)
 #define MAX_STARTED 1024
 #define PANIC_QUIET 5.0         /* seconds of silence that end a panic */
 

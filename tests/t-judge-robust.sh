@@ -18,8 +18,6 @@
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 PASS_LOG=$TOP/tests/fixtures/judge/pass-cloud-arm64.log
-GENLOG=$TOP/build/tests/tools/br-genlog
-RELEASE=$TOP/build/bootrig
 PANIC='[    7.800000] Kernel panic - not syncing: Attempted to kill init! exitcode=0x0000000b'
 
 # splice NAME TEXT: the PASS console with TEXT (printf format, no newline
