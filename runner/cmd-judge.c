@@ -162,6 +162,9 @@ int cmd_judge(int argc, char **argv)
 	enum time_source src = read.times;
 	double last = read.last_t;
 	enum verdict v = judge_finish(j, last);
+	if (judge_events_not_kept(j))
+		warning("judge: %s: %zu further events not kept (the first %d are listed; the "
+			"verdict counts them all)", a.log, judge_events_not_kept(j), CRASH_MAX_EVENTS);
 	json_object *res = json_object_new_object();
 	json_object_object_add(res, "log", json_object_new_string(a.log));
 	json_object_object_add(res, "times", json_object_new_string(

@@ -1053,6 +1053,11 @@ const char *judge_reason(const struct judge *j)
 	return j->reason ? j->reason : "";
 }
 
+size_t judge_events_not_kept(const struct judge *j)
+{
+	return crash_events_dropped(j->crash);
+}
+
 enum stage judge_stage(const struct judge *j)
 {
 	return j->stage;
