@@ -12,6 +12,13 @@
  * and the stage times of result.json, host time, when there is one); then the normalized lines one log has and the other lacks
  * (lognorm.h: a multiset difference, so reordered lines are not reported).
  *
+ * Memory does not grow with the logs: each is read as a stream (once to
+ * count its normalized lines, once for the judge, once to list its lines
+ * the other lacks), lines are kept to 64 KiB, and the multiset is one hash
+ * and counts per distinct line of the smaller log (lognorm.h's line_pairs);
+ * at most --max-bytes (4 GiB by default) of each log is read. Each of
+ * these limits says so on stderr when it cuts something.
+ *
  * Exit status, as diff(1): 0 no difference, 1 differences, 64 usage,
  * 65 a log cannot be read.
  */
@@ -19,6 +26,7 @@
 #include "compare.h"
 #include "crash.h"
 #include "judge.h"
+#include "judgelog.h"
 #include "exitcodes.h"
 #include "lognorm.h"
 #include "util.h"
@@ -46,8 +54,10 @@ enum { NMILESTONES = sizeof(milestones) / sizeof(milestones[0]) };
 
 struct log_side {
 	char *path;                     /* the console log read */
-	struct log log;
-	bool *only;                     /* lines the other side lacks */
+	int side;                       /* 0 for A, 1 for B */
+	size_t nlines;                  /* its lines, as log_parse() splits them */
+	size_t only;                    /* how many of them the other side lacks */
+	struct log_read read;           /* what reading it met (cut lines, size) */
 	struct json_object *judged;     /* judge_to_json() of the log */
 	struct json_object *events;     /* its "events" array (borrowed) */
 	double milestone[NMILESTONES];  /* printk seconds, NAN when absent */
@@ -92,52 +102,71 @@ static char *find_console_log(const char *path)
 	return found;
 }
 
-/* Finds the milestones (printk times of key messages) over the log's lines. */
-static void scan_log(struct log_side *ls)
+/* The first pass over a log: each line counted, normalized into the pairs
+ * and looked at for milestones (printk times of key messages). */
+struct first_pass {
+	struct log_side *ls;
+	struct line_pairs *pairs;
+	struct strbuf norm, clean;
+};
+
+static void first_pass_line(void *ctx, const char *raw, size_t len, size_t lineno)
 {
-	struct strbuf clean = STRBUF_INIT;
+	struct first_pass *fp = ctx;
+	struct log_side *ls = fp->ls;
+	(void)lineno;
+	ls->nlines++;
+	lognorm_line(raw, len, &fp->norm);
+	line_pairs_count(fp->pairs, ls->side, fp->norm.buf);
+	lognorm_clean(raw, len, &fp->clean);
+	double ts;
+	size_t n = fp->clean.len;
+	const char *text = crash_strip_prefix(fp->clean.buf, &n, &ts);
+	if (ts < 0)
+		return;
+	ls->last_time = ts;
+	for (int m = 0; m < NMILESTONES; m++)
+		if (isnan(ls->milestone[m]) && memmem(text, n, milestones[m].needle,
+						      strlen(milestones[m].needle)))
+			ls->milestone[m] = ts;
+}
+
+/* Reads the log once: lines, pairs, milestones. 0, or -1 after a message. */
+static int first_pass(struct log_side *ls, struct line_pairs *pairs, uint64_t max_bytes)
+{
+	struct first_pass fp = { ls, pairs, STRBUF_INIT, STRBUF_INIT };
 	ls->last_time = NAN;
 	for (int m = 0; m < NMILESTONES; m++)
 		ls->milestone[m] = NAN;
-	for (size_t i = 0; i < ls->log.n; i++) {
-		lognorm_clean(ls->log.raw[i], strlen(ls->log.raw[i]), &clean);
-		double ts;
-		size_t len = clean.len;
-		const char *text = crash_strip_prefix(clean.buf, &len, &ts);
-		if (ts < 0)
-			continue;
-		ls->last_time = ts;
-		for (int m = 0; m < NMILESTONES; m++)
-			if (isnan(ls->milestone[m]) && memmem(text, len, milestones[m].needle,
-							      strlen(milestones[m].needle)))
-				ls->milestone[m] = ts;
-	}
-	strbuf_release(&clean);
+	int rc = log_each_line(ls->path, max_bytes, first_pass_line, &fp, &ls->read);
+	if (rc < 0)
+		error("cannot read %s: %s", ls->path, strerror(errno));
+	strbuf_release(&fp.norm);
+	strbuf_release(&fp.clean);
+	if (rc == 0 && ls->read.lines_cut)
+		warning("logdiff: %s: %zu lines longer than %d bytes are compared on their first %d bytes",
+			ls->path, ls->read.lines_cut, LOG_LINE_MAX, LOG_LINE_MAX);
+	if (rc == 0 && ls->read.cut)
+		warning("logdiff: stopped reading %s at %llu bytes (--max-bytes): the rest is not compared",
+			ls->path, (unsigned long long)ls->read.bytes);
+	return rc;
 }
 
-/*
- * Judges the log's bytes as `bootrig judge` does, each line at its printk
- * time (the last one seen for lines without), and keeps judge_to_json().
- */
-static void judge_log(struct log_side *ls, const char *buf, size_t len)
+/* Judges the log as `bootrig judge` does (judgelog.h), and keeps of
+ * judge_to_json() what the report uses (not the records). */
+static void judge_log(struct log_side *ls, uint64_t max_bytes)
 {
+	static const char *const unused[] = { "sysinfo", "abis", "tests", "metrics", "plan" };
 	struct judge_limits none = { .silence = 0 };
 	struct judge *j = judge_new(&none);
-	double t = 0;
-	for (const char *p = buf, *end = buf + len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p), m = n;
-		double ts;
-		crash_strip_prefix(p, &m, &ts);
-		if (ts > t)
-			t = ts;
-		judge_feed(j, p, n, t);
-		p += n;
-	}
-	judge_console_ended(j, t);
-	judge_finish(j, t);
+	struct judged_log read;
 	ls->judged = json_object_new_object();
-	judge_to_json(j, ls->judged);
+	if (judgelog_feed(j, ls->path, max_bytes, &read) == 0) {
+		judge_finish(j, read.last_t);
+		judge_to_json(j, ls->judged);
+		for (size_t i = 0; i < sizeof(unused) / sizeof(unused[0]); i++)
+			json_object_object_del(ls->judged, unused[i]);
+	}
 	judge_free(j);
 	if (!json_object_object_get_ex(ls->judged, "events", &ls->events) ||
 	    !json_object_is_type(ls->events, json_type_array))
@@ -183,38 +212,51 @@ static struct json_object *sibling_result(const char *log_path)
 	return obj;
 }
 
-/* Reads, normalizes and scans one log. 0, or -1 after a message. */
-static int load_side(struct log_side *ls, const char *arg)
+/* Reads, normalizes, scans and judges one log (into pairs: its build side
+ * first). 0, or -1 after a message. */
+static int load_side(struct log_side *ls, struct line_pairs *pairs, uint64_t max_bytes)
 {
-	*ls = (struct log_side){ 0 };
-	ls->path = find_console_log(arg);
-	if (!ls->path)
+	if (first_pass(ls, pairs, max_bytes) < 0)
 		return -1;
-	if (log_load(&ls->log, ls->path) < 0) {
-		error("cannot read %s: %s", ls->path, strerror(errno));
-		free(ls->path);
-		return -1;
-	}
-	ls->only = xcalloc(ls->log.n + 1, sizeof(*ls->only));
-	scan_log(ls);
-	char *buf;
-	size_t len;
-	if (read_file(ls->path, &buf, &len) == 0) {
-		judge_log(ls, buf, len);
-		free(buf);
-	} else {
-		ls->judged = json_object_new_object();
-	}
+	judge_log(ls, max_bytes);
 	ls->result = sibling_result(ls->path);
 	return 0;
 }
 
 static void free_side(struct log_side *ls)
 {
-	log_free(&ls->log);
-	free(ls->only), free(ls->path);
+	free(ls->path);
 	json_object_put(ls->judged);
 	json_object_put(ls->result);
+}
+
+/* The listing pass over a log: fn gets each line the other side lacks. */
+typedef void only_fn(void *ctx, size_t lineno, const char *norm, const char *raw, size_t len);
+struct listing {
+	struct line_pairs *pairs;
+	int side;
+	only_fn *fn;
+	void *ctx;
+	struct strbuf norm;
+};
+
+static void listing_line(void *ctx, const char *raw, size_t len, size_t lineno)
+{
+	struct listing *l = ctx;
+	lognorm_line(raw, len, &l->norm);
+	if (line_pairs_take(l->pairs, l->side, l->norm.buf))
+		l->fn(l->ctx, lineno, l->norm.buf, raw, len);
+}
+
+/* Reads the log again and hands fn its lines the other side lacks. */
+static void each_only_line(const struct log_side *ls, struct line_pairs *pairs,
+			   uint64_t max_bytes, only_fn *fn, void *ctx)
+{
+	struct listing l = { pairs, ls->side, fn, ctx, STRBUF_INIT };
+	struct log_read read;
+	if (log_each_line(ls->path, max_bytes, listing_line, &l, &read) < 0)
+		error("cannot read %s again: %s", ls->path, strerror(errno));
+	strbuf_release(&l.norm);
 }
 
 /* Is a's event i absent from b's (matched by title, as a multiset)? */
@@ -227,15 +269,6 @@ static bool event_unmatched(const struct log_side *a, size_t i, const struct log
 	for (size_t k = 0; k < event_count(b); k++)
 		in_b += !strcmp(event_str(b, k, "title"), title);
 	return rank >= in_b;
-}
-
-/* How many lines of the log the other lacks. */
-static size_t count_only(const struct log_side *ls)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < ls->log.n; i++)
-		n += ls->only[i];
-	return n;
 }
 
 /* How many of a's events have no match in b. */
@@ -305,37 +338,54 @@ static void print_milestones(FILE *out, const struct log_side *ls)
 	}
 }
 
-/* The normalized lines only this log has, with their line numbers. */
-static void print_lines(FILE *out, const struct log_side *ls, char mark, const char *which)
+/* print_lines' listing: one line, marked. */
+struct text_lines {
+	FILE *out;
+	char mark;
+};
+
+static void print_line(void *ctx, size_t lineno, const char *norm, const char *raw, size_t len)
 {
-	fprintf(out, "\nlines only in %s: %zu\n", which, count_only(ls));
-	for (size_t i = 0; i < ls->log.n; i++)
-		if (ls->only[i])
-			fprintf(out, "%c %6zu: %s\n", mark, ls->log.lineno[i], ls->log.norm[i]);
+	struct text_lines *tl = ctx;
+	(void)raw, (void)len;
+	fprintf(tl->out, "%c %6zu: %s\n", tl->mark, lineno, norm);
+}
+
+/* The normalized lines only this log has, with their line numbers. */
+static void print_lines(FILE *out, const struct log_side *ls, struct line_pairs *pairs,
+			uint64_t max_bytes, char mark, const char *which)
+{
+	struct text_lines tl = { out, mark };
+	fprintf(out, "\nlines only in %s: %zu\n", which, ls->only);
+	each_only_line(ls, pairs, max_bytes, print_line, &tl);
 }
 
 /* The text report: failures first, then milestones, then lines. */
-static void report_logdiff_text(FILE *out, const struct log_side *ls)
+static void report_logdiff_text(FILE *out, const struct log_side *ls, struct line_pairs *pairs,
+				uint64_t max_bytes)
 {
 	for (int k = 0; k < 2; k++) {
 		const char *reason = judged_str(&ls[k], "reason");
-		fprintf(out, "%c %s (%zu lines): %s%s%s\n", "AB"[k], ls[k].path, ls[k].log.n,
+		fprintf(out, "%c %s (%zu lines): %s%s%s\n", "AB"[k], ls[k].path, ls[k].nlines,
 			judged_str(&ls[k], "verdict"), *reason ? ": " : "", reason);
 	}
 	print_events(out, &ls[0], &ls[1], '-', "A");
 	print_events(out, &ls[1], &ls[0], '+', "B");
 	print_milestones(out, ls);
-	print_lines(out, &ls[0], '-', "A");
-	print_lines(out, &ls[1], '+', "B");
+	print_lines(out, &ls[0], pairs, max_bytes, '-', "A");
+	print_lines(out, &ls[1], pairs, max_bytes, '+', "B");
 }
 
-/* One side of the JSON report (compare/SCHEMA.md, bootrig-logdiff-1). */
+/* One side of the JSON report (compare/SCHEMA.md, bootrig-logdiff-1), but
+ * its "only_here" lines: a placeholder string that json_only_lines() then
+ * replaces with the lines, streamed. */
+#define ONLY_HERE_MARK "@@only_here:%c@@"
 static struct json_object *side_json(const struct log_side *a, const struct log_side *b)
 {
 	struct json_object *o = json_object_new_object(), *events = json_object_new_array();
-	struct json_object *lines = json_object_new_array(), *ms = json_object_new_object();
+	struct json_object *ms = json_object_new_object();
 	json_object_object_add(o, "path", json_object_new_string(a->path));
-	json_object_object_add(o, "lines", json_object_new_int((int)a->log.n));
+	json_object_object_add(o, "lines", json_object_new_int((int)a->nlines));
 	for (size_t i = 0; i < event_count(a); i++)
 		if (event_unmatched(a, i, b))
 			json_object_array_add(events, json_object_get(json_object_array_get_idx(a->events, i)));
@@ -348,51 +398,92 @@ static struct json_object *side_json(const struct log_side *a, const struct log_
 	if (!isnan(a->last_time))
 		json_object_object_add(ms, "last message", json_object_new_double(a->last_time));
 	json_object_object_add(o, "milestones", ms);
-	for (size_t i = 0; i < a->log.n; i++) {
-		if (!a->only[i])
-			continue;
-		struct json_object *lo = json_object_new_object();
-		json_object_object_add(lo, "line", json_object_new_int((int)a->log.lineno[i]));
-		json_object_object_add(lo, "text", json_object_new_string(a->log.norm[i]));
-		json_object_object_add(lo, "raw", json_object_new_string(a->log.raw[i]));
-		json_object_array_add(lines, lo);
-	}
-	json_object_object_add(o, "only_here", lines);
+	char mark[32];
+	snprintf(mark, sizeof(mark), ONLY_HERE_MARK, "ab"[a->side]);
+	json_object_object_add(o, "only_here", json_object_new_string(mark));
 	return o;
 }
 
-static void report_logdiff_json(FILE *out, const struct log_side *ls)
+/* json_only_lines' listing: one element of "only_here", as json-c's pretty
+ * printer would indent it at depth 3. */
+struct json_lines {
+	FILE *out;
+	size_t n;
+};
+
+static void json_line(void *ctx, size_t lineno, const char *norm, const char *raw, size_t len)
+{
+	struct json_lines *jl = ctx;
+	struct json_object *lo = json_object_new_object();
+	char *copy = xasprintf("%.*s", (int)len, raw);
+	json_object_object_add(lo, "line", json_object_new_int((int)lineno));
+	json_object_object_add(lo, "text", json_object_new_string(norm));
+	json_object_object_add(lo, "raw", json_object_new_string(copy));
+	free(copy);
+	fputs(jl->n++ ? ",\n      " : "\n      ", jl->out);
+	const char *s = json_object_to_json_string_ext(lo, JSON_C_TO_STRING_PRETTY |
+						       JSON_C_TO_STRING_NOSLASHESCAPE);
+	for (const char *nl; (nl = strchr(s, '\n')); s = nl + 1)
+		fprintf(jl->out, "%.*s\n      ", (int)(nl - s), s);
+	fputs(s, jl->out);
+	json_object_put(lo);
+}
+
+/* The "only_here" array of a side, streamed in place of its placeholder. */
+static void json_only_lines(FILE *out, const struct log_side *ls, struct line_pairs *pairs,
+			    uint64_t max_bytes)
+{
+	struct json_lines jl = { out, 0 };
+	fputc('[', out);
+	each_only_line(ls, pairs, max_bytes, json_line, &jl);
+	fputs("\n    ]", out);
+}
+
+static void report_logdiff_json(FILE *out, const struct log_side *ls, struct line_pairs *pairs,
+				uint64_t max_bytes)
 {
 	struct json_object *root = json_object_new_object();
 	json_object_object_add(root, "format", json_object_new_string("bootrig-logdiff-1"));
 	json_object_object_add(root, "a", side_json(&ls[0], &ls[1]));
 	json_object_object_add(root, "b", side_json(&ls[1], &ls[0]));
-	fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-					     JSON_C_TO_STRING_NOSLASHESCAPE), out);
+	const char *doc = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
+	for (int k = 0; k < 2; k++) {
+		char mark[32];
+		snprintf(mark, sizeof(mark), "\"" ONLY_HERE_MARK "\"", "ab"[k]);
+		const char *at = strstr(doc, mark);
+		fwrite(doc, 1, (size_t)(at - doc), out);
+		json_only_lines(out, &ls[k], pairs, max_bytes);
+		doc = at + strlen(mark);
+	}
+	fputs(doc, out);
 	fputc('\n', out);
 	json_object_put(root);
 }
 
 static const struct option logdiff_options[] = {
 	{ "format", required_argument, NULL, 'f' },
+	{ "max-bytes", required_argument, NULL, 'm' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 static void logdiff_usage(FILE *out)
 {
-	fputs("usage: bootrig logdiff A B [--format text|json]\n\n"
+	fputs("usage: bootrig logdiff A B [--format text|json] [--max-bytes N]\n\n"
 	      "What console log B says that A does not, and the reverse, after removing\n"
 	      "what changes on every boot (timestamps, addresses, PIDs, durations, ...).\n"
 	      "A and B: a console log, a boot's directory or a results directory.\n"
 	      "Exit 0: no difference; 1: differences.\n\n"
 	      "  --format FMT             text (default) or json\n"
+	      "  --max-bytes N            read at most N bytes of each log (K, M, G; default 4G)\n"
 	      "  --help                   this help\n", out);
 }
 
 int cmd_logdiff(int argc, char **argv)
 {
 	bool json = false;
+	uint64_t max_bytes = JUDGELOG_MAX_BYTES;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -405,6 +496,8 @@ int cmd_logdiff(int argc, char **argv)
 			json = !strcmp(optarg, "json");
 			continue;
 		}
+		if (c == 'm' && judgelog_parse_size(optarg, &max_bytes))
+			continue;
 		error("logdiff: bad option or value: %s", argv[optind - 1]);
 		logdiff_usage(stderr);
 		return EXIT_USAGE;
@@ -414,22 +507,39 @@ int cmd_logdiff(int argc, char **argv)
 		logdiff_usage(stderr);
 		return EXIT_USAGE;
 	}
-	struct log_side ls[2];
-	int ra = load_side(&ls[0], argv[optind]);
-	int rb = ra < 0 ? -1 : load_side(&ls[1], argv[optind + 1]);
-	if (ra < 0 || rb < 0) {
-		if (ra == 0)
-			free_side(&ls[0]);
+	struct log_side ls[2] = { { .side = 0 }, { .side = 1 } };
+	for (int k = 0; k < 2; k++) {
+		ls[k].path = find_console_log(argv[optind + k]);
+		if (!ls[k].path) {
+			free(ls[0].path);
+			return EXIT_DATAERR;
+		}
+	}
+	/* the pairs are made from the smaller log: memory bounded by it */
+	struct stat st[2];
+	int build = stat(ls[0].path, &st[0]) == 0 && stat(ls[1].path, &st[1]) == 0 &&
+		    st[1].st_size < st[0].st_size;
+	struct line_pairs *pairs = line_pairs_new(build);
+	if (load_side(&ls[build], pairs, max_bytes) < 0 ||
+	    load_side(&ls[!build], pairs, max_bytes) < 0) {
+		free_side(&ls[0]);
+		free_side(&ls[1]);
+		line_pairs_free(pairs);
 		return EXIT_DATAERR;
 	}
-	log_diff(&ls[0].log, &ls[1].log, ls[0].only, ls[1].only);
+	if (line_pairs_full(pairs))
+		warning("logdiff: %s has more than %u different lines: its others are listed as "
+			"differences, unpaired", ls[build].path, LOG_MAX_DISTINCT);
+	for (int k = 0; k < 2; k++)
+		ls[k].only = line_pairs_only(pairs, k);
 	if (json)
-		report_logdiff_json(stdout, ls);
+		report_logdiff_json(stdout, ls, pairs, max_bytes);
 	else
-		report_logdiff_text(stdout, ls);
-	bool differ = count_only(&ls[0]) || count_only(&ls[1]) ||
+		report_logdiff_text(stdout, ls, pairs, max_bytes);
+	bool differ = ls[0].only || ls[1].only ||
 		count_new_events(&ls[0], &ls[1]) || count_new_events(&ls[1], &ls[0]);
 	free_side(&ls[0]);
 	free_side(&ls[1]);
+	line_pairs_free(pairs);
 	return differ ? EXIT_FAIL : EXIT_PASS;
 }

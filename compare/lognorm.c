@@ -11,10 +11,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 /* ---- The count table: open addressing, FNV-1a, insertion order --------- */
 
@@ -504,23 +506,104 @@ static void log_add(struct log *log, size_t *alloc, const char *line, size_t len
 	log->lineno[log->n++] = lineno;
 }
 
+/* Hands physical line lineno, s[0..n), to fn as its logical lines: cut
+ * where a printk stamp stands in its middle (a message cut into another). */
+static void split_line(const char *s, size_t n, size_t lineno, log_line_fn *fn, void *ctx)
+{
+	size_t start = 0;
+	do {
+		size_t cut = embedded_timestamp(s + start, n - start);
+		fn(ctx, s + start, cut, lineno);
+		start += cut;
+	} while (start < n);
+}
+
+/* log_parse's line callback: one more line of the log. */
+struct parse_ctx {
+	struct log *log;
+	size_t alloc;
+	struct strbuf norm;
+};
+
+static void parse_one(void *ctx, const char *line, size_t len, size_t lineno)
+{
+	struct parse_ctx *c = ctx;
+	log_add(c->log, &c->alloc, line, len, lineno, &c->norm);
+}
+
 void log_parse(struct log *log, const char *text, size_t len)
 {
 	*log = (struct log){ 0 };
-	size_t alloc = 0, lineno = 0;
-	struct strbuf norm = STRBUF_INIT;
+	struct parse_ctx c = { log, 0, STRBUF_INIT };
+	size_t lineno = 0;
 	for (size_t start = 0; start < len;) {
 		const char *nl = memchr(text + start, '\n', len - start);
 		size_t stop = nl ? (size_t)(nl - text) : len;
-		lineno++;
-		do {
-			size_t cut = embedded_timestamp(text + start, stop - start);
-			log_add(log, &alloc, text + start, cut, lineno, &norm);
-			start += cut;
-		} while (start < stop);
+		split_line(text + start, stop - start, ++lineno, parse_one, &c);
 		start = stop + 1;
 	}
-	strbuf_release(&norm);
+	strbuf_release(&c.norm);
+}
+
+int log_each_line(const char *path, uint64_t max_bytes, log_line_fn *fn, void *ctx,
+		  struct log_read *st)
+{
+	*st = (struct log_read){ 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	char *buf = xmalloc(LOG_CHUNK);
+	struct strbuf line = STRBUF_INIT;       /* a line that spans chunks: its head */
+	bool long_line = false;                 /* the current line was cut */
+	size_t lineno = 0;
+	int rc = 0;
+	for (;;) {
+		size_t want = max_bytes - st->bytes < LOG_CHUNK ? (size_t)(max_bytes - st->bytes)
+								: LOG_CHUNK;
+		ssize_t r = want ? read(fd, buf, want) : 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = -1;
+			break;
+		}
+		if (r == 0) {
+			if (want == 0) {
+				char probe;
+				st->cut = read(fd, &probe, 1) == 1;
+			}
+			break;
+		}
+		st->bytes += (uint64_t)r;
+		for (const char *p = buf, *end = buf + r; p < end;) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+			if (nl && !line.len && !long_line && n <= LOG_LINE_MAX) {
+				split_line(p, n, ++lineno, fn, ctx);    /* in place: most lines */
+			} else {
+				size_t room = LOG_LINE_MAX - line.len;
+				strbuf_add(&line, p, n < room ? n : room);
+				long_line = long_line || n > room;
+				if (nl) {
+					st->lines_cut += long_line;
+					split_line(line.buf, line.len, ++lineno, fn, ctx);
+					line.len = 0;
+					long_line = false;
+				}
+			}
+			p += n + (nl != NULL);
+		}
+	}
+	if (rc == 0 && (line.len || long_line)) {
+		st->lines_cut += long_line;
+		split_line(line.buf, line.len, ++lineno, fn, ctx);
+	}
+	int saved = errno;
+	strbuf_release(&line);
+	free(buf);
+	close(fd);
+	errno = saved;
+	return rc;
 }
 
 int log_load(struct log *log, const char *path)
@@ -558,4 +641,115 @@ void log_diff(const struct log *a, const struct log *b, bool *only_a, bool *only
 {
 	unpaired(a, b, only_a);
 	unpaired(b, a, only_b);
+}
+
+/* ---- Pairs of line multisets in bounded memory ------------------------- */
+
+/* One distinct normalized line: its hash, how many times each side has it,
+ * and how many of those a listing pass has taken. */
+struct pair_entry {
+	uint64_t hash;                  /* 0: an empty slot */
+	uint32_t count[2], seen[2];
+};
+
+struct line_pairs {
+	struct pair_entry *slots;
+	size_t nslots, n;
+	int build;                      /* the side whose lines make the entries */
+	size_t unpaired[2];             /* lines of a side that have no entry */
+	bool full;                      /* LOG_MAX_DISTINCT reached */
+};
+
+/* The line's hash (FNV-1a, never 0). */
+static uint64_t pair_hash(const char *norm)
+{
+	uint64_t h = hash_str(norm);
+	return h ? h : 1;
+}
+
+/* The slot of hash h, or the empty one where it would go. */
+static struct pair_entry *pair_slot(const struct line_pairs *p, uint64_t h)
+{
+	size_t i = (size_t)(h * 0x9e3779b97f4a7c15ull) & (p->nslots - 1);
+	while (p->slots[i].hash && p->slots[i].hash != h)
+		i = (i + 1) & (p->nslots - 1);
+	return &p->slots[i];
+}
+
+struct line_pairs *line_pairs_new(int build_side)
+{
+	struct line_pairs *p = xcalloc(1, sizeof(*p));
+	p->nslots = 1024;
+	p->slots = xcalloc(p->nslots, sizeof(*p->slots));
+	p->build = build_side;
+	return p;
+}
+
+void line_pairs_free(struct line_pairs *p)
+{
+	if (!p)
+		return;
+	free(p->slots);
+	free(p);
+}
+
+/* Doubles the table (at half load). */
+static void pairs_grow(struct line_pairs *p)
+{
+	struct line_pairs bigger = *p;
+	bigger.nslots = 2 * p->nslots;
+	bigger.slots = xcalloc(bigger.nslots, sizeof(*bigger.slots));
+	for (size_t i = 0; i < p->nslots; i++)
+		if (p->slots[i].hash)
+			*pair_slot(&bigger, p->slots[i].hash) = p->slots[i];
+	free(p->slots);
+	*p = bigger;
+}
+
+void line_pairs_count(struct line_pairs *p, int side, const char *norm)
+{
+	if (!norm[0])
+		return;
+	uint64_t h = pair_hash(norm);
+	struct pair_entry *e = pair_slot(p, h);
+	if (!e->hash) {
+		if (side != p->build || p->n >= LOG_MAX_DISTINCT) {
+			p->full = p->full || side == p->build;
+			p->unpaired[side]++;
+			return;
+		}
+		e->hash = h;
+		p->n++;
+		if (2 * p->n > p->nslots) {
+			pairs_grow(p);
+			e = pair_slot(p, h);
+		}
+	}
+	e->count[side]++;
+}
+
+size_t line_pairs_only(const struct line_pairs *p, int side)
+{
+	size_t n = p->unpaired[side];
+	for (size_t i = 0; i < p->nslots; i++) {
+		const struct pair_entry *e = &p->slots[i];
+		if (e->hash && e->count[side] > e->count[!side])
+			n += e->count[side] - e->count[!side];
+	}
+	return n;
+}
+
+bool line_pairs_take(struct line_pairs *p, int side, const char *norm)
+{
+	if (!norm[0])
+		return false;
+	struct pair_entry *e = pair_slot(p, pair_hash(norm));
+	if (!e->hash)
+		return true;
+	return ++e->seen[side] > e->count[!side];
+}
+
+bool line_pairs_full(const struct line_pairs *p)
+{
+	return p->full;
 }

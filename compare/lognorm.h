@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Normalizes one console line (no newline; may hold \r, NUL, ANSI escapes,
@@ -52,6 +53,47 @@ void log_free(struct log *log);
  * a->n and b->n entries.
  */
 void log_diff(const struct log *a, const struct log *b, bool *only_a, bool *only_b);
+
+/*
+ * Logs of any size, in bounded memory. log_each_line() reads path in
+ * chunks of LOG_CHUNK bytes and hands fn each of its lines as log_parse()
+ * splits them (raw, without the newline; lineno the physical line). A
+ * physical line is kept to its first LOG_LINE_MAX bytes (st->lines_cut
+ * counts the longer ones); at most max_bytes are read (st->cut: there was
+ * more). Returns 0, or -1 with errno set.
+ */
+#define LOG_CHUNK (1u << 20)
+#define LOG_LINE_MAX 65536
+struct log_read {
+	uint64_t bytes;                 /* bytes read */
+	size_t lines_cut;               /* physical lines longer than LOG_LINE_MAX */
+	bool cut;                       /* stopped at max_bytes with more to read */
+};
+typedef void log_line_fn(void *ctx, const char *raw, size_t len, size_t lineno);
+int log_each_line(const char *path, uint64_t max_bytes, log_line_fn *fn, void *ctx,
+		  struct log_read *st);
+
+/*
+ * log_diff() for logs read as streams: the multiset difference of two
+ * sides' normalized lines, kept as one entry per distinct line (a 64-bit
+ * hash and counts: the lines themselves are not kept). The entries are
+ * made from the build side's lines only (the smaller log, so memory is
+ * bounded by it), at most LOG_MAX_DISTINCT of them (line_pairs_full()
+ * then: the build side's further distinct lines have no partner).
+ *   1. line_pairs_count() every line of the build side, then of the other;
+ *   2. line_pairs_only(side): how many of its lines the other side lacks;
+ *   3. line_pairs_take(side, line) over the side's lines again, in order:
+ *      true when that line is one of them (as log_diff's only_a[i]).
+ * Lines that normalize to nothing are never differences.
+ */
+#define LOG_MAX_DISTINCT (1u << 20)
+struct line_pairs;
+struct line_pairs *line_pairs_new(int build_side);
+void line_pairs_free(struct line_pairs *p);
+void line_pairs_count(struct line_pairs *p, int side, const char *norm);
+size_t line_pairs_only(const struct line_pairs *p, int side);
+bool line_pairs_take(struct line_pairs *p, int side, const char *norm);
+bool line_pairs_full(const struct line_pairs *p);
 
 /* A table of strings with counts, in insertion order. */
 struct line_counts;

@@ -52,6 +52,7 @@ static const char *const problem_names[] = {
 	[PROTO_UNKNOWN_KIND] = "unknown_kind",
 	[PROTO_COUNT_MISMATCH] = "count_mismatch",
 	[PROTO_TRUNCATED] = "truncated",     [PROTO_RESTART] = "restart",
+	[PROTO_AFTER_END] = "after_end",     [PROTO_DUPLICATE_METRIC] = "duplicate_metric",
 };
 
 /* The name of kind k ("METRIC"); "UNKNOWN" for anything out of range. */
@@ -534,6 +535,8 @@ struct decoder {
 	bool any;               /* a record since the start or restart */
 	bool finished;
 	struct seen_set seen;
+	struct seen_set test_runs;      /* hash(abi, test) -> its TEST's seq + 1 */
+	struct seen_set metrics;        /* hash(abi, test, name) -> that, when seen */
 
 	struct fragment pending[MAX_PENDING];   /* a ring, oldest at pending_head */
 	size_t pending_head, npending;
@@ -591,9 +594,12 @@ static bool seen_find(const struct seen_set *s, uint64_t seq, uint32_t *crc)
 	return true;
 }
 
-/* Adds seq (not yet in the set), growing it at half full. */
+/* Adds seq (not yet in the set), growing it at half full; a set that
+ * holds PROTO_MAX_REMEMBERED keys takes no more. */
 static void seen_add(struct seen_set *s, uint64_t seq, uint32_t crc)
 {
+	if (s->count >= PROTO_MAX_REMEMBERED)
+		return;
 	if (2 * (s->count + 1) > s->cap) {
 		struct seen_set bigger = {
 			xcalloc(s->cap * 2, sizeof(uint64_t)),
@@ -612,6 +618,31 @@ static void seen_add(struct seen_set *s, uint64_t seq, uint32_t crc)
 	s->count++;
 }
 
+/* Sets key's value, adding it when absent. */
+static void seen_put(struct seen_set *s, uint64_t key, uint32_t value)
+{
+	size_t i = seen_slot(s, key);
+	if (s->keys[i])
+		s->crcs[i] = value;
+	else
+		seen_add(s, key, value);
+}
+
+/* A fresh set of 64 slots. */
+static void seen_init(struct seen_set *s)
+{
+	s->cap = 64;
+	s->count = 0;
+	s->keys = xcalloc(s->cap, sizeof(uint64_t));
+	s->crcs = xcalloc(s->cap, sizeof(uint32_t));
+}
+
+static void seen_release(struct seen_set *s)
+{
+	free(s->keys);
+	free(s->crcs);
+}
+
 /* Empties the set, keeping its memory. */
 static void seen_clear(struct seen_set *s)
 {
@@ -628,9 +659,9 @@ struct decoder *decoder_new(proto_record_fn *on_record,
 	d->on_record = on_record;
 	d->on_problem = on_problem;
 	d->ctx = ctx;
-	d->seen.cap = 64;
-	d->seen.keys = xcalloc(d->seen.cap, sizeof(uint64_t));
-	d->seen.crcs = xcalloc(d->seen.cap, sizeof(uint32_t));
+	seen_init(&d->seen);
+	seen_init(&d->test_runs);
+	seen_init(&d->metrics);
 	return d;
 }
 
@@ -639,8 +670,9 @@ void decoder_free(struct decoder *d)
 {
 	if (!d)
 		return;
-	free(d->seen.keys);
-	free(d->seen.crcs);
+	seen_release(&d->seen);
+	seen_release(&d->test_runs);
+	seen_release(&d->metrics);
 	free(d->clean);
 	free(d);
 }
@@ -690,6 +722,8 @@ static void restart_stream(struct decoder *d, long line, double t, bool begin)
 	       "a seq again with other content after %llu records: the guest restarted, its BEGIN lost",
 	       (unsigned long long)d->received);
 	seen_clear(&d->seen);
+	seen_clear(&d->test_runs);
+	seen_clear(&d->metrics);
 	d->expected = 0;
 	d->received = 0;
 	d->stats.begin = d->stats.end = false;
@@ -704,6 +738,18 @@ static bool track_seq(struct decoder *d, const struct parsed *p, long line, doub
 	uint32_t old;
 	int64_t seq = (int64_t)p->seq;
 
+	/* After END the run is over: the same line again is a duplicate, a
+	 * BEGIN at seq 0 a new run (below); anything else is not read. */
+	if (d->stats.end && !(p->kind == PROTO_KIND_BEGIN && p->seq == 0)) {
+		if (seen_find(&d->seen, p->seq, &old) && old == p->crc) {
+			report(d, PROTO_DUPLICATE, line, t, seq, "seq %llu seen again (dropped)",
+			       (unsigned long long)p->seq);
+			return false;
+		}
+		report(d, PROTO_AFTER_END, line, t, seq, "%s seq %llu after END (not read)",
+		       p->kind_name, (unsigned long long)p->seq);
+		return false;
+	}
 	/* A BEGIN right after the same BEGIN is a duplicated line; after any
 	 * other record it is a new run of init (the guest rebooted). */
 	if (p->kind == PROTO_KIND_BEGIN && p->seq == 0 && d->any &&
@@ -762,6 +808,53 @@ static void check_end(struct decoder *d, const struct proto_record *rec)
 		       (unsigned long long)rec->seq);
 }
 
+/* FNV-1a of the fields named by keys (NULL-ended), each ended by a NUL:
+ * a record's identity. Never UINT64_MAX (seen_set keys are key + 1). */
+static uint64_t identity(const struct proto_record *rec, const char *const *keys)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *keys; keys++) {
+		const char *v = proto_get(rec, *keys);
+		for (const char *c = v ? v : ""; ; c++) {
+			h = (h ^ (unsigned char)*c) * 1099511628211ull;
+			if (!*c)
+				break;
+		}
+	}
+	return h == UINT64_MAX ? h - 1 : h;
+}
+
+/*
+ * A test run starts at its TEST record; in one run a metric name comes
+ * once. Returns false for a METRIC whose (abi, test, name) came before in
+ * the same run of (abi, test), after reporting it.
+ */
+static bool track_metric(struct decoder *d, const struct proto_record *rec)
+{
+	static const char *const test_keys[] = { "abi", "test", NULL };
+	static const char *const metric_keys[] = { "abi", "test", "name", NULL };
+	uint32_t run = 0, when;
+
+	if (rec->kind == PROTO_KIND_TEST) {
+		seen_put(&d->test_runs, identity(rec, test_keys), (uint32_t)rec->seq + 1);
+		return true;
+	}
+	if (rec->kind != PROTO_KIND_METRIC)
+		return true;
+	seen_find(&d->test_runs, identity(rec, test_keys), &run);
+	uint64_t key = identity(rec, metric_keys);
+	if (seen_find(&d->metrics, key, &when) && when == run) {
+		report(d, PROTO_DUPLICATE_METRIC, rec->line, rec->time, (int64_t)rec->seq,
+		       "metric %.40s/%.40s %.60s again in one test run (not read)",
+		       proto_get(rec, "abi") ? proto_get(rec, "abi") : "",
+		       proto_get(rec, "test") ? proto_get(rec, "test") : "",
+		       proto_get(rec, "name") ? proto_get(rec, "name") : "");
+		return false;
+	}
+	seen_put(&d->metrics, key, run);
+	return true;
+}
+
 /* Yields a record that passed every check. */
 static void deliver(struct decoder *d, const struct parsed *p, const char *text,
 		    size_t len, long line, double t, bool repaired)
@@ -771,7 +864,7 @@ static void deliver(struct decoder *d, const struct parsed *p, const char *text,
 		repaired, text, len,
 	};
 
-	if (!track_seq(d, p, line, t))
+	if (!track_seq(d, p, line, t) || !track_metric(d, &rec))
 		return;
 	if (p->kind == PROTO_KIND_UNKNOWN)
 		report(d, PROTO_UNKNOWN_KIND, line, t, (int64_t)p->seq,

@@ -24,7 +24,16 @@
  *     over, and a run without END is reported truncated),
  *   - checks END's records= against the records received before it, and at
  *     decoder_finish() reports pending fragments as corrupt and a stream
- *     without END as truncated.
+ *     without END as truncated,
+ *   - after END, reads nothing more of the run: a record that is not the
+ *     same line again (a duplicate) or a BEGIN at seq 0 (a new run) is
+ *     "after_end", a second END included; a METRIC whose (abi, test, name)
+ *     came before in the same test run (since that test's TEST record) is
+ *     "duplicate_metric". Neither is yielded: one run of a test gives each
+ *     metric once.
+ * Bounds: the seqs of one run and the metric names of one run are
+ * remembered up to PROTO_MAX_REMEMBERED each; past that, a duplicate of a
+ * record or of a metric not remembered is not recognized.
  * Records and problems come out through callbacks, in input order (a
  * fragment that never finds its continuation is reported when it expires,
  * so that report comes later than the records after it; its line number is
@@ -50,6 +59,8 @@
 #define PROTO_VERSION 1
 /* The longest record line, newline included (PROTOCOL.md). */
 #define PROTO_MAX_LINE 4096
+/* The most seqs, and metric names, one run's checks remember. */
+#define PROTO_MAX_REMEMBERED (1u << 20)
 
 /* The kinds PROTOCOL.md lists; PROTO_KIND_UNKNOWN for any other word. */
 enum proto_kind {
@@ -102,6 +113,11 @@ enum proto_problem_kind {
 				 * again with other content: init runs again
 				 * (a reboot); a run without END before it is
 				 * reported truncated */
+	PROTO_AFTER_END,        /* a record after END, a second END included
+				 * (not read: init prints nothing after END,
+				 * so it is forged or misprinted) */
+	PROTO_DUPLICATE_METRIC, /* a METRIC whose (abi, test, name) came
+				 * before in the same test run (not read) */
 	PROTO_PROBLEM_COUNT,
 };
 

@@ -3,11 +3,11 @@
  * judge (judge.h) over a saved console log, from bootrig or from anywhere
  * else (LAVA, a terminal capture).
  *
- * Times: a console.tlog ("[0001.234567] line", host seconds since power-on,
- * recognised by its .tlog name or its zero-padded stamps) gives each line
- * its host time; otherwise the kernel's printk stamps ("[    1.234567]")
- * are used, the last one carried over lines without one; a log with
- * neither has no times (stages are then reached, at unknown times).
+ * The log is read as a stream (runner/judgelog.h: each line's time from a
+ * console.tlog's or the kernel's printk stamps; at most --max-bytes of it,
+ * 4 GiB by default, so that an endless input like /dev/zero ends, judged
+ * as cut: INFRA_ERROR unless a kernel report was seen); a log with no
+ * times has its stages reached at unknown times.
  *
  * A log is judged, never refused: one without a kernel banner is a
  * BOOT_FAIL, one that stops mid-boot a HANG in that stage. The exit status
@@ -19,24 +19,23 @@
 #include "crash.h"
 #include "exitcodes.h"
 #include "judge.h"
+#include "judgelog.h"
 #include "options.h"
 #include "util.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum time_source { TIMES_TLOG, TIMES_PRINTK, TIMES_NONE };
-
 struct judge_args {
-	const char *log, *format;
+	const char *log, *format, *max_bytes;
 	bool help;
 };
 
-static const char usage_line[] = "usage: bootrig judge CONSOLE_LOG [--format text|json]\n";
+static const char usage_line[] =
+	"usage: bootrig judge CONSOLE_LOG [--format text|json] [--max-bytes N]\n";
 
 /* --help: the usage line, then one line per entry of the option table. */
 static void print_help(const struct opt *opts, FILE *out)
@@ -48,71 +47,6 @@ static void print_help(const struct opt *opts, FILE *out)
 	options_print(opts, 26, out);
 	fputs("\nExit status: 0 PASS, 1 FAIL, 2 PANIC, HANG or BOOT_FAIL, 64 usage,\n"
 	      "65 the log cannot be read, 66 it does not exist.\n", out);
-}
-
-/* "[0001.234567] " at s: the tlog stamp's length and time, 0 when absent. */
-static size_t tlog_stamp(const char *s, size_t n, double *t)
-{
-	size_t i = 1;
-	if (n < 4 || s[0] != '[' || !isdigit((unsigned char)s[1]))
-		return 0;
-	while (i < n && isdigit((unsigned char)s[i]))
-		i++;
-	if (i >= n || s[i] != '.')
-		return 0;
-	i++;
-	while (i < n && isdigit((unsigned char)s[i]))
-		i++;
-	if (i + 1 >= n || s[i] != ']' || s[i + 1] != ' ')
-		return 0;
-	*t = strtod(s + 1, NULL);
-	return i + 2;
-}
-
-/* Where line times come from: a console.tlog, printk stamps, or nowhere. */
-static enum time_source detect_times(const char *path, const char *buf, size_t len)
-{
-	size_t plen = strlen(path);
-	double t;
-	if ((plen > 5 && !strcmp(path + plen - 5, ".tlog")) ||
-	    (len && tlog_stamp(buf, len, &t) && buf[1] == '0'))
-		return TIMES_TLOG;
-	for (size_t i = 0; i + 2 < len; i++)
-		if (buf[i] == '[' && (i == 0 || buf[i - 1] == '\n' || buf[i - 1] == '>')) {
-			size_t n = len - i;
-			double ts;
-			crash_strip_prefix(buf + i, &n, &ts);
-			if (ts >= 0)
-				return TIMES_PRINTK;
-		}
-	return TIMES_NONE;
-}
-
-/* Feeds the log to j line by line with each line's time; returns the last time. */
-static double feed_log(struct judge *j, const char *buf, size_t len, enum time_source src)
-{
-	double t = 0;
-	const char *p = buf, *end = buf + len;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-		const char *text = p;
-		size_t tn = n;
-		if (src == TIMES_TLOG) {
-			size_t k = tlog_stamp(p, n, &t);
-			text += k;
-			tn -= k;
-		} else if (src == TIMES_PRINTK) {
-			size_t m = n;
-			double ts;
-			crash_strip_prefix(p, &m, &ts);
-			if (ts >= 0 && ts >= t)
-				t = ts;
-		}
-		judge_feed(j, text, tn, t);
-		p += n;
-	}
-	return t;
 }
 
 /* The first lines of an event's excerpt, indented. */
@@ -187,9 +121,11 @@ static void null_times(json_object *res)
 
 int cmd_judge(int argc, char **argv)
 {
-	struct judge_args a = { NULL, "text", false };
+	struct judge_args a = { NULL, "text", NULL, false };
 	const struct opt opts[] = {
 		{ "format", 'f', OPT_STRING, "text|json", "the report's format (default text)", &a.format },
+		{ "max-bytes", 0, OPT_STRING, "N", "read at most N bytes (K, M, G suffixes; default 4G)",
+		  &a.max_bytes },
 		{ "help", 'h', OPT_FLAG, NULL, "this help", &a.help },
 		{ NULL, 0, 0, NULL, NULL, NULL },
 	};
@@ -209,19 +145,26 @@ int cmd_judge(int argc, char **argv)
 		error("judge: --format is text or json, not '%s'", a.format);
 		return EXIT_USAGE;
 	}
-	char *buf;
-	size_t len;
-	if (read_file(a.log, &buf, &len) < 0) {
-		int missing = errno == ENOENT;
-		error("judge: cannot read %s: %s", a.log, strerror(errno));
-		return missing ? 66 : EXIT_DATAERR;
+	uint64_t max_bytes = JUDGELOG_MAX_BYTES;
+	if (a.max_bytes && !judgelog_parse_size(a.max_bytes, &max_bytes)) {
+		error("judge: --max-bytes is a byte count (like 512M), not '%s'", a.max_bytes);
+		return EXIT_USAGE;
 	}
 	struct judge_limits none = { .silence = 0 };
 	struct judge *j = judge_new(&none);
-	enum time_source src = detect_times(a.log, buf, len);
-	double last = feed_log(j, buf, len, src);
-	judge_console_ended(j, last);
+	struct judged_log read;
+	if (judgelog_feed(j, a.log, max_bytes, &read) < 0) {
+		int missing = errno == ENOENT;
+		error("judge: cannot read %s: %s", a.log, strerror(errno));
+		judge_free(j);
+		return missing ? 66 : EXIT_DATAERR;
+	}
+	enum time_source src = read.times;
+	double last = read.last_t;
 	enum verdict v = judge_finish(j, last);
+	if (judge_events_not_kept(j))
+		warning("judge: %s: %zu further events not kept (the first %d are listed; the "
+			"verdict counts them all)", a.log, judge_events_not_kept(j), CRASH_MAX_EVENTS);
 	json_object *res = json_object_new_object();
 	json_object_object_add(res, "log", json_object_new_string(a.log));
 	json_object_object_add(res, "times", json_object_new_string(
@@ -236,6 +179,5 @@ int cmd_judge(int argc, char **argv)
 		print_text(a.log, res, src);
 	json_object_put(res);
 	judge_free(j);
-	free(buf);
 	return verdict_exit_code(v);
 }

@@ -608,6 +608,10 @@ struct crash_detector {
 	struct crash_event *events;
 	size_t nevents, alloc;
 	bool finished, panic_ended, panic_seen;
+	bool fatal_kept;                /* a fatal event is in events */
+	size_t dropped;                 /* events past CRASH_MAX_EVENTS */
+	crash_dropped_fn *on_dropped;
+	void *dropped_ctx;
 	int banners;
 	char *preamble[PREAMBLE_LINES];
 	long preamble_line[PREAMBLE_LINES];
@@ -869,6 +873,14 @@ struct crash_detector *crash_detector_new(void)
 	return xcalloc(1, sizeof(struct crash_detector));
 }
 
+/* Frees what an event owns. */
+static void release_event(struct crash_event *ev)
+{
+	free(ev->title);
+	free(ev->function);
+	free(ev->excerpt);
+}
+
 /* Frees an open report (NULL is fine). */
 static void release_report(struct report *r)
 {
@@ -892,26 +904,33 @@ void crash_detector_free(struct crash_detector *d)
 	if (!d)
 		return;
 	release_report(d->open);
-	for (size_t i = 0; i < d->nevents; i++) {
-		free(d->events[i].title);
-		free(d->events[i].function);
-		free(d->events[i].excerpt);
-	}
+	for (size_t i = 0; i < d->nevents; i++)
+		release_event(&d->events[i]);
 	free(d->events);
 	clear_preamble(d);
 	free(d);
 }
 
-/* A new zeroed event at the end of the list. */
-static struct crash_event *push_event(struct crash_detector *d)
+/* Adds ev to the list, or (past CRASH_MAX_EVENTS, unless it is the first
+ * fatal one) counts it, shows it to the hook and frees it. Titles are cut
+ * at CRASH_MAX_TITLE bytes. */
+static void keep_event(struct crash_detector *d, struct crash_event *ev)
 {
+	if (strlen(ev->title) > CRASH_MAX_TITLE)
+		ev->title[CRASH_MAX_TITLE] = '\0';
+	if (d->nevents >= CRASH_MAX_EVENTS && !(ev->fatal && !d->fatal_kept)) {
+		d->dropped++;
+		if (d->on_dropped)
+			d->on_dropped(d->dropped_ctx, ev);
+		release_event(ev);
+		return;
+	}
 	if (d->nevents == d->alloc) {
 		d->alloc = d->alloc ? 2 * d->alloc : 8;
 		d->events = xrealloc(d->events, d->alloc * sizeof(*d->events));
 	}
-	struct crash_event *ev = &d->events[d->nevents++];
-	memset(ev, 0, sizeof(*ev));
-	return ev;
+	d->fatal_kept = d->fatal_kept || ev->fatal;
+	d->events[d->nevents++] = *ev;
 }
 
 /* Turns the open report into an event. */
@@ -922,31 +941,28 @@ static void close_report(struct crash_detector *d)
 		return;
 	d->open = NULL;
 	const char *fn;
-	struct crash_event *ev = push_event(d);
-	ev->kind = r->kind;
-	ev->fatal = r->fatal;
-	ev->title = report_title(r, &fn);
-	ev->function = xstrdup(fn);
-	ev->line = r->line;
-	ev->time = r->time;
-	ev->excerpt = r->excerpt.buf ? xstrdup(r->excerpt.buf) : xstrdup("");
+	struct crash_event ev = { .kind = r->kind, .fatal = r->fatal, .line = r->line,
+				  .time = r->time };
+	ev.title = report_title(r, &fn);
+	ev.function = xstrdup(fn);
+	ev.excerpt = r->excerpt.buf ? xstrdup(r->excerpt.buf) : xstrdup("");
 	release_report(r);
+	keep_event(d, &ev);
 }
 
-/* A one-line event (reboot, firmware error). */
+/* A one-line event (reboot, firmware error, a panic's end marker alone);
+ * its excerpt is the line, up to MAX_EXCERPT bytes. */
 static void add_line_event(struct crash_detector *d, enum crash_kind kind, bool fatal,
 			   char *title, const char *text, size_t n, long lineno, double t)
 {
-	struct crash_event *ev = push_event(d);
-	ev->kind = kind;
-	ev->fatal = fatal;
-	ev->title = title;
-	ev->function = xstrdup("");
-	ev->line = lineno;
-	ev->time = t;
-	ev->excerpt = xmalloc(n + 1);
-	memcpy(ev->excerpt, text, n);
-	ev->excerpt[n] = '\0';
+	struct crash_event ev = { .kind = kind, .fatal = fatal, .title = title,
+				  .function = xstrdup(""), .line = lineno, .time = t };
+	if (n > MAX_EXCERPT)
+		n = MAX_EXCERPT;
+	ev.excerpt = xmalloc(n + 1);
+	memcpy(ev.excerpt, text, n);
+	ev.excerpt[n] = '\0';
+	keep_event(d, &ev);
 }
 
 /* Appends a line to the excerpt while it stays under MAX_EXCERPT bytes. */
@@ -1285,8 +1301,26 @@ static bool banner(struct crash_detector *d, const char *s, size_t n, long linen
 	return true;
 }
 
+/* "---[ end Kernel panic - not syncing: REASON ]---" with no panic seen
+ * before it (its header hidden, lost or cut): the marker alone is a panic,
+ * titled from its own words. */
+static void panic_from_end_marker(struct crash_detector *d, const char *s, size_t n,
+				  long lineno, double t)
+{
+	const char *from = find(s, n, "Kernel panic");
+	size_t len = n - (size_t)(from - s);
+	const char *close = find(from, len, " ]---");
+	if (close)
+		len = (size_t)(close - from);
+	char *title = xmalloc(len + 1);
+	memcpy(title, from, len);
+	title[len] = '\0';
+	d->panic_seen = true;
+	add_line_event(d, CRASH_PANIC, true, title, s, n, lineno, t);
+}
+
 /* Closes a report at its end marker; true when the line was one. */
-static bool end_marker(struct crash_detector *d, const char *s, size_t n)
+static bool end_marker(struct crash_detector *d, const char *s, size_t n, long lineno, double t)
 {
 	bool panic_end = find(s, n, "---[ end Kernel panic") != NULL;
 	if (!panic_end && !find(s, n, "---[ end trace"))
@@ -1295,6 +1329,8 @@ static bool end_marker(struct crash_detector *d, const char *s, size_t n)
 		add_excerpt_line(d->open, s, n);
 		close_report(d);
 	}
+	if (panic_end && !d->panic_seen)
+		panic_from_end_marker(d, s, n, lineno, t);
 	if (panic_end)
 		d->panic_ended = true;
 	return true;
@@ -1370,7 +1406,7 @@ void crash_feed_line(struct crash_detector *d, const char *line, size_t len, lon
 		return;         /* most lines */
 	if (banner(d, s, n, lineno, t))
 		return;
-	if (end_marker(d, s, n))
+	if (end_marker(d, s, n, lineno, t))
 		return;
 	if (header_line(d, s, n, lineno, t))
 		return;
@@ -1412,6 +1448,17 @@ size_t crash_event_count(const struct crash_detector *d)
 const struct crash_event *crash_event_at(const struct crash_detector *d, size_t i)
 {
 	return i < d->nevents ? &d->events[i] : NULL;
+}
+
+size_t crash_events_dropped(const struct crash_detector *d)
+{
+	return d->dropped;
+}
+
+void crash_on_dropped(struct crash_detector *d, crash_dropped_fn *fn, void *ctx)
+{
+	d->on_dropped = fn;
+	d->dropped_ctx = ctx;
 }
 
 bool crash_report_open(const struct crash_detector *d)

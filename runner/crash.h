@@ -91,10 +91,25 @@ void crash_finish(struct crash_detector *d);
 size_t crash_event_count(const struct crash_detector *d);
 const struct crash_event *crash_event_at(const struct crash_detector *d, size_t i);
 
+/*
+ * Bounds, so that a console printing reports forever does not grow the
+ * detector: at most CRASH_MAX_EVENTS events are kept, and the first fatal
+ * one whatever the count (a panic is never lost); each later event is
+ * counted (crash_events_dropped) and shown to the crash_on_dropped() hook,
+ * if any, before it is freed. A title is cut at CRASH_MAX_TITLE bytes, an
+ * excerpt at 16 KiB.
+ */
+#define CRASH_MAX_EVENTS 256
+#define CRASH_MAX_TITLE 1024
+typedef void crash_dropped_fn(void *ctx, const struct crash_event *e);
+void crash_on_dropped(struct crash_detector *d, crash_dropped_fn *fn, void *ctx);
+size_t crash_events_dropped(const struct crash_detector *d);
+
 /* Has a report begun that is not closed yet? */
 bool crash_report_open(const struct crash_detector *d);
 
-/* Was "---[ end Kernel panic" seen (the kernel will do nothing more)? */
+/* Was "---[ end Kernel panic" seen (the kernel will do nothing more)? The
+ * marker alone, with no panic before it, is a panic event of its own. */
 bool crash_panic_ended(const struct crash_detector *d);
 
 /* Was a "Kernel panic - not syncing" line seen (older kernels print no end marker)? */

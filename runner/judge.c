@@ -2,7 +2,13 @@
  * judge.c: the judge of one boot (see judge.h for the contract).
  *
  * Console bytes come in chunks; they are cleaned (NUL, '\r', ANSI escapes
- * dropped) and split into lines here. Each line goes to three readers:
+ * dropped) and split into lines here. A lone '\r', a screen clear, a cursor
+ * home or a terminal reset ends a piece of the line: the text before it is
+ * read as a line of its own (same line number), so nothing printed can be
+ * erased from the judge's view. A line is kept up to LINE_HEAD bytes and its
+ * last LINE_TAIL bytes in a ring: a longer line is read as its start and its
+ * end, so a report printed after megabytes of text on one line is still
+ * found. Each line goes to three readers:
  *   - the crash detector (runner/crash.c: reports and their titles; it
  *     also names the kernel banner and power-off messages),
  *   - the stage tracker, from what the detector named,
@@ -42,8 +48,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_LINE_KEPT 65536
+/* A line is read as its first LINE_HEAD bytes, LINE_SEAM, and its last
+ * LINE_TAIL bytes (the seam keeps a match from spanning the cut). */
+#define LINE_HEAD 65536
+#define LINE_TAIL 16384
+#define LINE_SEAM " [...] "
 #define MAX_PROTOCOL_EVENTS 32
+/* Bounds on what the records keep (a guest printing records forever):
+ * record text for result.json, and tests started but not yet reported. */
+#define MAX_KEPT_BYTES (8 << 20)
+#define MAX_STARTED 1024
 #define PANIC_QUIET 5.0         /* seconds of silence that end a panic */
 
 struct started_test {
@@ -57,8 +71,12 @@ struct judge {
 	struct crash_detector *crash;
 	struct decoder *decoder;
 
-	/* line assembly */
+	/* line assembly: the head, then the last LINE_TAIL bytes in a ring */
 	struct strbuf line;
+	char *tail;                     /* LINE_TAIL bytes, once a line needs it */
+	size_t tail_len, tail_pos;      /* bytes held, next write in the ring */
+	bool tail_dropped;              /* the ring overwrote bytes */
+	struct strbuf joined;           /* head, seam and tail of a long line */
 	double line_t;
 	int esc;                        /* 0 none, 1 after ESC, 2 in CSI */
 	bool cr;                        /* a '\r' waits for what follows */
@@ -76,6 +94,12 @@ struct judge {
 	bool timed_out;
 	char *timeout_reason;
 
+	/* events the crash detector did not keep (CRASH_MAX_EVENTS) */
+	size_t dropped_counted;         /* of them, not known issues */
+	char *dropped_title;            /* the first of those that is not fatal */
+
+	char *cut_reason;               /* judge_console_cut() */
+
 	bool infra;
 	char *infra_reason;
 	double infra_t;                 /* the last output before it */
@@ -86,6 +110,8 @@ struct judge {
 	 * taken as they come */
 	struct proto_record *kept;
 	size_t nkept, kept_alloc;
+	size_t kept_bytes, records_not_kept;
+	size_t started_not_kept;        /* TEST starts past MAX_STARTED */
 	json_object *protocol_events;
 	size_t nerrors;
 	char *first_error;
@@ -111,6 +137,8 @@ void judge_default_limits(struct judge_limits *limits)
 }
 
 /* ---------------------------------------------------------- records */
+
+static bool is_expected(const struct judge *j, const struct crash_event *e);
 
 /* Moves to stage s at time t; stages only move forward (skipped ones stay unknown). */
 static void set_stage(struct judge *j, enum stage s, double t)
@@ -289,9 +317,15 @@ static struct proto_field *copy_fields(const struct proto_record *rec)
 }
 
 /* Keeps rec's kind and fields for judge_to_json() (the decoder's copy is
- * valid only during its callback). */
+ * valid only during its callback), while the kept records hold less than
+ * MAX_KEPT_BYTES; later ones are counted (the boot then FAILs). */
 static void keep_record(struct judge *j, const struct proto_record *rec)
 {
+	if (j->kept_bytes + rec->text_len > MAX_KEPT_BYTES) {
+		j->records_not_kept++;
+		return;
+	}
+	j->kept_bytes += rec->text_len + sizeof(*j->kept);
 	if (j->nkept == j->kept_alloc) {
 		j->kept_alloc = j->kept_alloc ? 2 * j->kept_alloc : 64;
 		j->kept = xrealloc(j->kept, j->kept_alloc * sizeof(*j->kept));
@@ -306,9 +340,14 @@ static void keep_record(struct judge *j, const struct proto_record *rec)
 	copy->time = rec->time;
 }
 
-/* TEST start: remembered until its RESULT comes. */
+/* TEST start: remembered until its RESULT comes (MAX_STARTED at once;
+ * past that, counted as never reported). */
 static void on_test_start(struct judge *j, const struct proto_record *rec)
 {
+	if (j->nstarted >= MAX_STARTED) {
+		j->started_not_kept++;
+		return;
+	}
 	j->started = xrealloc(j->started, (j->nstarted + 1) * sizeof(*j->started));
 	j->started[j->nstarted].abi = xstrdup(field_or_empty(rec, "abi"));
 	j->started[j->nstarted].test = xstrdup(field_or_empty(rec, "test"));
@@ -402,6 +441,17 @@ static void on_record(void *ctx, const struct proto_record *rec)
 	}
 }
 
+/* The crash detector's hook: an event past its bound, counted here. */
+static void on_dropped_event(void *ctx, const struct crash_event *e)
+{
+	struct judge *j = ctx;
+	if (e->kind == CRASH_FIRMWARE_ERROR || is_expected(j, e))
+		return;
+	j->dropped_counted++;
+	if (!e->fatal && !j->dropped_title)
+		j->dropped_title = xstrdup(e->title);
+}
+
 /* The decoder's callback: a problem; the ones that lose data are events. */
 static void on_problem(void *ctx, const struct proto_problem *p)
 {
@@ -434,6 +484,7 @@ struct judge *judge_new(const struct judge_limits *limits)
 	else
 		judge_default_limits(&j->limits);
 	j->crash = crash_detector_new();
+	crash_on_dropped(j->crash, on_dropped_event, j);
 	j->decoder = decoder_new(on_record, on_problem, j);
 	for (int s = 0; s < STAGE_COUNT; s++)
 		j->stage_t[s] = -1;
@@ -453,6 +504,8 @@ void judge_free(struct judge *j)
 	crash_detector_free(j->crash);
 	decoder_free(j->decoder);
 	strbuf_release(&j->line);
+	free(j->tail);
+	strbuf_release(&j->joined);
 	for (size_t i = 0; i < j->nkept; i++)
 		free((void *)j->kept[i].fields);
 	free(j->kept);
@@ -466,6 +519,8 @@ void judge_free(struct judge *j)
 	free(j->first_test_failure);
 	free(j->timeout_reason);
 	free(j->infra_reason);
+	free(j->dropped_title);
+	free(j->cut_reason);
 	for (size_t i = 0; i < j->nexpected; i++)
 		free(j->expected[i]);
 	free(j->expected);
@@ -486,54 +541,146 @@ static void track_kernel_stages(struct judge *j, enum crash_progress progress, d
 	}
 }
 
-/* One whole, cleaned console line. */
+/* One cleaned console line, or a piece of one, read as line lineno. */
+static void judge_text(struct judge *j, const char *s, size_t n, long lineno, double t)
+{
+	crash_feed_line(j->crash, s, n, lineno, t);
+	track_kernel_stages(j, crash_line_progress(j->crash), t);
+	decoder_feed_line(j->decoder, s, n, lineno, t);
+}
+
+/* s[0..n) as line lineno: a long one as its head, the seam and its tail,
+ * as the assembled lines of flush_line() are read. */
+static void judge_span(struct judge *j, const char *s, size_t n, long lineno, double t)
+{
+	if (n <= LINE_HEAD + LINE_TAIL) {
+		judge_text(j, s, n, lineno, t);
+		return;
+	}
+	j->joined.len = 0;
+	strbuf_add(&j->joined, s, LINE_HEAD);
+	strbuf_addstr(&j->joined, LINE_SEAM);
+	strbuf_add(&j->joined, s + n - LINE_TAIL, LINE_TAIL);
+	judge_text(j, j->joined.buf, j->joined.len, lineno, t);
+}
+
+/* One whole line that lies in a chunk, the next line of the console. */
 static void judge_line(struct judge *j, const char *s, size_t n, double t)
 {
-	j->lineno++;
-	crash_feed_line(j->crash, s, n, j->lineno, t);
-	track_kernel_stages(j, crash_line_progress(j->crash), t);
-	decoder_feed_line(j->decoder, s, n, j->lineno, t);
+	judge_span(j, s, n, ++j->lineno, t);
+}
+
+/* Is there text in the line being assembled? */
+static bool line_pending(const struct judge *j)
+{
+	return j->line.len || j->tail_len;
+}
+
+/* Forgets the assembled line. */
+static void reset_line(struct judge *j)
+{
+	j->line.len = 0;
+	if (j->line.buf)
+		j->line.buf[0] = '\0';
+	j->tail_len = j->tail_pos = 0;
+	j->tail_dropped = false;
+	j->line_t = -1;
+}
+
+/* Hands the assembled text to the readers as line lineno: the head, then
+ * (when the line outgrew it) the ring's bytes, oldest first, after the
+ * seam when some were overwritten. */
+static void flush_line(struct judge *j, long lineno)
+{
+	if (!j->tail_len) {
+		judge_text(j, j->line.buf ? j->line.buf : "", j->line.len, lineno, j->line_t);
+		return;
+	}
+	size_t oldest = j->tail_len < LINE_TAIL ? 0 : j->tail_pos;
+	j->joined.len = 0;
+	strbuf_add(&j->joined, j->line.buf, j->line.len);
+	if (j->tail_dropped)
+		strbuf_addstr(&j->joined, LINE_SEAM);
+	strbuf_add(&j->joined, j->tail + oldest, j->tail_len - oldest);
+	strbuf_add(&j->joined, j->tail, oldest);
+	judge_text(j, j->joined.buf, j->joined.len, lineno, j->line_t);
 }
 
 /* Hands the assembled line to the readers and starts a new one. */
 static void end_line(struct judge *j)
 {
-	judge_line(j, j->line.buf ? j->line.buf : "", j->line.len, j->line_t);
-	j->line.len = 0;
-	if (j->line.buf)
-		j->line.buf[0] = '\0';
-	j->line_t = -1;
+	flush_line(j, ++j->lineno);
+	reset_line(j);
 }
 
-/* Drops the line's text so far: the terminal would have overwritten it. */
-static void restart_line(struct judge *j)
+/* A lone '\r', a screen clear, a cursor home or a terminal reset: the
+ * terminal would overwrite what came before, but the judge still reads it,
+ * as a piece of the line (its line number is the line's) before the rest. */
+static void end_piece(struct judge *j)
 {
-	j->line.len = 0;
-	if (j->line.buf)
-		j->line.buf[0] = '\0';
-	j->line_t = -1;
+	if (line_pending(j))
+		flush_line(j, j->lineno + 1);
+	reset_line(j);
+}
+
+/* Keeps n bytes of a line that outgrew its head: the last LINE_TAIL of them. */
+static void add_tail(struct judge *j, const char *s, size_t n)
+{
+	if (!j->tail)
+		j->tail = xmalloc(LINE_TAIL);
+	if (j->tail_len + n > LINE_TAIL)
+		j->tail_dropped = true;
+	if (n >= LINE_TAIL) {
+		memcpy(j->tail, s + n - LINE_TAIL, LINE_TAIL);
+		j->tail_len = LINE_TAIL;
+		j->tail_pos = 0;
+		return;
+	}
+	size_t first = LINE_TAIL - j->tail_pos < n ? LINE_TAIL - j->tail_pos : n;
+	memcpy(j->tail + j->tail_pos, s, first);
+	memcpy(j->tail, s + first, n - first);
+	j->tail_pos = (j->tail_pos + n) % LINE_TAIL;
+	j->tail_len = j->tail_len + n < LINE_TAIL ? j->tail_len + n : LINE_TAIL;
+}
+
+/* Appends n bytes of plain text to the line: to its head while there is
+ * room, the rest to its tail. */
+static void add_text(struct judge *j, const char *s, size_t n, double t)
+{
+	if (j->line_t < 0)
+		j->line_t = t;
+	size_t room = LINE_HEAD - j->line.len;
+	if (room) {
+		size_t k = n < room ? n : room;
+		strbuf_add(&j->line, s, k);
+		s += k;
+		n -= k;
+	}
+	if (n)
+		add_tail(j, s, n);
 }
 
 /*
  * One byte of the console: ANSI escapes and NUL dropped, "\r\n" (any
- * number of '\r') ends a line as '\n' does; a lone '\r', a terminal reset
- * or a screen clear restarts it (firmware menus and progress lines).
- * judge_feed() hands plain text to add_text() in runs and only the bytes
- * that steer this machine (and those inside an escape) come here.
+ * number of '\r') ends a line as '\n' does; a lone '\r', a terminal reset,
+ * a screen clear or a cursor home ends a piece of it (end_piece: firmware
+ * menus and progress lines, or a report someone would hide). judge_feed()
+ * hands plain text to add_text() in runs and only the bytes that steer
+ * this machine (and those inside an escape) come here.
  */
 static void feed_byte(struct judge *j, unsigned char c, double t)
 {
 	if (j->esc == 1) {
 		j->esc = c == '[' ? 2 : 0;
 		if (c == 'c')
-			restart_line(j);        /* RIS: the terminal was reset */
+			end_piece(j);           /* RIS: the terminal was reset */
 		return;
 	}
 	if (j->esc == 2) {
 		if (c >= 0x40 && c <= 0x7e) {
 			j->esc = 0;
 			if (c == 'J' || c == 'H')
-				restart_line(j);        /* screen cleared, cursor homed */
+				end_piece(j);   /* screen cleared, cursor homed */
 		}
 		return;
 	}
@@ -548,7 +695,7 @@ static void feed_byte(struct judge *j, unsigned char c, double t)
 		return;
 	}
 	if (j->cr && c != '\n')
-		restart_line(j);        /* a lone '\r': what follows overwrites */
+		end_piece(j);           /* a lone '\r': what follows overwrites */
 	j->cr = false;
 	if (c == '\n') {
 		if (j->line_t < 0)
@@ -556,10 +703,7 @@ static void feed_byte(struct judge *j, unsigned char c, double t)
 		end_line(j);
 		return;
 	}
-	if (j->line_t < 0)
-		j->line_t = t;
-	if (j->line.len < MAX_LINE_KEPT)
-		strbuf_add(&j->line, &c, 1);
+	add_text(j, (const char *)&c, 1, t);
 }
 
 /* The bytes feed_byte() must see one by one; all others are plain text. */
@@ -589,14 +733,17 @@ static size_t text_run(const char *s, size_t n)
 	return i;
 }
 
-/* Appends n bytes of plain text to the line, as n calls of feed_byte would. */
-static void add_text(struct judge *j, const char *s, size_t n, double t)
+/* How many NUL bytes s[0..n) starts with (a zeroed console, /dev/zero):
+ * 8 at a time, since feed_byte() would drop each of them. */
+static size_t zero_run(const char *s, size_t n)
 {
-	if (j->line_t < 0)
-		j->line_t = t;
-	if (n > MAX_LINE_KEPT - j->line.len)
-		n = MAX_LINE_KEPT - j->line.len;
-	strbuf_add(&j->line, s, n);
+	size_t i = 0;
+	uint64_t w;
+	while (i + 8 <= n && (memcpy(&w, s + i, 8), w == 0))
+		i += 8;
+	while (i < n && s[i] == '\0')
+		i++;
+	return i;
 }
 
 /*
@@ -611,13 +758,15 @@ static size_t feed_text(struct judge *j, const char *s, size_t n, double t)
 	while (end < n && s[end] == '\r')
 		end++;
 	if (end < n && s[end] == '\n' && j->line.len == 0 && j->line_t < 0) {
-		judge_line(j, s, run < MAX_LINE_KEPT ? run : MAX_LINE_KEPT, t);
+		judge_line(j, s, run, t);
 		return end + 1;
 	}
 	if (run) {
 		add_text(j, s, run, t);
 		return run;
 	}
+	if (s[0] == '\0')
+		return zero_run(s, n);
 	feed_byte(j, (unsigned char)s[0], t);
 	return 1;
 }
@@ -688,7 +837,7 @@ void judge_machine_stopped(struct judge *j, double t)
 
 void judge_console_ended(struct judge *j, double t)
 {
-	if (j->line.len)
+	if (line_pending(j))
 		end_line(j);
 	crash_finish(j->crash);
 	if (j->timed_out || j->machine_stopped || j->end_seen || crash_panic_ended(j->crash))
@@ -700,6 +849,13 @@ void judge_console_ended(struct judge *j, double t)
 	j->timed_out = true;
 	j->timeout_reason = xasprintf("the console ended in the %s stage at %.3f s",
 				      stage_name(j->stage), t);
+}
+
+void judge_console_cut(struct judge *j, double t, const char *reason)
+{
+	if (!j->cut_reason)
+		j->cut_reason = xstrdup(reason);
+	judge_console_ended(j, t);
 }
 
 void judge_infra_error(struct judge *j, const char *reason)
@@ -781,6 +937,14 @@ static char *records_reason(const struct judge *j)
 	 * copy and keeps the order-independent data): listed, not failed. */
 	uint64_t other = st->problems[PROTO_BAD_VERSION] + st->problems[PROTO_COUNT_MISMATCH] +
 			 st->problems[PROTO_RESTART];
+	if (st->problems[PROTO_AFTER_END] || st->problems[PROTO_DUPLICATE_METRIC])
+		return xasprintf("records not read: %llu after END, %llu duplicate metrics "
+				 "(forged, or printed twice)",
+				 (unsigned long long)st->problems[PROTO_AFTER_END],
+				 (unsigned long long)st->problems[PROTO_DUPLICATE_METRIC]);
+	if (j->records_not_kept)
+		return xasprintf("%zu records not kept: more than %d MiB of records",
+				 j->records_not_kept, MAX_KEPT_BYTES >> 20);
 	if (st->problems[PROTO_CORRUPT] || st->lost || other)
 		return xasprintf("records damaged: %llu corrupt, %llu lost, %llu other "
 				 "(bad version, count mismatch, restart)",
@@ -803,11 +967,26 @@ static char *records_reason(const struct judge *j)
 	return NULL;
 }
 
+/* The title of the first non-fatal event that counts, kept or not, or NULL. */
+static const char *first_failure(const struct judge *j)
+{
+	const struct crash_event *e = first_event(j, false);
+	return e ? e->title : j->dropped_title;
+}
+
+/* FAIL for the kernel's reports (first_failure() is not NULL). */
+static char *failure_reason(const struct judge *j, size_t nevents)
+{
+	return nevents > 1 ? xasprintf("kernel reported: %s (+%zu more events)", first_failure(j),
+				       nevents - 1)
+			   : xasprintf("kernel reported: %s", first_failure(j));
+}
+
 /* The verdict and its reason from everything seen. */
 static enum verdict decide(struct judge *j, char **reason)
 {
 	const struct crash_event *e;
-	size_t nevents = counted_events(j);
+	size_t nevents = counted_events(j) + j->dropped_counted;
 	if (j->infra) {
 		*reason = xstrdup(j->infra_reason);
 		return VERDICT_INFRA_ERROR;
@@ -817,24 +996,32 @@ static enum verdict decide(struct judge *j, char **reason)
 				      : xstrdup(e->title);
 		return VERDICT_PANIC;
 	}
+	if (j->cut_reason) {
+		/* what the rest of the console held is unknown: only a report
+		 * seen stands (nothing after it can undo it) */
+		if (first_failure(j)) {
+			*reason = failure_reason(j, nevents);
+			return VERDICT_FAIL;
+		}
+		*reason = xstrdup(j->cut_reason);
+		return VERDICT_INFRA_ERROR;
+	}
 	if (!j->banner && j->stage < STAGE_INIT) {
 		*reason = boot_fail_reason(j);
 		return VERDICT_BOOT_FAIL;
 	}
 	if (j->timed_out) {
-		e = first_event(j, false);
-		*reason = e ? xasprintf("%s, after %s", j->timeout_reason, e->title)
-			    : xstrdup(j->timeout_reason);
+		*reason = first_failure(j) ? xasprintf("%s, after %s", j->timeout_reason,
+						       first_failure(j))
+					   : xstrdup(j->timeout_reason);
 		return VERDICT_HANG;
 	}
 	if (j->stage < STAGE_INIT) {
 		*reason = boot_fail_reason(j);
 		return VERDICT_BOOT_FAIL;
 	}
-	if ((e = first_event(j, false))) {
-		*reason = nevents > 1 ? xasprintf("kernel reported: %s (+%zu more events)", e->title,
-						  nevents - 1)
-				      : xasprintf("kernel reported: %s", e->title);
+	if (first_failure(j)) {
+		*reason = failure_reason(j, nevents);
 		return VERDICT_FAIL;
 	}
 	*reason = records_reason(j);
@@ -848,7 +1035,7 @@ enum verdict judge_finish(struct judge *j, double t)
 {
 	if (j->finished)
 		return j->verdict;
-	if (j->line.len)
+	if (line_pending(j))
 		end_line(j);
 	if (!j->infra && !j->timed_out && !j->machine_stopped && !crash_panic_ended(j->crash) &&
 	    !(j->end_seen && j->poweroff_seen))
@@ -864,6 +1051,11 @@ enum verdict judge_finish(struct judge *j, double t)
 const char *judge_reason(const struct judge *j)
 {
 	return j->reason ? j->reason : "";
+}
+
+size_t judge_events_not_kept(const struct judge *j)
+{
+	return crash_events_dropped(j->crash);
 }
 
 enum stage judge_stage(const struct judge *j)
@@ -902,6 +1094,13 @@ static json_object *protocol_json(const struct judge *j)
 			       json_object_new_int64((int64_t)st->problems[PROTO_DUPLICATE]));
 	json_object_object_add(o, "reordered",
 			       json_object_new_int64((int64_t)st->problems[PROTO_REORDERED]));
+	json_object_object_add(o, "after_end",
+			       json_object_new_int64((int64_t)st->problems[PROTO_AFTER_END]));
+	json_object_object_add(o, "duplicate_metric",
+			       json_object_new_int64((int64_t)st->problems[PROTO_DUPLICATE_METRIC]));
+	if (j->records_not_kept)
+		json_object_object_add(o, "not_kept",
+				       json_object_new_int64((int64_t)j->records_not_kept));
 	json_object_object_add(o, "begin", json_object_new_boolean(st->begin));
 	json_object_object_add(o, "end", json_object_new_boolean(st->end));
 	return o;
@@ -947,6 +1146,9 @@ void judge_to_json(const struct judge *j, struct json_object *obj)
 		json_object_array_add(events, o);
 	}
 	json_object_object_add(obj, "events", events);
+	if (crash_events_dropped(j->crash))
+		json_object_object_add(obj, "events_not_kept",
+				       json_object_new_int64((int64_t)crash_events_dropped(j->crash)));
 	json_object_object_add(obj, "protocol", protocol_json(j));
 	struct records_json records;
 	build_records_json(j, &records);

@@ -16,6 +16,8 @@
  *
  * Verdicts, in this order of precedence (judge.c decides):
  *   INFRA_ERROR  judge_infra_error() was called: the kernel is not blamed;
+ *                or the console was cut (judge_console_cut) before any
+ *                kernel report: what followed is unknown;
  *   PANIC        a fatal kernel event: panic, Oops, kernel BUG, a page
  *                fault, general protection fault, invalid opcode, divide
  *                error, double fault, or an unexpected reboot (a second
@@ -31,8 +33,15 @@
  *                ERROR, a test failed, timed out or never reported, records
  *                were corrupt, lost or out of count, or END never came;
  *   PASS         END seen, every record there, every test PASS, no event.
- * Every event is listed in result.json with "fatal" telling the two apart;
- * duplicated or reordered record lines are listed but lose nothing.
+ * Every event is listed in result.json with "fatal" telling the two apart
+ * (up to CRASH_MAX_EVENTS, crash.h; the verdict counts the others too);
+ * duplicated or reordered record lines are listed but lose nothing;
+ * records after END and a metric twice in one test run are not read, and
+ * FAIL (lib/protocol.h).
+ *
+ * Bounds: what the judge keeps does not grow with the console: a line is
+ * read as its first 64 KiB and its last 16 KiB, records are kept up to
+ * 8 MiB for result.json (more: FAIL, counted), open tests up to 1024.
  *
  * The runner asks judge_should_stop() after each chunk and on a timer: the
  * boot is over when the guest powered off after END, when a panic has
@@ -116,6 +125,15 @@ void judge_machine_stopped(struct judge *j, double t);
  */
 void judge_console_ended(struct judge *j, double t);
 
+/*
+ * The reader stopped before the console ended (a size limit): what followed
+ * is unknown, so only a report seen stands: PANIC for a fatal one, FAIL for
+ * another kernel report; anything else is INFRA_ERROR with reason (the judge
+ * cannot tell), never PASS, HANG or BOOT_FAIL. Ends the console as
+ * judge_console_ended() does.
+ */
+void judge_console_cut(struct judge *j, double t, const char *reason);
+
 /* The host failed (libvirt, QEMU, serial line, power): INFRA_ERROR. */
 void judge_infra_error(struct judge *j, const char *reason);
 
@@ -124,6 +142,9 @@ enum verdict judge_finish(struct judge *j, double t);
 
 /* One line: why the verdict ("" for PASS). Valid until judge_free(). */
 const char *judge_reason(const struct judge *j);
+
+/* How many events were not kept past CRASH_MAX_EVENTS (counted all the same). */
+size_t judge_events_not_kept(const struct judge *j);
 
 /* The stage the boot is in now (for live progress lines). */
 enum stage judge_stage(const struct judge *j);

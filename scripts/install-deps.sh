@@ -12,7 +12,7 @@ PACKAGES="
   libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
   libguestfs0 linux-image-amd64 supermin
   u-boot-qemu libxml2-utils clang
-  chromium man-db groff-base
+  chromium man-db groff-base time
 "
 
 missing=""

@@ -485,6 +485,116 @@ static void test_huge_line(void **state)
 	free(junk);
 }
 
+/* One WARNING report (kept short), title "WARNING in f". */
+static void warning_report(struct strbuf *sb, const char *f)
+{
+	strbuf_addf(sb, "[    1.000001] WARNING: CPU: 0 PID: 1 at kernel/x.c:1 %s+0x1/0x2\n"
+		    "[    1.000002] Call trace:\n[    1.000003]  %s+0x1/0x2\n"
+		    "[    1.000005] ---[ end trace 0000000000000000 ]---\n", f, f);
+}
+
+/* A console that prints reports without end keeps CRASH_MAX_EVENTS of them,
+ * yet the verdict counts them all, a panic after them is PANIC, and a real
+ * WARNING after the kept ones, all known issues, is still FAIL. */
+static void test_events_bounded(void **state)
+{
+	(void)state;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "[    0.000000] Linux version 6.1.0 #1\n");
+	for (int i = 0; i < CRASH_MAX_EVENTS + 44; i++)
+		warning_report(&sb, "noisy_fn");
+	strbuf_addstr(&sb, "[    2.000000] Kernel panic - not syncing: Attempted to kill init!\n");
+	struct judge *j = new_judge(60);
+	judge_feed(j, sb.buf, sb.len, 1);
+	assert_int_equal(judge_finish(j, 2), VERDICT_PANIC);
+	assert_string_equal(judge_reason(j),
+			    "Kernel panic - not syncing: Attempted to kill init! (+300 more events)");
+	json_object *o = json_object_new_object(), *v;
+	judge_to_json(j, o);
+	assert_true(json_object_object_get_ex(o, "events_not_kept", &v));
+	assert_int_equal(json_object_get_int(v), 44);
+	json_object_put(o);
+	judge_free(j);
+
+	struct log l = { STRBUF_INIT, 0 };
+	kernel_boot(&l);
+	for (int i = 0; i < CRASH_MAX_EVENTS; i++)
+		warning_report(&l.sb, "known_fn");
+	warning_report(&l.sb, "real_bug");
+	records_until_end(&l);
+	result_and_end(&l, "PASS", "");
+	struct judge_limits limits;
+	judge_default_limits(&limits);
+	char *known[] = { "WARNING in known_fn" };
+	limits.known_issues = known;
+	limits.n_known_issues = 1;
+	j = judge_new(&limits);
+	judge_feed(j, l.sb.buf, l.sb.len, 1);
+	assert_int_equal(judge_finish(j, 2), VERDICT_FAIL);
+	assert_string_equal(judge_reason(j), "kernel reported: WARNING in real_bug");
+	judge_free(j);
+	strbuf_release(&l.sb);
+	strbuf_release(&sb);
+}
+
+/* The metrics of a boot whose plan repeats a test: one per run, both kept;
+ * the same metric twice in one run: not read, FAIL. */
+static void test_metric_once_per_run(void **state)
+{
+	(void)state;
+	for (int dup = 0; dup < 2; dup++) {
+		struct log l = { STRBUF_INIT, 0 };
+		kernel_boot(&l);
+		records_until_end(&l);
+		if (dup)
+			rec(&l, "METRIC", "abi", "aarch64", "test", "lat_syscall", "name", "null",
+			    "unit", "us", "better", "lower", "n", "1", "median", "99.0", NULL);
+		rec(&l, "RESULT", "abi", "aarch64", "test", "lat_syscall", "status", "PASS",
+		    "ms", "812", NULL);
+		if (!dup) {
+			rec(&l, "TEST", "abi", "aarch64", "test", "lat_syscall", "status", "start", NULL);
+			rec(&l, "METRIC", "abi", "aarch64", "test", "lat_syscall", "name", "null",
+			    "unit", "us", "better", "lower", "n", "1", "median", "14.2", NULL);
+			rec(&l, "RESULT", "abi", "aarch64", "test", "lat_syscall", "status", "PASS",
+			    "ms", "812", NULL);
+		}
+		char records[16];
+		snprintf(records, sizeof(records), "%llu", (unsigned long long)l.seq);
+		rec(&l, "END", "tests", dup ? "1" : "2", "passed", dup ? "1" : "2", "failed", "0",
+		    "timeout", "0", "records", records, NULL);
+		struct judge *j = new_judge(60);
+		judge_feed(j, l.sb.buf, l.sb.len, 1);
+		assert_int_equal(judge_finish(j, 2), dup ? VERDICT_FAIL : VERDICT_PASS);
+		json_object *o = json_object_new_object(), *metrics;
+		judge_to_json(j, o);
+		json_object_object_get_ex(o, "metrics", &metrics);
+		assert_int_equal(json_object_array_length(metrics), dup ? 1 : 2);
+		json_object *first = json_object_array_get_idx(metrics, 0), *median;
+		json_object_object_get_ex(first, "median", &median);
+		assert_true(json_object_get_double(median) == 14.1021);
+		json_object_put(o);
+		judge_free(j);
+		strbuf_release(&l.sb);
+	}
+}
+
+/* A panic line cut by chunks and followed by a lone CR, a screen clear
+ * split from its ESC: the text before each is still read. */
+static void test_pieces_across_chunks(void **state)
+{
+	(void)state;
+	static const char *const chunks[] = {
+		"[    0.000000] Linux version 6.1.0 #1\n[    1.0] Kernel pa", "nic - not syncing: x",
+		"\r", "login: \n[    1.1] WARNING: CPU: 0 PID: 1 at a.c:1 f+0x1/0x2\x1b", "[2J\n",
+	};
+	struct judge *j = new_judge(60);
+	for (size_t i = 0; i < ARRAY_SIZE(chunks); i++)
+		feed(j, chunks[i], 1);
+	assert_int_equal(judge_finish(j, 2), VERDICT_PANIC);
+	assert_string_equal(judge_reason(j), "Kernel panic - not syncing: x (+1 more events)");
+	judge_free(j);
+}
+
 /* The verdict helpers: names, exit codes as in the contract, severity order. */
 static void test_verdict_helpers(void **state)
 {
@@ -557,6 +667,9 @@ int main(void)
 		cmocka_unit_test(test_unexpected_reboot),
 		cmocka_unit_test(test_console_noise),
 		cmocka_unit_test(test_huge_line),
+		cmocka_unit_test(test_events_bounded),
+		cmocka_unit_test(test_metric_once_per_run),
+		cmocka_unit_test(test_pieces_across_chunks),
 		cmocka_unit_test(test_verdict_helpers),
 		cmocka_unit_test(test_strip_prefix),
 		cmocka_unit_test(test_noise_is_not_a_crash),

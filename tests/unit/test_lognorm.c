@@ -11,7 +11,9 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lognorm.h"
 
@@ -149,6 +151,22 @@ static void test_diff(void **state)
 	log_free(&b);
 }
 
+/* log_each_line's callback in test_pairs_match_diff: line i is log_parse's. */
+struct each_ctx {
+	const struct log *log;
+	size_t i;
+};
+
+static void check_each(void *ctx, const char *raw, size_t len, size_t lineno)
+{
+	struct each_ctx *c = ctx;
+	assert_true(c->i < c->log->n);
+	assert_int_equal(strlen(c->log->raw[c->i]), len);
+	assert_memory_equal(c->log->raw[c->i], raw, len);
+	assert_int_equal(c->log->lineno[c->i], lineno);
+	c->i++;
+}
+
 /* A message printed into another's line starts a line of its own. */
 static void test_cut_lines(void **state)
 {
@@ -162,6 +180,63 @@ static void test_cut_lines(void **state)
 	assert_int_equal(log.lineno[2], 2);
 	assert_int_equal(log.lineno[3], 3);
 	log_free(&log);
+}
+
+/* log_each_line over a file splits as log_parse; line_pairs (from either
+ * side) marks the lines log_diff marks, over logs with repeats. */
+static void test_pairs_match_diff(void **state)
+{
+	(void)state;
+	static const char *const words[] = { "[    0.1] probe a at 0xffff8880", "same", "",
+					     "x[    0.2] cut in", "other 1234567", "same" };
+	struct strbuf text[2] = { STRBUF_INIT, STRBUF_INIT };
+	unsigned rng = 7;
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 400; i++) {
+			rng = rng * 1103515245 + 12345;
+			strbuf_addstr(&text[k], words[(rng >> 16) % (k ? 6 : 5)]);
+			strbuf_addstr(&text[k], "\n");
+		}
+	struct log log[2];
+	bool *only[2];
+	for (int k = 0; k < 2; k++) {
+		log_parse(&log[k], text[k].buf, text[k].len);
+		only[k] = xcalloc(log[k].n, sizeof(bool));
+	}
+	log_diff(&log[0], &log[1], only[0], only[1]);
+	for (int build = 0; build < 2; build++) {
+		struct line_pairs *p = line_pairs_new(build);
+		for (int k = 0; k < 2; k++) {
+			int side = k ? !build : build;
+			for (size_t i = 0; i < log[side].n; i++)
+				line_pairs_count(p, side, log[side].norm[i]);
+		}
+		for (int k = 0; k < 2; k++) {
+			size_t n = 0;
+			for (size_t i = 0; i < log[k].n; i++) {
+				assert_int_equal(line_pairs_take(p, k, log[k].norm[i]), only[k][i]);
+				n += only[k][i];
+			}
+			assert_int_equal(line_pairs_only(p, k), n);
+		}
+		line_pairs_free(p);
+	}
+	char path[] = "/tmp/test_lognorm.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0 && write(fd, text[1].buf, text[1].len) == (ssize_t)text[1].len);
+	close(fd);
+	struct each_ctx c = { &log[1], 0 };
+	struct log_read st;
+	assert_int_equal(log_each_line(path, 1 << 20, check_each, &c, &st), 0);
+	assert_int_equal(c.i, log[1].n);
+	assert_int_equal(st.bytes, text[1].len);
+	assert_false(st.cut);
+	unlink(path);
+	for (int k = 0; k < 2; k++) {
+		log_free(&log[k]);
+		free(only[k]);
+		strbuf_release(&text[k]);
+	}
 }
 
 static void test_counts(void **state)
@@ -193,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_cut_lines),
+		cmocka_unit_test(test_pairs_match_diff),
 		cmocka_unit_test(test_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -601,23 +601,84 @@ static void test_restart_with_begin_lost(void **state)
 	const char *lines[] = {
 		BEGIN_LINE(0),
 		rec_line(1, 1, "ABI", "abi", "arm", "status", "ok", NULL),
-		END_LINE(2, 2, "2"),
-		END_LINE(2, 2, "2"),    /* a duplicated END: not a restart */
 		/* the next boot's BEGIN is lost; its seq 1 differs */
-		rec_line(3, 1, "ABI", "abi", "arm", "status", "error", "reason", "EIO", NULL),
+		rec_line(2, 1, "ABI", "abi", "arm", "status", "error", "reason", "EIO", NULL),
 	};
 
 	(void)state;
-	feed_lines(d, lines, 5);
-	assert_int_equal(s.nrec, 4);
+	feed_lines(d, lines, 3);
+	assert_int_equal(s.nrec, 3);
 	assert_int_equal(s.nprob, 4);
-	assert_int_equal(s.prob[0].kind, PROTO_DUPLICATE);
+	assert_int_equal(s.prob[0].kind, PROTO_TRUNCATED);
 	assert_int_equal(s.prob[1].kind, PROTO_RESTART);
-	assert_int_equal(s.prob[1].line, 5);
+	assert_int_equal(s.prob[1].line, 3);
 	assert_int_equal(s.prob[2].kind, PROTO_LOST);
 	assert_string_equal(s.prob[2].detail, "seq 0 missing");
-	assert_int_equal(s.prob[3].kind, PROTO_TRUNCATED);
-	assert_string_equal(s.rec[3].fields, "abi=arm status=error reason=EIO");
+	assert_int_equal(s.prob[3].kind, PROTO_TRUNCATED);      /* at the end */
+	assert_string_equal(s.rec[2].fields, "abi=arm status=error reason=EIO");
+	decoder_free(d);
+}
+
+/* After END nothing of the run is read: a record with a seq seen before or
+ * a new one, a second END; a duplicated line is only a duplicate, and a
+ * BEGIN at seq 0 starts a new run. */
+static void test_after_end(void **state)
+{
+	struct seen s;
+	struct decoder *d = new_decoder(&s);
+	const char *lines[] = {
+		BEGIN_LINE(0),
+		rec_line(1, 1, "ABI", "abi", "arm", "status", "ok", NULL),
+		END_LINE(2, 2, "2"),
+		END_LINE(2, 2, "2"),    /* a duplicated END: not a second one */
+		rec_line(3, 1, "ABI", "abi", "arm", "status", "error", "reason", "EIO", NULL),
+		rec_line(4, 3, "METRIC", "abi", "arm", "test", "t", "name", "x", "median", "99.0", NULL),
+		END_LINE(5, 4, "3"),
+		BEGIN_LINE(6),
+	};
+
+	(void)state;
+	feed_lines(d, lines, 8);
+	assert_int_equal(s.nrec, 4);
+	assert_int_equal(s.rec[3].seq, 0);
+	assert_int_equal(s.nprob, 6);      /* the new run ends truncated */
+	assert_int_equal(s.prob[0].kind, PROTO_DUPLICATE);
+	assert_int_equal(s.prob[1].kind, PROTO_AFTER_END);
+	assert_int_equal(s.prob[1].line, 5);
+	assert_string_equal(s.prob[1].detail, "ABI seq 1 after END (not read)");
+	assert_int_equal(s.prob[2].kind, PROTO_AFTER_END);
+	assert_int_equal(s.prob[3].kind, PROTO_AFTER_END);
+	assert_string_equal(s.prob[3].detail, "END seq 4 after END (not read)");
+	assert_int_equal(s.prob[4].kind, PROTO_RESTART);
+	assert_int_equal(decoder_stats(d)->problems[PROTO_AFTER_END], 3);
+	assert_int_equal(decoder_stats(d)->lost, 0);
+	decoder_free(d);
+}
+
+/* A metric comes once per run of its test: again in the same run it is not
+ * read; in the next run of the test (the plan's repeat) it is. */
+static void test_duplicate_metric(void **state)
+{
+	struct seen s;
+	struct decoder *d = new_decoder(&s);
+	const char *lines[] = {
+		rec_line(0, 1, "TEST", "abi", "arm", "test", "t", "status", "start", NULL),
+		rec_line(1, 2, "METRIC", "abi", "arm", "test", "t", "name", "x", "median", "1.0", NULL),
+		rec_line(2, 3, "METRIC", "abi", "arm", "test", "t", "name", "y", "median", "2.0", NULL),
+		rec_line(3, 4, "METRIC", "abi", "arm", "test", "t", "name", "x", "median", "99.0", NULL),
+		rec_line(4, 5, "TEST", "abi", "arm", "test", "t", "status", "start", NULL),
+		rec_line(5, 6, "METRIC", "abi", "arm", "test", "t", "name", "x", "median", "1.1", NULL),
+	};
+
+	(void)state;
+	feed_lines(d, lines, 6);
+	assert_int_equal(s.nrec, 5);
+	assert_int_equal(s.nprob, 3);      /* and the stream ends truncated */
+	assert_int_equal(s.prob[0].kind, PROTO_LOST);         /* seq 0: no BEGIN here */
+	assert_int_equal(s.prob[1].kind, PROTO_DUPLICATE_METRIC);
+	assert_int_equal(s.prob[1].line, 4);
+	assert_string_equal(s.prob[1].detail, "metric arm/t x again in one test run (not read)");
+	assert_string_equal(s.rec[4].fields, "abi=arm test=t name=x median=1.1");
 	decoder_free(d);
 }
 
@@ -957,6 +1018,8 @@ int main(void)
 		cmocka_unit_test(test_reordered),
 		cmocka_unit_test(test_restart),
 		cmocka_unit_test(test_restart_with_begin_lost),
+		cmocka_unit_test(test_after_end),
+		cmocka_unit_test(test_duplicate_metric),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_end_count_mismatch),
 		cmocka_unit_test(test_unknown_kind_kept),
