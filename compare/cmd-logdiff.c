@@ -21,6 +21,7 @@
 #include "judge.h"
 #include "exitcodes.h"
 #include "lognorm.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -258,8 +259,8 @@ static void print_events(FILE *out, const struct log_side *a, const struct log_s
 		if (!header)
 			fprintf(out, "\nkernel failures only in %s:\n", which);
 		header = true;
-		fprintf(out, "%c [%s] %s (line %ld)\n", mark, event_str(a, i, "kind"),
-			event_str(a, i, "title"), event_line(a, i));
+		fprintf(out, "%c [%s] %s (line %ld)\n", mark, term_str(event_str(a, i, "kind")),
+			term_str(event_str(a, i, "title")), event_line(a, i));
 	}
 }
 
@@ -311,7 +312,7 @@ static void print_lines(FILE *out, const struct log_side *ls, char mark, const c
 	fprintf(out, "\nlines only in %s: %zu\n", which, count_only(ls));
 	for (size_t i = 0; i < ls->log.n; i++)
 		if (ls->only[i])
-			fprintf(out, "%c %6zu: %s\n", mark, ls->log.lineno[i], ls->log.norm[i]);
+			fprintf(out, "%c %6zu: %s\n", mark, ls->log.lineno[i], term_str(ls->log.norm[i]));
 }
 
 /* The text report: failures first, then milestones, then lines. */
@@ -319,8 +320,8 @@ static void report_logdiff_text(FILE *out, const struct log_side *ls)
 {
 	for (int k = 0; k < 2; k++) {
 		const char *reason = judged_str(&ls[k], "reason");
-		fprintf(out, "%c %s (%zu lines): %s%s%s\n", "AB"[k], ls[k].path, ls[k].log.n,
-			judged_str(&ls[k], "verdict"), *reason ? ": " : "", reason);
+		fprintf(out, "%c %s (%zu lines): %s%s%s\n", "AB"[k], term_str(ls[k].path), ls[k].log.n,
+			term_str(judged_str(&ls[k], "verdict")), *reason ? ": " : "", term_str(reason));
 	}
 	print_events(out, &ls[0], &ls[1], '-', "A");
 	print_events(out, &ls[1], &ls[0], '+', "B");
@@ -334,13 +335,13 @@ static struct json_object *side_json(const struct log_side *a, const struct log_
 {
 	struct json_object *o = json_object_new_object(), *events = json_object_new_array();
 	struct json_object *lines = json_object_new_array(), *ms = json_object_new_object();
-	json_object_object_add(o, "path", json_object_new_string(a->path));
+	json_object_object_add(o, "path", json_cstring_utf8(a->path));
 	json_object_object_add(o, "lines", json_object_new_int((int)a->log.n));
 	for (size_t i = 0; i < event_count(a); i++)
 		if (event_unmatched(a, i, b))
 			json_object_array_add(events, json_object_get(json_object_array_get_idx(a->events, i)));
-	json_object_object_add(o, "verdict", json_object_new_string(judged_str(a, "verdict")));
-	json_object_object_add(o, "reason", json_object_new_string(judged_str(a, "reason")));
+	json_object_object_add(o, "verdict", json_cstring_utf8(judged_str(a, "verdict")));
+	json_object_object_add(o, "reason", json_cstring_utf8(judged_str(a, "reason")));
 	json_object_object_add(o, "new_events", events);
 	for (int m = 0; m < NMILESTONES; m++)
 		if (!isnan(a->milestone[m]))
@@ -353,8 +354,8 @@ static struct json_object *side_json(const struct log_side *a, const struct log_
 			continue;
 		struct json_object *lo = json_object_new_object();
 		json_object_object_add(lo, "line", json_object_new_int((int)a->log.lineno[i]));
-		json_object_object_add(lo, "text", json_object_new_string(a->log.norm[i]));
-		json_object_object_add(lo, "raw", json_object_new_string(a->log.raw[i]));
+		json_object_object_add(lo, "text", json_cstring_utf8(a->log.norm[i]));
+		json_object_object_add(lo, "raw", json_cstring_utf8(a->log.raw[i]));
 		json_object_array_add(lines, lo);
 	}
 	json_object_object_add(o, "only_here", lines);
@@ -367,9 +368,7 @@ static void report_logdiff_json(FILE *out, const struct log_side *ls)
 	json_object_object_add(root, "format", json_object_new_string("bootrig-logdiff-1"));
 	json_object_object_add(root, "a", side_json(&ls[0], &ls[1]));
 	json_object_object_add(root, "b", side_json(&ls[1], &ls[0]));
-	fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-					     JSON_C_TO_STRING_NOSLASHESCAPE), out);
-	fputc('\n', out);
+	json_fputs(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, out);
 	json_object_put(root);
 }
 

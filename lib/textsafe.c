@@ -279,3 +279,12 @@ void strbuf_add_json(struct strbuf *sb, struct json_object *o, int flags)
 		i = run;
 	}
 }
+
+void json_fputs(struct json_object *o, int flags, FILE *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add_json(&sb, o, flags);
+	strbuf_add(&sb, "\n", 1);
+	fwrite(sb.buf, 1, sb.len, out);
+	strbuf_release(&sb);
+}

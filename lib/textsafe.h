@@ -42,6 +42,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct json_object;
 
@@ -100,5 +101,7 @@ void json_object_add_utf8_key(struct json_object *o, const char *key, struct jso
  * the text every JSON file and JSON report of bootrig is written from.
  */
 void strbuf_add_json(struct strbuf *sb, struct json_object *o, int flags);
+/* o's JSON text by strbuf_add_json, then a newline, to out (a report). */
+void json_fputs(struct json_object *o, int flags, FILE *out);
 
 #endif

@@ -13,6 +13,7 @@
  *      looks for (the quick rejection); most lines end there.
  */
 #include "crash.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -927,6 +928,8 @@ static void close_report(struct crash_detector *d)
 	ev->fatal = r->fatal;
 	ev->title = report_title(r, &fn);
 	ev->function = xstrdup(fn);
+	text_clean_title(ev->title);            /* the raw bytes stay in console.log */
+	text_clean_title(ev->function);
 	ev->line = r->line;
 	ev->time = r->time;
 	ev->excerpt = r->excerpt.buf ? xstrdup(r->excerpt.buf) : xstrdup("");
@@ -941,6 +944,7 @@ static void add_line_event(struct crash_detector *d, enum crash_kind kind, bool 
 	ev->kind = kind;
 	ev->fatal = fatal;
 	ev->title = title;
+	text_clean_title(ev->title);
 	ev->function = xstrdup("");
 	ev->line = lineno;
 	ev->time = t;
