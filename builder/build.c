@@ -16,6 +16,7 @@
 #include "exitcodes.h"
 #include "kernel.h"
 #include "sha256.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -590,7 +591,7 @@ static json_object *json_strings(char **v, size_t n)
 {
 	json_object *a = json_object_new_array();
 	for (size_t i = 0; i < n; i++)
-		json_object_array_add(a, json_object_new_string(v[i]));
+		json_object_array_add(a, json_cstring_utf8(v[i]));
 	return a;
 }
 
@@ -598,12 +599,12 @@ static json_object *json_strings(char **v, size_t n)
 static json_object *manifest_kernel(const struct kernel *k)
 {
 	json_object *o = json_object_new_object();
-	json_object_object_add(o, "path", json_object_new_string(k->input));
-	json_object_object_add(o, "image", json_object_new_string(k->image));
-	json_object_object_add(o, "id", json_object_new_string(k->id));
-	json_object_object_add(o, "arch", json_object_new_string(kernel_arch_name(k->arch)));
-	json_object_object_add(o, "version", k->version ? json_object_new_string(k->version) : NULL);
-	json_object_object_add(o, "sha256", json_object_new_string(k->sha256));
+	json_object_object_add(o, "path", json_cstring_utf8(k->input));
+	json_object_object_add(o, "image", json_cstring_utf8(k->image));
+	json_object_object_add(o, "id", json_cstring_utf8(k->id));
+	json_object_object_add(o, "arch", json_cstring_utf8(kernel_arch_name(k->arch)));
+	json_object_object_add(o, "version", k->version ? json_cstring_utf8(k->version) : NULL);
+	json_object_object_add(o, "sha256", json_cstring_utf8(k->sha256));
 	return o;
 }
 
@@ -617,13 +618,13 @@ static json_object *manifest_files(const struct entries *es)
 		char *name = xasprintf("/%s", e->name);
 		char mode[16];
 		snprintf(mode, sizeof(mode), "%06o", e->mode);
-		json_object_object_add(f, "name", json_object_new_string(name));
-		json_object_object_add(f, "mode", json_object_new_string(mode));
+		json_object_object_add(f, "name", json_cstring_utf8(name));
+		json_object_object_add(f, "mode", json_cstring_utf8(mode));
 		json_object_object_add(f, "size", json_object_new_int64((int64_t)e->len));
 		if (S_ISREG(e->mode))
-			json_object_object_add(f, "sha256", json_object_new_string(e->sha256));
+			json_object_object_add(f, "sha256", json_cstring_utf8(e->sha256));
 		if (e->source)
-			json_object_object_add(f, "source", json_object_new_string(e->source));
+			json_object_object_add(f, "source", json_cstring_utf8(e->source));
 		json_object_array_add(files, f);
 		free(name);
 	}
@@ -637,34 +638,34 @@ static int write_manifest(const struct build_options *opt, const char *output,
 {
 	const struct suite *s = opt->suite;
 	json_object *m = json_object_new_object();
-	json_object_object_add(m, "format", json_object_new_string("bootrig-initramfs-1"));
-	json_object_object_add(m, "bootrig_version", json_object_new_string(BOOTRIG_VERSION));
-	json_object_object_add(m, "image", json_object_new_string(output));
+	json_object_object_add(m, "format", json_cstring_utf8("bootrig-initramfs-1"));
+	json_object_object_add(m, "bootrig_version", json_cstring_utf8(BOOTRIG_VERSION));
+	json_object_object_add(m, "image", json_cstring_utf8(output));
 	json_object_object_add(m, "size", json_object_new_int64((int64_t)image->len));
-	json_object_object_add(m, "sha256", json_object_new_string(sha));
-	json_object_object_add(m, "compression", json_object_new_string(opt->compress ? "gzip" : "none"));
+	json_object_object_add(m, "sha256", json_cstring_utf8(sha));
+	json_object_object_add(m, "compression", json_cstring_utf8(opt->compress ? "gzip" : "none"));
 	json_object_object_add(m, "source_date_epoch", json_object_new_int64(source_date_epoch()));
-	json_object_object_add(m, "append_to", opt->append_to ? json_object_new_string(opt->append_to) : NULL);
+	json_object_object_add(m, "append_to", opt->append_to ? json_cstring_utf8(opt->append_to) : NULL);
 	json_object_object_add(m, "kernel", manifest_kernel(opt->kernel));
-	json_object_object_add(m, "target", json_object_new_string(opt->target->name));
+	json_object_object_add(m, "target", json_cstring_utf8(opt->target->name));
 	json_object_object_add(m, "abis", json_strings(abis, n_abis));
-	json_object_object_add(m, "suite", json_object_new_string(s->name));
+	json_object_object_add(m, "suite", json_cstring_utf8(s->name));
 	json_object *p = json_object_new_object();
-	json_object_object_add(p, "suite", json_object_new_string(s->name));
+	json_object_object_add(p, "suite", json_cstring_utf8(s->name));
 	json_object_object_add(p, "tests", json_strings(s->tests, s->n_tests));
 	json_object_object_add(p, "abis", json_strings(abis, n_abis));
 	json_object_object_add(p, "samples", json_object_new_int(s->samples));
 	json_object_object_add(p, "repeat", json_object_new_int(s->repeat));
 	json_object_object_add(p, "test_timeout", json_object_new_double(s->test_timeout));
-	json_object_object_add(p, "text", json_object_new_string(plan));
+	json_object_object_add(p, "text", json_cstring_utf8(plan));
 	json_object_object_add(m, "plan", p);
 	json_object_object_add(m, "files", manifest_files(es));
-	const char *text = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PRETTY |
-							 JSON_C_TO_STRING_NOSLASHESCAPE);
+	struct strbuf whole = STRBUF_INIT;
+	strbuf_add_json(&whole, m, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	strbuf_add(&whole, "\n", 1);
 	char *path = xasprintf("%s.json", output);
-	char *whole = xasprintf("%s\n", text);
-	int rc = write_file_atomic_nosync(path, whole, strlen(whole)) < 0 ? EXIT_INFRA : 0;
-	free(whole);
+	int rc = write_file_atomic_nosync(path, whole.buf, whole.len) < 0 ? EXIT_INFRA : 0;
+	strbuf_release(&whole);
 	free(path);
 	json_object_put(m);
 	return rc;
@@ -732,10 +733,10 @@ static void list_entry(const struct cpio_entry *e, void *ctx)
 		name += 2;
 	if (S_ISCHR(e->mode) || S_ISBLK(e->mode))
 		fprintf(ctx, "%s %4u,%-4u /%s\n", mode, e->rdev_major, e->rdev_minor,
-			strcmp(name, ".") ? name : "");
+			strcmp(name, ".") ? term_str(name) : "");
 	else
 		fprintf(ctx, "%s %9zu /%s\n", mode, e->size,
-			strcmp(name, ".") ? (*name == '/' ? name + 1 : name) : "");
+			strcmp(name, ".") ? term_str(*name == '/' ? name + 1 : name) : "");
 }
 
 int build_list(const char *image, FILE *out)

@@ -11,6 +11,7 @@
 #include "exitcodes.h"
 #include "kernel.h"
 #include "options.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -113,17 +114,17 @@ static const char *cache_words(enum image_cache cache)
 static void report(const char *output, const struct kernel *k, const struct target *t,
 		   const struct suite *s, const struct build_options *opt)
 {
-	printf("kernel: %s (%s, %s)\n", k->input, kernel_arch_name(k->arch),
-	       k->version ? k->version : "version unknown");
+	printf("kernel: %s (%s, %s)\n", term_str(k->input), kernel_arch_name(k->arch),
+	       k->version ? term_str(k->version) : "version unknown");
 	printf("target: %s\nsuite: %s\nabis:", t->name, s->name);
 	char **abis = opt->abis ? opt->abis : t->abis;
 	size_t n = opt->abis ? opt->n_abis : t->n_abis;
 	for (size_t i = 0; i < n; i++)
 		printf(" %s", abis[i]);
-	printf("\nimage: %s\n", output);
+	printf("\nimage: %s\n", term_str(output));
 	printf("image cache: %s\n", cache_words(*opt->cache_outcome));
 	if (opt->write_manifest)
-		printf("manifest: %s.json\n", output);
+		printf("manifest: %s.json\n", term_str(output));
 }
 
 /* The build itself, with the config loaded and the kernel open. */
@@ -167,7 +168,7 @@ static int build_with(const struct build_args *a, const struct config *cfg,
 	if (!rc) {
 		report(initramfs, k, t, s, &opt);
 		if (a->sd_image)
-			printf("sd-image: %s\n", a->output);
+			printf("sd-image: %s\n", term_str(a->output));
 	}
 	free(initramfs);
 	for (size_t i = 0; i < abis.n; i++)

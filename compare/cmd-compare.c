@@ -11,6 +11,7 @@
 #include "builtin.h"
 #include "compare.h"
 #include "exitcodes.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <errno.h>
@@ -149,9 +150,7 @@ static char *render(const struct comparison *c, enum report_format format, bool 
 	case FORMAT_HTML: report_html(c, out); break;
 	case FORMAT_JSON: {
 		struct json_object *root = report_json(c);
-		fputs(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-						     JSON_C_TO_STRING_NOSLASHESCAPE), out);
-		fputc('\n', out);
+		json_fputs(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, out);
 		json_object_put(root);
 		break;
 	}

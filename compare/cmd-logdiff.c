@@ -29,6 +29,7 @@
 #include "judgelog.h"
 #include "exitcodes.h"
 #include "lognorm.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -291,8 +292,8 @@ static void print_events(FILE *out, const struct log_side *a, const struct log_s
 		if (!header)
 			fprintf(out, "\nkernel failures only in %s:\n", which);
 		header = true;
-		fprintf(out, "%c [%s] %s (line %ld)\n", mark, event_str(a, i, "kind"),
-			event_str(a, i, "title"), event_line(a, i));
+		fprintf(out, "%c [%s] %s (line %ld)\n", mark, term_str(event_str(a, i, "kind")),
+			term_str(event_str(a, i, "title")), event_line(a, i));
 	}
 }
 
@@ -348,7 +349,7 @@ static void print_line(void *ctx, size_t lineno, const char *norm, const char *r
 {
 	struct text_lines *tl = ctx;
 	(void)raw, (void)len;
-	fprintf(tl->out, "%c %6zu: %s\n", tl->mark, lineno, norm);
+	fprintf(tl->out, "%c %6zu: %s\n", tl->mark, lineno, term_str(norm));
 }
 
 /* The normalized lines only this log has, with their line numbers. */
@@ -366,8 +367,8 @@ static void report_logdiff_text(FILE *out, const struct log_side *ls, struct lin
 {
 	for (int k = 0; k < 2; k++) {
 		const char *reason = judged_str(&ls[k], "reason");
-		fprintf(out, "%c %s (%zu lines): %s%s%s\n", "AB"[k], ls[k].path, ls[k].nlines,
-			judged_str(&ls[k], "verdict"), *reason ? ": " : "", reason);
+		fprintf(out, "%c %s (%zu lines): %s%s%s\n", "AB"[k], term_str(ls[k].path), ls[k].nlines,
+			term_str(judged_str(&ls[k], "verdict")), *reason ? ": " : "", term_str(reason));
 	}
 	print_events(out, &ls[0], &ls[1], '-', "A");
 	print_events(out, &ls[1], &ls[0], '+', "B");
@@ -384,13 +385,13 @@ static struct json_object *side_json(const struct log_side *a, const struct log_
 {
 	struct json_object *o = json_object_new_object(), *events = json_object_new_array();
 	struct json_object *ms = json_object_new_object();
-	json_object_object_add(o, "path", json_object_new_string(a->path));
+	json_object_object_add(o, "path", json_cstring_utf8(a->path));
 	json_object_object_add(o, "lines", json_object_new_int((int)a->nlines));
 	for (size_t i = 0; i < event_count(a); i++)
 		if (event_unmatched(a, i, b))
 			json_object_array_add(events, json_object_get(json_object_array_get_idx(a->events, i)));
-	json_object_object_add(o, "verdict", json_object_new_string(judged_str(a, "verdict")));
-	json_object_object_add(o, "reason", json_object_new_string(judged_str(a, "reason")));
+	json_object_object_add(o, "verdict", json_cstring_utf8(judged_str(a, "verdict")));
+	json_object_object_add(o, "reason", json_cstring_utf8(judged_str(a, "reason")));
 	json_object_object_add(o, "new_events", events);
 	for (int m = 0; m < NMILESTONES; m++)
 		if (!isnan(a->milestone[m]))
@@ -415,17 +416,17 @@ static void json_line(void *ctx, size_t lineno, const char *norm, const char *ra
 {
 	struct json_lines *jl = ctx;
 	struct json_object *lo = json_object_new_object();
-	char *copy = xasprintf("%.*s", (int)len, raw);
 	json_object_object_add(lo, "line", json_object_new_int((int)lineno));
-	json_object_object_add(lo, "text", json_object_new_string(norm));
-	json_object_object_add(lo, "raw", json_object_new_string(copy));
-	free(copy);
+	json_object_object_add(lo, "text", json_cstring_utf8(norm));
+	json_object_object_add(lo, "raw", json_string_utf8(raw, len));
 	fputs(jl->n++ ? ",\n      " : "\n      ", jl->out);
-	const char *s = json_object_to_json_string_ext(lo, JSON_C_TO_STRING_PRETTY |
-						       JSON_C_TO_STRING_NOSLASHESCAPE);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add_json(&sb, lo, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *s = sb.buf;
 	for (const char *nl; (nl = strchr(s, '\n')); s = nl + 1)
 		fprintf(jl->out, "%.*s\n      ", (int)(nl - s), s);
 	fputs(s, jl->out);
+	strbuf_release(&sb);
 	json_object_put(lo);
 }
 
@@ -446,8 +447,9 @@ static void report_logdiff_json(FILE *out, const struct log_side *ls, struct lin
 	json_object_object_add(root, "format", json_object_new_string("bootrig-logdiff-1"));
 	json_object_object_add(root, "a", side_json(&ls[0], &ls[1]));
 	json_object_object_add(root, "b", side_json(&ls[1], &ls[0]));
-	const char *doc = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-							 JSON_C_TO_STRING_NOSLASHESCAPE);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add_json(&sb, root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *doc = sb.buf;
 	for (int k = 0; k < 2; k++) {
 		char mark[32];
 		snprintf(mark, sizeof(mark), "\"" ONLY_HERE_MARK "\"", "ab"[k]);
@@ -458,6 +460,7 @@ static void report_logdiff_json(FILE *out, const struct log_side *ls, struct lin
 	}
 	fputs(doc, out);
 	fputc('\n', out);
+	strbuf_release(&sb);
 	json_object_put(root);
 }
 

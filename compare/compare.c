@@ -8,6 +8,7 @@
 #include "exitcodes.h"
 #include "lognorm.h"
 #include "stats.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <fnmatch.h>
@@ -60,21 +61,11 @@ const char *fmt_value(double v, char *buf, size_t size)
 	return buf;
 }
 
-/* Length of the valid UTF-8 sequence at s (2..4), or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-	if (s[0] >= 0xf5)
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 void xml_escape(FILE *out, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t n = strlen(s), len; n; p += len, n -= len) {
+		len = 1;
 		switch (*p) {
 		case '&': fputs("&amp;", out); continue;
 		case '<': fputs("&lt;", out); continue;
@@ -82,20 +73,12 @@ void xml_escape(FILE *out, const char *s)
 		case '"': fputs("&quot;", out); continue;
 		case '\'': fputs("&#39;", out); continue;
 		}
-		if (*p < 0x80) {
-			if (*p < 0x20 && *p != '\t' && *p != '\n')
-				fputs("\xef\xbf\xbd", out);
-			else
-				fputc(*p, out);
-			continue;
-		}
-		size_t n = utf8_len(p);
-		if (n == 0) {
+		/* Controls (C0 but tab and newline, DEL, C1) and bytes that
+		 * are not UTF-8 become U+FFFD. */
+		if (text_control(p, n, &len) && *p != '\t' && *p != '\n')
 			fputs("\xef\xbf\xbd", out);
-			continue;
-		}
-		fwrite(p, 1, n, out);
-		p += n - 1;
+		else
+			fwrite(p, 1, len, out);
 	}
 }
 

@@ -117,8 +117,9 @@ const char *fmt_value(double v, char *buf, size_t size);
 
 /*
  * Writes s escaped for XML and HTML text and attribute values: & < > " '
- * as entities, control characters other than tab and newline and bytes
- * that are not valid UTF-8 as U+FFFD, so any console text is safe.
+ * as entities, control characters other than tab and newline (C0, DEL and
+ * C1: text_control) and bytes that are not valid UTF-8 as U+FFFD, so any
+ * console text is safe.
  */
 void xml_escape(FILE *out, const char *s);
 

@@ -6,6 +6,7 @@
  */
 #include "compare.h"
 #include "stats.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <json-c/json.h>
@@ -23,8 +24,8 @@ static struct json_object *side_json(const struct comparison *c, size_t s)
 	const struct side *side = &c->sides[s];
 	char tag[16];
 	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "tag", json_object_new_string(side_tag(c, s, tag, sizeof(tag))));
-	json_object_object_add(o, "path", json_object_new_string(side->label));
+	json_object_object_add(o, "tag", json_cstring_utf8(side_tag(c, s, tag, sizeof(tag))));
+	json_object_object_add(o, "path", json_cstring_utf8(side->label));
 	json_object_object_add(o, "boots", json_object_new_int((int)side->nboots));
 	json_object_object_add(o, "passed", json_object_new_int((int)side->npass));
 	json_object_object_add(o, "infra_errors", json_object_new_int((int)side->ninfra));
@@ -34,12 +35,12 @@ static struct json_object *side_json(const struct comparison *c, size_t s)
 		if (b->passed)
 			continue;
 		struct json_object *e = json_object_new_object();
-		json_object_object_add(e, "dir", json_object_new_string(b->dir));
-		json_object_object_add(e, "kernel_id", json_object_new_string(b->kernel_id));
-		json_object_object_add(e, "variant", json_object_new_string(b->variant));
+		json_object_object_add(e, "dir", json_cstring_utf8(b->dir));
+		json_object_object_add(e, "kernel_id", json_cstring_utf8(b->kernel_id));
+		json_object_object_add(e, "variant", json_cstring_utf8(b->variant));
 		json_object_object_add(e, "boot", json_object_new_int(b->boot));
-		json_object_object_add(e, "verdict", json_object_new_string(b->verdict));
-		json_object_object_add(e, "reason", json_object_new_string(b->reason));
+		json_object_object_add(e, "verdict", json_cstring_utf8(b->verdict));
+		json_object_object_add(e, "reason", json_cstring_utf8(b->reason));
 		json_object_array_add(left, e);
 	}
 	json_object_object_add(o, "left_out", left);
@@ -57,12 +58,12 @@ static struct json_object *metric_json(const struct comparison *c, const struct 
 {
 	char id[512];
 	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "id", json_object_new_string(row_id(r, id, sizeof(id))));
-	json_object_object_add(o, "abi", json_object_new_string(r->abi));
-	json_object_object_add(o, "test", json_object_new_string(r->test));
-	json_object_object_add(o, "name", json_object_new_string(r->name));
-	json_object_object_add(o, "unit", json_object_new_string(r->unit));
-	json_object_object_add(o, "better", json_object_new_string(r->higher_better ? "higher" : "lower"));
+	json_object_object_add(o, "id", json_cstring_utf8(row_id(r, id, sizeof(id))));
+	json_object_object_add(o, "abi", json_cstring_utf8(r->abi));
+	json_object_object_add(o, "test", json_cstring_utf8(r->test));
+	json_object_object_add(o, "name", json_cstring_utf8(r->name));
+	json_object_object_add(o, "unit", json_cstring_utf8(r->unit));
+	json_object_object_add(o, "better", json_cstring_utf8(r->higher_better ? "higher" : "lower"));
 	struct json_object *sides = json_object_new_array();
 	for (size_t s = 0; s < c->nsides; s++) {
 		const struct side_stat *st = &r->stat[s];
@@ -89,7 +90,7 @@ static struct json_object *metric_json(const struct comparison *c, const struct 
 		json_object_object_add(co, "pct_change", num(cmp->pct_change));
 		json_object_object_add(co, "p_welch", num(cmp->p_welch));
 		json_object_object_add(co, "p_mann_whitney", num(cmp->p_mwu));
-		json_object_object_add(co, "verdict", json_object_new_string(change_name(cmp->change)));
+		json_object_object_add(co, "verdict", json_cstring_utf8(change_name(cmp->change)));
 		json_object_array_add(changes, co);
 	}
 	json_object_object_add(o, "changes", changes);
@@ -103,9 +104,9 @@ static struct json_object *abis_json(const struct comparison *c)
 	for (size_t k = 0; k < c->nabis; k++) {
 		struct json_object *o = json_object_new_object(), *st = json_object_new_array();
 		struct json_object *worse = json_object_new_array();
-		json_object_object_add(o, "abi", json_object_new_string(c->abis[k].abi));
+		json_object_object_add(o, "abi", json_cstring_utf8(c->abis[k].abi));
 		for (size_t s = 0; s < c->nsides; s++) {
-			json_object_array_add(st, json_object_new_string(c->abis[k].status[s]));
+			json_object_array_add(st, json_cstring_utf8(c->abis[k].status[s]));
 			json_object_array_add(worse, json_object_new_boolean(c->abis[k].worse[s]));
 		}
 		json_object_object_add(o, "status", st);
@@ -122,8 +123,8 @@ static struct json_object *failures_json(const struct comparison *c, struct json
 	for (size_t i = 0; i < c->nevents; i++) {
 		struct json_object *o = json_object_new_object();
 		json_object_object_add(o, "side", json_object_new_int((int)c->events[i].side));
-		json_object_object_add(o, "kind", json_object_new_string(c->events[i].event->kind));
-		json_object_object_add(o, "title", json_object_new_string(c->events[i].event->title));
+		json_object_object_add(o, "kind", json_cstring_utf8(c->events[i].event->kind));
+		json_object_object_add(o, "title", json_cstring_utf8(c->events[i].event->title));
 		json_object_object_add(o, "boots", json_object_new_int((int)c->events[i].boots));
 		json_object_array_add(events, o);
 	}
@@ -131,7 +132,7 @@ static struct json_object *failures_json(const struct comparison *c, struct json
 	for (size_t i = 0; i < c->nverdicts; i++) {
 		struct json_object *o = json_object_new_object();
 		json_object_object_add(o, "side", json_object_new_int((int)c->verdicts[i].side));
-		json_object_object_add(o, "verdict", json_object_new_string(c->verdicts[i].verdict));
+		json_object_object_add(o, "verdict", json_cstring_utf8(c->verdicts[i].verdict));
 		json_object_object_add(o, "boots", json_object_new_int((int)c->verdicts[i].boots));
 		json_object_array_add(*verdicts, o);
 	}
@@ -147,7 +148,7 @@ static struct json_object *log_lines_json(const struct comparison *c)
 		struct json_object *o = json_object_new_object();
 		json_object_object_add(o, "side", json_object_new_int((int)l->side));
 		json_object_object_add(o, "against", json_object_new_int((int)l->against));
-		json_object_object_add(o, "text", json_object_new_string(l->text));
+		json_object_object_add(o, "text", json_cstring_utf8(l->text));
 		json_object_object_add(o, "boots", json_object_new_int((int)l->boots));
 		json_object_array_add(a, o);
 	}
@@ -158,11 +159,11 @@ struct json_object *report_json(const struct comparison *c)
 {
 	struct json_object *root = json_object_new_object(), *sides = json_object_new_array();
 	struct json_object *metrics = json_object_new_array(), *warnings = json_object_new_array();
-	json_object_object_add(root, "format", json_object_new_string("bootrig-compare-1"));
-	json_object_object_add(root, "bootrig_version", json_object_new_string(BOOTRIG_VERSION));
+	json_object_object_add(root, "format", json_cstring_utf8("bootrig-compare-1"));
+	json_object_object_add(root, "bootrig_version", json_cstring_utf8(BOOTRIG_VERSION));
 	json_object_object_add(root, "alpha", json_object_new_double(c->opts.alpha));
 	json_object_object_add(root, "threshold_pct", json_object_new_double(c->opts.threshold_pct));
-	json_object_object_add(root, "test", json_object_new_string("welch"));
+	json_object_object_add(root, "test", json_cstring_utf8("welch"));
 	for (size_t s = 0; s < c->nsides; s++)
 		json_object_array_add(sides, side_json(c, s));
 	json_object_object_add(root, "sides", sides);
@@ -176,7 +177,7 @@ struct json_object *report_json(const struct comparison *c)
 	if (c->opts.logs)
 		json_object_object_add(root, "log_lines", log_lines_json(c));
 	for (size_t i = 0; i < c->nwarnings; i++)
-		json_object_array_add(warnings, json_object_new_string(c->warnings[i]));
+		json_object_array_add(warnings, json_cstring_utf8(c->warnings[i]));
 	json_object_object_add(root, "warnings", warnings);
 	struct json_object *sum = json_object_new_object();
 	json_object_object_add(sum, "regressed", json_object_new_int((int)c->regressions));

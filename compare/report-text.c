@@ -6,10 +6,12 @@
  * (each as % of BASE), the ABI table, stage times, new failures, console
  * differences (--logs), boots left out, warnings and the summary.
  * Colour (red regressed, green improved) only when asked (a terminal
- * without NO_COLOR).
+ * without NO_COLOR). Every string from the results (paths, names, units,
+ * titles, reasons, console lines) is printed through term_str (textsafe.h).
  */
 #include "compare.h"
 #include "stats.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <math.h>
@@ -66,7 +68,8 @@ static void print_candidate(const struct comparison *c, size_t s, const struct p
 	FILE *out = pt->out;
 	char tag[16], id[512];
 	fprintf(out, "\n%s %s (n=%zu) vs BASE %s (n=%zu)\n\n", side_tag(c, s, tag, sizeof(tag)),
-		c->sides[s].label, c->sides[s].npass, c->sides[0].label, c->sides[0].npass);
+		term_str(c->sides[s].label), c->sides[s].npass, term_str(c->sides[0].label),
+		c->sides[0].npass);
 	fprintf(out, "%16s %10s %16s  %8s  %8s  %s\n", "base ±%stddev", "%change",
 		"cand ±%stddev", "p(Welch)", "p(MWU)", "metric");
 	for (size_t i = 0; i < c->nrows; i++) {
@@ -83,7 +86,7 @@ static void print_candidate(const struct comparison *c, size_t s, const struct p
 		print_value(out, &r->stat[s]);
 		print_p(out, cmp->p_welch);
 		print_p(out, cmp->p_mwu);
-		fprintf(out, "  %s (%s)", row_id(r, id, sizeof(id)), r->unit);
+		fprintf(out, "  %s (%s)", term_str(row_id(r, id, sizeof(id))), term_str(r->unit));
 		if (cmp->change != CHANGE_NOISE)
 			fprintf(out, "  %s", change_name(cmp->change));
 		fprintf(out, "%s\n", unpaint(pt, cmp->change));
@@ -97,7 +100,8 @@ static void print_table(const struct comparison *c, const struct painter *pt)
 	char tag[16], id[512], v[32];
 	size_t width = 6;
 	for (size_t i = 0; i < c->nrows; i++) {
-		size_t len = strlen(row_id(&c->rows[i], id, sizeof(id))) + strlen(c->rows[i].unit) + 3;
+		size_t len = strlen(term_str(row_id(&c->rows[i], id, sizeof(id)))) +
+			     strlen(term_str(c->rows[i].unit)) + 3;
 		if (len > width)
 			width = len;
 	}
@@ -108,7 +112,8 @@ static void print_table(const struct comparison *c, const struct painter *pt)
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct metric_row *r = &c->rows[i];
 		char label[600];
-		snprintf(label, sizeof(label), "%s (%s)", row_id(r, id, sizeof(id)), r->unit);
+		snprintf(label, sizeof(label), "%s (%s)", term_str(row_id(r, id, sizeof(id))),
+			 term_str(r->unit));
 		fprintf(out, "%-*s %10s", (int)width, label, fmt_value(r->stat[0].mean, v, sizeof(v)));
 		for (size_t s = 1; s < c->nsides; s++) {
 			const struct cand_cmp *cmp = &r->cmp[s];
@@ -140,9 +145,9 @@ static void print_abis(const struct comparison *c, FILE *out)
 	for (size_t k = 0; k < c->nabis; k++) {
 		const struct abi_row *row = &c->abis[k];
 		bool changed = false, worse = false;
-		fprintf(out, "%-16s", row->abi);
+		fprintf(out, "%-16s", term_str(row->abi));
 		for (size_t s = 0; s < c->nsides; s++) {
-			fprintf(out, " %-12s", row->status[s]);
+			fprintf(out, " %-12s", term_str(row->status[s]));
 			changed |= strcmp(row->status[s], row->status[0]) != 0;
 			worse |= row->worse[s];
 		}
@@ -193,7 +198,8 @@ static void print_failures(const struct comparison *c, const struct painter *pt)
 		if (i == 0)
 			fputs("\nnew kernel failures (titles BASE never showed):\n", out);
 		fprintf(out, "%s  %s [%s] %s (%u of %zu boots)%s\n", paint(pt, CHANGE_REGRESSED),
-			side_tag(c, e->side, tag, sizeof(tag)), e->event->kind, e->event->title,
+			side_tag(c, e->side, tag, sizeof(tag)), term_str(e->event->kind),
+			term_str(e->event->title),
 			e->boots, c->sides[e->side].nboots, unpaint(pt, CHANGE_REGRESSED));
 	}
 	for (size_t i = 0; i < c->nverdicts; i++) {
@@ -201,7 +207,7 @@ static void print_failures(const struct comparison *c, const struct painter *pt)
 		if (i == 0)
 			fputs("\nnew failing verdicts (BASE never had them):\n", out);
 		fprintf(out, "%s  %s %s in %u of %zu boots%s\n", paint(pt, CHANGE_REGRESSED),
-			side_tag(c, v->side, tag, sizeof(tag)), v->verdict, v->boots,
+			side_tag(c, v->side, tag, sizeof(tag)), term_str(v->verdict), v->boots,
 			c->sides[v->side].nboots, unpaint(pt, CHANGE_REGRESSED));
 	}
 }
@@ -217,7 +223,7 @@ static void print_log_lines(const struct comparison *c, FILE *out)
 	for (size_t i = 0; i < c->nlog_lines; i++) {
 		const struct log_line *l = &c->log_lines[i];
 		fprintf(out, "  only %s (not %s, %u boots): %s\n", side_tag(c, l->side, tag, sizeof(tag)),
-			side_tag(c, l->against, tag2, sizeof(tag2)), l->boots, l->text);
+			side_tag(c, l->against, tag2, sizeof(tag2)), l->boots, term_str(l->text));
 	}
 }
 
@@ -235,8 +241,8 @@ static void print_left_out(const struct comparison *c, FILE *out)
 				fputs("\nboots left out of the statistics:\n", out);
 			header = true;
 			fprintf(out, "  %-5s %s %s #%d %s: %s\n", side_tag(c, s, tag, sizeof(tag)),
-				b->kernel_id, b->variant, b->boot, b->verdict,
-				*b->reason ? b->reason : "(no reason given)");
+				term_str(b->kernel_id), term_str(b->variant), b->boot, term_str(b->verdict),
+				*b->reason ? term_str(b->reason) : "(no reason given)");
 		}
 	}
 }
@@ -249,7 +255,7 @@ void report_text(const struct comparison *c, FILE *out, bool colour)
 	for (size_t s = 0; s < c->nsides; s++) {
 		const struct side *side = &c->sides[s];
 		fprintf(out, "%-5s %s: %zu boot%s, %zu PASS\n", side_tag(c, s, tag, sizeof(tag)),
-			side->label, side->nboots, side->nboots == 1 ? "" : "s", side->npass);
+			term_str(side->label), side->nboots, side->nboots == 1 ? "" : "s", side->npass);
 	}
 	fprintf(out, "significant: Welch's t-test p < %g and |%%change| >= %g%%; "
 		"each boot's median is one observation\n", c->opts.alpha, c->opts.threshold_pct);
@@ -263,7 +269,7 @@ void report_text(const struct comparison *c, FILE *out, bool colour)
 	print_log_lines(c, out);
 	print_left_out(c, out);
 	for (size_t i = 0; i < c->nwarnings; i++)
-		fprintf(out, "%swarning: %s\n", i ? "" : "\n", c->warnings[i]);
+		fprintf(out, "%swarning: %s\n", i ? "" : "\n", term_str(c->warnings[i]));
 	fprintf(out, "\n%u regressed, %u improved, %zu new kernel failure%s, %zu new failing verdict%s%s\n",
 		c->regressions, c->improvements, c->nevents, c->nevents == 1 ? "" : "s",
 		c->nverdicts, c->nverdicts == 1 ? "" : "s",

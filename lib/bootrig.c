@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 	for (const struct command *c = commands; c->name; c++)
 		if (!strcmp(c->name, name))
 			return c->fn(argc - 1, argv + 1);
-	fprintf(stderr, "bootrig: '%s' is not a bootrig command\n", name);
+	error("'%s' is not a bootrig command", name);
 	usage(stderr);
 	return EXIT_USAGE;
 }

@@ -4,6 +4,7 @@
  */
 #include "util.h"
 #include "exitcodes.h"
+#include "textsafe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,11 +20,19 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The message by textsafe.h's terminal rule (newlines and tabs kept): its
+ * arguments may be file names or what a guest said. */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "bootrig: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char *msg = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "bootrig: %s", prefix);
+	if (vasprintf(&msg, fmt, ap) >= 0)
+		strbuf_add_term(&sb, msg, strlen(msg), TEXT_KEEP_NEWLINE | TEXT_KEEP_TAB);
+	strbuf_add(&sb, "\n", 1);
+	fwrite(sb.buf, 1, sb.len, stderr);
+	free(msg);
+	strbuf_release(&sb);
 }
 
 void die_status(int status, const char *fmt, ...)

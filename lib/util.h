@@ -4,7 +4,10 @@
  * spawning programs from an argv (never through a shell).
  *
  * Messages go to stderr as "bootrig: ...". die() exits; error() returns -1
- * so a caller can write `return error("...")`.
+ * so a caller can write `return error("...")`. A message is written by
+ * textsafe.h's terminal rule (newlines and tabs kept), so its arguments are
+ * given raw, file names and guest text included (never through term_str,
+ * which would escape them twice).
  */
 #ifndef BOOTRIG_UTIL_H
 #define BOOTRIG_UTIL_H

@@ -35,6 +35,7 @@
 #include "exitcodes.h"
 #include "kernel.h"
 #include "serial.h"
+#include "textsafe.h"
 #include "uboot.h"
 #include "util.h"
 
@@ -129,7 +130,7 @@ static int take_lock(struct board_backend *bb, bool no_wait)
 			return -1;
 		}
 		fprintf(stderr, "bootrig: board '%s' is busy (locked by %s); waiting for it\n",
-			b->name, *holder ? holder : "another bootrig");
+			term_str(b->name), *holder ? term_str(holder) : "another bootrig");
 		while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
 			;
 	}
@@ -405,11 +406,13 @@ static void keep_attempt(struct board_machine *bm, int k, const char *reason)
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "attempt", json_object_new_int(k));
 		json_object_object_add(o, "verdict", json_object_new_string("BOOT_FAIL"));
-		json_object_object_add(o, "reason", json_object_new_string(reason));
-		const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
+		json_object_object_add(o, "reason", json_cstring_utf8(reason));
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_add_json(&sb, o, JSON_C_TO_STRING_PRETTY);
 		char *path = xasprintf("%s/attempt.json", dir);
-		write_file_atomic(path, s, strlen(s));
+		write_file_atomic(path, sb.buf, sb.len);
 		free(path);
+		strbuf_release(&sb);
 		json_object_put(o);
 	}
 	free(dir);
@@ -533,7 +536,7 @@ static void *board_thread(void *arg)
 			capture_release(&bm->attempt);
 			capture_init(&bm->attempt);
 			fprintf(stderr, "bootrig: board '%s': attempt %d failed: %s; power-cycling "
-				"for attempt %d\n", b->name, k, bm->uboot_error, k + 1);
+				"for attempt %d\n", term_str(b->name), k, term_str(bm->uboot_error), k + 1);
 			if (power_cycle(bm) < 0)
 				break;
 			continue;
@@ -733,13 +736,13 @@ static json_object *board_json(struct board_machine *bm)
 	static const char *const methods[] = { "u-boot-tftp", "u-boot-extlinux", "self" };
 	const struct board *b = &bm->bb->board;
 	json_object *o = json_object_new_object();
-	json_object_object_add(o, "name", json_object_new_string(b->name));
+	json_object_object_add(o, "name", json_cstring_utf8(b->name));
 	json_object_object_add(o, "method", json_object_new_string(methods[b->method]));
-	json_object_object_add(o, "serial", json_object_new_string(bm->line.uri ? bm->line.uri : ""));
+	json_object_object_add(o, "serial", json_cstring_utf8(bm->line.uri ? bm->line.uri : ""));
 	json_object_object_add(o, "attempts", json_object_new_int(bm->attempts));
 	json_object_object_add(o, "firmware_seconds", bm->firmware_seconds >= 0 ?
 			       json_object_new_double(bm->firmware_seconds) : NULL);
-	json_object_object_add(o, "uboot_error", json_object_new_string(bm->uboot_error));
+	json_object_object_add(o, "uboot_error", json_cstring_utf8(bm->uboot_error));
 	json_object *gaps = json_object_new_array();
 	json_object *notes = json_object_new_array();
 	for (size_t i = 0; i < bm->line.n_gaps; i++) {
@@ -784,10 +787,12 @@ static int board_stop(struct machine *m)
 			bm->bb->powered = 0;
 	}
 	json_object *o = board_json(bm);
-	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add_json(&sb, o, JSON_C_TO_STRING_PRETTY);
 	char *path = xasprintf("%s/board.json", bm->dir);
-	write_file_atomic(path, s, strlen(s));
+	write_file_atomic(path, sb.buf, sb.len);
 	free(path);
+	strbuf_release(&sb);
 	json_object_put(o);
 	return rc;
 }
@@ -929,8 +934,10 @@ static int board_annotate(struct machine *m, const char *dir)
 	json_object *res = json_object_from_file(path);
 	if (res) {
 		json_object_object_add(res, "board", board_json(bm));
-		const char *s = json_object_to_json_string_ext(res, JSON_C_TO_STRING_PRETTY);
-		rc |= write_file_atomic(path, s, strlen(s));
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_add_json(&sb, res, JSON_C_TO_STRING_PRETTY);
+		rc |= write_file_atomic(path, sb.buf, sb.len);
+		strbuf_release(&sb);
 		json_object_put(res);
 	}
 	free(path);

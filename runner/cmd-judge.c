@@ -21,6 +21,7 @@
 #include "judge.h"
 #include "judgelog.h"
 #include "options.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <errno.h>
@@ -57,7 +58,7 @@ static void print_excerpt(const char *excerpt)
 	while (*p && shown < 12) {
 		const char *nl = strchr(p, '\n');
 		int n = nl ? (int)(nl - p) : (int)strlen(p);
-		printf("      | %.*s\n", n, p);
+		printf("      | %s\n", term_strn(p, (size_t)n));
 		shown++;
 		p += n + (nl ? 1 : 0);
 	}
@@ -70,10 +71,10 @@ static void print_text(const char *path, json_object *res, enum time_source src)
 {
 	json_object *v, *stages, *events;
 	json_object_object_get_ex(res, "verdict", &v);
-	printf("%s: %s", path, json_object_get_string(v));
+	printf("%s: %s", term_str(path), json_object_get_string(v));
 	json_object_object_get_ex(res, "reason", &v);
 	if (*json_object_get_string(v))
-		printf(": %s", json_object_get_string(v));
+		printf(": %s", term_str(json_object_get_string(v)));
 	putchar('\n');
 	json_object_object_get_ex(res, "stages", &stages);
 	printf("  stages:");
@@ -97,9 +98,9 @@ static void print_text(const char *path, json_object *res, enum time_source src)
 		json_object_object_get_ex(e, "line", &line);
 		json_object_object_get_ex(e, "fatal", &fatal);
 		json_object_object_get_ex(e, "excerpt", &excerpt);
-		printf("  %zu. %s%s, line %lld: %s\n", i + 1, json_object_get_string(k),
+		printf("  %zu. %s%s, line %lld: %s\n", i + 1, term_str(json_object_get_string(k)),
 		       json_object_get_boolean(fatal) ? " (fatal)" : "",
-		       (long long)json_object_get_int64(line), json_object_get_string(title));
+		       (long long)json_object_get_int64(line), term_str(json_object_get_string(title)));
 		print_excerpt(json_object_get_string(excerpt));
 	}
 }
@@ -166,15 +167,14 @@ int cmd_judge(int argc, char **argv)
 		warning("judge: %s: %zu further events not kept (the first %d are listed; the "
 			"verdict counts them all)", a.log, judge_events_not_kept(j), CRASH_MAX_EVENTS);
 	json_object *res = json_object_new_object();
-	json_object_object_add(res, "log", json_object_new_string(a.log));
+	json_object_object_add(res, "log", json_cstring_utf8(a.log));
 	json_object_object_add(res, "times", json_object_new_string(
 		src == TIMES_TLOG ? "tlog" : src == TIMES_PRINTK ? "printk" : "none"));
 	judge_to_json(j, res);
 	if (src == TIMES_NONE)
 		null_times(res);
 	if (!strcmp(a.format, "json"))
-		printf("%s\n", json_object_to_json_string_ext(res, JSON_C_TO_STRING_PRETTY |
-							      JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_fputs(res, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, stdout);
 	else
 		print_text(a.log, res, src);
 	json_object_put(res);

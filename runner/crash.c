@@ -13,6 +13,7 @@
  *      looks for (the quick rejection); most lines end there.
  */
 #include "crash.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -945,6 +946,8 @@ static void close_report(struct crash_detector *d)
 				  .time = r->time };
 	ev.title = report_title(r, &fn);
 	ev.function = xstrdup(fn);
+	text_clean_title(ev.title);            /* the raw bytes stay in console.log */
+	text_clean_title(ev.function);
 	ev.excerpt = r->excerpt.buf ? xstrdup(r->excerpt.buf) : xstrdup("");
 	release_report(r);
 	keep_event(d, &ev);
@@ -957,6 +960,7 @@ static void add_line_event(struct crash_detector *d, enum crash_kind kind, bool 
 {
 	struct crash_event ev = { .kind = kind, .fatal = fatal, .title = title,
 				  .function = xstrdup(""), .line = lineno, .time = t };
+	text_clean_title(ev.title);
 	if (n > MAX_EXCERPT)
 		n = MAX_EXCERPT;
 	ev.excerpt = xmalloc(n + 1);

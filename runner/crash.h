@@ -68,7 +68,8 @@ enum crash_kind {
 struct crash_event {
 	enum crash_kind kind;
 	bool fatal;             /* the kernel or the task died (see above) */
-	char *title;            /* syzbot style, never empty */
+	char *title;            /* syzbot style, never empty, made without control
+				 * characters or invalid UTF-8 (text_clean_title) */
 	char *function;         /* the guilty function, "" when unknown */
 	long line;              /* 1-based line of the report's first header */
 	double time;            /* host time of that line */

@@ -41,6 +41,7 @@
 #include "crash.h"
 #include "exitcodes.h"
 #include "protocol.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <fnmatch.h>
@@ -149,10 +150,10 @@ static void set_stage(struct judge *j, enum stage s, double t)
 	j->stage_t[s] = t;
 }
 
-/* Sets o[key] to the string v ("" for NULL). */
+/* Sets o[key] to the string v ("" for NULL), valid UTF-8 (textsafe.h). */
 static void put_string(json_object *o, const char *key, const char *v)
 {
-	json_object_object_add(o, key, json_object_new_string(v ? v : ""));
+	json_object_object_add(o, key, json_cstring_utf8(v ? v : ""));
 }
 
 /* Adds v under the literal key, new in the fresh object o (no copy, no lookup). */
@@ -204,10 +205,10 @@ static void abi_json(struct records_json *out, const struct proto_record *rec)
 	if (!abi)
 		return;
 	json_object *o = json_object_new_object();
-	add_new(o, "status", json_object_new_string(field_or_empty(rec, "status")));
+	add_new(o, "status", json_cstring_utf8(field_or_empty(rec, "status")));
 	if (proto_get(rec, "reason"))
-		add_new(o, "reason", json_object_new_string(proto_get(rec, "reason")));
-	json_object_object_add(out->abis, abi, o);
+		add_new(o, "reason", json_cstring_utf8(proto_get(rec, "reason")));
+	json_object_add_utf8_key(out->abis, abi, o);
 }
 
 /* PLAN: kept as given (the last one wins). */
@@ -225,7 +226,7 @@ static void result_json(struct records_json *out, const struct proto_record *rec
 	static const char *const strings[] = { "abi", "test", "status", "reason" };
 	json_object *o = json_object_new_object();
 	for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
-		add_new(o, strings[i], json_object_new_string(field_or_empty(rec, strings[i])));
+		add_new(o, strings[i], json_cstring_utf8(field_or_empty(rec, strings[i])));
 	add_new(o, "ms", number_field(rec, "ms", true));
 	json_object_array_add(out->tests, o);
 }
@@ -238,7 +239,7 @@ static void metric_json(struct records_json *out, const struct proto_record *rec
 					       "cycles", "instructions" };
 	json_object *o = json_object_new_object();
 	for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
-		add_new(o, strings[i], json_object_new_string(field_or_empty(rec, strings[i])));
+		add_new(o, strings[i], json_cstring_utf8(field_or_empty(rec, strings[i])));
 	add_new(o, "n", number_field(rec, "n", true));
 	for (size_t i = 0; i < ARRAY_SIZE(numbers); i++)
 		add_new(o, numbers[i], number_field(rec, numbers[i], false));
@@ -255,7 +256,7 @@ static void metric_json(struct records_json *out, const struct proto_record *rec
 	}
 	add_new(o, "samples", arr);
 	if (proto_get(rec, "counters"))
-		add_new(o, "counters", json_object_new_string(proto_get(rec, "counters")));
+		add_new(o, "counters", json_cstring_utf8(proto_get(rec, "counters")));
 	json_object_array_add(out->metrics, o);
 }
 
@@ -287,7 +288,7 @@ static void build_records_json(const struct judge *j, struct records_json *out)
 			metric_json(out, rec);
 			break;
 		case PROTO_KIND_ERROR:
-			json_object_array_add(out->errors, json_object_new_string(
+			json_object_array_add(out->errors, json_cstring_utf8(
 				field_or_empty(rec, "reason")));
 			break;
 		default:
@@ -464,6 +465,7 @@ static void on_problem(void *ctx, const struct proto_problem *p)
 	put_string(o, "kind", "protocol");
 	char *title = xasprintf("%s record: %s", proto_problem_name(p->kind),
 				p->detail ? p->detail : "");
+	text_clean_title(title);
 	put_string(o, "title", title);
 	free(title);
 	json_object_object_add(o, "line", json_object_new_int64(p->line));

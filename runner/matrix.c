@@ -32,6 +32,7 @@
 #include "config.h"
 #include "exitcodes.h"
 #include "result.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <errno.h>
@@ -344,8 +345,8 @@ static bool boot_again_under_tcg(struct live_boot *b);
 static void print_event(const struct live_boot *b, const char *what)
 {
 	progress_clear_active();
-	fprintf(stderr, "bootrig: [%s %s %d] %s\n", b->job->kernel_id, b->job->variant,
-		b->job->boot, what);
+	fprintf(stderr, "bootrig: [%s %s %d] %s\n", term_str(b->job->kernel_id),
+		term_str(b->job->variant), b->job->boot, term_str(what));
 }
 
 /*
@@ -741,8 +742,8 @@ static void progress_draw(struct progress *p, struct live_boot **live, int n_liv
 	for (int i = 0; i < n_live; i++) {
 		struct live_boot *b = live[i];
 		bool starting = b->phase == PHASE_STARTING;
-		fprintf(stderr, "  %-40.40s %-12.12s #%-3d %-9s %7.1fs\n", b->job->kernel_id,
-			b->job->variant, b->job->boot,
+		fprintf(stderr, "  %-40.40s %-12.12s #%-3d %-9s %7.1fs\n", term_str(b->job->kernel_id),
+			term_str(b->job->variant), b->job->boot,
 			starting ? "starting" : stage_name(judge_stage(b->judge)),
 			starting ? 0.0 : since(b));
 	}
@@ -793,10 +794,10 @@ static void print_summary(const struct run_plan *plan)
 		const struct boot_job *job = order[i];
 		const char *verdict = job->done ? verdict_name(job->verdict)
 					: job->interrupted ? "INTERRUPTED" : "NOT RUN";
-		printf("%-40s %-12s %3d  %-11s %7.1fs  %s\n", job->kernel_id, job->variant, job->boot,
-		       verdict, job->duration, job->abis ? job->abis : "");
+		printf("%-40s %-12s %3d  %-11s %7.1fs  %s\n", term_str(job->kernel_id),
+		       term_str(job->variant), job->boot, verdict, job->duration, term_str(job->abis));
 		if (job->done && job->reason && *job->reason)
-			printf("%56s %s\n", "", job->reason);
+			printf("%56s %s\n", "", term_str(job->reason));
 	}
 	free(order);
 	fflush(stdout);

@@ -3,6 +3,7 @@
  */
 #include "result.h"
 #include "judge.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <errno.h>
@@ -17,9 +18,11 @@ void result_format_time(time_t t, char buf[21])
 	strftime(buf, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* Every string here may hold bytes from a file name or the user: made
+ * valid UTF-8 (textsafe.h). */
 static json_object *string_or_null(const char *s)
 {
-	return s ? json_object_new_string(s) : NULL;
+	return json_cstring_utf8(s);
 }
 
 static json_object *kernel_object(const struct result_info *info)
@@ -45,21 +48,21 @@ static void add_run_fields(json_object *o, const struct result_info *info)
 	json_object_object_add(o, "append", string_or_null(info->append));
 	if (info->initramfs) {
 		json_object *img = json_object_new_object();
-		json_object_object_add(img, "path", json_object_new_string(info->initramfs));
+		json_object_object_add(img, "path", string_or_null(info->initramfs));
 		json_object_object_add(img, "sha256", string_or_null(info->initramfs_sha256));
 		json_object_object_add(o, "initramfs", img);
 	}
 	json_object_object_add(o, "backend", string_or_null(info->backend));
 	json_object_object_add(o, "target", string_or_null(info->target));
 	if (info->uri)
-		json_object_object_add(o, "uri", json_object_new_string(info->uri));
+		json_object_object_add(o, "uri", json_cstring_utf8(info->uri));
 	json_object_object_add(o, "accelerator", string_or_null(info->accelerator));
 	if (info->accelerator_reason)
 		json_object_object_add(o, "accelerator_reason",
-				       json_object_new_string(info->accelerator_reason));
+				       string_or_null(info->accelerator_reason));
 	if (info->accelerator_fallback)
 		json_object_object_add(o, "accelerator_fallback",
-				       json_object_new_string(info->accelerator_fallback));
+				       string_or_null(info->accelerator_fallback));
 	json_object_object_add(o, "clock", string_or_null(info->clock));
 	json_object_object_add(o, "started", json_object_new_string(started));
 	json_object_object_add(o, "duration", json_object_new_double(info->duration));
@@ -75,11 +78,10 @@ int result_write(const char *dir, const struct result_info *info, const struct j
 	judge_to_json(j, o);
 	/* The judge's fields follow; the runner's duration is the measured one. */
 	json_object_object_add(o, "duration", json_object_new_double(info->duration));
-	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-							     JSON_C_TO_STRING_NOSLASHESCAPE);
 	char *path = xasprintf("%s/result.json", dir);
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "%s\n", text);
+	strbuf_add_json(&sb, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	strbuf_add(&sb, "\n", 1);
 	int rc = write_file_atomic(path, sb.buf, sb.len);
 	int saved = errno;
 	strbuf_release(&sb);
