@@ -44,9 +44,9 @@ cp "$S/aarch64_ilp32/rt-selftest" "$st/bench/aarch64_ilp32/rt_selftest"
 cp "$S/aarch64_ilp32/rt-selftest-wrong" "$st/bench/aarch64_ilp32/rt_selftest_wrong"
 (cd "$st" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -n -9) >"$tmp/ilp32.cpio.gz"
 
-timeout 900 qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -m 512 -nographic -no-reboot \
+timeout 600 qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -m 512 -nographic -no-reboot \
 	-monitor none -kernel "$(kernel_path cloud-arm64)" -initrd "$tmp/ilp32.cpio.gz" \
-	-append "console=ttyAMA0 panic=-1 quiet bootrig.only=ilp32_trap bootrig.samples=3 bootrig.test_timeout=800 bootrig.knob.sample_ms=1 bootrig.knob.reps=1" \
+	-append "console=ttyAMA0 panic=-1 quiet bootrig.only=ilp32_trap bootrig.samples=3 bootrig.test_timeout=480 bootrig.knob.sample_ms=1 bootrig.knob.reps=1" \
 	</dev/null >"$tmp/boot.log" 2>&1
 rc=$?
 "$DECODE" "$tmp/boot.log" >"$tmp/boot.dec" 2>&1
