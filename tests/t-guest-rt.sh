@@ -4,8 +4,9 @@
 # the host kernel allows it, a SKIP where it does not), under qemu-user for
 # aarch64 and arm (with --no-exec: qemu-user cannot exec a foreign binary).
 # Each "ok"/"FAIL"/"skip" line of the self-test becomes one TAP line.
-# aarch64_ilp32 cannot run here; its self-test is file-checked, and the
-# x32 one runs in a real kernel in t-guest-boot.sh.
+# aarch64_ilp32 cannot run here; its self-test is file-checked (it runs,
+# trapped, in the arm64 guest in t-guest-ilp32.sh), and the x32 one runs
+# in a real kernel in t-guest-boot.sh.
 . "$(dirname "$0")/lib.sh"
 set -u
 

@@ -36,6 +36,38 @@ long rt_syscall(long nr, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3,
 	return SYS6(nr, a1, a2, a3, a4, a5, a6);
 }
 
+/* RT_KTS(ts): the timespec as the kernel reads it. Where the arch file
+ * says RT_KERNEL_TIME32 (aarch64_ilp32's time32 calls), a struct
+ * old_timespec32 copy in the caller's frame; elsewhere ts itself.
+ * RT_KTS_BACK(ts) copies a kernel-written one back. */
+#ifdef RT_KERNEL_TIME32
+struct rt_ktimespec {
+	int32_t tv_sec, tv_nsec;
+};
+static struct rt_ktimespec *rt_kts(struct rt_ktimespec *k, const struct rt_timespec *ts)
+{
+	if (!ts)
+		return NULL;
+	k->tv_sec = (int32_t)ts->tv_sec;
+	k->tv_nsec = (int32_t)ts->tv_nsec;
+	return k;
+}
+static void rt_kts_back(struct rt_timespec *ts, const struct rt_ktimespec *k)
+{
+	if (ts) {
+		ts->tv_sec = k->tv_sec;
+		ts->tv_nsec = k->tv_nsec;
+	}
+}
+#define RT_KTS_DECL(name) struct rt_ktimespec name = { 0, 0 }
+#define RT_KTS(name, ts) rt_kts(&(name), (ts))
+#define RT_KTS_BACK(ts, name) rt_kts_back((ts), &(name))
+#else
+#define RT_KTS_DECL(name) char name __attribute__((unused))
+#define RT_KTS(name, ts) (ts)
+#define RT_KTS_BACK(ts, name) ((void)(ts))
+#endif
+
 /* ---- process ---- */
 
 void rt_exit(int status)
@@ -304,7 +336,8 @@ long rt_access(const char *path, int mode)
 long rt_poll(struct rt_pollfd *fds, unsigned n, int timeout_ms)
 {
 	struct rt_timespec ts = { timeout_ms / 1000, (int64_t)(timeout_ms % 1000) * 1000000 };
-	struct rt_timespec *tsp = timeout_ms < 0 ? NULL : &ts;
+	RT_KTS_DECL(kts);
+	const void *tsp = RT_KTS(kts, timeout_ms < 0 ? NULL : &ts);
 #ifdef __NR_ppoll_time64
 	return SYS5(__NR_ppoll_time64, RT_PTR(fds), RT_ARG(n), RT_PTR(tsp), 0, 0);
 #else
@@ -340,7 +373,12 @@ long rt_clock_gettime(int clock, struct rt_timespec *ts)
 #ifdef __NR_clock_gettime64
 	return SYS2(__NR_clock_gettime64, RT_ARG(clock), RT_PTR(ts));
 #else
-	return SYS2(__NR_clock_gettime, RT_ARG(clock), RT_PTR(ts));
+	RT_KTS_DECL(k);
+	long r = SYS2(__NR_clock_gettime, RT_ARG(clock), RT_PTR(RT_KTS(k, ts)));
+
+	if (r == 0)
+		RT_KTS_BACK(ts, k);
+	return r;
 #endif
 }
 
@@ -358,7 +396,13 @@ long rt_nanosleep(const struct rt_timespec *req, struct rt_timespec *rem)
 	return SYS4(__NR_clock_nanosleep_time64, RT_ARG(CLOCK_MONOTONIC), 0, RT_PTR(req),
 		    RT_PTR(rem));
 #else
-	return SYS2(__NR_nanosleep, RT_PTR(req), RT_PTR(rem));
+	RT_KTS_DECL(kreq);
+	RT_KTS_DECL(krem);
+	long r = SYS2(__NR_nanosleep, RT_PTR(RT_KTS(kreq, req)), RT_PTR(RT_KTS(krem, rem)));
+
+	if (r == -EINTR)
+		RT_KTS_BACK(rem, krem);
+	return r;
 #endif
 }
 
@@ -412,7 +456,8 @@ long rt_futex(volatile uint32_t *addr, int op, uint32_t val, const struct rt_tim
 #ifdef __NR_futex_time64
 	return SYS4(__NR_futex_time64, RT_PTR(addr), RT_ARG(op), RT_ARG(val), RT_PTR(timeout));
 #else
-	return SYS4(__NR_futex, RT_PTR(addr), RT_ARG(op), RT_ARG(val), RT_PTR(timeout));
+	RT_KTS_DECL(k);
+	return SYS4(__NR_futex, RT_PTR(addr), RT_ARG(op), RT_ARG(val), RT_PTR(RT_KTS(k, timeout)));
 #endif
 }
 

@@ -83,9 +83,11 @@ static inline int64_t rt_syscall3_wide(long n, rt_sysarg_t a1, rt_sysarg_t a2, r
 	return (int64_t)x0;
 }
 
-/* One register per 64-bit value. */
+/* LP64: one register per 64-bit value (ILP32 defines its pairs first). */
+#ifndef RT_ARG64
 #define RT_ARG64(x) ((rt_sysarg_t)(x))
 #define RT_FTRUNCATE64_ARGS(fd, len) RT_ARG(fd), RT_ARG64(len), 0, 0, 0, 0
+#endif
 
 /* Entry, thread trampoline and restorer; W is "x" on LP64 and "w" on
  * ILP32 for the registers holding C pointers (zero-extended first). */
