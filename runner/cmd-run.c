@@ -21,6 +21,7 @@
 #include "kernel.h"
 #include "matrix.h"
 #include "sha256.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -411,8 +412,9 @@ static size_t cmdline_limit(const char *arch)
 	return !strcmp(arch, "arm") ? 1024 : 2048;
 }
 
-/* Every boot's whole command line fits its kernel's limit; else EXIT_USAGE
- * naming the limit (the kernel would boot, silently cut). */
+/* Every boot's whole command line is text and fits its kernel's limit;
+ * else EXIT_USAGE naming the control byte or the limit (the kernel would
+ * boot, silently cut). */
 static int check_cmdlines(const struct run_state *rs)
 {
 	size_t n_var = rs->args.n_variants ? rs->args.n_variants : 1;
@@ -422,7 +424,15 @@ static int check_cmdlines(const struct run_state *rs)
 			const char *eq = spec ? strchr(spec, '=') : NULL;
 			char *line = make_cmdline(rs->targets[k], rs->args.append, eq ? eq + 1 : NULL);
 			size_t len = strlen(line), max = cmdline_limit(rs->targets[k]->arch);
+			size_t bad = strcspn(line, "\001\002\003\004\005\006\007\010\011\012\013\014\015"
+					     "\016\017\020\021\022\023\024\025\026\027\030\031\032"
+					     "\033\034\035\036\037\177");
+			int byte = (unsigned char)line[bad];
 			free(line);
+			if (bad < len)
+				return error("the kernel command line holds a control character (0x%02x at "
+					     "byte %zu): a kernel command line is text, and libvirt's "
+					     "domain XML cannot carry it", byte, bad), EXIT_USAGE;
 			if (len >= max)
 				return error("the kernel command line would be %zu bytes; %s kernels take "
 					     "at most %zu (COMMAND_LINE_SIZE %zu): shorten --append or "
@@ -588,7 +598,7 @@ static int lock_results(const char *dir, bool no_wait)
 			rc = (error("%s is being written by another bootrig run (--no-wait)", dir),
 			      EXIT_INFRA);
 		else {
-			fprintf(stderr, "bootrig: waiting for %s: another bootrig run writes it\n", dir);
+			fprintf(stderr, "bootrig: waiting for %s: another bootrig run writes it\n", term_str(dir));
 			while ((rc = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
 				;
 			if (rc < 0)
