@@ -24,7 +24,7 @@ done
 "$decode" "$seeds/real-cloud-arm64-guest.log" >"$tmp/guest.out" 2>&1
 rc=$?
 summary=$(tail -n 1 "$tmp/guest.out")
-if [ "$rc" -eq 0 ] && [ "$summary" = "# records=23 corrupt=0 repaired=0 lost=0 duplicate=0 reordered=0 version=0 unknown_kind=0 count_mismatch=0 truncated=0 restart=0 begin=1 end=1" ]; then
+if [ "$rc" -eq 0 ] && [ "$summary" = "# records=23 corrupt=0 repaired=0 lost=0 duplicate=0 reordered=0 version=0 unknown_kind=0 count_mismatch=0 truncated=0 restart=0 after_end=0 duplicate_metric=0 begin=1 end=1" ]; then
 	ok "real arm64 guest log: 23 records, BEGIN..END, no problem"
 else
 	not_ok "real arm64 guest log: 23 records, BEGIN..END, no problem" "exit $rc: $summary"
