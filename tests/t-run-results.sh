@@ -50,15 +50,15 @@ while ! pgrep -f "guest=bootrig-$a-" >/dev/null && kill -0 $a 2>/dev/null && [ $
 	sleep 0.1
 	i=$((i + 1))
 done
+"$BOOTRIG" run --kernel "$arm64" --initramfs "$tmp/arm64.img" -o "$tmp/cc" \
+	>"$tmp/c.out" 2>"$tmp/c.err" &
+c=$!
 "$BOOTRIG" run --kernel "$arm64" --initramfs "$tmp/arm64.img" --no-wait -o "$tmp/cc" \
 	>"$tmp/b.out" 2>"$tmp/b.err"
 rc=$?
 [ "$rc" -eq 125 ] && ok "busy results directory, --no-wait: exit 125" ||
 	not_ok "busy results directory, --no-wait: exit 125" "exit $rc"
 check "busy results directory, --no-wait: says why" grep -q "being written by another bootrig run" "$tmp/b.err"
-"$BOOTRIG" run --kernel "$arm64" --initramfs "$tmp/arm64.img" -o "$tmp/cc" \
-	>"$tmp/c.out" 2>"$tmp/c.err" &
-c=$!
 wait $a
 rc_a=$?
 wait $c
