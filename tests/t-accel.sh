@@ -136,3 +136,23 @@ expect "silent under TCG too: BOOT_FAIL" "$res" verdict BOOT_FAIL
 expect "silent under TCG too: judged under TCG" "$res" accelerator tcg
 [ "$(cache_says silent)" = "" ] && ok "silent under TCG too: KVM not condemned by it" ||
 	not_ok "silent under TCG too: KVM not condemned by it" "cache: '$(cache_says silent)'"
+
+# --- Ctrl-C while an unproven KVM is being watched -----------------------------
+rm -rf "$tmp/cache-hangs"
+XDG_CACHE_HOME="$tmp/cache-hangs" "$BOOTRIG" run --kernel "$amd64" --config "$tmp/kvm-hangs.cfg" \
+	--target kvm-hangs -o "$tmp/intr" >"$tmp/intr.out" 2>"$tmp/intr.err" &
+pid=$!
+i=0
+while ! pgrep -f "guest=bootrig-$pid-" >/dev/null && kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+[ "$rc" -eq 130 ] && ok "Ctrl-C during the KVM attempt: exit 130" || not_ok "Ctrl-C during the KVM attempt: exit 130" "exit $rc"
+sleep 1
+check "Ctrl-C during the KVM attempt: no QEMU left" no_qemu_left $pid
+[ "$(cache_says hangs)" = "" ] && ok "Ctrl-C during the KVM attempt: nothing learnt of KVM" ||
+	not_ok "Ctrl-C during the KVM attempt: nothing learnt of KVM" "cache: '$(cache_says hangs)'"
