@@ -21,7 +21,8 @@ struct kernel {
 
 /*
  * kernel_open: identify KERNEL. Returns 0, or prints a clear error naming the
- * path and returns the exit status to use (65 bad input, 66 missing).
+ * path and returns the exit status to use: 65 (EXIT_DATAERR) for a file
+ * that is missing or not a kernel alike.
  */
 int kernel_open(const char *input, struct kernel *k);
 void kernel_release(struct kernel *k);

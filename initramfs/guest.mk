@@ -104,12 +104,12 @@ ILP32_TRAP  := $(BUILD)/guest-selftest/aarch64/ilp32_trap
 ILP32_WRONG := $(BUILD)/guest-selftest/aarch64_ilp32/rt-selftest-wrong
 $(ILP32_TRAP): $(BUILD)/guest/aarch64/obj/ilp32_trap.o $(GUEST_RT_aarch64)
 	@mkdir -p $(dir $@)
-	$(GUEST_CC_aarch64) $(GUEST_LDFLAGS) -Wl,-Ttext-segment=0x7000000000 -o $@ $^ $(GUEST_LIBS_aarch64)
+	$(call say,LD,$@)$(GUEST_CC_aarch64) $(GUEST_LDFLAGS) -Wl,-Ttext-segment=0x7000000000 -o $@ $^ $(GUEST_LIBS_aarch64)
 $(BUILD)/guest-selftest/aarch64_ilp32/wrong/sys.o: initramfs/rt/sys.c $(GUEST_HDRS)
 	@mkdir -p $(dir $@)
-	$(GUEST_CC_aarch64_ilp32) $(GUEST_CFLAGS) -Os -DRT_ILP32_WRONG_PAIRS -c -o $@ $<
+	$(call say,CC,$@)$(GUEST_CC_aarch64_ilp32) $(GUEST_CFLAGS) -Os -DRT_ILP32_WRONG_PAIRS -c -o $@ $<
 $(ILP32_WRONG): $(BUILD)/guest/aarch64_ilp32/obj/rt/selftest.o \
 		$(filter-out %/rt/sys.o,$(GUEST_RT_aarch64_ilp32)) $(BUILD)/guest-selftest/aarch64_ilp32/wrong/sys.o
-	$(GUEST_LINK_aarch64_ilp32)
+	$(call say,LD,$@)$(GUEST_LINK_aarch64_ilp32)
 .SECONDARY: $(BUILD)/guest/aarch64/obj/ilp32_trap.o $(BUILD)/guest-selftest/aarch64_ilp32/wrong/sys.o
 guest: $(ILP32_TRAP) $(ILP32_WRONG)

@@ -11,6 +11,7 @@ enum exit_code {
 	EXIT_CRASH = 2,         /* PANIC, HANG or BOOT_FAIL */
 	EXIT_USAGE = 64,        /* bad command line (EX_USAGE) */
 	EXIT_DATAERR = 65,      /* bad input data: an image, a log, a results dir */
+	EXIT_NOINPUT = 66,      /* judge: the log does not exist (EX_NOINPUT) */
 	EXIT_CONFIG = 78,       /* config error, reported as file:line */
 	EXIT_INFRA = 125,       /* the host failed; git bisect skips it */
 	EXIT_SIGINT = 130,      /* interrupted by Ctrl-C */

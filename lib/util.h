@@ -40,7 +40,9 @@ char *xasprintf(const char *fmt, ...);
  * another name, the source keeps the familiar one. */
 #define strbuf_release bootrig_strbuf_release
 
-/* Growable byte buffer; buf is always NUL-terminated. */
+/* Growable byte buffer: once anything was added, buf is NUL-terminated
+ * (STRBUF_INIT leaves buf NULL and len 0: strbuf_add(sb, "", 0) makes an
+ * empty string). */
 struct strbuf {
 	char *buf;
 	size_t len, alloc;

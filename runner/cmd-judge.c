@@ -158,7 +158,7 @@ int cmd_judge(int argc, char **argv)
 		int missing = errno == ENOENT;
 		error("judge: cannot read %s: %s", a.log, strerror(errno));
 		judge_free(j);
-		return missing ? 66 : EXIT_DATAERR;
+		return missing ? EXIT_NOINPUT : EXIT_DATAERR;
 	}
 	enum time_source src = read.times;
 	double last = read.last_t;

@@ -257,3 +257,31 @@ void rt_die(const char *fmt, ...)
 	rt_write_all(2, buf, (size_t)n);
 	rt_exit(1);
 }
+
+/* Error numbers and their names, in the same order; the names are
+ * NUL-separated so that rt_errname() returns constant strings. */
+static const unsigned char rt_errnums[] = {
+	EPERM, ENOENT, ESRCH, EINTR, EIO, ENXIO, E2BIG, ENOEXEC, EBADF, ECHILD, EAGAIN,
+	ENOMEM, EACCES, EFAULT, EBUSY, EEXIST, ENODEV, ENOTDIR, EISDIR, EINVAL, ENFILE,
+	EMFILE, ENOTTY, ETXTBSY, ENOSPC, ESPIPE, EROFS, EPIPE, ERANGE, ENOSYS, EOPNOTSUPP,
+	EAFNOSUPPORT, EADDRINUSE, ETIMEDOUT, ECONNREFUSED,
+};
+static const char rt_errnames[] =
+	"EPERM\0ENOENT\0ESRCH\0EINTR\0EIO\0ENXIO\0E2BIG\0ENOEXEC\0EBADF\0ECHILD\0EAGAIN\0"
+	"ENOMEM\0EACCES\0EFAULT\0EBUSY\0EEXIST\0ENODEV\0ENOTDIR\0EISDIR\0EINVAL\0ENFILE\0"
+	"EMFILE\0ENOTTY\0ETXTBSY\0ENOSPC\0ESPIPE\0EROFS\0EPIPE\0ERANGE\0ENOSYS\0EOPNOTSUPP\0"
+	"EAFNOSUPPORT\0EADDRINUSE\0ETIMEDOUT\0ECONNREFUSED";
+
+const char *rt_errname(int err)
+{
+	static char unknown[16];
+	const char *name = rt_errnames;
+
+	for (size_t i = 0; i < sizeof(rt_errnums); i++) {
+		if (rt_errnums[i] == err)
+			return name;
+		name += rt_strlen(name) + 1;
+	}
+	rt_snprintf(unknown, sizeof(unknown), "E%d", err);
+	return unknown;
+}

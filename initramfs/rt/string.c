@@ -2,7 +2,9 @@
  * string.c: memory and string helpers. memcpy, memmove, memset and memcmp
  * keep their C names: the compiler emits calls to them. The loops are
  * plain byte loops (-fno-builtin keeps gcc from turning them back into
- * calls to themselves); none of this is on a measured path.
+ * calls to themselves); none of this is on a measured path. Nothing here
+ * calls another part of the runtime: rt_errname() is in format.c (it
+ * prints), rt_read_file() in sys.c.
  */
 #include "rt.h"
 
@@ -206,56 +208,4 @@ const char *rt_getenv(const char *name)
 		if (rt_strncmp(*e, name, n) == 0 && (*e)[n] == '=')
 			return *e + n + 1;
 	return NULL;
-}
-
-long rt_read_file(const char *path, char *buf, size_t size)
-{
-	long fd = rt_open(path, O_RDONLY | O_CLOEXEC, 0);
-	size_t len = 0;
-
-	if (fd < 0)
-		return fd;
-	while (len + 1 < size) {
-		long r = rt_read((int)fd, buf + len, size - 1 - len);
-		if (r == -EINTR)
-			continue;
-		if (r < 0) {
-			rt_close((int)fd);
-			return r;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	buf[len] = '\0';
-	rt_close((int)fd);
-	return (long)len;
-}
-
-/* Error numbers and their names, in the same order; the names are
- * NUL-separated so that rt_errname() returns constant strings. */
-static const unsigned char rt_errnums[] = {
-	EPERM, ENOENT, ESRCH, EINTR, EIO, ENXIO, E2BIG, ENOEXEC, EBADF, ECHILD, EAGAIN,
-	ENOMEM, EACCES, EFAULT, EBUSY, EEXIST, ENODEV, ENOTDIR, EISDIR, EINVAL, ENFILE,
-	EMFILE, ENOTTY, ETXTBSY, ENOSPC, ESPIPE, EROFS, EPIPE, ERANGE, ENOSYS, EOPNOTSUPP,
-	EAFNOSUPPORT, EADDRINUSE, ETIMEDOUT, ECONNREFUSED,
-};
-static const char rt_errnames[] =
-	"EPERM\0ENOENT\0ESRCH\0EINTR\0EIO\0ENXIO\0E2BIG\0ENOEXEC\0EBADF\0ECHILD\0EAGAIN\0"
-	"ENOMEM\0EACCES\0EFAULT\0EBUSY\0EEXIST\0ENODEV\0ENOTDIR\0EISDIR\0EINVAL\0ENFILE\0"
-	"EMFILE\0ENOTTY\0ETXTBSY\0ENOSPC\0ESPIPE\0EROFS\0EPIPE\0ERANGE\0ENOSYS\0EOPNOTSUPP\0"
-	"EAFNOSUPPORT\0EADDRINUSE\0ETIMEDOUT\0ECONNREFUSED";
-
-const char *rt_errname(int err)
-{
-	static char unknown[16];
-	const char *name = rt_errnames;
-
-	for (size_t i = 0; i < sizeof(rt_errnums); i++) {
-		if (rt_errnums[i] == err)
-			return name;
-		name += rt_strlen(name) + 1;
-	}
-	rt_snprintf(unknown, sizeof(unknown), "E%d", err);
-	return unknown;
 }

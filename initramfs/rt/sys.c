@@ -528,3 +528,27 @@ int raise(int sig)
 {
 	return (int)rt_kill((pid_t)rt_getpid(), sig);
 }
+
+long rt_read_file(const char *path, char *buf, size_t size)
+{
+	long fd = rt_open(path, O_RDONLY | O_CLOEXEC, 0);
+	size_t len = 0;
+
+	if (fd < 0)
+		return fd;
+	while (len + 1 < size) {
+		long r = rt_read((int)fd, buf + len, size - 1 - len);
+		if (r == -EINTR)
+			continue;
+		if (r < 0) {
+			rt_close((int)fd);
+			return r;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	buf[len] = '\0';
+	rt_close((int)fd);
+	return (long)len;
+}
