@@ -898,6 +898,12 @@ static char *warning_title(const struct report *r, const char **fn)
 {
 	static const char *const skip_usercopy[] = { "usercopy", "__check", NULL };
 	static const char *const skip_kobject[] = { "kobject_", NULL };
+	static const char *const skip_proc[] = { "proc_", NULL };
+	static const char *const skip_kmalloc[] = { "kmalloc", "kcalloc", "kzalloc", "krealloc",
+						    "vmalloc", "slab", "kmem", NULL };
+	static const char *const skip_usb[] = { "usb_submit_urb", "usb_start_wait_urb",
+						"usb_bulk_msg", "usb_interrupt_msg", "usb_control_msg",
+						NULL };
 	const char *t = r->header_text;
 	struct { const char *file; const char *title; const char *const *skip; } special[] = {
 		{ "lib/debugobjects.c", "WARNING: ODEBUG bug", skip_odebug },
@@ -905,12 +911,24 @@ static char *warning_title(const struct report *r, const char **fn)
 		{ "mm/usercopy.c", "WARNING: bad usercopy", skip_usercopy },
 		{ "lib/kobject.c", "WARNING: kobject bug", skip_kobject },
 		{ "kernel/locking/lockdep.c", "WARNING: locking bug", NULL },
+		{ "fs/proc/generic.c", "WARNING: proc registration bug", skip_proc },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(special); i++) {
 		if (strstr(t, special[i].file)) {
 			*fn = first_unskipped(r, true, false, special[i].skip);
 			return with_function(special[i].title, *fn);
 		}
+	}
+	if (strstr(t, " mm/") && strstr(r->header_fn, "malloc")) {
+		/* an allocator's WARN on its caller's size or flags */
+		*fn = first_unskipped(r, true, false, skip_kmalloc);
+		return with_function("WARNING: kmalloc bug", *fn);
+	}
+	if (!strcmp(r->header_fn, "usb_submit_urb")) {
+		/* "WARNING in DRIVER_FN/usb_submit_urb": the driver that submitted */
+		*fn = first_unskipped(r, true, false, skip_usb);
+		return **fn ? xasprintf("WARNING in %s/usb_submit_urb", *fn)
+			    : xstrdup("WARNING in usb_submit_urb");
 	}
 	*fn = r->header_fn[0] ? r->header_fn : first_unskipped(r, true, false, NULL);
 	return with_function("WARNING", *fn);
@@ -1146,8 +1164,13 @@ static char *report_title(const struct report *r, const char **fn)
 		return arm_fault_title(r, fn);
 	case ST_ARM_ERROR:
 		return arm_error_title(r, fn);
-	case ST_FIXED:
+	case ST_FIXED: {
+		const char *unmount = strstr(r->header_text, "[unmount of ");
+		if (unmount && strchr(unmount, ']'))     /* fs/dcache.c: umount_check() */
+			return xasprintf("%s %.*s", h->title, (int)(strchr(unmount, ']') - unmount + 1),
+					 unmount);
 		return lead_title(r, h->title);
+	}
 	case ST_HEAD:
 		*fn = first_unskipped(r, false, false, h->skip);
 		prefix = head_title(r);

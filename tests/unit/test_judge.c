@@ -471,6 +471,8 @@ static void test_convention_titles(void **state)
 		  false },
 		{ "unregister_netdevice: waiting for lo to become free. Usage count = 2\n",
 		  "unregister_netdevice: waiting for DEV to become free", NULL, false },
+		{ "BUG: Dentry ffff888012345678{i=2,n=/}  still in use (1) [unmount of ext4 sda]\n",
+		  "BUG: Dentry still in use [unmount of ext4 sda]", NULL, false },
 		{ "VFS: Busy inodes after unmount of sda (ext4)\n", "VFS: Busy inodes after unmount", NULL,
 		  false },
 		{ "ODEBUG: free active (active state 0) object type: timer_list hint: cb+0x0/0x10\n"
@@ -495,6 +497,16 @@ static void test_convention_titles(void **state)
 		  "divide error in divider_fn", NULL, false },
 		{ "general protection fault: 0000 [#1] SMP\n", "general protection fault in guilty_fn", NULL,
 		  false },
+		{ "WARNING: CPU: 0 PID: 1 at mm/page_alloc.c:5525 __alloc_pages+0x1/0x2\n"
+		  "Call Trace:\n __alloc_pages+0x1/0x2\n __kmalloc_large_node+0x1/0x2\n"
+		  " __kmalloc+0x1/0x2\n sizer_fn+0x1/0x2\nend\n", "WARNING in __alloc_pages", NULL, false },
+		{ "WARNING: CPU: 0 PID: 1 at mm/slab_common.c:1 kmalloc_slab+0x1/0x2\n"
+		  "Call Trace:\n kmalloc_slab+0x1/0x2\n __kmalloc+0x1/0x2\n sizer_fn+0x1/0x2\nend\n",
+		  "WARNING: kmalloc bug in sizer_fn", NULL, false },
+		{ "WARNING: CPU: 0 PID: 1 at drivers/usb/core/urb.c:504 usb_submit_urb+0x1/0x2\n"
+		  "Call Trace:\n usb_submit_urb+0x1/0x2\n usb_start_wait_urb+0x1/0x2\n"
+		  " usb_control_msg+0x1/0x2\n probe_fn+0x1/0x2\nend\n", "WARNING in probe_fn/usb_submit_urb",
+		  NULL, false },
 		{ "WARNING: CPU: 0 PID: 1 at x.c:1\n", NULL, NULL, false },     /* no function: no report */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
