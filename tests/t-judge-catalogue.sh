@@ -4,11 +4,14 @@
 #   1. build/tests/tools/judge-catalogue over Debian's linux-source-6.1
 #      (extracted once, only the directories it reads, into
 #      ~/.cache/bootrig/linux-source-6.1): every report header those files
-#      print is an event of the right kind, and (-d) every entry of the
-#      table is needed: ignoring any one of them changes what the judge
-#      makes of some kernel header (the test fails naming the entry);
-#      tests/fixtures/judge/catalogue-extra.txt adds the headers of older
-#      kernels the table keeps;
+#      print is an event of the right kind, with the kind and title
+#      tests/fixtures/judge/catalogue-6.1.txt gives it (-g; a header missing
+#      there fails, so does a line no header gives any more), and (-d)
+#      every entry of the table is needed: ignoring any one of them changes
+#      what the judge makes of some header (the test fails naming the
+#      entry), so deleting one fails -g; tests/fixtures/judge/catalogue-extra.txt
+#      adds the headers of older kernels the table keeps. After a deliberate
+#      change of titles: judge-catalogue -x EXTRA -w GOLDEN SRC, and review the diff;
 #   2. the tool fails, naming it, on a header the table lacks: a tree whose
 #      lib/bug.c prints a new "BUG: " header.
 . "$(dirname "$0")/lib.sh"
@@ -17,6 +20,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 TOOL=$TOP/build/tests/tools/judge-catalogue
 EXTRA=$TOP/tests/fixtures/judge/catalogue-extra.txt
+GOLDEN=$TOP/tests/fixtures/judge/catalogue-6.1.txt
 TARBALL=/usr/src/linux-source-6.1.tar.xz
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/bootrig
 SRC=$CACHE/linux-source-6.1
@@ -40,12 +44,12 @@ fi
 if [ ! -f "$SRC/.complete" ]; then
 	skip "the catalogue against linux-source-6.1" "$TARBALL missing (scripts/install-deps.sh installs it)"
 else
-	"$TOOL" -d -x "$EXTRA" "$SRC" > "$T/cat.tap" 2> "$T/cat.err"
+	"$TOOL" -d -x "$EXTRA" -g "$GOLDEN" "$SRC" > "$T/cat.tap" 2> "$T/cat.err"
 	rc=$?
 	n=$(grep -c '^ok ' "$T/cat.tap")
 	misses=$(grep '^not ok ' "$T/cat.tap")
 	if [ "$rc" -eq 0 ] && [ -z "$misses" ] && [ "$n" -ge 150 ]; then
-		ok "linux-source-6.1: every report header is an event, every entry needed ($n checks)"
+		ok "linux-source-6.1: every report header is its event, every entry needed ($n checks)"
 	else
 		not_ok "linux-source-6.1: the catalogue" "exit $rc, $n ok; $(cat "$T/cat.err")
 $misses"

@@ -2,7 +2,7 @@
  * judge-catalogue: the judge's header table (runner/crash.c) against the
  * kernel's own reporting code.
  *
- *   judge-catalogue [-x EXTRA] [-d] SRCDIR
+ *   judge-catalogue [-x EXTRA] [-d] [-g GOLDEN | -w GOLDEN] SRCDIR
  *
  * SRCDIR is a kernel source tree (tests/t-judge-catalogue.sh extracts
  * Debian's linux-source-6.1 once into ~/.cache/bootrig). The tool reads the
@@ -24,6 +24,12 @@
  * run again by a detector that ignores entry i (as if it were deleted from
  * the table); some sample must then be missed or come out with another
  * kind or title. An entry that changes nothing is reported.
+ *
+ * -g: each sample's event (kind and title) must be the one GOLDEN says
+ * (lines "SAMPLE<TAB>KIND | TITLE", the sample's lines joined by "\n"),
+ * and every line of GOLDEN must still be a sample: so deleting an entry
+ * from the table, or a new kernel header, fails the test. -w writes
+ * GOLDEN from what the judge does now (to review as a diff).
  *
  * Output: TAP, one line per sample (and per entry with -d); "not ok"
  * lines name the header the table lacks. Exit 0 when all is ok, 1 when
@@ -486,6 +492,78 @@ static char *outcome(const struct sample *s, long drop)
 	return out;
 }
 
+/* The sample's lines joined by "\n" (a golden file's key). */
+static char *escaped(const char *text)
+{
+	struct strbuf out = { 0 };
+	for (const char *p = text; *p; p++)
+		if (*p == '\n')
+			strbuf_addstr(&out, "\\n");
+		else
+			strbuf_add(&out, p, 1);
+	return out.buf ? out.buf : xstrdup("");
+}
+
+struct golden {
+	char *key, *outcome;
+	bool used;
+};
+
+/* GOLDEN's "SAMPLE<TAB>OUTCOME" lines. */
+static struct golden *read_golden(const char *path, size_t *count)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "judge-catalogue: %s: cannot read\n", path);
+		exit(2);
+	}
+	struct golden *g = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	*count = 0;
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		char *tab = strrchr(line, '\t');
+		if (!tab)
+			continue;
+		*tab = '\0';
+		g = xrealloc(g, (*count + 1) * sizeof(*g));
+		g[(*count)++] = (struct golden){ xstrdup(line), xstrdup(tab + 1), false };
+	}
+	free(line);
+	fclose(f);
+	return g;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Writes GOLDEN: one line per distinct sample, sorted. */
+static void write_golden(const char *path)
+{
+	char **lines = xcalloc(nsamples ? nsamples : 1, sizeof(*lines));
+	for (size_t i = 0; i < nsamples; i++) {
+		char *key = escaped(samples[i].text);
+		lines[i] = xasprintf("%s\t%s", key, samples[i].outcome);
+		free(key);
+	}
+	qsort(lines, nsamples, sizeof(*lines), by_key);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "judge-catalogue: %s: cannot write\n", path);
+		exit(2);
+	}
+	for (size_t i = 0; i < nsamples; i++)
+		if (!i || strcmp(lines[i], lines[i - 1]))
+			fprintf(f, "%s\n", lines[i]);
+	for (size_t i = 0; i < nsamples; i++)
+		free(lines[i]);
+	fclose(f);
+	free(lines);
+}
+
 /* The sample's first line, for messages. */
 static char *first_line(const char *text)
 {
@@ -494,28 +572,33 @@ static char *first_line(const char *text)
 
 int main(int argc, char **argv)
 {
-	const char *extra = NULL;
+	const char *extra = NULL, *golden_path = NULL, *write_path = NULL;
 	bool drop_check = false;
 	int c;
-	while ((c = getopt(argc, argv, "x:d")) != -1) {
+	while ((c = getopt(argc, argv, "x:dg:w:")) != -1) {
 		if (c == 'x')
 			extra = optarg;
 		else if (c == 'd')
 			drop_check = true;
+		else if (c == 'g')
+			golden_path = optarg;
+		else if (c == 'w')
+			write_path = optarg;
 		else
 			return 2;
 	}
 	if (optind + 1 != argc) {
-		fprintf(stderr, "usage: judge-catalogue [-x EXTRA] [-d] SRCDIR\n");
+		fprintf(stderr, "usage: judge-catalogue [-x EXTRA] [-d] [-g GOLDEN | -w GOLDEN] SRCDIR\n");
 		return 2;
 	}
+	size_t ngolden = 0;
+	struct golden *golden = golden_path ? read_golden(golden_path, &ngolden) : NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(sources); i++)
 		scan_source(argv[optind], sources[i]);
 	if (extra)
 		read_extra(extra);
 	int failed = 0, test = 0;
 	size_t nheaders = crash_header_count();
-	printf("1..%zu\n", nsamples + (drop_check ? nheaders : 0));
 	printf("# %zu samples, %zu table entries\n", nsamples, nheaders);
 	for (size_t i = 0; i < nsamples; i++) {
 		struct sample *s = &samples[i];
@@ -529,11 +612,43 @@ int main(int argc, char **argv)
 			printf("not ok %d - %s: \"%s\" is %s, want kind %s\n", ++test, s->where, head,
 			       s->outcome, s->kind);
 			failed++;
+		} else if (golden) {
+			char *key = escaped(s->text);
+			struct golden *g = NULL;
+			for (size_t k = 0; k < ngolden && !g; k++)
+				if (!strcmp(golden[k].key, key))
+					g = &golden[k];
+			if (!g) {
+				printf("not ok %d - %s: \"%s\" -> %s: a header %s lacks\n", ++test,
+				       s->where, head, s->outcome, golden_path);
+				failed++;
+			} else if (strcmp(g->outcome, s->outcome)) {
+				printf("not ok %d - %s: \"%s\" -> %s, %s says %s\n", ++test, s->where, head,
+				       s->outcome, golden_path, g->outcome);
+				failed++;
+			} else {
+				printf("ok %d - %s: \"%s\" -> %s\n", ++test, s->where, head, s->outcome);
+			}
+			if (g)
+				g->used = true;
+			free(key);
 		} else {
 			printf("ok %d - %s: \"%s\" -> %s\n", ++test, s->where, head, s->outcome);
 		}
 		free(head);
 	}
+	for (size_t k = 0; k < ngolden; k++) {
+		if (!golden[k].used) {
+			printf("not ok %d - %s: \"%s\" is no header of the kernel any more\n", ++test,
+			       golden_path, golden[k].key);
+			failed++;
+		}
+		free(golden[k].key);
+		free(golden[k].outcome);
+	}
+	free(golden);
+	if (write_path)
+		write_golden(write_path);
 	for (size_t h = 0; drop_check && h < nheaders; h++) {
 		const char *changed = NULL;
 		char *got = NULL;
@@ -554,6 +669,7 @@ int main(int argc, char **argv)
 			failed++;
 		}
 	}
+	printf("1..%d\n", test);
 	for (size_t i = 0; i < nsamples; i++) {
 		free(samples[i].where);
 		free(samples[i].text);
