@@ -1315,7 +1315,9 @@ static void close_report(struct crash_detector *d)
 	const char *fn;
 	struct crash_event ev = { .kind = r->kind, .fatal = r->fatal, .line = r->line,
 				  .time = r->time };
-	ev.title = sanitize_title(report_title(r, &fn));
+	ev.title = report_title(r, &fn);
+	if (r->h->style != ST_FIXED)    /* a fixed title is the kernel's own words */
+		ev.title = sanitize_title(ev.title);
 	ev.function = xstrdup(fn);
 	ev.corrupted = report_corrupted(r, fn) || (r->in_trace && !r->nframes);
 	ev.alt_title = alt_title(r, ev.title, fn);

@@ -473,6 +473,8 @@ static void test_convention_titles(void **state)
 		  "unregister_netdevice: waiting for DEV to become free", NULL, false },
 		{ "BUG: Dentry ffff888012345678{i=2,n=/}  still in use (1) [unmount of ext4 sda]\n",
 		  "BUG: Dentry still in use [unmount of ext4 sda]", NULL, false },
+		{ "VFS: Close: file count is 0 (f_op=ext4_file_operations)\n", "VFS: Close: file count is 0",
+		  NULL, false },
 		{ "VFS: Busy inodes after unmount of sda (ext4)\n", "VFS: Busy inodes after unmount", NULL,
 		  false },
 		{ "ODEBUG: free active (active state 0) object type: timer_list hint: cb+0x0/0x10\n"
