@@ -351,6 +351,12 @@ enum style {
 	ST_ARM_FAULT,   /* "Unable to handle kernel WHAT at virtual address" */
 	ST_ARM_ERROR,   /* "Internal error: Oops - WHAT: code [#1]" */
 	ST_FIXED,       /* the title as given */
+	ST_HEAD,        /* the header's own words up to "stop", then title, then " in F"
+			 * from the stack ("BUG: spinlock bad magic in F") */
+	ST_LINE,        /* the header line itself, numbers replaced */
+	ST_SLUB,        /* "BUG cache (Tainted): MSG" -> "BUG: MSG" */
+	ST_HEADER_FN,   /* "<title> in F", F named by the header ("INFO: Freed in f+0x") */
+	ST_PRELUDE,     /* a WARN's message line; the "WARNING:" line after it joins */
 };
 
 #define K(kind) (1u << (kind))
@@ -364,107 +370,265 @@ struct header {
 	const char *title;      /* title, or its part before " in F" */
 	unsigned joins;         /* continues an open report of these kinds */
 	const char *const *skip; /* more frames to skip for this title */
+	const char *stop;       /* ST_HEAD: where the header's words end */
+	bool prelude;           /* a WARNING header within 3 lines joins this report */
 };
 
 static const char *const skip_free[] = { "kmem_", "slab_", "kfree", "vunmap", "vfree", NULL };
-static const char *const skip_ubsan[] = { "ubsan", NULL };
+static const char *const skip_ubsan[] = { "ubsan", "handle_overflow", NULL };
 static const char *const skip_might[] = { "might_resched", "might_sleep", "preempt", NULL };
+static const char *const skip_sched[] = { "schedule", "preempt", NULL };
+static const char *const skip_preempt[] = { "preempt", "this_cpu", "smp_processor_id", NULL };
 static const char *const skip_rcu[] = { "rcu", "kmem", "slab", "kmalloc", "vmalloc", "kcalloc",
 					"kzalloc", NULL };
 static const char *const skip_leak[] = { "kmemleak", "kmalloc", "kcalloc", "kzalloc", "vmalloc",
 					 "mmap", "kmem", "slab", "alloc", "create_object", "idr_get",
 					 "list_lru_init", "kasprintf", "kvasprintf", "pcpu_create",
 					 "strdup", "strndup", "memdup", NULL };
-static const char *const skip_spin[] = { "spin_", NULL };
+static const char *const skip_spin[] = { "spin_", "_raw_", "rwlock", "read_lock", "write_lock",
+					 NULL };
+static const char *const skip_key[] = { "stack", "lock", "IRQ", NULL };
+static const char *const skip_div0[] = { "div0", "aeabi_", "do_div", NULL };
+static const char *const skip_odebug[] = { "debug_", "rcu", "hrtimer_", "timer_", "work_",
+					   "percpu_", "kmem_", "slab_", "kfree", "vunmap",
+					   "vfree", "__free_", "kobject_", NULL };
+static const char *const skip_refcount[] = { "refcount", "kobject_", NULL };
 
 /*
- * The headers, most specific first: the first match wins. "joins" lists
- * the kinds of an open report that this line belongs to (x86 prints
- * "BUG: unable to handle page fault", then "#PF:", then "Oops:").
+ * The headers, most specific first: the first match wins. Each entry
+ * names the kernel source file that prints it (linux 6.1 unless said);
+ * tests/tools/judge-catalogue.c checks every header those files print
+ * against this table, and that every entry is needed by one of them.
+ * "joins" lists the kinds of an open report that this line belongs to
+ * (x86 prints "BUG: unable to handle page fault", then "Oops:").
  */
 static const struct header headers[] = {
-	{ "Kernel panic - not syncing", false, CRASH_PANIC, true, ST_PANIC, NULL, 0, NULL },
-	{ "BUG: KASAN: ", false, CRASH_KASAN, false, ST_SANITIZER, "KASAN", 0, NULL },
-	{ "BUG: KFENCE: ", false, CRASH_KFENCE, false, ST_SANITIZER, "KFENCE", 0, NULL },
-	{ "BUG: KMSAN: ", false, CRASH_KMSAN, false, ST_SANITIZER, "KMSAN", 0, NULL },
-	{ "BUG: KCSAN: ", false, CRASH_KCSAN, false, ST_KCSAN, NULL, 0, NULL },
-	{ "UBSAN: ", true, CRASH_UBSAN, false, ST_UBSAN, NULL, 0, skip_ubsan },
-	{ "BUG: soft lockup", false, CRASH_SOFT_LOCKUP, false, ST_STALL, "BUG: soft lockup", 0, NULL },
+	/* kernel/panic.c: panic() */
+	{ "Kernel panic - not syncing", false, CRASH_PANIC, true, ST_PANIC, NULL, 0, NULL, NULL, false },
+	/* mm/kasan/report.c */
+	{ "BUG: KASAN: ", false, CRASH_KASAN, false, ST_SANITIZER, "KASAN", 0, NULL, NULL, false },
+	/* mm/kfence/report.c */
+	{ "BUG: KFENCE: ", false, CRASH_KFENCE, false, ST_SANITIZER, "KFENCE", 0, NULL, NULL, false },
+	/* mm/kmsan/report.c (6.1+) */
+	{ "BUG: KMSAN: ", false, CRASH_KMSAN, false, ST_SANITIZER, "KMSAN", 0, NULL, NULL, false },
+	/* kernel/kcsan/report.c */
+	{ "BUG: KCSAN: ", false, CRASH_KCSAN, false, ST_KCSAN, NULL, 0, NULL, NULL, false },
+	/* lib/ubsan.c: ubsan_prologue() */
+	{ "UBSAN: ", true, CRASH_UBSAN, false, ST_UBSAN, NULL, 0, skip_ubsan, NULL, false },
+	/* kernel/watchdog.c: watchdog_timer_fn() */
+	{ "BUG: soft lockup", false, CRASH_SOFT_LOCKUP, false, ST_STALL, "BUG: soft lockup", 0, NULL,
+	  NULL, false },
+	/* kernel/watchdog_hld.c: watchdog_overflow_callback() */
 	{ "Watchdog detected hard LOCKUP", false, CRASH_HARD_LOCKUP, false, ST_STALL,
-	  "BUG: hard lockup", 0, NULL },
-	{ "detected stalls on CPUs", false, CRASH_RCU_STALL, false, ST_STALL,
-	  "INFO: rcu detected stall", 0, NULL },
+	  "BUG: hard lockup", 0, NULL, NULL, false },
+	/* kernel/rcu/tree_stall.h: print_other_cpu_stall() ("detected stalls on CPUs/tasks"),
+	 * kernel/rcu/tasks.h: check_all_holdout_tasks() ("detected stalls on tasks") */
+	{ "detected stalls on ", false, CRASH_RCU_STALL, false, ST_STALL,
+	  "INFO: rcu detected stall", 0, NULL, NULL, false },
+	/* kernel/rcu/tree_stall.h: print_cpu_stall() ("self-detected stall on CPU") */
 	{ "detected stall on CPU", false, CRASH_RCU_STALL, false, ST_STALL,
-	  "INFO: rcu detected stall", 0, NULL },
+	  "INFO: rcu detected stall", 0, NULL, NULL, false },
+	/* kernel/rcu/tree_exp.h: synchronize_rcu_expedited_wait() */
 	{ "detected expedited stalls", false, CRASH_RCU_STALL, false, ST_STALL,
-	  "INFO: rcu detected stall", 0, NULL },
-	{ "INFO: task ", true, CRASH_HUNG_TASK, false, ST_HUNG, "INFO: task hung", 0, NULL },
+	  "INFO: rcu detected stall", 0, NULL, NULL, false },
+	/* kernel/hung_task.c: check_hung_task() ("blocked for more than"; "can't die" in
+	 * linux-next's variant) */
+	{ "INFO: task ", true, CRASH_HUNG_TASK, false, ST_HUNG, "INFO: task hung", 0, NULL, NULL,
+	  false },
+	/* kernel/workqueue.c: wq_watchdog_timer_fn() */
 	{ "BUG: workqueue lockup", false, CRASH_HUNG_TASK, false, ST_FIXED,
-	  "BUG: workqueue lockup", 0, NULL },
-	{ "BUG: memory leak", true, CRASH_KMEMLEAK, false, ST_LEAK, "memory leak",
-	  K(CRASH_KMEMLEAK), skip_leak },
+	  "BUG: workqueue lockup", 0, NULL, NULL, false },
+	/* kernel/workqueue.c: process_one_work() (the function: "last function: f") */
+	{ "BUG: workqueue leaked lock or atomic", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
+	  "BUG: workqueue leaked lock or atomic", 0, NULL, NULL, false },
+	/* mm/kmemleak.c: print_unreferenced() */
 	{ "unreferenced object 0x", true, CRASH_KMEMLEAK, false, ST_LEAK, "memory leak",
-	  K(CRASH_KMEMLEAK), skip_leak },
+	  K(CRASH_KMEMLEAK), skip_leak, NULL, false },
+	/* mm/kmemleak.c: kmemleak_scan() */
 	{ "new suspected memory leaks", false, CRASH_KMEMLEAK, false, ST_FIXED,
-	  "kmemleak: new suspected memory leaks", K(CRASH_KMEMLEAK), NULL },
+	  "kmemleak: new suspected memory leaks", K(CRASH_KMEMLEAK), NULL, NULL, false },
+	/* kernel/locking/lockdep.c: print_circular_bug_header() */
 	{ "possible circular locking dependency detected", false, CRASH_LOCKDEP, false,
-	  ST_LOCK_SITE, "possible deadlock", 0, NULL },
+	  ST_LOCK_SITE, "possible deadlock", 0, NULL, NULL, false },
+	/* kernel/locking/lockdep.c: print_deadlock_bug() */
 	{ "possible recursive locking detected", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
-	  "possible deadlock", 0, NULL },
+	  "possible deadlock", 0, NULL, NULL, false },
+	/* kernel/locking/lockdep.c: print_irq_inversion_bug() */
 	{ "possible irq lock inversion dependency detected", false, CRASH_LOCKDEP, false,
-	  ST_LOCK_SITE, "possible deadlock", 0, NULL },
-	{ "-safe -> ", false, CRASH_LOCKDEP, false, ST_LOCK_SITE, "possible deadlock", 0, NULL },
+	  ST_LOCK_SITE, "possible deadlock", 0, NULL, NULL, false },
+	/* kernel/locking/lockdep.c: print_bad_irq_dependency() ("%s-safe -> %s-unsafe") */
+	{ "-safe -> ", false, CRASH_LOCKDEP, false, ST_LOCK_SITE, "possible deadlock", 0, NULL,
+	  NULL, false },
+	/* kernel/locking/lockdep.c: print_usage_bug() */
 	{ "inconsistent lock state", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
-	  "inconsistent lock state", 0, NULL },
+	  "inconsistent lock state", 0, NULL, NULL, false },
+	/* kernel/locking/lockdep.c: print_unlock_imbalance_bug() */
 	{ "bad unlock balance detected", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
-	  "WARNING: bad unlock balance", 0, NULL },
+	  "*: bad unlock balance", 0, NULL, NULL, false },
+	/* kernel/locking/lockdep.c: print_freed_lock_bug() */
 	{ "held lock freed!", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
-	  "WARNING: held lock freed", 0, NULL },
+	  "*: held lock freed", 0, NULL, NULL, false },
+	/* kernel/locking/lockdep.c: print_held_locks_bug() ("%s/%d still has locks held!") */
+	{ "still has locks held!", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
+	  "*: still has locks held", 0, NULL, NULL, false },
+	/* kernel/locking/lockdep.c: lockdep_sys_exit() */
+	{ "lock held when returning to user space", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
+	  "*: lock held when returning to user space", 0, NULL, NULL, false },
+	/* kernel/locking/lockdep.c: print_lock_nested_lock_not_held() */
+	{ "Nested lock was not taken", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
+	  "*: nested lock was not taken", 0, NULL, NULL, false },
+	/* kernel/locking/lockdep.c: print_lock_contention_bug() */
+	{ "bad contention detected!", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
+	  "*: bad contention", 0, NULL, NULL, false },
+	/* kernel/locking/lockdep.c: print_collision() */
+	{ "chain_key collision", false, CRASH_LOCKDEP, false, ST_STACK,
+	  "WARNING: chain_key collision", 0, NULL, NULL, false },
+	/* kernel/locking/lockdep.c: lockdep_rcu_suspicious() ("INFO:" before 4.x) */
 	{ "suspicious RCU usage", false, CRASH_LOCKDEP, false, ST_STACK,
-	  "WARNING: suspicious RCU usage", 0, skip_rcu },
-	{ "BUG: spinlock ", true, CRASH_LOCKDEP, false, ST_STACK, "BUG: spinlock", 0, skip_spin },
+	  "WARNING: suspicious RCU usage", 0, skip_rcu, NULL, false },
+	/* kernel/locking/lockdep.c: assign_lock_key() */
+	{ "trying to register non-static key", false, CRASH_LOCKDEP, false, ST_STACK,
+	  "INFO: trying to register non-static key", 0, skip_key, NULL, false },
+	/* kernel/locking/lockdep.c: print_lockdep_off() ("BUG: MAX_LOCKDEP_KEYS too low!", ...),
+	 * look_up_lock_class(), lockdep_init_map_type() */
+	{ "BUG: MAX_", true, CRASH_LOCKDEP, false, ST_LINE, NULL, 0, NULL, NULL, false },
+	{ "BUG: looking up invalid subclass", true, CRASH_LOCKDEP, false, ST_FIXED,
+	  "BUG: looking up invalid subclass", 0, NULL, NULL, false },
+	{ "has not been registered!", false, CRASH_LOCKDEP, false, ST_STACK,
+	  "BUG: key has not been registered", 0, NULL, NULL, false },
+	/* kernel/locking/spinlock_debug.c: spin_dump() ("BUG: spinlock %s on CPU#%d") */
+	{ "BUG: spinlock ", true, CRASH_LOCKDEP, false, ST_HEAD, "", 0, skip_spin, " on CPU",
+	  false },
+	/* kernel/locking/spinlock_debug.c: rwlock_bug() */
+	{ "BUG: rwlock ", true, CRASH_LOCKDEP, false, ST_HEAD, "", 0, skip_spin, " on CPU", false },
+	/* lib/smp_processor_id.c: check_preemption_disabled() */
+	{ "BUG: using ", true, CRASH_WARNING, false, ST_HEAD, " in preemptible code", 0,
+	  skip_preempt, " in preemptible", false },
+	/* kernel/sched/core.c: __might_resched() */
 	{ "BUG: sleeping function called from invalid context", false, CRASH_WARNING, false,
-	  ST_STACK, "BUG: sleeping function called from invalid context", 0, skip_might },
+	  ST_STACK, "BUG: sleeping function called from invalid context", 0, skip_might, NULL,
+	  false },
+	/* kernel/sched/core.c: __schedule_bug() */
 	{ "BUG: scheduling while atomic", false, CRASH_WARNING, false, ST_STACK,
-	  "BUG: scheduling while atomic", 0, NULL },
-	{ "BUG: Bad page state", false, CRASH_BUG, false, ST_FIXED, "BUG: Bad page state", 0, NULL },
-	{ "BUG: Bad page map", false, CRASH_BUG, false, ST_FIXED, "BUG: Bad page map", 0, NULL },
+	  "BUG: scheduling while atomic", 0, skip_sched, NULL, false },
+	/* kernel/sched/core.c: schedule_debug() (CONFIG_DEBUG_ATOMIC_SLEEP) */
+	{ "BUG: scheduling in a non-blocking section", false, CRASH_WARNING, false, ST_STACK,
+	  "BUG: scheduling in a non-blocking section", 0, skip_sched, NULL, false },
+	/* kernel/sched/topology.c: build_sched_domain() */
+	{ "BUG: arch topology borken", false, CRASH_BUG, false, ST_FIXED,
+	  "BUG: arch topology borken", 0, NULL, NULL, false },
+	/* kernel/sched/core.c: __cant_sleep(), __cant_migrate() */
+	{ "BUG: assuming atomic context", false, CRASH_WARNING, false, ST_STACK,
+	  "BUG: assuming atomic context", 0, skip_might, NULL, false },
+	{ "BUG: assuming non migratable context", false, CRASH_WARNING, false, ST_STACK,
+	  "BUG: assuming non migratable context", 0, skip_might, NULL, false },
+	/* mm/page_alloc.c: bad_page() */
+	{ "BUG: Bad page state", false, CRASH_BUG, false, ST_FIXED, "BUG: Bad page state", 0, NULL,
+	  NULL, false },
+	/* mm/memory.c: print_bad_pte() */
+	{ "BUG: Bad page map", false, CRASH_BUG, false, ST_FIXED, "BUG: Bad page map", 0, NULL,
+	  NULL, false },
+	/* kernel/fork.c: check_mm() */
 	{ "BUG: Bad rss-counter state", false, CRASH_BUG, false, ST_FIXED,
-	  "BUG: Bad rss-counter state", 0, NULL },
-	{ "BUG: stack guard page was hit", false, CRASH_OOPS, true, ST_FN,
-	  "BUG: stack guard page was hit", 0, NULL },
+	  "BUG: Bad rss-counter state", 0, NULL, NULL, false },
+	{ "BUG: non-zero pgtables_bytes on freeing mm", false, CRASH_BUG, false, ST_FIXED,
+	  "BUG: non-zero pgtables_bytes on freeing mm", 0, NULL, NULL, false },
+	/* fs/dcache.c: umount_check() */
+	{ "BUG: Dentry ", true, CRASH_BUG, false, ST_FIXED, "BUG: Dentry still in use", 0, NULL,
+	  NULL, false },
+	/* arch/x86/kernel/traps.c: handle_stack_overflow() ("BUG: %s stack guard page was hit") */
+	{ "stack guard page was hit", false, CRASH_OOPS, true, ST_FN,
+	  "BUG: stack guard page was hit", 0, NULL, NULL, false },
+	/* arch/x86/mm/fault.c: show_fault_oops() (5.1+) */
 	{ "BUG: unable to handle page fault", false, CRASH_OOPS, true, ST_FN,
-	  "BUG: unable to handle page fault", 0, NULL },
+	  "BUG: unable to handle kernel paging request", 0, NULL, NULL, false },
+	/* arch/x86/mm/fault.c (before 5.1) */
 	{ "BUG: unable to handle kernel NULL pointer dereference", false, CRASH_OOPS, true, ST_FN,
-	  "BUG: kernel NULL pointer dereference", 0, NULL },
+	  "BUG: unable to handle kernel NULL pointer dereference", 0, NULL, NULL, false },
+	/* arch/x86/mm/fault.c: show_fault_oops() (5.1+) */
 	{ "BUG: kernel NULL pointer dereference", false, CRASH_OOPS, true, ST_FN,
-	  "BUG: kernel NULL pointer dereference", 0, NULL },
+	  "BUG: unable to handle kernel NULL pointer dereference", 0, NULL, NULL, false },
+	/* arch/x86/mm/fault.c (before 5.1) */
 	{ "BUG: unable to handle kernel paging request", false, CRASH_OOPS, true, ST_FN,
-	  "BUG: unable to handle kernel paging request", 0, NULL },
+	  "BUG: unable to handle kernel paging request", 0, NULL, NULL, false },
+	/* arch/x86/mm/fault.c: the rest of the header cut or lost */
 	{ "BUG: unable to handle kernel", false, CRASH_OOPS, true, ST_FN,
-	  "BUG: unable to handle kernel", 0, NULL },
-	{ "Unable to handle kernel ", false, CRASH_OOPS, true, ST_ARM_FAULT, NULL, 0, NULL },
+	  "BUG: unable to handle kernel", 0, NULL, NULL, false },
+	/* arch/arm64/mm/fault.c: die_kernel_fault(); arch/arm/mm/fault.c: __do_kernel_fault() */
+	{ "Unable to handle kernel ", false, CRASH_OOPS, true, ST_ARM_FAULT, NULL, 0, NULL, NULL,
+	  false },
+	/* lib/list_debug.c: BUG_ON via CHECK_DATA_CORRUPTION (lib/bug.c prints the line) */
 	{ "kernel BUG at lib/list_debug.c", false, CRASH_BUG, true, ST_STACK,
-	  "BUG: corrupted list", 0, NULL },
+	  "BUG: corrupted list", 0, NULL, NULL, false },
+	/* mm/usercopy.c: usercopy_abort() */
 	{ "kernel BUG at mm/usercopy.c", false, CRASH_BUG, true, ST_STACK,
-	  "BUG: bad usercopy", 0, NULL },
-	{ "kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, NULL },
-	{ "Kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, NULL },
+	  "BUG: bad usercopy", 0, NULL, NULL, false },
+	/* lib/bug.c: report_bug() */
+	{ "kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, NULL, NULL, false },
+	/* lib/bug.c: report_bug() without a file ("Kernel BUG at %pB [verbose debug info
+	 * unavailable]") */
+	{ "Kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, NULL, NULL, false },
+	/* arch/arm64/kernel/traps.c: bug_handler() -> die("Oops - BUG") */
 	{ "Internal error: Oops - BUG", false, CRASH_BUG, true, ST_FN, "kernel BUG",
-	  K(CRASH_BUG) | K(CRASH_OOPS), NULL },
+	  K(CRASH_BUG) | K(CRASH_OOPS), NULL, NULL, false },
+	/* arch/arm64/kernel/traps.c, arch/arm/kernel/traps.c: __die() */
 	{ "Internal error: ", false, CRASH_OOPS, true, ST_ARM_ERROR, NULL,
-	  K(CRASH_BUG) | K(CRASH_OOPS), NULL },
+	  K(CRASH_BUG) | K(CRASH_OOPS), NULL, NULL, false },
+	/* arch/x86/kernel/traps.c: exc_general_protection() */
 	{ "general protection fault", false, CRASH_OOPS, true, ST_FN,
-	  "general protection fault", 0, NULL },
-	{ "stack segment: ", false, CRASH_OOPS, true, ST_FN, "stack segment fault", 0, NULL },
-	{ "PANIC: double fault", false, CRASH_OOPS, true, ST_FN, "PANIC: double fault", 0, NULL },
+	  "general protection fault", 0, NULL, NULL, false },
+	/* arch/x86/kernel/traps.c: do_error_trap("stack segment") */
+	{ "stack segment: ", false, CRASH_OOPS, true, ST_FN, "stack segment fault", 0, NULL, NULL,
+	  false },
+	/* arch/x86/kernel/traps.c: exc_double_fault() */
+	{ "PANIC: double fault", false, CRASH_OOPS, true, ST_FN, "PANIC: double fault", 0, NULL,
+	  NULL, false },
+	/* arch/x86/kernel/traps.c: do_error_trap("invalid opcode") */
 	{ "invalid opcode: ", false, CRASH_OOPS, true, ST_FN, "invalid opcode",
-	  K(CRASH_BUG) | K(CRASH_OOPS), NULL },
-	{ "divide error: ", false, CRASH_OOPS, true, ST_FN, "divide error", K(CRASH_OOPS), NULL },
-	{ "Oops: ", true, CRASH_OOPS, true, ST_FN, "Oops", K(CRASH_BUG) | K(CRASH_OOPS), NULL },
-	{ "#PF: ", true, CRASH_OOPS, true, ST_FN, "Oops", K(CRASH_OOPS), NULL },
-	{ "WARNING: ", true, CRASH_WARNING, false, ST_WARNING, NULL, 0, NULL },
+	  K(CRASH_BUG) | K(CRASH_OOPS), NULL, NULL, false },
+	/* arch/x86/kernel/traps.c: exc_divide_error() ("divide error: 0000 [#1]", 6.9+
+	 * "Oops: divide error: 0000") */
+	{ "divide error: ", false, CRASH_OOPS, true, ST_FN, "divide error", K(CRASH_OOPS), NULL,
+	  NULL, false },
+	/* arch/arm/kernel/traps.c: __div0() (arm64 does not trap on a division by zero) */
+	{ "Division by zero in kernel", false, CRASH_WARNING, false, ST_STACK, "divide error", 0,
+	  skip_div0, NULL, false },
+	/* arch/x86/kernel/dumpstack.c: __die_header() */
+	{ "Oops: ", true, CRASH_OOPS, true, ST_FN, "Oops", K(CRASH_BUG) | K(CRASH_OOPS), NULL, NULL,
+	  false },
+	/* arch/x86/kernel/unwind_frame.c: unwind_next_frame() */
+	{ "WARNING: kernel stack regs at ", true, CRASH_WARNING, false, ST_FIXED,
+	  "WARNING: kernel stack regs has bad 'bp' value", 0, NULL, NULL, false },
+	{ "WARNING: kernel stack frame pointer at ", true, CRASH_WARNING, false, ST_FIXED,
+	  "WARNING: kernel stack frame pointer has bad value", 0, NULL, NULL, false },
+	/* mm/slub.c: slab_bug() ("BUG %s (%s): %pV"), its "INFO: Allocated/Freed in" lines
+	 * (print_track()) alone when the header was lost */
+	{ "BUG ", true, CRASH_BUG, false, ST_SLUB, NULL, 0, NULL, NULL, false },
+	{ "INFO: Allocated in ", true, CRASH_BUG, false, ST_HEADER_FN, "INFO: Allocated",
+	  K(CRASH_BUG), NULL, NULL, false },
+	{ "INFO: Freed in ", true, CRASH_BUG, false, ST_HEADER_FN, "INFO: Freed", K(CRASH_BUG),
+	  NULL, NULL, false },
+	/* net/core/dev.c: netdev_wait_allrefs_any() */
+	{ "unregister_netdevice: waiting for ", true, CRASH_HUNG_TASK, false, ST_FIXED,
+	  "unregister_netdevice: waiting for DEV to become free", 0, NULL, NULL, false },
+	/* fs/super.c: generic_shutdown_super() */
+	{ "VFS: Busy inodes after unmount", true, CRASH_BUG, false, ST_FIXED,
+	  "VFS: Busy inodes after unmount", 0, NULL, NULL, false },
+	/* fs/open.c: filp_close() */
+	{ "VFS: Close: file count is 0", true, CRASH_BUG, false, ST_FIXED,
+	  "VFS: Close: file count is 0", 0, NULL, NULL, false },
+	/* lib/debugobjects.c: debug_print_object(), the WARN's message: the WARNING
+	 * line that follows joins it */
+	{ "ODEBUG: ", true, CRASH_WARNING, false, ST_PRELUDE, "WARNING: ODEBUG bug", 0,
+	  skip_odebug, NULL, true },
+	/* lib/refcount.c: refcount_warn_saturate(), the WARN's message */
+	{ "refcount_t: ", true, CRASH_WARNING, false, ST_PRELUDE, "WARNING: refcount bug", 0,
+	  skip_refcount, NULL, true },
+	/* kernel/panic.c: __warn() ("WARNING: CPU: %d PID: %d at %pS"), lib/bug.c */
+	{ "WARNING: ", true, CRASH_WARNING, false, ST_WARNING, NULL, 0, NULL, NULL, false },
 };
+
+_Static_assert(ARRAY_SIZE(headers) <= 256, "crash_detector.ignored and anywhere_index hold 256");
 
 /* The firmware's failures (before any kernel banner). */
 static const char *const firmware_errors[] = {
@@ -490,7 +654,6 @@ static const char *const firmware_errors[] = {
 static bool is_preamble(const char *s, size_t n)
 {
 	return find(s, n, "[ cut here ]") || find(s, n, "8<--- cut here") ||
-	       starts(s, n, "ODEBUG: ") || starts(s, n, "refcount_t: ") ||
 	       find(s, n, " corruption") || is_rule_line(s, n);
 }
 
@@ -524,6 +687,9 @@ static const char *const skip_common[] = {
 	"asm_exc_", "do_kernel_fault", "do_mem_abort", "do_translation_fault",
 	"do_page_fault", "do_bad_area", "die_kernel_fault", "arm_notify_die",
 	"check_panic_on_warn", "nmi_cpu_backtrace", "nmi_trigger_cpumask_backtrace",
+	/* reporting frames of their own: the scheduler's and UBSAN's reporters,
+	 * the preemption check */
+	"__schedule_bug", "handle_overflow", "^__ubsan_", "^ubsan_", "check_preemption_disabled",
 	NULL,
 };
 
@@ -534,7 +700,9 @@ static const char *const skip_helpers[] = {
 	"memcpy", "memcmp", "memset", "memchr", "memmove", "strcmp", "strncmp", "strcpy",
 	"strlcpy", "strncpy", "strscpy", "strlen", "strnstr", "strnlen", "strchr", "string",
 	"pointer", "copy_to_user", "copy_from_user", "put_user", "get_user", "list_add",
-	"list_del", "list_replace", "list_move", "list_splice", NULL,
+	"list_del", "list_replace", "list_move", "list_splice",
+	"skb_pull",     /* __skb_pull() BUG()s on its caller's length */
+	NULL,
 };
 
 /* Exact names (too short for a substring match). */
@@ -619,6 +787,8 @@ struct crash_detector {
 	size_t npreamble;
 	long last_line;
 	enum crash_progress progress;   /* of the last line */
+	bool reboot_pending;            /* a reboot's first line was seen, its banner not yet */
+	uint64_t ignored[4];            /* headers crash_detector_ignore_header() turned off */
 };
 
 /* ----------------------------------------------------------- 4. titles */
@@ -726,12 +896,14 @@ static char *with_function(const char *prefix, const char *fn)
 /* WARNING titles: syzkaller's special files, else "WARNING in F". */
 static char *warning_title(const struct report *r, const char **fn)
 {
-	static const char *const skip_odebug[] = { "debug_", "rcu", "hrtimer_", "timer_", "work_",
-						   "percpu_", "kmem_", "slab_", "kfree", "vunmap",
-						   "vfree", "__free_", "kobject_", NULL };
-	static const char *const skip_refcount[] = { "refcount", "kobject_", NULL };
 	static const char *const skip_usercopy[] = { "usercopy", "__check", NULL };
 	static const char *const skip_kobject[] = { "kobject_", NULL };
+	static const char *const skip_proc[] = { "proc_", NULL };
+	static const char *const skip_kmalloc[] = { "kmalloc", "kcalloc", "kzalloc", "krealloc",
+						    "vmalloc", "slab", "kmem", NULL };
+	static const char *const skip_usb[] = { "usb_submit_urb", "usb_start_wait_urb",
+						"usb_bulk_msg", "usb_interrupt_msg", "usb_control_msg",
+						NULL };
 	const char *t = r->header_text;
 	struct { const char *file; const char *title; const char *const *skip; } special[] = {
 		{ "lib/debugobjects.c", "WARNING: ODEBUG bug", skip_odebug },
@@ -739,12 +911,24 @@ static char *warning_title(const struct report *r, const char **fn)
 		{ "mm/usercopy.c", "WARNING: bad usercopy", skip_usercopy },
 		{ "lib/kobject.c", "WARNING: kobject bug", skip_kobject },
 		{ "kernel/locking/lockdep.c", "WARNING: locking bug", NULL },
+		{ "fs/proc/generic.c", "WARNING: proc registration bug", skip_proc },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(special); i++) {
 		if (strstr(t, special[i].file)) {
 			*fn = first_unskipped(r, true, false, special[i].skip);
 			return with_function(special[i].title, *fn);
 		}
+	}
+	if (strstr(t, " mm/") && strstr(r->header_fn, "malloc")) {
+		/* an allocator's WARN on its caller's size or flags */
+		*fn = first_unskipped(r, true, false, skip_kmalloc);
+		return with_function("WARNING: kmalloc bug", *fn);
+	}
+	if (!strcmp(r->header_fn, "usb_submit_urb")) {
+		/* "WARNING in DRIVER_FN/usb_submit_urb": the driver that submitted */
+		*fn = first_unskipped(r, true, false, skip_usb);
+		return **fn ? xasprintf("WARNING in %s/usb_submit_urb", *fn)
+			    : xstrdup("WARNING in usb_submit_urb");
 	}
 	*fn = r->header_fn[0] ? r->header_fn : first_unskipped(r, true, false, NULL);
 	return with_function("WARNING", *fn);
@@ -807,10 +991,136 @@ static char *arm_error_title(const struct report *r, const char **fn)
 	return title;
 }
 
+/* A table title with its "*" replaced by the header's own first word
+ * ("*: held lock freed" -> "WARNING: held lock freed" or "BUG: ..."). */
+static char *lead_title(const struct report *r, const char *title)
+{
+	if (title[0] != '*')
+		return xstrdup(title);
+	const char *t = r->header_text;
+	const char *lead = strstr(t, "BUG") == t ? "BUG" : strstr(t, "INFO") == t ? "INFO" : "WARNING";
+	return xasprintf("%s%s", lead, title + 1);
+}
+
+/* "Kernel panic - not syncing: MSG" -> "kernel panic: MSG", as syzbot
+ * titles it: a few messages lose their variable tail or name a function. */
+static const char *panic_message(const char *text)
+{
+	static const char head[] = "Kernel panic - not syncing";
+	const char *msg = strstr(text, head) + strlen(head);
+	if (*msg == ':')
+		msg++;
+	while (*msg == ' ')
+		msg++;
+	return msg;
+}
+
+static char *sanitize_title(char *title);
+
+/* The title of a panic's message up to stop (NULL: its end), no function. */
+static char *panic_text_title(const char *msg, const char *stop)
+{
+	static const char *const cut_after[] = { "Attempted to kill init!",
+						 "Couldn't open N_TTY ldisc", NULL };
+	for (const char *const *c = cut_after; *c; c++)
+		if (!strncmp(msg, *c, strlen(*c)))
+			return xasprintf("kernel panic: %s", *c);
+	char *m = slice(msg, stop);
+	char *title = sanitize_title(xasprintf("kernel panic: %s", m));
+	free(m);
+	return title;
+}
+
+static char *panic_title(const struct report *r, const char **fn)
+{
+	const char *msg = panic_message(r->header_text);
+	*fn = "";
+	if (!strncmp(msg, "stack-protector: ", 17)) {
+		static const char *const skip_chk[] = { "stack_chk", NULL };
+		const char *in = strstr(msg, "corrupted in: ");
+		static __thread char named[FN_MAX];
+		if (in && take_ident(in + 14, strlen(in + 14), named))
+			*fn = named;
+		else
+			*fn = first_unskipped(r, false, false, skip_chk);
+		return with_function("kernel panic: stack is corrupted", *fn);
+	}
+	if (!strncmp(msg, "corrupted stack end", 19)) {
+		*fn = stall_function(r);
+		return with_function("kernel panic: corrupted stack end", *fn);
+	}
+	return panic_text_title(msg, NULL);
+}
+
+/* "BUG kmalloc-64 (Not tainted): Object already free" -> "BUG: Object already free". */
+static char *slub_title(const struct report *r)
+{
+	const char *t = r->header_text;
+	const char *colon = strstr(t, "): ");
+	colon = colon ? colon + 3 : strstr(t, ": ") ? strstr(t, ": ") + 2 : t + 4;
+	char *msg = slice(colon, NULL);
+	char *title = xasprintf("BUG: %s", msg);
+	free(msg);
+	return title;
+}
+
+/* The header's words from its needle up to the entry's stop ("BUG: spinlock bad magic"). */
+static char *head_title(const struct report *r)
+{
+	const char *t = strstr(r->header_text, r->h->needle);
+	char *words = slice(t ? t : r->header_text, r->h->stop);
+	char *title = xasprintf("%s%s", words, r->h->title);
+	free(words);
+	return title;
+}
+
+/*
+ * Replaces what varies from one report of a bug to the next, as syzbot
+ * does: "0x..." and long hex runs become ADDR, other numbers standing
+ * alone NUM ("unknown-block(0,0)" -> "unknown-block(NUM,NUM)"). A
+ * number inside a word ("ext4", "x86_64") stays.
+ */
+static char *sanitize_title(char *title)
+{
+	struct strbuf out = { 0 };
+	const char *p = title;
+	while (*p) {
+		bool boundary = p == title || !is_ident_char(p[-1]);
+		if (boundary && isxdigit((unsigned char)*p)) {
+			const char *q = p;
+			bool hex = !strncmp(p, "0x", 2);
+			if (hex)
+				q += 2;
+			size_t digits = 0, decimal = 0;
+			while (isxdigit((unsigned char)q[digits]))
+				digits++;
+			while (isdigit((unsigned char)q[decimal]))
+				decimal++;
+			bool word_end = !is_ident_char(q[digits]) || q[digits] == '.';
+			if ((hex && digits) || (digits >= 8 && word_end && decimal < digits)) {
+				strbuf_addstr(&out, "ADDR");
+				p = q + digits;
+				continue;
+			}
+			if (!hex && decimal && (!is_ident_char(q[decimal]) || q[decimal] == '.') &&
+			    !(q[decimal] == '.' && isdigit((unsigned char)q[decimal + 1]))) {
+				strbuf_addstr(&out, "NUM");
+				p = q + decimal;
+				continue;
+			}
+		}
+		strbuf_add(&out, p, 1);
+		p++;
+	}
+	free(title);
+	return out.buf ? out.buf : xstrdup("");
+}
+
 /* The event's title and function, once its report is complete. */
 static char *report_title(const struct report *r, const char **fn)
 {
 	const struct header *h = r->h;
+	char *prefix = NULL, *title;
 	*fn = "";
 	switch (h->style) {
 	case ST_FN:
@@ -819,11 +1129,8 @@ static char *report_title(const struct report *r, const char **fn)
 	case ST_STACK:
 		*fn = first_unskipped(r, false, false, h->skip);
 		return with_function(h->title, *fn);
-	case ST_PANIC: {
-		const char *t = strstr(r->header_text, "Kernel panic - not syncing");
-		*fn = first_unskipped(r, false, false, NULL);
-		return slice(t, NULL);
-	}
+	case ST_PANIC:
+		return panic_title(r, fn);
 	case ST_WARNING:
 		return warning_title(r, fn);
 	case ST_SANITIZER:
@@ -835,21 +1142,21 @@ static char *report_title(const struct report *r, const char **fn)
 		const char *t = strstr(r->header_text, "UBSAN: ") + 7;
 		char *type = slice(t, " in ");
 		*fn = first_unskipped(r, false, false, h->skip);
-		char *prefix = xasprintf("UBSAN: %s", type);
-		char *title = with_function(prefix, *fn);
-		free(prefix);
+		prefix = xasprintf("UBSAN: %s", type);
 		free(type);
-		return title;
+		break;
 	}
 	case ST_LOCK_SITE:
 		*fn = r->lock_fn[0] ? r->lock_fn : first_unskipped(r, false, false, NULL);
-		return with_function(h->title, *fn);
+		prefix = lead_title(r, h->title);
+		break;
 	case ST_STALL:
 		*fn = stall_function(r);
 		return with_function(h->title, *fn);
 	case ST_HUNG:
 		*fn = hung_function(r);
-		return with_function(h->title, *fn);
+		return with_function(strstr(r->header_text, "can't die") ? "INFO: task can't die"
+									  : h->title, *fn);
 	case ST_LEAK:
 		*fn = first_unskipped(r, false, false, h->skip);
 		return with_function(h->title, *fn);
@@ -857,10 +1164,57 @@ static char *report_title(const struct report *r, const char **fn)
 		return arm_fault_title(r, fn);
 	case ST_ARM_ERROR:
 		return arm_error_title(r, fn);
-	case ST_FIXED:
-		return xstrdup(h->title);
+	case ST_FIXED: {
+		const char *unmount = strstr(r->header_text, "[unmount of ");
+		if (unmount && strchr(unmount, ']'))     /* fs/dcache.c: umount_check() */
+			return xasprintf("%s %.*s", h->title, (int)(strchr(unmount, ']') - unmount + 1),
+					 unmount);
+		return lead_title(r, h->title);
 	}
-	return xstrdup("kernel report");
+	case ST_HEAD:
+		*fn = first_unskipped(r, false, false, h->skip);
+		prefix = head_title(r);
+		break;
+	case ST_SLUB:
+		return slub_title(r);
+	case ST_LINE:
+		return slice(r->header_text, NULL);
+	case ST_HEADER_FN:
+		*fn = r->header_fn;
+		return with_function(h->title, *fn);
+	case ST_PRELUDE:
+		*fn = first_unskipped(r, true, false, h->skip);
+		return with_function(h->title, *fn);
+	}
+	if (!prefix)
+		return xstrdup("kernel report");
+	title = with_function(prefix, *fn);
+	free(prefix);
+	return title;
+}
+
+/*
+ * Is the event's title unreliable, as syzbot's "corrupted"? When its style
+ * names a function and none was found (the report was cut, interleaved or
+ * printed no stack), or the report is the tail of one whose header was lost
+ * (a panic "Fatal exception" alone, SLUB's "INFO: Freed in" alone).
+ */
+static bool report_corrupted(const struct report *r, const char *fn)
+{
+	switch (r->h->style) {
+	case ST_FIXED:
+	case ST_LINE:
+	case ST_SLUB:
+	case ST_KCSAN:
+		return false;
+	case ST_HEADER_FN:
+		return true;
+	case ST_PANIC:
+		return strstr(r->header_text, "Fatal exception") ||
+		       strstr(r->header_text, "panic_on_warn set");
+	default:
+		return !fn[0];
+	}
 }
 
 /* ------------------------------------------------------- 5. the machine */
@@ -878,6 +1232,7 @@ struct crash_detector *crash_detector_new(void)
 static void release_event(struct crash_event *ev)
 {
 	free(ev->title);
+	free(ev->alt_title);
 	free(ev->function);
 	free(ev->excerpt);
 }
@@ -934,6 +1289,22 @@ static void keep_event(struct crash_detector *d, struct crash_event *ev)
 	d->events[d->nevents++] = *ev;
 }
 
+/* The title with its function replaced by the next frame of the stack
+ * that is not skipped (the caller, for grouping reports that differ only
+ * by an inlined helper), or the title itself. */
+static char *alt_title(const struct report *r, const char *title, const char *fn)
+{
+	size_t tl = strlen(title), fl = strlen(fn);
+	if (fn < r->frames[0] || fn >= r->frames[MAX_FRAMES - 1] + FN_MAX || tl < fl ||
+	    strcmp(title + tl - fl, fn))
+		return xstrdup(title);
+	size_t i = (size_t)(fn - r->frames[0]) / FN_MAX;
+	for (i++; i < r->nframes; i++)
+		if (strcmp(r->frames[i], fn) && !skipped(r->frames[i], r->h->skip))
+			return xasprintf("%.*s%s", (int)(tl - fl), title, r->frames[i]);
+	return xstrdup(title);
+}
+
 /* Turns the open report into an event. */
 static void close_report(struct crash_detector *d)
 {
@@ -945,8 +1316,13 @@ static void close_report(struct crash_detector *d)
 	struct crash_event ev = { .kind = r->kind, .fatal = r->fatal, .line = r->line,
 				  .time = r->time };
 	ev.title = report_title(r, &fn);
+	if (r->h->style != ST_FIXED)    /* a fixed title is the kernel's own words */
+		ev.title = sanitize_title(ev.title);
 	ev.function = xstrdup(fn);
+	ev.corrupted = report_corrupted(r, fn) || (r->in_trace && !r->nframes);
+	ev.alt_title = alt_title(r, ev.title, fn);
 	text_clean_title(ev.title);            /* the raw bytes stay in console.log */
+	text_clean_title(ev.alt_title);
 	text_clean_title(ev.function);
 	ev.excerpt = r->excerpt.buf ? xstrdup(r->excerpt.buf) : xstrdup("");
 	release_report(r);
@@ -961,6 +1337,7 @@ static void add_line_event(struct crash_detector *d, enum crash_kind kind, bool 
 	struct crash_event ev = { .kind = kind, .fatal = fatal, .title = title,
 				  .function = xstrdup(""), .line = lineno, .time = t };
 	text_clean_title(ev.title);
+	ev.alt_title = xstrdup(ev.title);
 	if (n > MAX_EXCERPT)
 		n = MAX_EXCERPT;
 	ev.excerpt = xmalloc(n + 1);
@@ -1077,6 +1454,8 @@ static bool starts_special(const char *s, size_t n)
 		return is_rule_line(s, n);
 	case 'L':
 		return starts(s, n, "Linux version ");
+	case 'B':
+		return starts(s, n, "Booting the kernel");
 	case 'O':
 		return starts(s, n, "ODEBUG: ");
 	case 'r':
@@ -1101,8 +1480,14 @@ static bool starts_like_report(const char *s, size_t n)
 	return starts_special(s, n);
 }
 
+/* Is header i of the table turned off for this detector? */
+static bool ignored(const struct crash_detector *d, size_t i)
+{
+	return d->ignored[i / 64] >> (i % 64) & 1;
+}
+
 /* The first header of the table this stripped line matches, or NULL. */
-static const struct header *match_header(const char *s, size_t n)
+static const struct header *match_header(const struct crash_detector *d, const char *s, size_t n)
 {
 	const char *t = s;
 	size_t tn = n, best = ARRAY_SIZE(headers);
@@ -1111,7 +1496,7 @@ static const struct header *match_header(const char *s, size_t n)
 		tn--;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(headers); i++)
-		if (headers[i].at_start && starts(t, tn, headers[i].needle)) {
+		if (headers[i].at_start && starts(t, tn, headers[i].needle) && !ignored(d, i)) {
 			best = i;
 			break;
 		}
@@ -1119,7 +1504,8 @@ static const struct header *match_header(const char *s, size_t n)
 		unsigned char c = (unsigned char)s[pos];
 		for (size_t k = 0; k < anywhere_count[c]; k++) {
 			size_t i = anywhere_index[c][k];
-			if (i < best && starts(s + pos, n - pos, headers[i].needle))
+			if (i < best && starts(s + pos, n - pos, headers[i].needle) &&
+			    !ignored(d, i))
 				best = i;
 		}
 	}
@@ -1182,6 +1568,8 @@ static void open_report(struct crash_detector *d, const struct header *h, const 
 	header_function(r, s, n);
 	if (h->style == ST_LOCK_SITE && parse_lock_site(s, n, r->lock_fn))
 		r->lock_armed = false;
+	else if (find(s, n, "still has locks held"))
+		r->lock_armed = true;   /* the held locks' sites follow: the first names it */
 	/* KMSAN and KFENCE print their first stack right under the header. */
 	r->in_trace = h->kind == CRASH_KMSAN || h->kind == CRASH_KFENCE;
 	d->open = r;
@@ -1234,10 +1622,16 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	if (r->h->style == ST_LOCK_SITE && !r->lock_fn[0]) {
 		if (find(s, n, "is trying to acquire") || find(s, n, "] takes:") ||
 		    find(s, n, " takes:") || find(s, n, "just changed the state of lock") ||
-		    find(s, n, "is trying to release lock") || find(s, n, "is freeing memory"))
+		    find(s, n, "is trying to release lock") || find(s, n, "is freeing memory") ||
+		    find(s, n, "leaving the kernel with locks still held"))
 			r->lock_armed = true;
 		else if (r->lock_armed && parse_lock_site(s, n, fn))
 			memcpy(r->lock_fn, fn, FN_MAX);
+		else if (find(s, n, "last function: ")) {
+			/* a workqueue's leaked lock: "last function: f" (%ps, no offset) */
+			const char *p = find(s, n, "last function: ") + 15;
+			take_ident(p, n - (size_t)(p - s), r->lock_fn);
+		}
 	}
 	if (!r->access[0] && (starts(s, n, "Read of size") || starts(s, n, "Write of size")))
 		memcpy(r->access, s[0] == 'R' ? "Read" : "Write", s[0] == 'R' ? 5 : 6);
@@ -1294,14 +1688,32 @@ static bool firmware_error(const char *s, size_t n)
 	return false;
 }
 
-/* A kernel banner: a second one means the machine rebooted by itself. */
+/*
+ * A kernel banner: a second one means the machine rebooted by itself
+ * ("unexpected kernel reboot", syzbot's title). The lines a boot prints
+ * before its banner (x86's decompressor "Booting the kernel.", arm's
+ * "Booting Linux on physical CPU") mark the reboot when they follow a
+ * banner, even if the new banner never comes; the banner after them is
+ * then the same reboot, not a second one.
+ */
 static bool banner(struct crash_detector *d, const char *s, size_t n, long lineno, double t)
 {
-	if (!starts(s, n, "Linux version "))
+	bool early = starts(s, n, "Booting the kernel") || find(s, n, "Booting Linux on physical CPU");
+	if (!early && !starts(s, n, "Linux version "))
 		return false;
 	close_report(d);
-	if (++d->banners >= 2)
-		add_line_event(d, CRASH_REBOOT, true, xstrdup("unexpected reboot"), s, n, lineno, t);
+	if (early) {
+		if (d->banners >= 1 && !d->reboot_pending) {
+			d->reboot_pending = true;
+			add_line_event(d, CRASH_REBOOT, true, xstrdup("unexpected kernel reboot"), s, n,
+				       lineno, t);
+		}
+		return true;
+	}
+	if (++d->banners >= 2 && !d->reboot_pending)
+		add_line_event(d, CRASH_REBOOT, true, xstrdup("unexpected kernel reboot"), s, n,
+			       lineno, t);
+	d->reboot_pending = false;
 	return true;
 }
 
@@ -1313,12 +1725,12 @@ static void panic_from_end_marker(struct crash_detector *d, const char *s, size_
 {
 	const char *from = find(s, n, "Kernel panic");
 	size_t len = n - (size_t)(from - s);
-	const char *close = find(from, len, " ]---");
-	if (close)
-		len = (size_t)(close - from);
-	char *title = xmalloc(len + 1);
-	memcpy(title, from, len);
-	title[len] = '\0';
+	char *text = xmalloc(len + 1);
+	memcpy(text, from, len);
+	text[len] = '\0';
+	char *title = strstr(text, "Kernel panic - not syncing")
+		? panic_text_title(panic_message(text), " ]---") : slice(text, " ]---");
+	free(text);
 	d->panic_seen = true;
 	add_line_event(d, CRASH_PANIC, true, title, s, n, lineno, t);
 }
@@ -1343,14 +1755,25 @@ static bool end_marker(struct crash_detector *d, const char *s, size_t n, long l
 /* A header line: open a report, or join the open one. */
 static bool header_line(struct crash_detector *d, const char *s, size_t n, long lineno, double t)
 {
-	const struct header *h = match_header(s, n);
+	const struct header *h = match_header(d, s, n);
 	if (!h || (h->style == ST_WARNING && !is_warning_report(s, n)))
 		return false;
-	if (h->style == ST_HUNG && !find(s, n, "blocked for more than"))
+	if (h->style == ST_HUNG && !find(s, n, "blocked for more than") &&
+	    !find(s, n, "can't die for more than"))
 		return false;
-	if (h->needle[0] == '#' && !(d->open && (h->joins & K(d->open->kind))))
+	if (h->style == ST_SLUB && !find(s, n, "): ") && !find(s, n, ": "))
 		return false;
+	if (starts(h->needle, strlen(h->needle), "ODEBUG") && !find(s, n, "object type: ") &&
+	    !find(s, n, "type: "))
+		return false;   /* "ODEBUG: 12 of 54 active objects replaced" at boot */
 	struct report *r = d->open;
+	if (r && r->nlines <= 3 && ((r->h->prelude && h->style == ST_WARNING) ||
+				    (h->prelude && r->h->style == ST_WARNING))) {
+		/* a WARN's message and its "WARNING: CPU: 0 PID: 1 at" line, in
+		 * either order (the message came second before 4.x) */
+		extend_report(d, s, n);
+		return true;
+	}
 	if (r && r->h == h && r->nlines == r->nheaders) {
 		/* Symbolized reports repeat the header once per inlined frame
 		 * ("BUG: KASAN: ... in f file.c:1 [inline]"); the last one
@@ -1398,6 +1821,11 @@ void crash_feed_line(struct crash_detector *d, const char *line, size_t len, lon
 {
 	const char *s = crash_strip_prefix(line, &len, NULL);
 	size_t n = len;
+	if (n > 10 && s[0] == 'k' && starts(s, n, "kmemleak: ") &&
+	    (s[10] == ' ' || starts(s + 10, n - 10, "unreferenced "))) {
+		s += 10;        /* kmemleak's report printed with its pr_fmt (kmemleak_verbose) */
+		n -= 10;
+	}
 	bool marked = needle_set_search(&anywhere_needles, s, n);       /* the one scan */
 	d->last_line = lineno;
 	d->progress = marked || starts(s, n, "Linux version ") ? progress_of(s, n)
@@ -1463,6 +1891,22 @@ void crash_on_dropped(struct crash_detector *d, crash_dropped_fn *fn, void *ctx)
 {
 	d->on_dropped = fn;
 	d->dropped_ctx = ctx;
+}
+
+size_t crash_header_count(void)
+{
+	return ARRAY_SIZE(headers);
+}
+
+const char *crash_header_needle(size_t i)
+{
+	return i < ARRAY_SIZE(headers) ? headers[i].needle : NULL;
+}
+
+void crash_detector_ignore_header(struct crash_detector *d, size_t i)
+{
+	if (i < ARRAY_SIZE(headers))
+		d->ignored[i / 64] |= 1ull << (i % 64);
 }
 
 bool crash_report_open(const struct crash_detector *d)

@@ -4,15 +4,21 @@
  * oops, BUG, WARNING, KASAN, KFENCE, KMSAN, KCSAN, UBSAN, lockdep, RCU
  * stalls, lockups, hung tasks, kmemleak, an unexpected reboot) and the
  * firmware errors that stop a boot before the kernel. Each report becomes
- * one event with a syzbot-style title ("WARNING in foo", "KASAN:
- * use-after-free Read in bar", "Kernel panic - not syncing: REASON").
+ * one event with a title by syzbot's convention ("WARNING in foo", "KASAN:
+ * use-after-free Read in bar", "kernel panic: REASON", "BUG: unable to
+ * handle kernel NULL pointer dereference in f"), addresses and numbers
+ * replaced by ADDR and NUM. The header table (runner/crash.c) names for
+ * each entry the kernel file that prints it; tests/t-judge-catalogue.sh
+ * checks it against linux-source-6.1.
  *
  * The function named in a title is, as in syzkaller's pkg/report/linux.go,
  * the faulting PC (x86 "RIP: 0010:f+0x1/0x2", arm64 "pc : f+0x1/0x2", arm
  * "PC is at f+0x1/0x2") or the first frame of the call trace that is not
  * generic (dump_stack, panic, __warn, report_bug, locking, string and copy
- * helpers, ...). Lockdep titles take the lock site ("at: f+0x1/0x2"), RCU
- * stalls and soft lockups the frame above the dispatcher (syscall entry,
+ * helpers, the scheduler's and UBSAN's reporters, ...: skip_common,
+ * skip_helpers and skip_exact in crash.c, with a list per header).
+ * Lockdep titles take the lock site ("at: f+0x1/0x2"), RCU stalls and
+ * soft lockups the frame above the dispatcher (syscall entry,
  * workqueue, timer), hung tasks the first frame that is not scheduling or
  * waiting.
  *
@@ -70,6 +76,10 @@ struct crash_event {
 	bool fatal;             /* the kernel or the task died (see above) */
 	char *title;            /* syzbot style, never empty, made without control
 				 * characters or invalid UTF-8 (text_clean_title) */
+	char *alt_title;        /* the title with the guilty function's caller instead, for
+				 * grouping reports; the title itself when there is none */
+	bool corrupted;         /* the title is unreliable (syzbot's "corrupted"): the
+				 * report was cut or interleaved, or no frame was found */
 	char *function;         /* the guilty function, "" when unknown */
 	long line;              /* 1-based line of the report's first header */
 	double time;            /* host time of that line */
@@ -105,6 +115,15 @@ const struct crash_event *crash_event_at(const struct crash_detector *d, size_t 
 typedef void crash_dropped_fn(void *ctx, const struct crash_event *e);
 void crash_on_dropped(struct crash_detector *d, crash_dropped_fn *fn, void *ctx);
 size_t crash_events_dropped(const struct crash_detector *d);
+
+/*
+ * The header table, for tests/tools/judge-catalogue.c: how many entries it
+ * has, entry i's needle, and a detector that ignores entry i (as if it were
+ * deleted from the table), so that a test can prove every entry is needed.
+ */
+size_t crash_header_count(void);
+const char *crash_header_needle(size_t i);
+void crash_detector_ignore_header(struct crash_detector *d, size_t i);
 
 /* Has a report begun that is not closed yet? */
 bool crash_report_open(const struct crash_detector *d);

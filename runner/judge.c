@@ -1074,6 +1074,8 @@ static json_object *event_json(const struct judge *j, const struct crash_event *
 	put_string(o, "title", e->title);
 	json_object_object_add(o, "line", json_object_new_int64(e->line));
 	json_object_object_add(o, "time", json_object_new_double(e->time));
+	put_string(o, "alt_title", e->alt_title);
+	json_object_object_add(o, "corrupted", json_object_new_boolean(e->corrupted));
 	put_string(o, "function", e->function);
 	put_string(o, "excerpt", e->excerpt);
 	json_object_object_add(o, "fatal", json_object_new_boolean(e->fatal));

@@ -51,7 +51,7 @@ else
 	bounded "$RELEASE" judge "$T/talk.log" > "$T/talk.out" 2> "$T/talk.err"
 	rc=$?
 	kb=$(peak_kb "$T/talk.err")
-	if [ "$rc" -eq 2 ] && head -n 1 "$T/talk.out" | grep -q "PANIC: Kernel panic - not syncing: Attempted to kill init"; then
+	if [ "$rc" -eq 2 ] && head -n 1 "$T/talk.out" | grep -q "PANIC: kernel panic: Attempted to kill init!"; then
 		ok "judge of a 300 MB boot finds the panic at its end"
 	else not_ok "judge of a 300 MB boot finds the panic at its end" "exit $rc: $(head -n 1 "$T/talk.out")"; fi
 	if [ -n "$kb" ] && [ "$kb" -lt 262144 ]; then ok "judge of a 300 MB boot: peak RSS $kb KiB < 256 MiB"

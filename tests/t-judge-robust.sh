@@ -47,26 +47,26 @@ judge_is "the fixture itself: PASS" "$PASS_LOG" PASS 0
 
 # 1. Hidden panics.
 insert clear "$PANIC\033[2Jlogin: \n"
-judge_is "panic line then ESC[2J on its line: PANIC" "$T/clear.log" PANIC 2 "Kernel panic - not syncing: Attempted to kill init!"
+judge_is "panic line then ESC[2J on its line: PANIC" "$T/clear.log" PANIC 2 "kernel panic: Attempted to kill init!"
 insert home "$PANIC\033[Hlogin: \n"
-judge_is "panic line then ESC[H on its line: PANIC" "$T/home.log" PANIC 2 "Kernel panic - not syncing: Attempted to kill init!"
+judge_is "panic line then ESC[H on its line: PANIC" "$T/home.log" PANIC 2 "kernel panic: Attempted to kill init!"
 insert cr "$PANIC\rlogin:                                                           \n"
-judge_is "panic line then a lone CR and other text: PANIC" "$T/cr.log" PANIC 2 "Kernel panic - not syncing: Attempted to kill init!"
+judge_is "panic line then a lone CR and other text: PANIC" "$T/cr.log" PANIC 2 "kernel panic: Attempted to kill init!"
 insert ris "$PANIC\033c\n"
-judge_is "panic line then a terminal reset (ESC c): PANIC" "$T/ris.log" PANIC 2 "Kernel panic"
+judge_is "panic line then a terminal reset (ESC c): PANIC" "$T/ris.log" PANIC 2 "kernel panic: Attempted to kill init!"
 head -c 65536 /dev/zero | tr '\0' 'x' > "$T/long.ins"
 printf '%s\n' "$PANIC" >> "$T/long.ins"
 splice long
-judge_is "65,536 bytes of output, then the panic on the same line: PANIC" "$T/long.log" PANIC 2 "Kernel panic - not syncing: Attempted to kill init!"
+judge_is "65,536 bytes of output, then the panic on the same line: PANIC" "$T/long.log" PANIC 2 "kernel panic: Attempted to kill init!"
 head -c 3000000 /dev/zero | tr '\0' 'y' > "$T/huge.ins"
 printf '%s\n' "$PANIC" >> "$T/huge.ins"
 splice huge
-judge_is "3 MB of output, then the panic on the same line: PANIC" "$T/huge.log" PANIC 2 "Kernel panic"
+judge_is "3 MB of output, then the panic on the same line: PANIC" "$T/huge.log" PANIC 2 "kernel panic: Attempted to kill init!"
 { printf '%s' "$PANIC"; head -c 3000000 /dev/zero | tr '\0' 'z'; echo; } > "$T/head.ins"
 splice head
-judge_is "the panic, then 3 MB of output on the same line: PANIC" "$T/head.log" PANIC 2 "Kernel panic"
+judge_is "the panic, then 3 MB of output on the same line: PANIC" "$T/head.log" PANIC 2 "kernel panic: Attempted to kill init!"
 insert endonly '[    7.800001] ---[ end Kernel panic - not syncing: Attempted to kill init! exitcode=0x0000000b ]---\n'
-judge_is "a panic's end marker alone: PANIC" "$T/endonly.log" PANIC 2 "Kernel panic - not syncing: Attempted to kill init! exitcode=0x0000000b"
+judge_is "a panic's end marker alone: PANIC" "$T/endonly.log" PANIC 2 "kernel panic: Attempted to kill init!"
 insert both "$PANIC\n[    7.800001] ---[ end Kernel panic - not syncing: Attempted to kill init! exitcode=0x0000000b ]---\n"
 "$BOOTRIG" judge --format json "$T/both.log" > "$T/both.json"
 expect "a panic and its end marker: one event, not two" "$T/both.json" 'events.#' 1

@@ -49,7 +49,7 @@ functions=$(sed -n 's/^functions right: *//p' "$out/stats")
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f%%", b ? 100 * a / b : 0 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b) printf "%.2f", a / b; else printf "-" }'; }
 
-echo "   corpus: $crash crash logs, $clean clean logs ($(sed -n 's/^fixtures: *//p' "$out/stats"))"
+echo "   corpus (tuned on: the judge was fixed on it, a regression bar, not a forecast): $crash crash logs, $clean clean logs ($(sed -n 's/^fixtures: *//p' "$out/stats"))"
 printf '   %-28s %-16s %-16s %s\n' "" naive judge "judge/naive"
 printf '   %-28s %-16s %-16s %s\n' "crash logs detected" "$naive_hit ($(pct "$naive_hit" "$crash"))" \
 	"$judge_hit ($(pct "$judge_hit" "$crash"))" "$(ratio "$judge_hit" "$naive_hit")"

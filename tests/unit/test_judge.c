@@ -427,6 +427,137 @@ static void test_infra_error(void **state)
 	judge_free(j);
 }
 
+/* Titles by syzbot's convention for the headers of issue 13 (each a
+ * header the kernel prints), with the guilty frame past the reporting
+ * ones, the alternate title and the corrupted mark. */
+static void test_convention_titles(void **state)
+{
+	(void)state;
+	static const char trace[] = "Call Trace:\n <TASK>\n dump_stack_lvl+0x48/0x60\n"
+				    " guilty_fn+0x10/0x20\n caller_fn+0x10/0x20\n </TASK>\nend\n";
+	static const struct { const char *log; const char *title; const char *alt; bool corrupted; } cases[] = {
+		{ "BUG: spinlock bad magic on CPU#0, swapper/0\n", "BUG: spinlock bad magic in guilty_fn",
+		  "BUG: spinlock bad magic in caller_fn", false },
+		{ "BUG: rwlock recursion on CPU#1, x/12, ffff888012345678\n",
+		  "BUG: rwlock recursion in guilty_fn", NULL, false },
+		{ "BUG: using __this_cpu_read() in preemptible [00000000] code: syz/123\n"
+		  "caller is __this_cpu_preempt_check+0x13/0x20\n",
+		  "BUG: using __this_cpu_read() in preemptible code in guilty_fn", NULL, false },
+		{ "BUG: using smp_processor_id() in preemptible [00000000] code: a/1\n",
+		  "BUG: using smp_processor_id() in preemptible code in guilty_fn", NULL, false },
+		{ "INFO: trying to register non-static key.\n",
+		  "INFO: trying to register non-static key in guilty_fn", NULL, false },
+		{ "WARNING: kernel stack regs at ffffc90000a0fd58 in a:1 has bad 'bp' value 0000000000000001\n",
+		  "WARNING: kernel stack regs has bad 'bp' value", NULL, false },
+		{ "BUG: MAX_STACK_TRACE_ENTRIES too low!\n", "BUG: MAX_STACK_TRACE_ENTRIES too low!", NULL,
+		  false },
+		{ "BUG: workqueue leaked lock or atomic: kworker/0:1/0x00000000/12\n"
+		  "     last function: wq_fn\n", "BUG: workqueue leaked lock or atomic in wq_fn", NULL,
+		  false },
+		{ "WARNING: lock held when returning to user space!\n"
+		  "syz/12 is leaving the kernel with locks still held!\n"
+		  "1 lock held by syz/12:\n #0: ffff8880 (&m->lock){+.+.}-{3:3}, at: locker_fn+0x1/0x2\n",
+		  "WARNING: lock held when returning to user space in locker_fn", NULL, false },
+		{ "WARNING: syz/12 still has locks held!\n"
+		  "1 lock held by syz/12:\n #0: ffff8880 (&m->lock){+.+.}-{3:3}, at: holder_fn+0x1/0x2\n",
+		  "WARNING: still has locks held in holder_fn", NULL, false },
+		{ "INFO: task syz:12 can't die for more than 143 seconds.\n",
+		  "INFO: task can't die in guilty_fn", NULL, false },
+		{ "BUG kmalloc-64 (Not tainted): Object already free\n", "BUG: Object already free", NULL,
+		  false },
+		{ "kmemleak: unreferenced object 0xffff888012345678 (size 32):\n"
+		  "kmemleak:   backtrace:\nkmemleak:     [<ffffffff81234567>] kmalloc_trace+0x1/0x2\n"
+		  "kmemleak:     [<ffffffff81234567>] leaker_fn+0x1/0x2\n", "memory leak in leaker_fn", NULL,
+		  false },
+		{ "unregister_netdevice: waiting for lo to become free. Usage count = 2\n",
+		  "unregister_netdevice: waiting for DEV to become free", NULL, false },
+		{ "BUG: Dentry ffff888012345678{i=2,n=/}  still in use (1) [unmount of ext4 sda]\n",
+		  "BUG: Dentry still in use [unmount of ext4 sda]", NULL, false },
+		{ "VFS: Close: file count is 0 (f_op=ext4_file_operations)\n", "VFS: Close: file count is 0",
+		  NULL, false },
+		{ "VFS: Busy inodes after unmount of sda (ext4)\n", "VFS: Busy inodes after unmount", NULL,
+		  false },
+		{ "ODEBUG: free active (active state 0) object type: timer_list hint: cb+0x0/0x10\n"
+		  "WARNING: CPU: 0 PID: 1 at lib/debugobjects.c:505 debug_print_object+0x1/0x2\n",
+		  "WARNING: ODEBUG bug in guilty_fn", NULL, false },
+		{ "BUG: scheduling while atomic: syz/12/0x00000002\n"
+		  "Call Trace:\n dump_stack_lvl+0x1/0x2\n __schedule_bug+0x1/0x2\n __schedule+0x1/0x2\n"
+		  " schedule+0x1/0x2\n sleeper_fn+0x1/0x2\nend\n", "BUG: scheduling while atomic in sleeper_fn",
+		  NULL, false },
+		{ "UBSAN: signed-integer-overflow in x.c:1:2\n"
+		  "Call Trace:\n dump_stack_lvl+0x1/0x2\n handle_overflow+0x1/0x2\n"
+		  " __ubsan_handle_add_overflow+0x1/0x2\n adder_fn+0x1/0x2\nend\n",
+		  "UBSAN: signed-integer-overflow in adder_fn", NULL, false },
+		{ "Kernel panic - not syncing: Attempted to kill init! exitcode=0x0000000b\n",
+		  "kernel panic: Attempted to kill init!", NULL, false },
+		{ "Kernel panic - not syncing: Fatal exception\n", "kernel panic: Fatal exception", NULL,
+		  true },
+		{ "BUG: kernel NULL pointer dereference, address: 0000000000000008\n",
+		  "BUG: unable to handle kernel NULL pointer dereference in guilty_fn", NULL, false },
+		{ "Division by zero in kernel.\nCPU: 0 PID: 1\n"
+		  " __div0 from Ldiv0+0x8/0x10\n Ldiv0 from divider_fn+0x1/0x2\n divider_fn from x+0x1/0x2\nend\n",
+		  "divide error in divider_fn", NULL, false },
+		{ "general protection fault: 0000 [#1] SMP\n", "general protection fault in guilty_fn", NULL,
+		  false },
+		{ "WARNING: CPU: 0 PID: 1 at mm/page_alloc.c:5525 __alloc_pages+0x1/0x2\n"
+		  "Call Trace:\n __alloc_pages+0x1/0x2\n __kmalloc_large_node+0x1/0x2\n"
+		  " __kmalloc+0x1/0x2\n sizer_fn+0x1/0x2\nend\n", "WARNING in __alloc_pages", NULL, false },
+		{ "WARNING: CPU: 0 PID: 1 at mm/slab_common.c:1 kmalloc_slab+0x1/0x2\n"
+		  "Call Trace:\n kmalloc_slab+0x1/0x2\n __kmalloc+0x1/0x2\n sizer_fn+0x1/0x2\nend\n",
+		  "WARNING: kmalloc bug in sizer_fn", NULL, false },
+		{ "WARNING: CPU: 0 PID: 1 at drivers/usb/core/urb.c:504 usb_submit_urb+0x1/0x2\n"
+		  "Call Trace:\n usb_submit_urb+0x1/0x2\n usb_start_wait_urb+0x1/0x2\n"
+		  " usb_control_msg+0x1/0x2\n probe_fn+0x1/0x2\nend\n", "WARNING in probe_fn/usb_submit_urb",
+		  NULL, false },
+		{ "WARNING: CPU: 0 PID: 1 at x.c:1\n", NULL, NULL, false },     /* no function: no report */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct crash_detector *d = crash_detector_new();
+		const char *p = cases[i].log;
+		bool own_trace = strstr(p, "\nend\n") != NULL;
+		char *all = own_trace ? strdup(p) : NULL;
+		if (!own_trace) {
+			all = malloc(strlen(p) + sizeof(trace));
+			strcpy(all, p);
+			strcat(all, trace);
+		}
+		long n = 0;
+		for (char *line = strtok(all, "\n"); line; line = strtok(NULL, "\n"))
+			crash_feed_line(d, line, strlen(line), ++n, 0);
+		crash_finish(d);
+		const struct crash_event *e = crash_event_at(d, 0);
+		if (!cases[i].title) {
+			assert_null(e);
+		} else {
+			assert_non_null(e);
+			assert_string_equal(e->title, cases[i].title);
+			if (cases[i].alt)
+				assert_string_equal(e->alt_title, cases[i].alt);
+			assert_int_equal(e->corrupted, cases[i].corrupted);
+		}
+		free(all);
+		crash_detector_free(d);
+	}
+}
+
+/* "Booting the kernel." after a banner: the reboot, found before its banner,
+ * one event for both. */
+static void test_reboot_before_banner(void **state)
+{
+	(void)state;
+	struct crash_detector *d = crash_detector_new();
+	static const char *const lines[] = { "Booting the kernel.", "[    0.000000] Linux version 6.1.0 #1",
+					     "[    1.000000] Run /init as init process",
+					     "Booting the kernel.", "[    0.000000] Linux version 6.1.0 #1" };
+	for (size_t i = 0; i < 5; i++)
+		crash_feed_line(d, lines[i], strlen(lines[i]), (long)i + 1, 0);
+	crash_finish(d);
+	assert_int_equal(crash_event_count(d), 1);
+	assert_string_equal(crash_event_at(d, 0)->title, "unexpected kernel reboot");
+	assert_int_equal(crash_event_at(d, 0)->line, 4);
+	crash_detector_free(d);
+}
+
 /* A second banner: the machine rebooted by itself. */
 static void test_unexpected_reboot(void **state)
 {
@@ -435,7 +566,7 @@ static void test_unexpected_reboot(void **state)
 	feed(j, "[    0.000000] Linux version 6.1.0 #1\n[    0.5] Run /init as init process\n"
 		"[    0.000000] Linux version 6.1.0 #1\n", 1);
 	assert_int_equal(judge_finish(j, 2), VERDICT_PANIC);
-	assert_string_equal(judge_reason(j), "unexpected reboot");
+	assert_string_equal(judge_reason(j), "unexpected kernel reboot");
 	judge_free(j);
 }
 
@@ -508,7 +639,7 @@ static void test_events_bounded(void **state)
 	judge_feed(j, sb.buf, sb.len, 1);
 	assert_int_equal(judge_finish(j, 2), VERDICT_PANIC);
 	assert_string_equal(judge_reason(j),
-			    "Kernel panic - not syncing: Attempted to kill init! (+300 more events)");
+			    "kernel panic: Attempted to kill init! (+300 more events)");
 	json_object *o = json_object_new_object(), *v;
 	judge_to_json(j, o);
 	assert_true(json_object_object_get_ex(o, "events_not_kept", &v));
@@ -591,7 +722,7 @@ static void test_pieces_across_chunks(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(chunks); i++)
 		feed(j, chunks[i], 1);
 	assert_int_equal(judge_finish(j, 2), VERDICT_PANIC);
-	assert_string_equal(judge_reason(j), "Kernel panic - not syncing: x (+1 more events)");
+	assert_string_equal(judge_reason(j), "kernel panic: x (+1 more events)");
 	judge_free(j);
 }
 
@@ -665,6 +796,8 @@ int main(void)
 		cmocka_unit_test(test_missing_end),
 		cmocka_unit_test(test_infra_error),
 		cmocka_unit_test(test_unexpected_reboot),
+		cmocka_unit_test(test_convention_titles),
+		cmocka_unit_test(test_reboot_before_banner),
 		cmocka_unit_test(test_console_noise),
 		cmocka_unit_test(test_huge_line),
 		cmocka_unit_test(test_events_bounded),
