@@ -38,6 +38,7 @@
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -963,48 +964,63 @@ static void reap_qemu(struct lv_machine *m, bool block)
  * daemonizes, the capability probes' too (libvirt starts one per emulator
  * on a fresh root and kills it, but it is no longer libvirt's child to
  * wait for). Collects each zombie child whose name is qemu-*, except the
- * domains' own QEMUs (reap_qemu() waits for those, by pid). Called by
- * the event thread's tick, and at close.
+ * domains' own QEMUs (reap_qemu() waits for those, by pid). Called by the
+ * event thread's tick, while libvirt may fork in other threads: so it
+ * allocates nothing (no opendir(), no stdio), and scans /proc only when a
+ * child is waiting to be collected at all.
  */
+struct dirent64_raw {
+	unsigned long long d_ino;
+	long long d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
 static void reap_strays(struct lv_backend *lv)
 {
-	if (!lv->embed_root)
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	if (!lv->embed_root || waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || !si.si_pid)
 		return;
-	DIR *proc = opendir("/proc");
-	if (!proc)
+	int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
 		return;
-	pid_t self = getpid();
-	struct dirent *d;
-	while ((d = readdir(proc))) {
-		if (d->d_name[0] < '1' || d->d_name[0] > '9')
-			continue;
-		char path[300], stat[512];
-		snprintf(path, sizeof(path), "/proc/%s/stat", d->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t n = read(fd, stat, sizeof(stat) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		stat[n] = '\0';
-		/* "pid (comm) S ppid ...": comm may hold spaces and parentheses */
-		char *open_paren = strchr(stat, '('), *close_paren = strrchr(stat, ')');
-		char state;
-		long ppid;
-		if (!open_paren || !close_paren || sscanf(close_paren + 1, " %c %ld", &state, &ppid) != 2 ||
-		    state != 'Z' || ppid != (long)self || strncmp(open_paren + 1, "qemu-", 5))
-			continue;
-		pid_t pid = (pid_t)atol(d->d_name);
-		bool domain = false;
-		pthread_mutex_lock(&lv->lock);
-		for (int i = 0; i < MAX_MACHINES; i++)
-			domain |= lv->pids[i] == pid;
-		pthread_mutex_unlock(&lv->lock);
-		if (!domain)
-			waitpid(pid, NULL, WNOHANG);
+	long self = (long)getpid();
+	char ents[8192];
+	long n;
+	while ((n = syscall(SYS_getdents64, dir, ents, sizeof(ents))) > 0) {
+		for (long off = 0; off < n;) {
+			const struct dirent64_raw *d = (const void *)(ents + off);
+			off += d->d_reclen;
+			if (d->d_name[0] < '1' || d->d_name[0] > '9')
+				continue;
+			char path[64], stat[512];
+			snprintf(path, sizeof(path), "/proc/%.20s/stat", d->d_name);
+			int fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			ssize_t len = read(fd, stat, sizeof(stat) - 1);
+			close(fd);
+			if (len <= 0)
+				continue;
+			stat[len] = '\0';
+			/* "pid (comm) S ppid ...": comm may hold spaces and parentheses */
+			char *open_paren = strchr(stat, '('), *close_paren = strrchr(stat, ')');
+			if (!open_paren || !close_paren || strncmp(open_paren + 1, "qemu-", 5) ||
+			    strncmp(close_paren, ") Z ", 4) || strtol(close_paren + 4, NULL, 10) != self)
+				continue;
+			pid_t pid = (pid_t)strtol(d->d_name, NULL, 10);
+			bool domain = false;
+			pthread_mutex_lock(&lv->lock);
+			for (int i = 0; i < MAX_MACHINES; i++)
+				domain |= lv->pids[i] == pid;
+			pthread_mutex_unlock(&lv->lock);
+			if (!domain)
+				waitpid(pid, NULL, WNOHANG);
+		}
 	}
-	closedir(proc);
+	close(dir);
 }
 
 /* The domain's state, asking libvirt too: a dead connection is a failure. */
