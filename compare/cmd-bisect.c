@@ -916,6 +916,11 @@ static int test_ends(struct bisection *b, struct strbuf *git_out)
 	free(b->ends_why);
 	bool differ = bisect_ends_differ(&b->o, b->ends[0].obs, b->ends[0].nobs, b->ends[1].obs,
 					 b->ends[1].nobs, &b->ends_st, &b->ends_why);
+	struct step *g = &b->ends[0], *bd = &b->ends[1];
+	bd->st.p_good = b->ends_st.p_good, bd->st.mwu_good = b->ends_st.mwu_good;
+	bd->st.change_good = b->ends_st.change_good;
+	set_why(g, xasprintf("the good end: %zu PASS boots of %zu", g->npass, g->nboots));
+	set_why(bd, xasprintf("the bad end: %zu PASS boots of %zu; %s", bd->npass, bd->nboots, b->ends_why));
 	if (!differ) {
 		printf("bisect: good and bad do not differ on %s: %s\n", b->metric, term_str(b->ends_why));
 		return EXIT_FAIL;
@@ -1267,7 +1272,7 @@ static char *default_dir(const struct bisection *b)
 	return dir;
 }
 
-/* Is dir missing or empty? */
+/* Does dir hold no bisection (no bisect.json)? */
 static bool fresh_dir(const char *dir)
 {
 	char *p = xasprintf("%s/bisect.json", dir);
@@ -1327,8 +1332,9 @@ int cmd_bisect(int argc, char **argv)
 		if ((rc = settings(&b, build, nbuild)))
 			goto done;
 		if (!fresh_dir(b.dir)) {
-			rc = (error("bisect: %s holds another bisection: bootrig bisect --continue it, "
-				    "or remove it", b.dir), EXIT_USAGE);
+			rc = (error("bisect: %s holds a bisection already: 'bootrig bisect --continue' "
+				    "resumes an interrupted one; remove the directory (or give another -o) "
+				    "to start anew", b.dir), EXIT_USAGE);
 			goto done;
 		}
 		if (bisecting(&b)) {
@@ -1368,7 +1374,8 @@ int cmd_bisect(int argc, char **argv)
 		       sb.buf);
 		strbuf_release(&sb);
 	} else if (!strcmp(b.status, "interrupted"))
-		printf("interrupted: 'bootrig bisect --continue%s%s' resumes\n", A.output ? " -o " : "",
+		printf("interrupted: 'bootrig bisect --continue%s%s%s%s' resumes\n",
+		       A.tree ? " --tree " : "", A.tree ? term_str(b.tree) : "", A.output ? " -o " : "",
 		       A.output ? term_str(b.dir) : "");
 	printf("chart: %s/chart.svg\njson: %s/bisect.json\n", term_str(b.dir), term_str(b.dir));
 	fprintf(stderr, "bisect: %s is back on %s\n", term_str(b.tree), term_str(branch));
