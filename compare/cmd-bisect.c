@@ -886,7 +886,8 @@ static int test_ends(struct bisection *b, struct strbuf *git_out)
 			return EXIT_SIGINT;
 		if (rc == TEST_ERROR)
 			return EXIT_INFRA;
-		if (s->mark == MARK_SKIP) {
+		/* a crash of another title than --title's: the ends do not differ on it */
+		if (s->mark == MARK_SKIP && !(b->o.crash && s->ncrash)) {
 			error("bisect: the %s %.12s cannot be tested: %s", s->role, s->sha, s->why);
 			return EXIT_INFRA;
 		}

@@ -8,8 +8,11 @@
 #   perf    from c6 on, bootrig.knob.slow_null=30 (the guest's null syscall
 #           30 % slower): compare first says the ends differ, then bisect
 #           --metric names c6
-#   crash   from c5 on, rdinit=/does-not-exist (the kernel panics: no init):
+#   crash   from c5 on, rdinit=/does-not-exist (the kernel panics: "VFS: Unable to
+#           mount root fs", as it finds no init):
 #           --crash names c5
+#   title   the crash tree again with --title: a pattern of its panic's title
+#           names c5; one no boot shows makes the ends not differ (exit 1)
 #   skip    the same from c6 on, and c4 (git's first pick) does not build:
 #           c4 is skipped, c6 is still named
 #   resume  the crash tree bisected again, interrupted by SIGINT after its
@@ -18,7 +21,7 @@
 # kernels differ by under 1.1 % on every lat_syscall metric under icount
 # (below compare's 5 % threshold), so no bisection between them has a
 # culprit; the knob is a real, measured 30 % change of a real boot.
-# About 35 boots. Run it under flock /tmp/bootrig-qemu.lock.
+# About 45 boots, 5 minutes. Run it under flock /tmp/bootrig-qemu.lock.
 . "$(dirname "$0")/lib.sh"
 set -u
 tmp=$(mktemp -d /tmp/t-bisect.XXXXXX)
@@ -120,6 +123,16 @@ if grep -Eq '^  bad +[0-9a-f]{12} +1 +1 +bad +commit 8$' "$tmp/crash.out" &&
 	ok "bisect --crash: a crash decides at once, a good commit takes --boots clean boots"
 else not_ok "bisect --crash: the boots per step"; fi
 check "crash tree back on main" on_main "$C"
+
+# --- --title: the crash named by its title; a title no boot shows: the ends do not differ ---
+bisect title --tree "$C" --good c1 --bad c8 --build sh build.sh --image image --append-file cmdline \
+	--crash --title '*VFS: Unable to mount root fs*' --boots 2 -o "$tmp/title-state"
+named "bisect --crash --title: a matching panic title, first bad commit c5" "$C" 5 "$tmp/title.out"
+bisect notitle --tree "$C" --good c1 --bad c8 --build sh build.sh --image image --append-file cmdline \
+	--crash --title '*NULL pointer dereference*' --boots 2 -o "$tmp/notitle-state"
+if [ $rc -eq 1 ] && grep -q "^bisect: good and bad do not differ: .*crashed, but not as '\*NULL pointer dereference\*'" "$tmp/notitle.out"; then
+	ok "bisect --crash --title with a title no boot has: exit 1, the ends do not differ"
+else not_ok "--title no boot has: exit 1" "rc=$rc: $(tail -2 "$tmp/notitle.err")"; fi
 
 # --- skip: c4 does not build ---
 S=$tmp/skip
