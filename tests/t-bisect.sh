@@ -175,4 +175,19 @@ check "after --continue: the tree is back on main" on_main "$R"
 [ $? -eq 64 ] && ok "bisect without --good/--bad/--build/--image: exit 64" || not_ok "bisect usage error exit 64"
 "$BOOTRIG" bisect --continue -o "$tmp/nothing" >/dev/null 2>&1
 [ $? -eq 64 ] && ok "--continue without a bisection: exit 64" || not_ok "--continue without a bisection"
+
+# --- untrusted commit text, and an end that cannot be built: exit 125 ---
+U=$tmp/untrusted
+mkdir -p "$U" && git -C "$U" init -q -b main && echo 1 >"$U/f" && git -C "$U" add f &&
+	$G -C "$U" commit -q -m "$(printf 'good \033[31mred\033]0;title\007 \377')" && git -C "$U" tag g &&
+	echo 2 >"$U/f" && $G -C "$U" commit -q -a -m bad && git -C "$U" tag b
+"$BOOTRIG" bisect --tree "$U" --good g --bad b --build false --image image --crash -o "$tmp/u-state" \
+	>"$tmp/u.out" 2>"$tmp/u.err"
+rc=$?
+if [ $rc -eq 125 ] && ! grep -q "$(printf '\033')" "$tmp/u.out" "$tmp/u.err" &&
+	grep -qF 'good \x1b[31mred\x1b]0;title\x07' "$tmp/u.err" &&
+	python3 -c 'import json, sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$tmp/u-state/bisect.json"; then
+	ok "an end that does not build: exit 125; a commit subject's control bytes shown escaped, JSON valid UTF-8"
+else not_ok "untrusted subject, unbuildable end" "rc=$rc: $(grep -a good "$tmp/u.err" | od -c | head -3)"; fi
+check "and the tree is back on main" on_main "$U"
 echo "1..$_tap_n"
