@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "compare", cmd_compare, "compare results: A/B statistics, ABIs, new failures (text/json/junit/html)" },
 	{ "judge", cmd_judge, "judge a saved console log: verdict, stages, kernel crash reports" },
 	{ "run", cmd_run, "boot kernels (libvirt or a board), judge each boot, write its results" },
+	{ "bisect", cmd_bisect, "find the commit that made a kernel slower on a metric, or crash (git bisect)" },
 	{ "logdiff", cmd_logdiff, "what one console log says that another does not, without boot noise" },
 	{ NULL, NULL, NULL },
 };

@@ -18,5 +18,6 @@ int cmd_run(int argc, char **argv);
 int cmd_judge(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_logdiff(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 #endif

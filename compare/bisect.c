@@ -1,0 +1,268 @@
+/*
+ * bisect.c: the decisions of a bisection step and the chart (bisect.h).
+ * The statistics are compare's (stats.h); nothing here runs a program.
+ */
+#include "bisect.h"
+#include "compare.h"
+#include "stats.h"
+#include "util.h"
+
+#include <math.h>
+#include <string.h>
+
+const char *bisect_mark_name(enum bisect_mark m)
+{
+	switch (m) {
+	case MARK_GOOD: return "good";
+	case MARK_BAD: return "bad";
+	case MARK_SKIP: return "skip";
+	case MARK_NONE: break;
+	}
+	return "undecided";
+}
+
+void bisect_summarize(const double *x, size_t n, struct step_stats *st)
+{
+	*st = (struct step_stats){ NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN };
+	if (!n)
+		return;
+	double mean = stats_mean(x, n);
+	st->median = stats_median(x, n);
+	st->spread_pct = mean != 0 ? stats_stddev(x, n) / fabs(mean) * 100 : 0;
+}
+
+/* "p=0.0123" or "p<0.0001" into buf. */
+static const char *fmt_p(double p, char *buf, size_t size)
+{
+	if (isnan(p))
+		snprintf(buf, size, "p=-");
+	else if (p < 0.0001)
+		snprintf(buf, size, "p<0.0001");
+	else
+		snprintf(buf, size, "p=%.4f", p);
+	return buf;
+}
+
+/* x against the end e: Welch's and MWU's p, the %change of the means, and
+ * whether that is significant by compare's rule. */
+static bool differs(const struct bisect_opts *o, const double *e, size_t ne, const double *x,
+		    size_t nx, double *p, double *mwu, double *change)
+{
+	struct welch w;
+	*p = stats_welch(e, ne, x, nx, &w) == 0 ? w.p : NAN;
+	*mwu = stats_mann_whitney(e, ne, x, nx, NULL);
+	double me = stats_mean(e, ne), mx = stats_mean(x, nx);
+	*change = me != 0 ? (mx - me) / fabs(me) * 100 : NAN;
+	return *p < o->alpha && fabs(*change) >= o->threshold_pct;
+}
+
+bool bisect_ends_differ(const struct bisect_opts *o, const double *good, size_t ng,
+			const double *bad, size_t nb, struct step_stats *st, char **why)
+{
+	bisect_summarize(bad, nb, st);
+	if (ng < 2 || nb < 2) {
+		*why = xasprintf("too few PASS boots to compare (good %zu, bad %zu; 2 needed)", ng, nb);
+		return false;
+	}
+	bool d = differs(o, good, ng, bad, nb, &st->p_good, &st->mwu_good, &st->change_good);
+	char pb[32];
+	*why = xasprintf("bad is %+.1f%% from good, %s (Welch; significant: p < %g and |change| >= %g%%)",
+			 st->change_good, fmt_p(st->p_good, pb, sizeof(pb)), o->alpha, o->threshold_pct);
+	return d;
+}
+
+enum bisect_mark bisect_decide_metric(const struct bisect_opts *o, const double *good, size_t ng,
+				      const double *bad, size_t nb, const struct step_boots *s,
+				      struct step_stats *st, char **why)
+{
+	bisect_summarize(s->obs, s->nobs, st);
+	bool last = s->nboots >= o->max_boots;
+	if (s->nobs < 2) {
+		/* a full batch without a PASS will not get better by more boots */
+		if (last || (s->nboots >= o->boots && s->npass == 0)) {
+			*why = xasprintf("%zu PASS boot%s of %zu (%zu INFRA_ERROR, %zu crashed, %zu FAIL): "
+					 "not measurable, skipped", s->npass, s->npass == 1 ? "" : "s",
+					 s->nboots, s->ninfra, s->ncrash, s->nfail);
+			return MARK_SKIP;
+		}
+		*why = xasprintf("%zu PASS boots so far", s->npass);
+		return MARK_NONE;
+	}
+	bool dg = differs(o, good, ng, s->obs, s->nobs, &st->p_good, &st->mwu_good, &st->change_good);
+	bool db = differs(o, bad, nb, s->obs, s->nobs, &st->p_bad, &st->mwu_bad, &st->change_bad);
+	char pg[32], pb[32];
+	fmt_p(st->p_good, pg, sizeof(pg));
+	fmt_p(st->p_bad, pb, sizeof(pb));
+	if (dg != db) {
+		enum bisect_mark m = dg ? MARK_BAD : MARK_GOOD;
+		*why = xasprintf("like %s: %+.1f%% from good (%s), %+.1f%% from bad (%s)",
+				 bisect_mark_name(m), st->change_good, pg, st->change_bad, pb);
+		return m;
+	}
+	if (!last) {
+		*why = xasprintf("undecided after %zu boots: %+.1f%% from good (%s), %+.1f%% from bad (%s)",
+				 s->nboots, st->change_good, pg, st->change_bad, pb);
+		return MARK_NONE;
+	}
+	if (dg) {
+		enum bisect_mark m = fabs(st->change_bad) < fabs(st->change_good) ? MARK_BAD : MARK_GOOD;
+		*why = xasprintf("between the ends after %zu boots, nearer %s: %+.1f%% from good (%s), "
+				 "%+.1f%% from bad (%s)", s->nboots, bisect_mark_name(m), st->change_good,
+				 pg, st->change_bad, pb);
+		return m;
+	}
+	*why = xasprintf("like neither end after %zu boots (too noisy): %+.1f%% from good (%s), "
+			 "%+.1f%% from bad (%s): skipped", s->nboots, st->change_good, pg,
+			 st->change_bad, pb);
+	return MARK_SKIP;
+}
+
+enum bisect_mark bisect_decide_crash(const struct bisect_opts *o, const struct step_boots *s,
+				     char **why)
+{
+	size_t usable = s->nboots - s->ninfra;
+	if (o->title ? s->ntitle > 0 : s->ncrash > 0) {
+		size_t n = o->title ? s->ntitle : s->ncrash;
+		*why = o->title ? xasprintf("%zu of %zu boots crashed with a title matching '%s'", n,
+					    s->nboots, o->title)
+				: xasprintf("%zu of %zu boots crashed (PANIC, HANG or BOOT_FAIL)", n,
+					    s->nboots);
+		return MARK_BAD;
+	}
+	if (o->title && s->other_title) {
+		*why = xasprintf("crashed, but not as '%s': %s: skipped", o->title, s->other_title);
+		return MARK_SKIP;
+	}
+	if (usable >= o->boots) {
+		*why = xasprintf("%zu boot%s without a crash", usable, usable == 1 ? "" : "s");
+		return MARK_GOOD;
+	}
+	if (s->nboots >= o->max_boots) {
+		*why = xasprintf("only %zu of %zu boots usable (%zu INFRA_ERROR): skipped", usable,
+				 s->nboots, s->ninfra);
+		return MARK_SKIP;
+	}
+	*why = xasprintf("%zu usable boot%s without a crash so far", usable, usable == 1 ? "" : "s");
+	return MARK_NONE;
+}
+
+size_t bisect_next_batch(const struct bisect_opts *o, const struct step_boots *s)
+{
+	if (s->nboots >= o->max_boots)
+		return 0;
+	size_t left = o->max_boots - s->nboots, want;
+	if (o->crash) {
+		size_t usable = s->nboots - s->ninfra;
+		want = s->nboots == 0 ? 1 : usable < o->boots ? o->boots - usable : 1;
+	} else {
+		want = s->nboots < o->boots ? o->boots - s->nboots : o->boots;
+	}
+	return want < left ? want : left;
+}
+
+/* ------------------------------------------------------------ the chart */
+
+enum { CW = 56, LEFT = 80, TOP = 40, PLOT_H = 260, BOTTOM = 90 };
+
+static const char *mark_colour(enum bisect_mark m)
+{
+	return m == MARK_GOOD ? "#2e7d32" : m == MARK_BAD ? "#c62828" : "#9e9e9e";
+}
+
+static const char *verdict_colour(const char *v)
+{
+	if (!strcmp(v, "PASS"))
+		return "#2e7d32";
+	if (!strcmp(v, "FAIL"))
+		return "#ef6c00";
+	if (!strcmp(v, "INFRA_ERROR"))
+		return "#9e9e9e";
+	return "#c62828";       /* PANIC, HANG, BOOT_FAIL */
+}
+
+void bisect_chart_svg(const struct chart *c, FILE *out)
+{
+	int w = LEFT + CW * (int)(c->ncols ? c->ncols : 1) + 40, h = TOP + PLOT_H + BOTTOM;
+	double lo = INFINITY, hi = -INFINITY;
+	size_t most = 1;
+	for (size_t i = 0; i < c->ncols; i++) {
+		for (size_t k = 0; k < c->cols[i].nvalues; k++) {
+			lo = fmin(lo, c->cols[i].values[k]);
+			hi = fmax(hi, c->cols[i].values[k]);
+		}
+		if (c->cols[i].nverdicts > most)
+			most = c->cols[i].nverdicts;
+	}
+	if (!c->crash) {
+		if (!isnan(c->good_mean))
+			lo = fmin(lo, c->good_mean), hi = fmax(hi, c->good_mean);
+		if (!isnan(c->bad_mean))
+			lo = fmin(lo, c->bad_mean), hi = fmax(hi, c->bad_mean);
+	}
+	if (!(lo <= hi))
+		lo = 0, hi = 1;
+	double pad = (hi - lo) * 0.1 + fabs(hi) * 0.01 + 1e-9;
+	lo -= pad, hi += pad;
+#define Y(v) (TOP + PLOT_H - ((v) - lo) / (hi - lo) * PLOT_H)
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n", w, h, w, h);
+	fputs("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"10\" y=\"20\" "
+	      "font-size=\"14\">", out);
+	xml_escape(out, c->title ? c->title : "");
+	if (c->unit) {
+		fputs(" (", out);
+		xml_escape(out, c->unit);
+		fputs(")", out);
+	}
+	fputs(c->crash ? ": boots per tested commit, by verdict (green PASS, orange FAIL, red crash, "
+		       "grey INFRA_ERROR)</text>\n"
+		       : ": each PASS boot per tested commit (green good, red bad, grey skipped)"
+			 "</text>\n", out);
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", LEFT,
+		TOP + PLOT_H, w - 20, TOP + PLOT_H);
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", LEFT, TOP,
+		LEFT, TOP + PLOT_H);
+	if (!c->crash) {
+		char buf[32];
+		for (int t = 0; t <= 4; t++) {
+			double v = lo + (hi - lo) * t / 4;
+			fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", LEFT - 4,
+				Y(v) + 4, fmt_value(v, buf, sizeof(buf)));
+		}
+		const double means[2] = { c->good_mean, c->bad_mean };
+		for (int e = 0; e < 2; e++)
+			if (!isnan(means[e]))
+				fprintf(out, "<line class=\"%s-mean\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+					"y2=\"%.1f\" stroke=\"%s\" stroke-dasharray=\"4 3\"/>\n",
+					e ? "bad" : "good", LEFT, Y(means[e]), w - 20, Y(means[e]),
+					mark_colour(e ? MARK_BAD : MARK_GOOD));
+	}
+	for (size_t i = 0; i < c->ncols; i++) {
+		const struct chart_column *col = &c->cols[i];
+		double x = LEFT + CW * (double)i + CW / 2.0;
+		fprintf(out, "<g class=\"commit %s\"><title>", bisect_mark_name(col->mark));
+		xml_escape(out, col->role ? col->role : "");
+		fputs(" ", out);
+		xml_escape(out, col->label ? col->label : "");
+		fprintf(out, ": %s</title>\n", bisect_mark_name(col->mark));
+		for (size_t k = 0; k < col->nvalues; k++)
+			fprintf(out, "<circle class=\"sample\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" "
+				"fill-opacity=\"0.7\"/>\n", x + ((double)k - (double)(col->nvalues - 1) / 2) * 3,
+				Y(col->values[k]), mark_colour(col->mark));
+		double side = (double)PLOT_H / (double)most;
+		if (side > 24)
+			side = 24;
+		for (size_t k = 0; k < col->nverdicts; k++)
+			fprintf(out, "<rect class=\"boot\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+				"fill=\"%s\"/>\n", x - side / 2 + 1, TOP + PLOT_H - side * (double)(k + 1) + 1,
+				side - 2, side - 2, verdict_colour(col->verdicts[k]));
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\" transform=\"rotate(-45 %.1f %d)\" "
+			"fill=\"%s\">", x, TOP + PLOT_H + 14, x, TOP + PLOT_H + 14, mark_colour(col->mark));
+		xml_escape(out, col->label ? col->label : "");
+		fputs(" ", out);
+		xml_escape(out, col->role ? col->role : "");
+		fputs("</text></g>\n", out);
+	}
+#undef Y
+	fputs("</svg>\n", out);
+}

@@ -1,0 +1,133 @@
+/*
+ * bisect.h: the decisions of `bootrig bisect` (compare/cmd-bisect.c), kept
+ * apart from git and the boots so that they can be tested alone, and the
+ * SVG chart of a bisection.
+ *
+ * Performance mode: each end (good, bad) is N boots; each PASS boot's
+ * median of the metric is one observation, as in `compare`. The ends must
+ * differ significantly by compare's rule (Welch's p < alpha AND |%change|
+ * >= threshold). A tested commit is good when its observations differ
+ * significantly from the bad end's and not from the good end's, bad in the
+ * mirror case; otherwise more boots, up to max_boots; then a commit that
+ * differs from both ends is called by the nearer end (it lies between
+ * them: said so in its "why"), and one that differs from neither (too
+ * noisy to tell) is skipped. A commit with fewer than 2 PASS boots is
+ * skipped, never guessed.
+ *
+ * Crash mode: a boot is bad when its verdict is PANIC, HANG or BOOT_FAIL,
+ * or, with a title pattern, when one of its kernel failure events has a
+ * title matching it (fnmatch); then a crash of another title is neither
+ * good nor bad (the commit is skipped). One bad boot makes the commit bad;
+ * it is good after N usable boots (not INFRA_ERROR) without one. A commit
+ * that cannot get N usable boots within max_boots is skipped.
+ */
+#ifndef BOOTRIG_BISECT_H
+#define BOOTRIG_BISECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum bisect_mark {
+	MARK_NONE,              /* undecided: more boots wanted */
+	MARK_GOOD,
+	MARK_BAD,
+	MARK_SKIP,
+};
+
+/* "good", "bad", "skip", "undecided": also git bisect's words. */
+const char *bisect_mark_name(enum bisect_mark m);
+
+struct bisect_opts {
+	size_t boots;           /* N: boots per end and per step (>= 1) */
+	size_t max_boots;       /* M >= N */
+	double alpha;           /* compare's default 0.01 */
+	double threshold_pct;   /* compare's default 5 */
+	bool crash;             /* crash mode, else performance */
+	const char *title;      /* crash mode: a fnmatch pattern, or NULL */
+};
+
+/* One commit's boots, counted from its results (results.h). */
+struct step_boots {
+	size_t nboots;          /* every boot with a result */
+	size_t npass, ninfra, ncrash, nfail;
+	size_t ntitle;          /* boots with a kernel failure titled as opts.title */
+	const char *other_title;/* with a title pattern: the title of a crash that
+				 * does not match it (first seen), or NULL */
+	const double *obs;      /* performance: the PASS boots' medians */
+	size_t nobs;
+};
+
+/* The figures of one commit against the ends (NAN where untested). */
+struct step_stats {
+	double median, spread_pct;      /* of obs; spread: stddev as % of the mean */
+	double p_good, p_bad;           /* Welch's p against each end */
+	double mwu_good, mwu_bad;       /* Mann-Whitney U's */
+	double change_good, change_bad; /* %change of the mean from each end's */
+};
+
+/* Median and spread of x[0..n) into st (the rest NAN). */
+void bisect_summarize(const double *x, size_t n, struct step_stats *st);
+
+/*
+ * bisect_ends_differ: do the ends differ by compare's rule? Fills st with
+ * the bad end against the good one (p_good, mwu_good, change_good; median
+ * and spread of bad) and *why (malloc'd) with a sentence. False also when
+ * an end has fewer than 2 observations.
+ */
+bool bisect_ends_differ(const struct bisect_opts *o, const double *good, size_t ng,
+			const double *bad, size_t nb, struct step_stats *st, char **why);
+
+/*
+ * bisect_decide_metric: the mark of a commit whose boots are s, against
+ * the ends' observations (performance mode, rule above). MARK_NONE only
+ * while s->nboots < o->max_boots. st gets the figures, *why (malloc'd)
+ * the reason in a line.
+ */
+enum bisect_mark bisect_decide_metric(const struct bisect_opts *o, const double *good, size_t ng,
+				      const double *bad, size_t nb, const struct step_boots *s,
+				      struct step_stats *st, char **why);
+
+/* bisect_decide_crash: the same in crash mode. */
+enum bisect_mark bisect_decide_crash(const struct bisect_opts *o, const struct step_boots *s,
+				     char **why);
+
+/*
+ * bisect_next_batch: how many boots to run before deciding again, given
+ * s (after a MARK_NONE): performance mode, up to N, then N at a time;
+ * crash mode, one first (a crash decides at once), then the rest of the N;
+ * never past max_boots. At least 1 when s->nboots < max_boots.
+ */
+size_t bisect_next_batch(const struct bisect_opts *o, const struct step_boots *s);
+
+/* ------------------------------------------------------------ the chart */
+
+struct chart_column {
+	const char *label;              /* a short commit id */
+	const char *role;               /* "good end", "bad end", "step 3" */
+	enum bisect_mark mark;
+	const double *values;           /* performance: each PASS boot's value */
+	size_t nvalues;
+	const char *const *verdicts;    /* crash mode: each boot's verdict */
+	size_t nverdicts;
+};
+
+struct chart {
+	const char *title;              /* the metric (or "crash bisection") */
+	const char *unit;               /* or NULL */
+	bool crash;
+	const struct chart_column *cols;/* in bisection order */
+	size_t ncols;
+	double good_mean, bad_mean;     /* performance: the ends' means (lines) */
+};
+
+/*
+ * bisect_chart_svg: an SVG document of the chart: one column per tested
+ * commit in bisection order; performance: each boot's value a dot (green
+ * when the commit was marked good, red bad, grey skipped) over dashed lines
+ * at the ends' means; crash mode: a square per boot coloured by its
+ * verdict. Text is XML-escaped. Written to out.
+ */
+void bisect_chart_svg(const struct chart *c, FILE *out);
+
+#endif

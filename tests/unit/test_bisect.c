@@ -1,0 +1,190 @@
+/*
+ * test_bisect.c: the decisions of `bootrig bisect` (compare/bisect.c):
+ * which end a commit's boots are like, when more boots are wanted, what is
+ * skipped instead of guessed, crash mode's one-crash-is-bad rule, the boot
+ * batches, and the chart's SVG.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect.h"
+
+static const double good[] = { 4.01, 4.02, 4.00, 4.01, 4.02 };
+static const double bad[] = { 5.21, 5.22, 5.20, 5.21, 5.23 };
+
+static const struct bisect_opts perf = { 5, 15, 0.01, 5, false, NULL };
+
+static enum bisect_mark decide(const double *obs, size_t n, size_t nboots, char **why,
+			       struct step_stats *st)
+{
+	struct step_boots s = { .nboots = nboots, .npass = n, .obs = obs, .nobs = n };
+	return bisect_decide_metric(&perf, good, 5, bad, 5, &s, st, why);
+}
+
+static void test_like_an_end(void **state)
+{
+	(void)state;
+	char *why;
+	struct step_stats st;
+	const double g[] = { 4.00, 4.02, 4.01, 4.01, 4.00 };
+	assert_int_equal(decide(g, 5, 5, &why, &st), MARK_GOOD);
+	assert_non_null(strstr(why, "like good"));
+	assert_true(st.p_bad < 0.01 && st.p_good > 0.01);
+	assert_float_equal(st.median, 4.01, 1e-9);
+	free(why);
+	const double b[] = { 5.22, 5.21, 5.20, 5.22, 5.21 };
+	assert_int_equal(decide(b, 5, 5, &why, &st), MARK_BAD);
+	assert_true(st.change_good > 25 && fabs(st.change_bad) < 1);
+	free(why);
+}
+
+static void test_undecided_then_nearer_or_skip(void **state)
+{
+	(void)state;
+	char *why;
+	struct step_stats st;
+	/* halfway: unlike both ends; more boots until max, then the nearer end */
+	const double mid[] = { 4.80, 4.81, 4.79, 4.80, 4.80 };
+	assert_int_equal(decide(mid, 5, 5, &why, &st), MARK_NONE);
+	free(why);
+	assert_int_equal(decide(mid, 5, 15, &why, &st), MARK_BAD);
+	assert_non_null(strstr(why, "between the ends"));
+	free(why);
+	/* so noisy it is like both: skipped at max, never guessed */
+	const double noisy[] = { 2, 7, 3, 6, 4.5 };
+	assert_int_equal(decide(noisy, 5, 5, &why, &st), MARK_NONE);
+	free(why);
+	assert_int_equal(decide(noisy, 5, 15, &why, &st), MARK_SKIP);
+	free(why);
+}
+
+static void test_unmeasurable_is_skipped(void **state)
+{
+	(void)state;
+	char *why;
+	struct step_stats st;
+	/* every boot INFRA_ERROR: skipped after the first batch */
+	struct step_boots s = { .nboots = 5, .ninfra = 5 };
+	assert_int_equal(bisect_decide_metric(&perf, good, 5, bad, 5, &s, &st, &why), MARK_SKIP);
+	assert_non_null(strstr(why, "5 INFRA_ERROR"));
+	free(why);
+	/* one PASS so far: more boots */
+	const double one[] = { 4.01 };
+	struct step_boots t = { .nboots = 5, .npass = 1, .ninfra = 4, .obs = one, .nobs = 1 };
+	assert_int_equal(bisect_decide_metric(&perf, good, 5, bad, 5, &t, &st, &why), MARK_NONE);
+	free(why);
+}
+
+static void test_ends(void **state)
+{
+	(void)state;
+	char *why;
+	struct step_stats st;
+	assert_true(bisect_ends_differ(&perf, good, 5, bad, 5, &st, &why));
+	assert_true(st.change_good > 29 && st.change_good < 31);
+	free(why);
+	const double near[] = { 4.05, 4.06, 4.04, 4.05, 4.06 };   /* +1 %: below 5 % */
+	assert_false(bisect_ends_differ(&perf, good, 5, near, 5, &st, &why));
+	free(why);
+	assert_false(bisect_ends_differ(&perf, good, 1, bad, 5, &st, &why));
+	free(why);
+}
+
+static void test_crash(void **state)
+{
+	(void)state;
+	struct bisect_opts o = { 3, 9, 0.01, 5, true, NULL };
+	char *why;
+	struct step_boots s = { .nboots = 1, .ncrash = 1 };
+	assert_int_equal(bisect_decide_crash(&o, &s, &why), MARK_BAD);
+	free(why);
+	s = (struct step_boots){ .nboots = 2, .npass = 2 };
+	assert_int_equal(bisect_decide_crash(&o, &s, &why), MARK_NONE);
+	free(why);
+	s = (struct step_boots){ .nboots = 3, .npass = 2, .nfail = 1 };
+	assert_int_equal(bisect_decide_crash(&o, &s, &why), MARK_GOOD);
+	free(why);
+	/* INFRA_ERROR boots do not count as clean */
+	s = (struct step_boots){ .nboots = 3, .npass = 2, .ninfra = 1 };
+	assert_int_equal(bisect_decide_crash(&o, &s, &why), MARK_NONE);
+	free(why);
+	s = (struct step_boots){ .nboots = 9, .npass = 2, .ninfra = 7 };
+	assert_int_equal(bisect_decide_crash(&o, &s, &why), MARK_SKIP);
+	free(why);
+	/* --title: another crash is neither good nor bad */
+	o.title = "*NULL pointer*";
+	s = (struct step_boots){ .nboots = 1, .ncrash = 1, .other_title = "Kernel panic - not syncing" };
+	assert_int_equal(bisect_decide_crash(&o, &s, &why), MARK_SKIP);
+	free(why);
+	s = (struct step_boots){ .nboots = 1, .ncrash = 1, .ntitle = 1 };
+	assert_int_equal(bisect_decide_crash(&o, &s, &why), MARK_BAD);
+	free(why);
+}
+
+static void test_batches(void **state)
+{
+	(void)state;
+	struct step_boots s = { 0 };
+	assert_int_equal(bisect_next_batch(&perf, &s), 5);
+	s.nboots = 5;
+	assert_int_equal(bisect_next_batch(&perf, &s), 5);
+	s.nboots = 13;
+	assert_int_equal(bisect_next_batch(&perf, &s), 2);
+	s.nboots = 15;
+	assert_int_equal(bisect_next_batch(&perf, &s), 0);
+	struct bisect_opts c = { 3, 9, 0.01, 5, true, NULL };
+	s = (struct step_boots){ 0 };
+	assert_int_equal(bisect_next_batch(&c, &s), 1);       /* a crash decides at once */
+	s.nboots = 1;
+	assert_int_equal(bisect_next_batch(&c, &s), 2);       /* then the rest of the 3 */
+	s = (struct step_boots){ .nboots = 3, .ninfra = 1 };
+	assert_int_equal(bisect_next_batch(&c, &s), 1);
+}
+
+static void test_chart(void **state)
+{
+	(void)state;
+	const double v[] = { 4.01, 4.02 };
+	const char *verdicts[] = { "PASS", "PANIC" };
+	struct chart_column cols[] = {
+		{ "1a2b3c4d", "good", MARK_GOOD, v, 2, NULL, 0 },
+		{ "<b>&", "step 1", MARK_BAD, v, 2, verdicts, 2 },
+	};
+	struct chart c = { "aarch64.lat_syscall.null", "us", false, cols, 2, 4.0, 5.2 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bisect_chart_svg(&c, f);
+	fclose(f);
+	assert_non_null(strstr(buf, "<svg "));
+	assert_non_null(strstr(buf, "class=\"good-mean\""));
+	assert_null(strstr(buf, "<b>&"));               /* text escaped */
+	assert_non_null(strstr(buf, "&lt;b&gt;&amp;"));
+	size_t dots = 0;
+	for (const char *p = buf; (p = strstr(p, "<circle")); p++)
+		dots++;
+	assert_int_equal(dots, 4);
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_like_an_end),
+		cmocka_unit_test(test_undecided_then_nearer_or_skip),
+		cmocka_unit_test(test_unmeasurable_is_skipped),
+		cmocka_unit_test(test_ends),
+		cmocka_unit_test(test_crash),
+		cmocka_unit_test(test_batches),
+		cmocka_unit_test(test_chart),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
