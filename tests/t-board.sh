@@ -22,9 +22,10 @@ arm64=$(kernel_path cloud-arm64)
 arm=$(kernel_path armmp-lpae)
 tmp=$(mktemp -d /tmp/t-board.XXXXXX)
 # Locks, board state (serial sockets, TFTP roots, SD images) go here.
-export BOOTRIG_CACHE="$tmp/c"
+export XDG_CACHE_HOME="$tmp/c"
+cache="$XDG_CACHE_HOME/bootrig"
 cleanup() {
-	for d in "$BOOTRIG_CACHE"/boards/*; do
+	for d in "$cache"/boards/*; do
 		[ -d "$d" ] && sh "$TOP/configs/boards/sim-board.sh" off "$d"
 	done
 	[ -n "${holder:-}" ] && kill "$holder" 2>/dev/null
@@ -140,8 +141,8 @@ expect "power-on fails: reason" "$dir/result.json" reason "power on: 'sh' exited
 has "power-on fails: its stderr kept" "$dir/power.log" "relay stuck"
 
 # ---- a busy board: --no-wait refuses at once, otherwise bootrig waits
-mkdir -p "$BOOTRIG_CACHE/locks"
-lock="$BOOTRIG_CACHE/locks/t-power-fail.lock"
+mkdir -p "$cache/locks"
+lock="$cache/locks/t-power-fail.lock"
 # The holder: a process that keeps the lock (fd 9) until it is killed.
 (exec 9>"$lock"; flock 9; exec sleep 600) &
 holder=$!

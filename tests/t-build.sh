@@ -11,7 +11,8 @@ kernels=$(dirname "$(kernel_path cloud-arm64)")
 sh "$TOP/scripts/fetch-kernels.sh" arm64 amd64 armmp-lpae >/dev/null
 tmp=$(mktemp -d /tmp/t-build.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-export BOOTRIG_CACHE="$tmp/cache"      # the .deb extraction runs for real
+export XDG_CACHE_HOME="$tmp/xdg"      # the .deb extraction runs for real
+cache="$XDG_CACHE_HOME/bootrig"
 unset SOURCE_DATE_EPOCH
 
 # build NAME ARGS...: runs bootrig build, keeps stdout/stderr/status in $tmp/NAME.*
@@ -80,11 +81,11 @@ fi
 
 # The .deb's vmlinuz is cached under its sha256 and reused.
 deb_sha=$(sha256sum "$kernels/cloud-arm64.deb" | cut -c1-64)
-if [ -s "$BOOTRIG_CACHE/kernels/$deb_sha/vmlinuz" ] &&
-	cmp -s "$BOOTRIG_CACHE/kernels/$deb_sha/vmlinuz" "$kernels/cloud-arm64.vmlinuz"; then
+if [ -s "$cache/kernels/$deb_sha/vmlinuz" ] &&
+	cmp -s "$cache/kernels/$deb_sha/vmlinuz" "$kernels/cloud-arm64.vmlinuz"; then
 	ok "the .deb's vmlinuz is in the cache, identical to the one dpkg-deb gives"
 else
-	not_ok "the .deb's vmlinuz is in the cache" "$(ls -R "$BOOTRIG_CACHE" | head)"
+	not_ok "the .deb's vmlinuz is in the cache" "$(ls -R "$cache" | head)"
 fi
 build deb-again --kernel "$kernels/cloud-arm64.deb" -o "$tmp/deb-again.img"
 check "a second build from the cached .deb is byte-identical" \
@@ -103,14 +104,14 @@ data="$tmp/data"
 mkdir -p "$data"
 cp -R "$TOP/build/guest" "$data/guest"
 ln -s "$TOP/configs" "$data/configs"
-# cbuild NAME: a full-suite build over $data, cache $tmp/cache-img; prints
+# cbuild NAME: a full-suite build over $data, cache $tmp/xdg-img/bootrig; prints
 # what the "image cache:" line says
 cbuild() {
-	BOOTRIG_DATADIR="$data" BOOTRIG_CACHE="$tmp/cache-img" "$BOOTRIG" build --kernel "$k" \
+	BOOTRIG_DATADIR="$data" XDG_CACHE_HOME="$tmp/xdg-img" "$BOOTRIG" build --kernel "$k" \
 		--suite full -o "$tmp/$1.img" >"$tmp/$1.out" 2>&1
 	sed -n 's/^image cache: //p' "$tmp/$1.out"
 }
-records() { find "$tmp/cache-img/initramfs" -type f 2>/dev/null | grep -vc '\.tmp\.'; }
+records() { find "$tmp/xdg-img/bootrig/initramfs" -type f 2>/dev/null | grep -vc '\.tmp\.'; }
 said=$(cbuild fresh)
 if cmp -s "$tmp/full1.img" "$tmp/fresh.img" && [ "$(records)" = 0 ] &&
 	[ "$said" = "made, not kept (a file changed in the last seconds)" ]; then
@@ -130,7 +131,7 @@ jq 'del(.image)' "$tmp/settled.img.json" >"$tmp/settled.m"
 jq 'del(.image)' "$tmp/hit.img.json" >"$tmp/hit.m"
 check "a cache hit gives the image and manifest of a fresh build ($said)" \
 	sh -c "[ '$said' = hit ] && cmp '$tmp/full1.img' '$tmp/hit.img' && test -s '$tmp/hit.m' && cmp '$tmp/settled.m' '$tmp/hit.m'"
-record=$(find "$tmp/cache-img/initramfs" -type f | head -n 1)
+record=$(find "$tmp/xdg-img/bootrig/initramfs" -type f | head -n 1)
 # one byte changed, anywhere: the record is refused, made again, and kept
 for offset in 30 200 40000; do
 	printf 'X' | dd of="$record" bs=1 seek=$offset conv=notrunc 2>/dev/null
@@ -159,26 +160,26 @@ fi
 sleep 3   # settled again: its new stamp keys a new record, never the old one
 said=$(cbuild rewritten-settled)
 check "once settled, the rewritten binary keys a record of its own ($said)" \
-	sh -c "[ '$said' = 'made and kept' ] && cmp '$tmp/rewritten.img' '$tmp/rewritten-settled.img' && [ \$(find '$tmp/cache-img/initramfs' -type f | wc -l) = 2 ]"
+	sh -c "[ '$said' = 'made and kept' ] && cmp '$tmp/rewritten.img' '$tmp/rewritten-settled.img' && [ \$(find '$tmp/xdg-img/bootrig/initramfs' -type f | wc -l) = 2 ]"
 # The cache keeps the 64 records used last: 70 old ones are planted, the
 # current record is made the oldest of all, then used (a hit touches it),
 # then a build with another key stores one more and prunes.
-current=$(ls -t "$tmp/cache-img/initramfs" | head -n 1)
+current=$(ls -t "$tmp/xdg-img/bootrig/initramfs" | head -n 1)
 i=0
 while [ $i -lt 70 ]; do
 	fake=$(printf '%064x' $i)
-	echo old >"$tmp/cache-img/initramfs/$fake"
-	touch -d "2020-01-01 00:00:00 UTC + $i minutes" "$tmp/cache-img/initramfs/$fake"
+	echo old >"$tmp/xdg-img/bootrig/initramfs/$fake"
+	touch -d "2020-01-01 00:00:00 UTC + $i minutes" "$tmp/xdg-img/bootrig/initramfs/$fake"
 	i=$((i + 1))
 done
-touch -d "2019-01-01 UTC" "$tmp/cache-img/initramfs/$current"
+touch -d "2019-01-01 UTC" "$tmp/xdg-img/bootrig/initramfs/$current"
 said=$(cbuild used)
 said2=$(export SOURCE_DATE_EPOCH=1; cbuild other-key)
 kept=$(records)
 if [ "$said" = hit ] && [ "$said2" = "made and kept" ] && [ "$kept" = 64 ] &&
-	[ -f "$tmp/cache-img/initramfs/$current" ] &&
-	[ ! -f "$tmp/cache-img/initramfs/$(printf '%064x' 0)" ] &&
-	[ -f "$tmp/cache-img/initramfs/$(printf '%064x' 69)" ]; then
+	[ -f "$tmp/xdg-img/bootrig/initramfs/$current" ] &&
+	[ ! -f "$tmp/xdg-img/bootrig/initramfs/$(printf '%064x' 0)" ] &&
+	[ -f "$tmp/xdg-img/bootrig/initramfs/$(printf '%064x' 69)" ]; then
 	ok "the image cache keeps the 64 records used last, the one just hit among them"
 else
 	not_ok "the image cache keeps the 64 records used last" "said '$said', '$said2'; $kept records"

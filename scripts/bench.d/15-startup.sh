@@ -34,7 +34,7 @@ printf 'int main(void) { return 0; }\n' >"$out/empty.c"
 
 kernel=$(sh scripts/fetch-kernels.sh cloud-arm64 | awk '{print $2}')
 cmp=tests/fixtures/compare
-export BOOTRIG_CACHE="$PWD/$out/cache"
+export XDG_CACHE_HOME="$PWD/$out/xdg"
 build/bootrig build --kernel "$kernel" -o "$out/warm.img" >/dev/null || exit 1
 
 # timed CMD...: "median min" ms of n runs.

@@ -31,7 +31,7 @@ out=build/bench/build
 rm -rf "$out"
 mkdir -p "$out/stage"
 kernel=$(sh scripts/fetch-kernels.sh cloud-arm64 | awk '{print $2}')
-export BOOTRIG_CACHE="$PWD/$out/cache"
+export XDG_CACHE_HOME="$PWD/$out/xdg"
 # The bench tool is not build/bootrig: show it where the data is.
 mkdir -p "$out/data"
 ln -s "$PWD/build/guest" "$out/data/guest"
@@ -67,7 +67,7 @@ cold=$1 cold_min=$2
 set -- $(bench warm)
 [ $# = 3 ] || { echo "20-build: the bench tool failed"; exit 1; }
 warm=$1 warm_min=$2 size=$3
-set -- $(timed --fresh "$BOOTRIG_CACHE/initramfs" build/bootrig build --kernel "$kernel" --suite full -o "$out/cmd.img")
+set -- $(timed --fresh "$XDG_CACHE_HOME/bootrig/initramfs" build/bootrig build --kernel "$kernel" --suite full -o "$out/cmd.img")
 [ $# = 2 ] || exit 1
 command_cold=$1 command_cold_min=$2
 set -- $(timed build/bootrig build --kernel "$kernel" --suite full -o "$out/cmd.img")

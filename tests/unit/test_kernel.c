@@ -214,7 +214,7 @@ int main(void)
 	strcpy(dir, "/tmp/test_kernel.XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
-	setenv("BOOTRIG_CACHE", dir, 1);
+	setenv("XDG_CACHE_HOME", dir, 1);     /* the cache: dir/bootrig */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arm64_image_and_gzip),
 		cmocka_unit_test(test_cache_follows_changes),
