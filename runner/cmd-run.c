@@ -304,22 +304,14 @@ static int build_for_kernel(struct run_state *rs, size_t i)
 	return rc;
 }
 
-/* Is p a path libvirt's XML can carry: UTF-8, no control characters? */
+/* Is p a path libvirt's XML can carry: UTF-8, no control characters
+ * (textsafe.h's rule)? */
 static bool xml_safe_path(const char *p)
 {
 	const unsigned char *u = (const unsigned char *)p;
-	while (*u) {
-		int n = *u < 0x80 ? 0 : (*u & 0xe0) == 0xc0 ? 1 : (*u & 0xf0) == 0xe0 ? 2
-			: (*u & 0xf8) == 0xf0 ? 3 : -1;
-		if (n < 0 || *u < 0x20 || *u == 0x7f || (*u & 0xfe) == 0xc0 || *u > 0xf4)
+	for (size_t n = strlen(p), len; n; u += len, n -= len)
+		if (text_control(u, n, &len))
 			return false;
-		for (int i = 1; i <= n; i++)
-			if ((u[i] & 0xc0) != 0x80)
-				return false;
-		if (n == 1 && *u == 0xc2 && u[1] < 0xa0)    /* C1 controls */
-			return false;
-		u += n + 1;
-	}
 	return true;
 }
 
