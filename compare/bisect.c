@@ -31,15 +31,23 @@ void bisect_summarize(const double *x, size_t n, struct step_stats *st)
 	st->spread_pct = mean != 0 ? stats_stddev(x, n) / fabs(mean) * 100 : 0;
 }
 
+const char *bisect_fmt_p(double p, char *buf, size_t size)
+{
+	if (isnan(p))
+		snprintf(buf, size, "-");
+	else if (p < 0.0001)
+		snprintf(buf, size, "<0.0001");
+	else
+		snprintf(buf, size, "%.4f", p);
+	return buf;
+}
+
 /* "p=0.0123" or "p<0.0001" into buf. */
 static const char *fmt_p(double p, char *buf, size_t size)
 {
-	if (isnan(p))
-		snprintf(buf, size, "p=-");
-	else if (p < 0.0001)
-		snprintf(buf, size, "p<0.0001");
-	else
-		snprintf(buf, size, "p=%.4f", p);
+	char v[16];
+	bisect_fmt_p(p, v, sizeof(v));
+	snprintf(buf, size, "p%s%s", *v == '<' ? "" : "=", v);
 	return buf;
 }
 

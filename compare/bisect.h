@@ -69,6 +69,10 @@ struct step_stats {
 /* Median and spread of x[0..n) into st (the rest NAN). */
 void bisect_summarize(const double *x, size_t n, struct step_stats *st);
 
+/* A p-value for the step table into buf: "0.0123", "<0.0001", or "-" when
+ * there is none (NaN). Returns buf. */
+const char *bisect_fmt_p(double p, char *buf, size_t size);
+
 /*
  * bisect_ends_differ: do the ends differ by compare's rule? Fills st with
  * the bad end against the good one (p_good, mwu_good, change_good; median

@@ -931,16 +931,6 @@ static int test_ends(struct bisection *b, struct strbuf *git_out)
 
 /* ------------------------------------------------------------ reports */
 
-static const char *fmt_p(double p, char *buf, size_t size)
-{
-	if (isnan(p))
-		snprintf(buf, size, "-");
-	else if (p < 0.0001)
-		snprintf(buf, size, "<0.0001");
-	else
-		snprintf(buf, size, "%.4f", p);
-	return buf;
-}
 
 static void print_row(const struct bisection *b, const char *label, const struct step *s, FILE *out)
 {
@@ -953,8 +943,8 @@ static void print_row(const struct bisection *b, const char *label, const struct
 		fmt_value(s->st.median, med, sizeof(med));
 		snprintf(sp, sizeof(sp), isnan(s->st.spread_pct) ? "-" : "%.1f%%", s->st.spread_pct);
 		strbuf_addf(&sb, "  %-9s %.12s  %5zu  %10s  %7s  %8s  %8s  %-8s  %s\n", label, s->sha,
-			    s->nboots, med, sp, fmt_p(s->st.p_good, pg, sizeof(pg)),
-			    fmt_p(s->st.p_bad, pb, sizeof(pb)), bisect_mark_name(s->mark),
+			    s->nboots, med, sp, bisect_fmt_p(s->st.p_good, pg, sizeof(pg)),
+			    bisect_fmt_p(s->st.p_bad, pb, sizeof(pb)), bisect_mark_name(s->mark),
 			    term_str(s->subject));
 	}
 	strbuf_addf(&sb, "  %-9s %s\n", "", term_str(s->why));
