@@ -353,6 +353,22 @@ static int choose_accel(const struct machine_spec *spec, struct machine *mach)
 
 /* ---------------------------------------------------------------- guardian */
 
+/* Reads /proc/PID/WHAT into buf[size], NUL-terminated: the bytes read
+ * (<= 0: none). Allocates nothing: the guardian (a forked child) and the
+ * event thread (beside libvirt's forks) call it. */
+static ssize_t read_proc(const char *pid, const char *what, char *buf, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%.20s/%s", pid, what);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
 /* Kills every process whose command line holds `mark` (QEMU's
  * "-name guest=bootrig-<pid>-<n>,..."); returns how many. */
 static int kill_marked(const char *mark)
@@ -363,21 +379,15 @@ static int kill_marked(const char *mark)
 	int killed = 0;
 	struct dirent *d;
 	while ((d = readdir(proc))) {
-		char path[300], cmd[4096];
+		char cmd[4096];
 		if (d->d_name[0] < '1' || d->d_name[0] > '9')
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/cmdline", d->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t n = read(fd, cmd, sizeof(cmd) - 1);
-		close(fd);
+		ssize_t n = read_proc(d->d_name, "cmdline", cmd, sizeof(cmd));
 		if (n <= 0)
 			continue;
 		for (ssize_t i = 0; i < n; i++)
 			if (!cmd[i])
 				cmd[i] = ' ';
-		cmd[n] = '\0';
 		if (strstr(cmd, mark) && kill(atoi(d->d_name), SIGKILL) == 0)
 			killed++;
 	}
@@ -995,16 +1005,9 @@ static void reap_strays(struct lv_backend *lv)
 			off += d->d_reclen;
 			if (d->d_name[0] < '1' || d->d_name[0] > '9')
 				continue;
-			char path[64], stat[512];
-			snprintf(path, sizeof(path), "/proc/%.20s/stat", d->d_name);
-			int fd = open(path, O_RDONLY | O_CLOEXEC);
-			if (fd < 0)
+			char stat[512];
+			if (read_proc(d->d_name, "stat", stat, sizeof(stat)) <= 0)
 				continue;
-			ssize_t len = read(fd, stat, sizeof(stat) - 1);
-			close(fd);
-			if (len <= 0)
-				continue;
-			stat[len] = '\0';
 			/* "pid (comm) S ppid ...": comm may hold spaces and parentheses */
 			char *open_paren = strchr(stat, '('), *close_paren = strrchr(stat, ')');
 			if (!open_paren || !close_paren || strncmp(open_paren + 1, "qemu-", 5) ||
