@@ -68,6 +68,7 @@ struct lv_machine {
 	enum machine_state state;
 	pid_t qemu_pid;
 	char reason[256];          /* set by the event thread when the domain failed */
+	struct lv_machine *limbo_next;  /* on lv->limbo (lv_release()) */
 };
 
 struct lv_backend {
@@ -92,6 +93,10 @@ struct lv_backend {
 	double buried_at[MAX_MACHINES];
 	/* QEMU pids, for emergency_stop() from a signal handler. */
 	volatile sig_atomic_t pids[MAX_MACHINES];
+	/* Released machines whose stream callback libvirt had not yet let go
+	 * of (its free function will still write to them): freed by close(),
+	 * once the event thread has ended. Runner threads only, under lock. */
+	struct lv_machine *limbo;
 };
 
 /* libvirt reports through our own messages, never on its own. */
@@ -1166,10 +1171,21 @@ static void lv_release(struct machine *mach)
 		unlink(m->serial_log);
 	if (m->wake[0] >= 0)
 		close(m->wake[0]), close(m->wake[1]);
-	pthread_mutex_destroy(&m->lock);
 	strbuf_release(&m->queue);
-	free(m->serial_log), free(m->xml), free(m->name), free(m);
+	free(m->serial_log), free(m->xml), free(m->name);
+	m->serial_log = m->xml = m->name = NULL;
 	mach->priv = NULL;
+	if (m->callback_added && !atomic_load(&m->callback_gone)) {
+		/* detach_console()'s wait ran out (a loaded host): libvirt's
+		 * event thread will still call stream_callback_gone(m). */
+		pthread_mutex_lock(&m->lv->lock);
+		m->limbo_next = m->lv->limbo;
+		m->lv->limbo = m;
+		pthread_mutex_unlock(&m->lv->lock);
+		return;
+	}
+	pthread_mutex_destroy(&m->lock);
+	free(m);
 }
 
 static void lv_accel_learned(struct backend *be, const struct target *t, bool works,
@@ -1208,6 +1224,12 @@ static void lv_close(struct backend *be)
 	if (lv->thread_running) {
 		atomic_store(&lv->quit, true);
 		pthread_join(lv->thread, NULL);
+	}
+	while (lv->limbo) {        /* no event thread now: nothing calls them */
+		struct lv_machine *m = lv->limbo;
+		lv->limbo = m->limbo_next;
+		pthread_mutex_destroy(&m->lock);
+		free(m);
 	}
 	if (lv->guardian_fd >= 0) {
 		if (write(lv->guardian_fd, "q", 1) != 1)

@@ -8,7 +8,12 @@
 # when it exists.
 _tap_n=0
 ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1"; }
-not_ok() { _tap_n=$((_tap_n + 1)); echo "not ok $_tap_n - $1"; [ -n "${2:-}" ] && echo "# $2"; return 0; }
+not_ok() {
+	_tap_n=$((_tap_n + 1))
+	echo "not ok $_tap_n - $1"
+	[ -n "${2:-}" ] && printf '%s\n' "$2" | sed 's/^/# /'
+	return 0
+}
 skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1 # SKIP ${2:-}"; }
 check() {
 	name=$1; shift

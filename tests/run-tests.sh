@@ -27,7 +27,12 @@ run_group() {
 	p=$(grep -E '^ok ' "$log" | grep -vc '# [Ss][Kk][Ii][Pp]')
 	s=$(grep -E '^ok ' "$log" | grep -c '# [Ss][Kk][Ii][Pp]')
 	f=$(grep -cE '^not ok ' "$log")
-	grep -E '^(not ok|ok .*# [Ss][Kk][Ii][Pp])' "$log" | sed 's/^/   /'
+	# each failure with its diagnostic ("# ..." lines after it, at most 20),
+	# so a CI log says why, not only what
+	awk '/^not ok /{print; diag=20; next}
+	     /^#/ && diag > 0 {print; diag--; next}
+	     {diag=0}
+	     /^ok .*# [Ss][Kk][Ii][Pp]/{print}' "$log" | sed 's/^/   /'
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "   not ok - $name exited $rc without reporting a failure (see $log)"
 		tail -n 5 "$log" | sed 's/^/     | /'

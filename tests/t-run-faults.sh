@@ -133,7 +133,9 @@ for sig in INT TERM; do
 	wait $pid
 	rc=$?
 	want=130; [ $sig = TERM ] && want=143
-	[ $rc = $want ] && ok "SIG$sig during -j 2: exit $want" || not_ok "SIG$sig during -j 2: exit $want" "exit $rc"
+	[ $rc = $want ] && ok "SIG$sig during -j 2: exit $want" || not_ok "SIG$sig during -j 2: exit $want" \
+		"exit $rc; bootrig's stderr ended:
+$(tail -n 15 "$tmp/sig$sig.err")"
 	expect "SIG$sig: finished boots keep their results" \
 		"$(boot_dir sig$sig arm64.vmlinuz early 2)/result.json" verdict PANIC
 	if [ ! -e "$(boot_dir sig$sig arm64.vmlinuz quiet 1)/result.json" ]; then
