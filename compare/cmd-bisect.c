@@ -67,7 +67,7 @@
 /* What the command line says (pointers into argv). */
 struct bisect_args {
 	const char *tree, *good, *bad, *image, *metric, *title, *boots, *max_boots;
-	const char *alpha, *threshold, *output, *append, *append_file;
+	const char *alpha, *threshold, *output, *append, *append_file, *build_timeout;
 	const char *target, *config, *suite, *board, *timeout, *clock, *accel, *jobs, *initramfs;
 	struct opt_list connect;
 	const char *build_dummy;
@@ -84,6 +84,8 @@ static const struct opt bisect_opts_table[] = {
 	{ "bad", 0, OPT_STRING, "REV", "a commit with it", &A.bad },
 	{ "build", 0, OPT_STRING, "ARGV... [--]", "the build command, run in DIR without a shell: the "
 	  "words up to a lone --, or else up to the next bisect option", &A.build_dummy },
+	{ "build-timeout", 0, OPT_STRING, "S", "a build still running after S seconds is stopped and "
+	  "its commit skipped (default 14400; 0: no limit)", &A.build_timeout },
 	{ "image", 0, OPT_STRING, "PATH", "the kernel image the build leaves (relative to DIR)", &A.image },
 	{ "metric", 0, OPT_STRING, "GLOB", "performance: the metric (abi.test.name glob; the matching "
 	  "one whose ends differ most)", &A.metric },
@@ -199,6 +201,7 @@ struct bisection {
 	char **run_opts;                /* passed to bootrig run */
 	size_t nrun_opts;
 	struct bisect_opts o;
+	double build_timeout;           /* seconds, 0: none */
 	/* found */
 	char *metric, *unit;            /* performance: "abi.test.name" */
 	bool higher_better;
@@ -231,14 +234,25 @@ static void install_stop_handlers(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* A build's default limit: 4 hours, far above a kernel build on 2 cores. */
+#define BUILD_TIMEOUT_DEFAULT 14400.0
+/* After SIGTERM at the limit, a group still there this long gets SIGKILL. */
+#define SPAWN_KILL_GRACE 10.0
+/* spawn()'s status when the limit was reached and the group stopped. */
+#define SPAWN_TIMED_OUT (-2)
+
 /*
  * spawn: argv in dir (NULL: ours), in a process group of its own, stdin
  * from /dev/null; its stdout and stderr to out_fd, or captured into *cap
  * when cap is given (then out_fd is ignored). With forward, a SIGINT or
- * SIGTERM we get meanwhile is sent on to its group. Returns its exit status
- * (128+signal when killed), or -1 when it could not start (error printed).
+ * SIGTERM we get meanwhile is sent on to its group. With limit > 0, a
+ * program still running after limit seconds gets SIGTERM, its group too,
+ * then SIGKILL SPAWN_KILL_GRACE seconds later: SPAWN_TIMED_OUT. Returns its
+ * exit status (128+signal when killed), or -1 when it could not start
+ * (error printed).
  */
-static int spawn(char *const argv[], const char *dir, int out_fd, struct strbuf *cap, bool forward)
+static int spawn(char *const argv[], const char *dir, int out_fd, struct strbuf *cap, bool forward,
+		 double limit)
 {
 	int p[2] = { -1, -1 };
 	if (cap && pipe2(p, O_CLOEXEC) < 0)
@@ -274,10 +288,17 @@ static int spawn(char *const argv[], const char *dir, int out_fd, struct strbuf 
 		close(p[1]);
 	bool forwarded = false, eof = !cap;
 	int status = 0;
+	double t0 = now_monotonic(), termed_at = 0;
 	for (;;) {
 		if (forward && stop_signal && !forwarded) {
 			kill(-pid, stop_signal);
 			forwarded = true;
+		}
+		if (limit > 0 && !termed_at && now_monotonic() - t0 > limit) {
+			kill(-pid, SIGTERM);
+			termed_at = now_monotonic();
+		} else if (termed_at && now_monotonic() - termed_at > SPAWN_KILL_GRACE) {
+			kill(-pid, SIGKILL);
 		}
 		if (eof) {
 			pid_t r = waitpid(pid, &status, WNOHANG);
@@ -298,6 +319,10 @@ static int spawn(char *const argv[], const char *dir, int out_fd, struct strbuf 
 		else if (n == 0 || errno != EINTR)
 			eof = true, close(p[0]);
 	}
+	if (termed_at) {
+		kill(-pid, SIGKILL);   /* what the group's leader left behind */
+		return SPAWN_TIMED_OUT;
+	}
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
@@ -317,7 +342,7 @@ static int git(const struct bisection *b, struct strbuf *out, ...)
 	argv[n] = NULL;
 	strbuf_release(out);
 	strbuf_addstr(out, "");
-	return spawn(argv, NULL, -1, out, false);
+	return spawn(argv, NULL, -1, out, false, 0);
 }
 
 /* The first line of s, without its newline, in place. */
@@ -418,6 +443,7 @@ static int save(const struct bisection *b)
 	json_object_object_add(r, "max_boots", json_object_new_int64((int64_t)b->o.max_boots));
 	json_object_object_add(r, "alpha", json_object_new_double(b->o.alpha));
 	json_object_object_add(r, "threshold_pct", json_object_new_double(b->o.threshold_pct));
+	json_object_object_add(r, "build_timeout_s", json_object_new_double(b->build_timeout));
 	struct json_object *ends = json_object_new_object();
 	if (b->ends_done) {
 		json_object_object_add(ends, "good", step_json(&b->ends[0]));
@@ -560,6 +586,8 @@ static int load(struct bisection *b)
 	b->o.max_boots = (size_t)jnum(r, "max_boots");
 	b->o.alpha = jnum(r, "alpha");
 	b->o.threshold_pct = jnum(r, "threshold_pct");
+	b->build_timeout = json_object_object_get_ex(r, "build_timeout_s", &v)
+				   ? json_object_get_double(v) : BUILD_TIMEOUT_DEFAULT;
 	struct json_object *ends, *e;
 	if (json_object_object_get_ex(r, "ends", &ends) && json_object_object_get_ex(ends, "good", &e)) {
 		step_load(e, &b->ends[0]);
@@ -709,7 +737,7 @@ static int boot(const struct bisection *b, const char *image, const char *result
 	argv[k++] = "-o";
 	argv[k++] = (char *)results;
 	argv[k] = NULL;
-	int rc = spawn(argv, NULL, log_fd, NULL, true);
+	int rc = spawn(argv, NULL, log_fd, NULL, true, 0);
 	free(argv);
 	return rc;
 }
@@ -757,7 +785,7 @@ static int test_commit(struct bisection *b, struct step *s, bool end)
 	fprintf(stderr, "bisect: %s %.12s %s: building\n", s->role ? s->role : "testing", s->sha,
 		term_str(s->subject));
 	int fd = open(blog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int brc = fd < 0 ? -1 : spawn(b->build, b->tree, fd, NULL, true);
+	int brc = fd < 0 ? -1 : spawn(b->build, b->tree, fd, NULL, true, b->build_timeout);
 	if (fd >= 0)
 		close(fd);
 	if (stop_signal) {
@@ -767,8 +795,11 @@ static int test_commit(struct bisection *b, struct step *s, bool end)
 	struct stat st;
 	if (brc != 0 || stat(image, &st) < 0) {
 		s->mark = MARK_SKIP;
-		set_why(s, brc != 0 ? xasprintf("the build failed (exit %d): see %.12s/build.log", brc, s->sha)
-				    : xasprintf("the build made no %s", b->image));
+		set_why(s, brc == SPAWN_TIMED_OUT
+				   ? xasprintf("the build did not end within %g s (--build-timeout), stopped: "
+					       "see %.12s/build.log", b->build_timeout, s->sha)
+			   : brc != 0 ? xasprintf("the build failed (exit %d): see %.12s/build.log", brc, s->sha)
+				      : xasprintf("the build made no %s", b->image));
 		goto out;
 	}
 	char *cmdline = cmdline_for(b);
@@ -1225,6 +1256,9 @@ static int settings(struct bisection *b, char **build, size_t nbuild)
 	b->o = (struct bisect_opts){ (size_t)n, (size_t)m, 0.01, 5, A.crash, NULL };
 	if (number_opt("alpha", A.alpha, 1e-12, 1, &b->o.alpha) < 0 ||
 	    number_opt("threshold", A.threshold, 0, 1e6, &b->o.threshold_pct) < 0)
+		return EXIT_USAGE;
+	b->build_timeout = BUILD_TIMEOUT_DEFAULT;
+	if (number_opt("build-timeout", A.build_timeout, 0, 1e7, &b->build_timeout) < 0)
 		return EXIT_USAGE;
 	b->good_rev = xstrdup(A.good), b->bad_rev = xstrdup(A.bad), b->image = xstrdup(A.image);
 	b->glob = dup_or_null(A.metric), b->title = dup_or_null(A.title), b->o.title = b->title;

@@ -222,4 +222,14 @@ if [ $rc -eq 125 ] && ! grep -q "$(printf '\033')" "$tmp/u.out" "$tmp/u.err" &&
 	ok "an end that does not build: exit 125; a commit subject's control bytes shown escaped, JSON valid UTF-8"
 else not_ok "untrusted subject, unbuildable end" "rc=$rc: $(grep -a good "$tmp/u.err" | od -c | head -3)"; fi
 check "and the tree is back on main" on_main "$U"
+
+# --- a build that never ends: stopped at --build-timeout, its commit skipped ---
+"$BOOTRIG" bisect --tree "$U" --good g --bad b --build sleep 7777 -- --build-timeout 1 --image image \
+	--crash -o "$tmp/h-state" >"$tmp/h.out" 2>"$tmp/h.err"
+rc=$?
+if [ $rc -eq 125 ] && grep -q 'did not end within 1 s (--build-timeout)' "$tmp/h.err" &&
+	! pgrep -f 'sleep 7777' >/dev/null; then
+	ok "a build that hangs is stopped at --build-timeout: its end skipped, exit 125, no build left"
+else not_ok "a hanging build stopped at --build-timeout" "rc=$rc: $(tail -n 5 "$tmp/h.err")"; fi
+check "and the tree is back on main after it" on_main "$U"
 echo "1..$_tap_n"
