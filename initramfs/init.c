@@ -947,7 +947,7 @@ static void provoke(const char *kind)
 		if ((r = write_string(provoke_settings[i].path, provoke_settings[i].value)) < 0) {
 			rt_snprintf(why, sizeof(why), "%s: writing %s to %s: %s", provoke_settings[i].why,
 				    provoke_settings[i].value, provoke_settings[i].path,
-				    rt_errname((int)-r));
+				    r == -524 ? "ENOTSUPP" : rt_errname((int)-r));
 			provoke_record(kind, "unsupported", "reason", why);
 			return;
 		}

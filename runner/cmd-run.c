@@ -578,6 +578,9 @@ static void make_jobs(struct run_state *rs)
 						     job->boot);
 				job_limits(rs, rs->targets[k], &job->limits);
 				job_clock(rs, rs->targets[k], job);
+				if (rs->args.n_provoke && !rs->args.clock)
+					job->icount = NULL;     /* no benchmark: the wall clock, so
+								 * a lockup's seconds pass at host speed */
 				job->accel = rs->args.accel ? rs->args.accel : rs->targets[k]->accel;
 				job->summary_rank = (k * n_var + v) * (size_t)repeat + (size_t)(n - 1);
 			}
