@@ -393,6 +393,8 @@ static const char *const skip_odebug[] = { "debug_", "rcu", "hrtimer_", "timer_"
 					   "percpu_", "kmem_", "slab_", "kfree", "vunmap",
 					   "vfree", "__free_", "kobject_", NULL };
 static const char *const skip_refcount[] = { "refcount", "kobject_", NULL };
+/* syzkaller's usercopy skips: usercopy_abort, __check_object_size, ... */
+static const char *const skip_usercopy[] = { "usercopy", "__check", "check_heap_object", NULL };
 
 /*
  * The headers, most specific first: the first match wins. Each entry
@@ -562,7 +564,7 @@ static const struct header headers[] = {
 	  "BUG: corrupted list", 0, NULL, NULL, false },
 	/* mm/usercopy.c: usercopy_abort() */
 	{ "kernel BUG at mm/usercopy.c", false, CRASH_BUG, true, ST_STACK,
-	  "BUG: bad usercopy", 0, NULL, NULL, false },
+	  "BUG: bad usercopy", 0, skip_usercopy, NULL, false },
 	/* lib/bug.c: report_bug() */
 	{ "kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, NULL, NULL, false },
 	/* lib/bug.c: report_bug() without a file ("Kernel BUG at %pB [verbose debug info
@@ -899,7 +901,6 @@ static char *with_function(const char *prefix, const char *fn)
 /* WARNING titles: syzkaller's special files, else "WARNING in F". */
 static char *warning_title(const struct report *r, const char **fn)
 {
-	static const char *const skip_usercopy[] = { "usercopy", "__check", NULL };
 	static const char *const skip_kobject[] = { "kobject_", NULL };
 	static const char *const skip_proc[] = { "proc_", NULL };
 	static const char *const skip_kmalloc[] = { "kmalloc", "kcalloc", "kzalloc", "krealloc",

@@ -38,7 +38,7 @@ amd64 sched-atomic FAIL provoke_sched_atomic BUG: scheduling while atomic in pro
 amd64 stack-overflow PANIC provoke_recurse BUG: stack guard page was hit in provoke_recurse
 amd64 refcount FAIL provoke_put_underflow WARNING: refcount bug in provoke_put_underflow
 amd64 list-corruption PANIC provoke_list_corruption BUG: corrupted list in provoke_list_corruption
-amd64 usercopy PANIC provoke_usercopy BUG: bad usercopy in provoke_usercopy
+amd64 usercopy PANIC provoke_copy_exposure BUG: bad usercopy in provoke_copy_exposure
 amd64 double-free FAIL provoke_double_free BUG: Object already free in provoke_double_free
 amd64 panic PANIC - kernel panic: provoke: panic requested
 amd64 sysrq-c PANIC - kernel panic: sysrq triggered crash
@@ -58,7 +58,7 @@ arm64 sched-atomic FAIL provoke_sched_atomic BUG: scheduling while atomic in pro
 arm64 stack-overflow PANIC - kernel panic: kernel stack overflow
 arm64 refcount FAIL provoke_put_underflow WARNING: refcount bug in provoke_put_underflow
 arm64 list-corruption PANIC provoke_list_corruption BUG: corrupted list in provoke_list_corruption
-arm64 usercopy PANIC provoke_usercopy BUG: bad usercopy in provoke_usercopy
+arm64 usercopy PANIC provoke_copy_exposure BUG: bad usercopy in provoke_copy_exposure
 arm64 double-free FAIL provoke_double_free BUG: Object already free in provoke_double_free
 arm64 panic PANIC - kernel panic: provoke: panic requested
 arm64 sysrq-c PANIC - kernel panic: sysrq triggered crash

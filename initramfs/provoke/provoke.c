@@ -241,7 +241,8 @@ static noinline int provoke_list_corruption(void)
 	return 0;
 }
 
-static noinline int provoke_usercopy(void)
+/* (not "usercopy" in the name: syzkaller's rule skips such frames) */
+static noinline int provoke_copy_exposure(void)
 {
 	unsigned long uaddr;
 	size_t size = 128 + provoke_zero;
@@ -306,7 +307,7 @@ static const struct {
 	{ "stack-overflow", provoke_stack_overflow },
 	{ "refcount", provoke_put_underflow },
 	{ "list-corruption", provoke_list_corruption },
-	{ "usercopy", provoke_usercopy },
+	{ "usercopy", provoke_copy_exposure },
 	{ "double-free", provoke_double_free },
 	{ "panic", provoke_panic },
 };
