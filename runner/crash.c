@@ -975,9 +975,9 @@ static char *arm_fault_title(const struct report *r, const char **fn)
 	const char *t = strstr(r->header_text, "Unable to handle kernel ") + 24;
 	char *what = slice(t, " at ");
 	*fn = first_unskipped(r, true, false, NULL);
-	char *prefix = !strcmp(what, "NULL pointer dereference")
-		? xstrdup("BUG: kernel NULL pointer dereference")
-		: xasprintf("BUG: unable to handle kernel %s", what);
+	/* syzkaller: "BUG: unable to handle kernel %[1]v in %[2]v", NULL
+	 * pointer dereference included (as x86's title, whatever it prints) */
+	char *prefix = xasprintf("BUG: unable to handle kernel %s", what);
 	char *title = with_function(prefix, *fn);
 	free(prefix);
 	free(what);

@@ -66,7 +66,7 @@ armmp-lpae bug PANIC provoke_bug kernel BUG in provoke_bug
 armmp-lpae warning FAIL provoke_warning WARNING in provoke_warning
 armmp-lpae null PANIC provoke_null BUG: unable to handle kernel NULL pointer dereference in provoke_null
 armmp-lpae bad-paging PANIC provoke_bad_paging BUG: unable to handle kernel paging request in provoke_bad_paging
-armmp-lpae undef PANIC provoke_undef BUG: undefined instruction in provoke_undef
+armmp-lpae undef PANIC provoke_undef Oops - undefined instruction in provoke_undef
 armmp-lpae divide unsupported - integer division by zero does not trap on this arch
 armmp-lpae panic PANIC - kernel panic: provoke: panic requested
 END
