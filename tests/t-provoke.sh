@@ -46,8 +46,8 @@ arm64 bug PANIC provoke_bug kernel BUG in provoke_bug
 arm64 warning FAIL provoke_warning WARNING in provoke_warning
 arm64 null PANIC provoke_null BUG: unable to handle kernel NULL pointer dereference in provoke_null
 arm64 bad-paging PANIC provoke_bad_paging BUG: unable to handle kernel paging request in provoke_bad_paging
-arm64 gpf unsupported - a general protection fault is x86's
-arm64 undef PANIC provoke_undef kernel BUG in provoke_undef
+arm64 gpf unsupported - x86-64 only
+arm64 undef PANIC provoke_undef Oops - Undefined instruction in provoke_undef
 arm64 divide unsupported - integer division by zero does not trap on this arch
 arm64 soft-lockup FAIL provoke_init BUG: soft lockup in provoke_init
 arm64 hard-lockup unsupported - no NMI watchdog: writing 1 to /proc/sys/kernel/nmi_watchdog
