@@ -172,9 +172,10 @@ static noinline int provoke_rcu_stall(void)
 	if (!h)
 		return -ENOMEM;
 	call_rcu(h, provoke_rcu_cb);    /* a grace period that waits on us */
-	/* let the grace-period kthread start it: then it starves while we spin
-	 * (one CPU), or waits for our reader; either way a stall */
-	schedule_timeout_uninterruptible(2);
+	/* let the grace-period kthread start it (without going idle, which
+	 * would let it end the period too): then it starves while we spin on
+	 * one CPU, or the period waits for our reader; either way a stall */
+	yield();
 	/* init set rcu_cpu_stall_timeout=3 (its least) */
 	rcu_read_lock();
 	provoke_spin(5000, false);
