@@ -150,7 +150,7 @@ static void log_line(const char *abi, const char *test, const char *text, size_t
 static bool reserved_kind(const char *kind, size_t n)
 {
 	static const char *const mine[] = { "BEGIN", "SYSINFO", "ABI", "PLAN", "TEST",
-					    "RESULT", "ERROR", "END" };
+					    "RESULT", "PROVOKE", "ERROR", "END" };
 
 	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++)
 		if (rt_strlen(mine[i]) == n && rt_strncmp(mine[i], kind, n) == 0)
@@ -228,6 +228,7 @@ struct list {
 struct plan {
 	const char *source;       /* builtin, file or cmdline */
 	char suite[NAME_MAX_LEN];
+	char provoke[NAME_MAX_LEN];   /* a kind to provoke (initramfs/provoke/), "" none */
 	struct list tests, abis, knobs;
 	bool abis_set;
 	long samples, repeat, test_timeout;
@@ -327,6 +328,13 @@ static void plan_set(struct plan *p, const char *key, size_t klen, const char *v
 		if (!list_parse_names(&p->abis, v, n))
 			plan_error(p, k, "(list of ABI names)");
 		p->abis_set = true;
+	} else if (rt_strcmp(k, "provoke") == 0) {
+		if (n >= sizeof(p->provoke))
+			plan_error(p, k, "(too long)");
+		else
+			rt_strlcpy(p->provoke, v, n + 1);
+		if (!name_ok(p->provoke))
+			plan_error(p, k, "(a kind name)");
 	} else if (rt_strcmp(k, "samples") == 0) {
 		p->samples = plan_number(p, k, v, n, MAX_SAMPLES);
 	} else if (rt_strcmp(k, "repeat") == 0) {
@@ -852,6 +860,150 @@ static void run_test(const struct plan *p, const char *abi, const char *test, st
 }
 
 /* ------------------------------------------------------------------ */
+/* Provoking a kernel report (bootrig run --provoke KIND).              */
+
+#define PROVOKE_MODULE "/lib/provoke.ko"
+#define PROVOKE_TIMEOUT_MS 120000
+
+/* What a kind needs set first, so that its report comes within seconds
+ * (a refused setting makes the kind unsupported, with that reason). */
+static const struct {
+	const char *kind, *path, *value, *why;
+} provoke_settings[] = {
+	{ "soft-lockup", "/proc/sys/kernel/watchdog_thresh", "1", "no lockup detector" },
+	{ "hard-lockup", "/proc/sys/kernel/nmi_watchdog", "1", "no NMI watchdog" },
+	{ "hard-lockup", "/proc/sys/kernel/watchdog_thresh", "1", "no lockup detector" },
+	{ "hung-task", "/proc/sys/kernel/hung_task_timeout_secs", "1", "no hung task detector" },
+	{ "rcu-stall", "/sys/module/rcupdate/parameters/rcu_cpu_stall_timeout", "3",
+	  "no RCU stall detector" },
+};
+
+/* write_string: s into path (a sysctl, a proc trigger); 0 or -errno. */
+static long write_string(const char *path, const char *s)
+{
+	long fd = rt_open(root[0] ? "/dev/null" : path, O_WRONLY, 0), r;
+
+	if (fd < 0)
+		return fd;
+	r = rt_write((int)fd, s, rt_strlen(s));
+	rt_close((int)fd);
+	return r < 0 ? r : 0;
+}
+
+static void provoke_record(const char *kind, const char *status, const char *what,
+			   const char *text)
+{
+	struct record r;
+
+	rec_begin(&r, "PROVOKE");
+	rec_field(&r, "kind", kind);
+	rec_field(&r, "status", status);
+	if (what)
+		rec_field(&r, what, text);
+	rec_end(&r);
+}
+
+/* module_reason: the module's "provoke: unsupported KIND: REASON" from
+ * the kernel log, REASON into buf ("" when the log does not have it). */
+static void module_reason(const char *kind, char *buf, size_t size)
+{
+	static char log[65536];
+	char marker[NAME_MAX_LEN + 32];
+	const char *at = NULL, *p;
+	long n = rt_syslog(SYSLOG_ACTION_READ_ALL, log, (int)sizeof(log) - 1);
+	size_t len = 0;
+
+	buf[0] = '\0';
+	if (n <= 0)
+		return;
+	log[n] = '\0';
+	rt_snprintf(marker, sizeof(marker), "provoke: unsupported %s: ", kind);
+	for (p = log; (p = rt_strstr(p, marker)) != NULL; p++)
+		at = p + rt_strlen(marker);
+	while (at && at[len] && at[len] != '\n' && len + 1 < size)
+		len++;
+	if (at)
+		rt_strlcpy(buf, at, len + 1);
+}
+
+/* provoke: PROVOKE kind status=start, then the report: init writes 'c'
+ * to /proc/sysrq-trigger itself (sysrq-c), or a child loads the module
+ * with kind=KIND; PROVOKE status=done|unsupported|error after, when the
+ * kernel is still there to say so. */
+static void provoke(const char *kind)
+{
+	static char module[512], cmdline[4096];
+	char params[NAME_MAX_LEN + 8], why[256];
+	const char *cmdline_has;
+	struct rt_stat st;
+	long pid, r;
+	int status = 0;
+	uint64_t deadline;
+
+	provoke_record(kind, "start", NULL, NULL);
+	for (size_t i = 0; i < sizeof(provoke_settings) / sizeof(provoke_settings[0]); i++) {
+		if (rt_strcmp(provoke_settings[i].kind, kind) != 0)
+			continue;
+		if ((r = write_string(provoke_settings[i].path, provoke_settings[i].value)) < 0) {
+			rt_snprintf(why, sizeof(why), "%s: writing %s to %s: %s", provoke_settings[i].why,
+				    provoke_settings[i].value, provoke_settings[i].path,
+				    r == -524 ? "ENOTSUPP" : rt_errname((int)-r));
+			provoke_record(kind, "unsupported", "reason", why);
+			return;
+		}
+	}
+	if (rt_strcmp(kind, "sysrq-c") == 0) {
+		rt_sync();
+		r = write_string("/proc/sysrq-trigger", "c");
+		rt_snprintf(why, sizeof(why), "writing c to /proc/sysrq-trigger: %s",
+			    r < 0 ? rt_errname((int)-r) : "the kernel went on");
+		provoke_record(kind, r < 0 ? "unsupported" : "error", "reason", why);
+		return;
+	}
+	cmdline_has = rt_strcmp(kind, "double-free") == 0 ? "slub_debug" : NULL;
+	if (cmdline_has && rt_read_file("/proc/cmdline", cmdline, sizeof(cmdline)) > 0 &&
+	    !rt_strstr(cmdline, cmdline_has)) {
+		provoke_record(kind, "unsupported", "reason",
+			       "slub_debug is not on the kernel command line");
+		return;
+	}
+	rt_snprintf(module, sizeof(module), "%s%s", root, PROVOKE_MODULE);
+	if (rt_stat(module, &st) < 0) {
+		provoke_record(kind, "error", "reason", PROVOKE_MODULE " is not in the image");
+		return;
+	}
+	rt_snprintf(params, sizeof(params), "kind=%s", kind);
+	pid = rt_fork();
+	if (pid == 0) {
+		long fd = rt_open(module, O_RDONLY | O_CLOEXEC, 0);
+		r = fd < 0 ? fd : root[0] ? -EPERM : rt_finit_module((int)fd, params, 0);
+		rt_exit(r < 0 ? (int)-r : 0);
+	}
+	if (pid < 0) {
+		provoke_record(kind, "error", "reason", rt_errname((int)-pid));
+		return;
+	}
+	deadline = rt_now_ns() + (uint64_t)PROVOKE_TIMEOUT_MS * 1000000u;
+	while ((r = rt_wait4((pid_t)pid, &status, WNOHANG, NULL)) == 0 && rt_now_ns() < deadline)
+		rt_sleep_ms(50);
+	if (r == 0) {
+		provoke_record(kind, "error", "reason", "the module is still loading after 120 s");
+	} else if (WIFSIGNALED(status)) {
+		rt_snprintf(why, sizeof(why), "the loading task was killed (signal %d)", WTERMSIG(status));
+		provoke_record(kind, "done", "result", why);
+	} else if (WEXITSTATUS(status) == 0) {
+		provoke_record(kind, "done", "result", "the module returned");
+	} else if (WEXITSTATUS(status) == EOPNOTSUPP) {
+		module_reason(kind, why, sizeof(why));
+		provoke_record(kind, "unsupported", "reason",
+			       why[0] ? why : "the module refused it (no reason in the kernel log)");
+	} else {
+		rt_snprintf(why, sizeof(why), "finit_module: %s", rt_errname(WEXITSTATUS(status)));
+		provoke_record(kind, "error", "reason", why);
+	}
+}
+
+/* ------------------------------------------------------------------ */
 /* Console loglevel while measuring.                                    */
 
 static char saved_loglevel[8];
@@ -1007,9 +1159,13 @@ int main(int argc, char **argv, char **envp)
 	rec_fieldf(&r, "repeat", "%ld", plan.repeat);
 	rec_fieldf(&r, "samples", "%ld", plan.samples);
 	rec_field(&r, "abis", joined[0]);
-	rec_field(&r, "tests", joined[1]);
+	rec_field(&r, "tests", plan.provoke[0] ? "" : joined[1]);
 	rec_end(&r);
 
+	if (plan.provoke[0]) {
+		provoke(plan.provoke);      /* a boot that provokes runs no test */
+		return finish(&c);
+	}
 	if (run_abis.n == 0 && plan.tests.n > 0)
 		return fail("no runnable ABI for the plan", &c);
 

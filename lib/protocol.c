@@ -42,6 +42,7 @@ static const char *const kind_names[] = {
 	[PROTO_KIND_TEST] = "TEST",       [PROTO_KIND_METRIC] = "METRIC",
 	[PROTO_KIND_LOG] = "LOG",         [PROTO_KIND_RESULT] = "RESULT",
 	[PROTO_KIND_ERROR] = "ERROR",     [PROTO_KIND_END] = "END",
+	[PROTO_KIND_PROVOKE] = "PROVOKE",
 	[PROTO_KIND_UNKNOWN] = "UNKNOWN",
 };
 

@@ -5,7 +5,7 @@
  *   bootrig run --kernel K [--kernel K2 ...] [--initramfs IMG] [--target NAME]
  *       [--config FILE] [--suite NAME] [--append ARGS] [--variant NAME=ARGS ...]
  *       [--repeat N] [-j N] [--connect URI | --board NAME] [--timeout S]
- *       [--clock wall|icount] -o RESULTS_DIR
+ *       [--clock wall|icount] [--provoke KIND] -o RESULTS_DIR
  *
  * This file reads the options (one table, which also prints --help), loads
  * the configuration and the kernels, builds each kernel's initramfs when
@@ -20,6 +20,7 @@
 #include "exitcodes.h"
 #include "kernel.h"
 #include "matrix.h"
+#include "provoke.h"
 #include "sha256.h"
 #include "textsafe.h"
 #include "util.h"
@@ -57,6 +58,7 @@ static const struct run_option {
 	{ "timeout", 'T', "S", "cap every stage and silence timeout at S seconds" },
 	{ "clock", 'L', "wall|icount", "the guest's clock under TCG (default: the target's icount)" },
 	{ "accel", 'A', "auto|kvm|tcg", "accelerator (default: the target's, auto: KVM once a real boot proved it)" },
+	{ "provoke", 'P', "KIND", "a boot whose kernel prints a KIND report (--provoke list); repeatable" },
 	{ "output", 'o', "DIR", "results directory (required)" },
 	{ "help", 'h', NULL, "show this help" },
 };
@@ -90,7 +92,29 @@ struct run_args {
 	const char *clock;         /* --clock: "wall", "icount" or NULL (the target's) */
 	const char *accel;         /* --accel: "auto", "kvm", "tcg" or NULL (the target's) */
 	bool no_wait;              /* --no-wait: a busy board is refused at once */
+	size_t n_provoke;          /* --provoke: the first n_provoke variants are its (malloc'd) */
 };
+
+/* --provoke KIND (repeatable): each kind is a variant named KIND whose
+ * arguments make init provoke it (provoke.h). "list" prints the kinds. */
+static int take_provoke(struct run_args *a, const char *kind)
+{
+	char *append = provoke_append(kind);
+	if (!append) {
+		bool list = !strcmp(kind, "list");
+		if (!list)
+			error("--provoke: unknown kind '%s'", kind);
+		fprintf(list ? stdout : stderr, "--provoke kinds: %s\n", provoke_kinds());
+		return list ? -1 : EXIT_USAGE;
+	}
+	if (a->n_variants > a->n_provoke)
+		return free(append), error("--provoke and --variant cannot be used together"), EXIT_USAGE;
+	a->variants = xrealloc(a->variants, (a->n_variants + 1) * sizeof(*a->variants));
+	a->variants[a->n_variants++] = xasprintf("%s=%s", kind, append);
+	a->n_provoke++;
+	free(append);
+	return 0;
+}
 
 /* A positive integer option; -1 when it is not one. */
 static int parse_count(const char *s)
@@ -129,7 +153,10 @@ static int take_option(struct run_args *a, int c, const char *arg)
 	case 'b': a->board = arg; return 0;
 	case 'W': a->no_wait = true; return 0;
 	case 'o': a->output = arg; return 0;
+	case 'P': return take_provoke(a, arg);
 	case 'V':
+		if (a->n_provoke)
+			return error("--provoke and --variant cannot be used together"), EXIT_USAGE;
 		if (!valid_variant(arg))
 			return error("--variant wants NAME=ARGS with NAME in [A-Za-z0-9_.-]: '%s'", arg),
 			       EXIT_USAGE;
@@ -288,7 +315,15 @@ static int build_for_kernel(struct run_state *rs, size_t i)
 	opt.kernel = &rs->kernels[i];
 	opt.target = rs->targets[i];
 	opt.suite = suite;
+	char *module = rs->args.n_provoke ? provoke_module(&rs->kernels[i]) : NULL;
+	if (rs->args.n_provoke && !module) {
+		free(tmp), free(dir);
+		return EXIT_USAGE;
+	}
+	opt.extra_files = module ? &module : NULL;
+	opt.n_extra_files = module ? 1 : 0;
 	int rc = build_initramfs(&opt, tmp);
+	free(module);
 	if (!rc && sha256_file(tmp, rs->initrd_sha[i]) < 0)
 		rc = (error("cannot read %s: %s", tmp, strerror(errno)), EXIT_INFRA);
 	char *kept = rc ? NULL : keep_image(dir, tmp, rs->initrd_sha[i]);
@@ -543,6 +578,9 @@ static void make_jobs(struct run_state *rs)
 						     job->boot);
 				job_limits(rs, rs->targets[k], &job->limits);
 				job_clock(rs, rs->targets[k], job);
+				if (rs->args.n_provoke && !rs->args.clock)
+					job->icount = NULL;     /* no benchmark: the wall clock, so
+								 * a lockup's seconds pass at host speed */
 				job->accel = rs->args.accel ? rs->args.accel : rs->targets[k]->accel;
 				job->summary_rank = (k * n_var + v) * (size_t)repeat + (size_t)(n - 1);
 			}
@@ -569,6 +607,8 @@ static void release_run_state(struct run_state *rs)
 	free(rs->initrd_sha);
 	if (rs->cfg_loaded)
 		config_release(&rs->cfg);
+	for (size_t v = 0; v < rs->args.n_provoke; v++)
+		free(rs->args.variants[v]);
 	free(rs->args.kernels), free(rs->args.variants);
 }
 

@@ -393,6 +393,8 @@ static const char *const skip_odebug[] = { "debug_", "rcu", "hrtimer_", "timer_"
 					   "percpu_", "kmem_", "slab_", "kfree", "vunmap",
 					   "vfree", "__free_", "kobject_", NULL };
 static const char *const skip_refcount[] = { "refcount", "kobject_", NULL };
+/* syzkaller's usercopy skips: usercopy_abort, __check_object_size, ... */
+static const char *const skip_usercopy[] = { "usercopy", "__check", "check_heap_object", NULL };
 
 /*
  * The headers, most specific first: the first match wins. Each entry
@@ -562,7 +564,7 @@ static const struct header headers[] = {
 	  "BUG: corrupted list", 0, NULL, NULL, false },
 	/* mm/usercopy.c: usercopy_abort() */
 	{ "kernel BUG at mm/usercopy.c", false, CRASH_BUG, true, ST_STACK,
-	  "BUG: bad usercopy", 0, NULL, NULL, false },
+	  "BUG: bad usercopy", 0, skip_usercopy, NULL, false },
 	/* lib/bug.c: report_bug() */
 	{ "kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, NULL, NULL, false },
 	/* lib/bug.c: report_bug() without a file ("Kernel BUG at %pB [verbose debug info
@@ -744,7 +746,10 @@ static const char *const stall_anchors[] = {
 	"blkdev_ioctl", "do_dentry_open", "vfs_open", "__do_fault", "handle_mm_fault",
 	"do_page_fault", "__fput", "task_work_run", "exit_to_usermode",
 	"el0_svc_common", "invoke_syscall", "el0t_64_sync", "ret_fast_syscall",
-	"secondary_start_kernel", "do_idle", NULL,
+	"secondary_start_kernel", "do_idle",
+	/* an initcall (a module's init, a built-in one at boot) is dispatched
+	 * work too: the stall is the init function's */
+	"do_one_initcall", NULL,
 };
 
 static const char *const syscall_prefixes[] = { "__x64_", "__arm64_", "__ia32_", "__se_",
@@ -896,7 +901,6 @@ static char *with_function(const char *prefix, const char *fn)
 /* WARNING titles: syzkaller's special files, else "WARNING in F". */
 static char *warning_title(const struct report *r, const char **fn)
 {
-	static const char *const skip_usercopy[] = { "usercopy", "__check", NULL };
 	static const char *const skip_kobject[] = { "kobject_", NULL };
 	static const char *const skip_proc[] = { "proc_", NULL };
 	static const char *const skip_kmalloc[] = { "kmalloc", "kcalloc", "kzalloc", "krealloc",
@@ -971,9 +975,9 @@ static char *arm_fault_title(const struct report *r, const char **fn)
 	const char *t = strstr(r->header_text, "Unable to handle kernel ") + 24;
 	char *what = slice(t, " at ");
 	*fn = first_unskipped(r, true, false, NULL);
-	char *prefix = !strcmp(what, "NULL pointer dereference")
-		? xstrdup("BUG: kernel NULL pointer dereference")
-		: xasprintf("BUG: unable to handle kernel %s", what);
+	/* syzkaller: "BUG: unable to handle kernel %[1]v in %[2]v", NULL
+	 * pointer dereference included (as x86's title, whatever it prints) */
+	char *prefix = xasprintf("BUG: unable to handle kernel %s", what);
 	char *title = with_function(prefix, *fn);
 	free(prefix);
 	free(what);
@@ -1052,15 +1056,29 @@ static char *panic_title(const struct report *r, const char **fn)
 	return panic_text_title(msg, NULL);
 }
 
-/* "BUG kmalloc-64 (Not tainted): Object already free" -> "BUG: Object already free". */
-static char *slub_title(const struct report *r)
+/* SLUB's reporting and freeing frames, above the caller that freed or
+ * allocated wrongly. */
+static const char *const skip_slub[] = {
+	"object_err", "slab_err", "slab_bug", "print_trailer", "print_tracking", "free_debug_processing",
+	"free_consistency_checks", "free_to_partial_list", "on_freelist", "check_object",
+	"check_slab", "check_bytes_and_report", "slab_free", "do_slab_free", "kfree", "kmem_cache_free",
+	"alloc_debug_processing", "alloc_consistency_checks", "slab_alloc", "kmem_cache_alloc",
+	"kmalloc", "validate_slab", "free_partial", "__kmem_cache_", "kmem_cache_destroy",
+	"list_slab_objects", NULL,
+};
+
+/* "BUG kmalloc-64 (Not tainted): Object already free" -> "BUG: Object already
+ * free in F", F the first frame that is not SLUB's (none: no " in F"). */
+static char *slub_title(const struct report *r, const char **fn)
 {
 	const char *t = r->header_text;
 	const char *colon = strstr(t, "): ");
 	colon = colon ? colon + 3 : strstr(t, ": ") ? strstr(t, ": ") + 2 : t + 4;
 	char *msg = slice(colon, NULL);
-	char *title = xasprintf("BUG: %s", msg);
-	free(msg);
+	char *prefix = xasprintf("BUG: %s", msg);
+	*fn = first_unskipped(r, false, false, skip_slub);
+	char *title = with_function(prefix, *fn);
+	free(msg), free(prefix);
 	return title;
 }
 
@@ -1176,7 +1194,7 @@ static char *report_title(const struct report *r, const char **fn)
 		prefix = head_title(r);
 		break;
 	case ST_SLUB:
-		return slub_title(r);
+		return slub_title(r, fn);
 	case ST_LINE:
 		return slice(r->header_text, NULL);
 	case ST_HEADER_FN:
@@ -1617,8 +1635,16 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	bool questionable;
 	r->nlines++;
 	add_excerpt_line(r, s, n);
-	if (!r->pc_fn[0] && parse_pc_line(s, n, fn))
+	if (!r->pc_fn[0] && parse_pc_line(s, n, fn)) {
 		memcpy(r->pc_fn, fn, FN_MAX);
+		/* a stall's own stack starts at its PC (syzkaller's parts: the
+		 * RIP frame); frames before it were the grace-period kthread's
+		 * dump ("rcu: RCU grace-period kthread stack dump:"), a reporter */
+		if (r->h->style == ST_STALL) {
+			r->nframes = 0;
+			r->in_trace = r->trace_done = false;
+		}
+	}
 	if (r->h->style == ST_LOCK_SITE && !r->lock_fn[0]) {
 		if (find(s, n, "is trying to acquire") || find(s, n, "] takes:") ||
 		    find(s, n, " takes:") || find(s, n, "just changed the state of lock") ||

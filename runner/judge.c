@@ -116,6 +116,7 @@ struct judge {
 	json_object *protocol_events;
 	size_t nerrors;
 	char *first_error;
+	char *provoke[3];               /* the last PROVOKE record's kind, status, reason */
 	struct started_test *started;
 	size_t nstarted;
 	bool end_seen;
@@ -392,6 +393,19 @@ static void on_error(struct judge *j, const struct proto_record *rec)
 		j->first_error = xstrdup(field_or_empty(rec, "reason"));
 }
 
+/* PROVOKE (bootrig run --provoke): its kind, status and reason or result,
+ * the last record's. */
+static void on_provoke(struct judge *j, const struct proto_record *rec)
+{
+	const char *v[3] = { field_or_empty(rec, "kind"), field_or_empty(rec, "status"),
+			     proto_get(rec, "reason") ? field_or_empty(rec, "reason")
+						      : field_or_empty(rec, "result") };
+	for (int i = 0; i < 3; i++) {
+		free(j->provoke[i]);
+		j->provoke[i] = xstrdup(v[i]);
+	}
+}
+
 /* END: the counts init reports, checked against what was received. */
 static void on_end(struct judge *j, const struct proto_record *rec)
 {
@@ -435,6 +449,9 @@ static void on_record(void *ctx, const struct proto_record *rec)
 	case PROTO_KIND_END:
 		set_stage(j, STAGE_END, rec->time);
 		on_end(j, rec);
+		break;
+	case PROTO_KIND_PROVOKE:
+		on_provoke(j, rec);
 		break;
 	case PROTO_KIND_LOG:
 	case PROTO_KIND_UNKNOWN:
@@ -512,6 +529,8 @@ void judge_free(struct judge *j)
 		free((void *)j->kept[i].fields);
 	free(j->kept);
 	free(j->first_error);
+	for (int i = 0; i < 3; i++)
+		free(j->provoke[i]);
 	json_object_put(j->protocol_events);
 	for (size_t i = 0; i < j->nstarted; i++) {
 		free(j->started[i].abi);
@@ -1029,7 +1048,10 @@ static enum verdict decide(struct judge *j, char **reason)
 	*reason = records_reason(j);
 	if (*reason)
 		return VERDICT_FAIL;
-	*reason = xstrdup("");
+	/* --provoke that provoked nothing says why, never silently */
+	*reason = j->provoke[0] ? xasprintf("provoke %s: %s: %s", j->provoke[0], j->provoke[1],
+					    j->provoke[2])
+				: xstrdup("");
 	return VERDICT_PASS;
 }
 
@@ -1162,6 +1184,13 @@ void judge_to_json(const struct judge *j, struct json_object *obj)
 	json_object_object_add(obj, "metrics", records.metrics);
 	if (records.plan)
 		json_object_object_add(obj, "plan", records.plan);
+	if (j->provoke[0]) {
+		json_object *p = json_object_new_object();
+		put_string(p, "kind", j->provoke[0]);
+		put_string(p, "status", j->provoke[1]);
+		put_string(p, !strcmp(j->provoke[1], "done") ? "result" : "reason", j->provoke[2]);
+		json_object_object_add(obj, "provoke", p);
+	}
 	if (json_object_array_length(records.errors))
 		json_object_object_add(obj, "init_errors", records.errors);
 	else

@@ -14,6 +14,7 @@ PACKAGES="
   u-boot-qemu libxml2-utils clang
   chromium man-db groff-base time
   linux-source-6.1
+  libelf1
 "
 
 missing=""
@@ -35,7 +36,9 @@ getent group libvirt-qemu >/dev/null || groupadd -r libvirt-qemu
 getent passwd libvirt-qemu >/dev/null ||
 	useradd -r -g libvirt-qemu -d /var/lib/libvirt -s /usr/sbin/nologin libvirt-qemu
 
-# Foreign architectures, so that apt-get download finds arm64 and armhf kernels.
+# Foreign architectures, so that apt-get download finds arm64 and armhf
+# kernels and their linux-headers (scripts/build-provoke.sh; libelf1 above
+# is what the host kbuild's objtool links).
 for arch in arm64 armhf; do
 	dpkg --print-foreign-architectures | grep -qx "$arch" || {
 		dpkg --add-architecture "$arch"

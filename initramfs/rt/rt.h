@@ -200,6 +200,7 @@ const char *rt_errname(int err);
 #define RB_HALT_SYSTEM 0xcdef0123
 
 /* syslog(2) / klogctl actions. */
+#define SYSLOG_ACTION_READ_ALL 3
 #define SYSLOG_ACTION_CONSOLE_OFF 6
 #define SYSLOG_ACTION_CONSOLE_ON 7
 #define SYSLOG_ACTION_CONSOLE_LEVEL 8
@@ -407,6 +408,9 @@ long rt_sync(void);
 /* rt_syslog: syslog(2) (klogctl): SYSLOG_ACTION_CONSOLE_LEVEL sets the
  * console loglevel to len. */
 long rt_syslog(int type, char *buf, int len);
+/* rt_finit_module: finit_module(2): loads the module open on fd with the
+ * parameters params ("kind=bug"). */
+long rt_finit_module(int fd, const char *params, int flags);
 
 void *rt_mmap(void *addr, size_t len, int prot, int flags, int fd, int64_t offset);
 long rt_munmap(void *addr, size_t len);

@@ -165,6 +165,11 @@ long rt_syslog(int type, char *buf, int len)
 	return SYS3(__NR_syslog, RT_ARG(type), RT_PTR(buf), RT_ARG(len));
 }
 
+long rt_finit_module(int fd, const char *params, int flags)
+{
+	return SYS3(__NR_finit_module, RT_ARG(fd), RT_PTR(params), RT_ARG(flags));
+}
+
 /* ---- files ---- */
 
 long rt_read(int fd, void *buf, size_t n)

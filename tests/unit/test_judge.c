@@ -463,7 +463,7 @@ static void test_convention_titles(void **state)
 		  "WARNING: still has locks held in holder_fn", NULL, false },
 		{ "INFO: task syz:12 can't die for more than 143 seconds.\n",
 		  "INFO: task can't die in guilty_fn", NULL, false },
-		{ "BUG kmalloc-64 (Not tainted): Object already free\n", "BUG: Object already free", NULL,
+		{ "BUG kmalloc-64 (Not tainted): Object already free\n", "BUG: Object already free in guilty_fn", NULL,
 		  false },
 		{ "kmemleak: unreferenced object 0xffff888012345678 (size 32):\n"
 		  "kmemleak:   backtrace:\nkmemleak:     [<ffffffff81234567>] kmalloc_trace+0x1/0x2\n"

@@ -45,6 +45,7 @@ typedef long rt_sysarg_t;
 #define __NR_reboot 88
 #define __NR_munmap 91
 #define __NR_syslog 103
+#define __NR_finit_module 379
 #define __NR_wait4 114
 #define __NR_fsync 118
 #define __NR_clone 120

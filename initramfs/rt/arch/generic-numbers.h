@@ -28,6 +28,7 @@
 #define __NR_exit 93
 #define __NR_exit_group 94
 #define __NR_syslog 116
+#define __NR_finit_module 273
 #define __NR_sched_setaffinity 122
 #define __NR_sched_getaffinity 123
 #define __NR_sched_yield 124

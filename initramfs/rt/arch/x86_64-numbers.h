@@ -37,6 +37,7 @@
 #define __NR_ftruncate (RT_SYSCALL_BASE + 77)
 #define __NR_chdir (RT_SYSCALL_BASE + 80)
 #define __NR_syslog (RT_SYSCALL_BASE + 103)
+#define __NR_finit_module (RT_SYSCALL_BASE + 313)
 #define __NR_setpgid (RT_SYSCALL_BASE + 109)
 #define __NR_getppid (RT_SYSCALL_BASE + 110)
 #define __NR_setsid (RT_SYSCALL_BASE + 112)

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * provoke.c: bootrig's crash module, in the spirit of the kernel's lkdtm
+ * (which Debian does not build). Loaded by bootrig's init with
+ * "kind=KIND", it makes the kernel print one report of that kind from a
+ * function of its own (provoke_<kind>), so that a boot proves the whole
+ * serial capture and judge chain: `bootrig run --provoke KIND`.
+ *
+ * A kind this kernel or arch cannot do is refused: the module prints
+ * "provoke: unsupported KIND: REASON" and its init returns -EOPNOTSUPP
+ * (init reads the reason back from the kernel log). A kind whose report
+ * does not kill the task (warning, refcount, lockups, stalls, hung task,
+ * scheduling while atomic) returns 0 after it; the others never return
+ * (the oops kills the loading process, or the kernel panics).
+ *
+ * Built out of tree against Debian's linux-headers-* by
+ * scripts/build-provoke.sh; never part of the kernel under test.
+ */
+#include <linux/module.h>
+#include <linux/kernel.h>
+#include <linux/delay.h>
+#include <linux/sched.h>
+#include <linux/list.h>
+#include <linux/refcount.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/uaccess.h>
+#include <linux/mman.h>
+#include <linux/mm.h>
+#include <linux/rcupdate.h>
+#include <linux/interrupt.h>
+#include <linux/bottom_half.h>
+#include <linux/jiffies.h>
+
+static char *kind = "";
+module_param(kind, charp, 0444);
+MODULE_PARM_DESC(kind, "the report to provoke (bootrig run --provoke --help lists them)");
+
+/* Keeps the compiler from proving anything about what we touch. */
+static volatile unsigned long provoke_sink;
+static volatile unsigned long provoke_zero;
+static volatile unsigned long provoke_depth_limit = ~0UL;
+
+static int unsupported(const char *reason)
+{
+	pr_info("provoke: unsupported %s: %s\n", kind, reason);
+	return -EOPNOTSUPP;
+}
+
+/* Spins with preemption (and maybe interrupts) off for ms milliseconds
+ * of the delay loop's clock (the TSC, the arch timer: it runs with
+ * interrupts off, and does not depend on the tick as jiffies do). */
+static noinline void provoke_spin(unsigned int ms, bool irqs_off)
+{
+	unsigned long flags = 0;
+
+	if (irqs_off)
+		local_irq_save(flags);
+	preempt_disable();
+	for (unsigned int i = 0; i < ms; i++)
+		mdelay(1);
+	preempt_enable();
+	if (irqs_off)
+		local_irq_restore(flags);
+}
+
+static noinline int provoke_bug(void)
+{
+	BUG();
+	return 0;
+}
+
+static noinline int provoke_warning(void)
+{
+	WARN_ON(provoke_zero == 0);
+	return 0;
+}
+
+static noinline int provoke_null(void)
+{
+	provoke_sink = *(volatile unsigned long *)provoke_zero;
+	return 0;
+}
+
+static noinline int provoke_bad_paging(void)
+{
+	/* the guard page vmalloc leaves after every area: mapped never */
+	char *p = vmalloc(PAGE_SIZE);
+
+	if (!p)
+		return -ENOMEM;
+	provoke_sink = *(volatile unsigned long *)(p + PAGE_SIZE + 64);
+	vfree(p);
+	return 0;
+}
+
+static noinline int provoke_gpf(void)
+{
+#ifdef CONFIG_X86_64
+	provoke_sink = *(volatile unsigned long *)(0xdead4ead00000000UL + provoke_zero);
+	return 0;
+#else
+	/* (the reason avoids the header's own words: the judge reads this line) */
+	return unsupported("x86-64 only (a non-canonical address traps as #GP there)");
+#endif
+}
+
+static noinline int provoke_undef(void)
+{
+#if defined(CONFIG_X86)
+	asm volatile("ud2");    /* no __bug_table entry: "invalid opcode" */
+	unreachable();
+#elif defined(CONFIG_ARM64)
+	asm volatile(".inst 0x00000000");       /* udf #0 */
+#elif defined(CONFIG_ARM)
+	asm volatile(".inst 0xe7f000f0");       /* udf #0, not a BUG() pattern */
+#else
+	return unsupported("no undefined instruction known for this arch");
+#endif
+	return 0;
+}
+
+static noinline int provoke_divide(void)
+{
+#ifdef CONFIG_X86
+	unsigned long a = 1, b = provoke_zero;
+
+	asm volatile("xor %%edx, %%edx; div %1" : "+a"(a) : "r"(b) : "rdx", "cc");
+	provoke_sink = a;
+	return 0;
+#else
+	return unsupported("integer division by zero does not trap on this arch (it gives 0)");
+#endif
+}
+
+static noinline int provoke_soft_lockup(void)
+{
+	if (!IS_ENABLED(CONFIG_SOFTLOCKUP_DETECTOR))
+		return unsupported("CONFIG_SOFTLOCKUP_DETECTOR is not set");
+	/* init set watchdog_thresh=1: reported after 2 s */
+	provoke_spin(4000, false);
+	return 0;
+}
+
+static noinline int provoke_hard_lockup(void)
+{
+	if (!IS_ENABLED(CONFIG_HARDLOCKUP_DETECTOR))
+		return unsupported("CONFIG_HARDLOCKUP_DETECTOR is not set (no NMI watchdog)");
+	/* init set watchdog_thresh=1 and checked nmi_watchdog */
+	provoke_spin(5000, true);
+	return 0;
+}
+
+static noinline int provoke_hung_task(void)
+{
+	if (!IS_ENABLED(CONFIG_DETECT_HUNG_TASK))
+		return unsupported("CONFIG_DETECT_HUNG_TASK is not set");
+	/* init set hung_task_timeout_secs=1: D state for 3 s */
+	schedule_timeout_uninterruptible(msecs_to_jiffies(3000));
+	return 0;
+}
+
+static void provoke_rcu_cb(struct rcu_head *h)
+{
+	kfree(h);
+}
+
+static noinline int provoke_rcu_stall(void)
+{
+	struct rcu_head *h = kmalloc(sizeof(*h), GFP_KERNEL);
+
+	if (!h)
+		return -ENOMEM;
+	call_rcu(h, provoke_rcu_cb);    /* a grace period that waits on us */
+	/* let the grace-period kthread start it (without going idle, which
+	 * would let it end the period too): then it starves while we spin on
+	 * one CPU, or the period waits for our reader; either way a stall */
+	yield();
+	/* init set rcu_cpu_stall_timeout=3 (its least) */
+	rcu_read_lock();
+	provoke_spin(5000, false);
+	rcu_read_unlock();
+	return 0;
+}
+
+static noinline int provoke_sleep_atomic(void)
+{
+	if (!IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP))
+		return unsupported("CONFIG_DEBUG_ATOMIC_SLEEP is not set (might_sleep() checks nothing)");
+	preempt_disable();
+	msleep(1);
+	preempt_enable();
+	return 0;
+}
+
+static noinline int provoke_sched_atomic(void)
+{
+	/* bottom halves off count in preempt_count on every config */
+	local_bh_disable();
+	schedule_timeout_uninterruptible(1);
+	/* __schedule_bug() reset the count: no local_bh_enable() */
+	return 0;
+}
+
+static noinline unsigned long provoke_recurse(unsigned long n)
+{
+	volatile char frame[512];
+
+	frame[0] = (char)n;
+	frame[sizeof(frame) - 1] = (char)n;
+	if (n >= provoke_depth_limit)
+		return 0;
+	return provoke_recurse(n + 1) + frame[0] + frame[sizeof(frame) - 1];
+}
+
+static noinline int provoke_stack_overflow(void)
+{
+	if (!IS_ENABLED(CONFIG_VMAP_STACK))
+		return unsupported("CONFIG_VMAP_STACK is not set (no guard page)");
+	provoke_sink = provoke_recurse(provoke_zero);
+	return 0;
+}
+
+/* (not "refcount" in the name: syzkaller's rule skips such frames as
+ * the refcount helpers') */
+static noinline int provoke_put_underflow(void)
+{
+	refcount_t r = REFCOUNT_INIT(1);
+
+	refcount_dec(&r);                 /* 1 -> 0 ... */
+	provoke_sink = refcount_dec_and_test(&r);       /* ... and below */
+	return 0;
+}
+
+static noinline int provoke_list_corruption(void)
+{
+	static LIST_HEAD(head);
+	struct list_head a, b;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_LIST))
+		return unsupported("CONFIG_DEBUG_LIST is not set");
+	list_add(&a, &head);
+	head.next = &b;         /* a's neighbour now lies about it */
+	b.prev = &b;
+	list_add(&a, &head);
+	return 0;
+}
+
+/* (not "usercopy" in the name: syzkaller's rule skips such frames) */
+static noinline int provoke_copy_exposure(void)
+{
+	unsigned long uaddr;
+	size_t size;
+	char *buf;
+
+	if (!IS_ENABLED(CONFIG_HARDENED_USERCOPY))
+		return unsupported("CONFIG_HARDENED_USERCOPY is not set");
+	buf = kmalloc(64, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	OPTIMIZER_HIDE_VAR(buf);        /* the check at run time, not the compiler's */
+	size = 2 * ksize(buf);          /* kmalloc(64) is a 128-byte object on arm64 */
+	uaddr = vm_mmap(NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	if (IS_ERR_VALUE(uaddr)) {
+		kfree(buf);
+		return -ENOMEM;
+	}
+	/* twice the object's size out of it */
+	if (copy_to_user((void __user *)uaddr, buf, size))
+		pr_info("provoke: copy_to_user failed\n");
+	vm_munmap(uaddr, PAGE_SIZE);
+	kfree(buf);
+	return 0;
+}
+
+static noinline int provoke_double_free(void)
+{
+	char *p;
+
+	if (!IS_ENABLED(CONFIG_SLUB_DEBUG))
+		return unsupported("CONFIG_SLUB_DEBUG is not set");
+	p = kmalloc(64, GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	kfree(p);
+	kfree(p);       /* slub_debug=F (on the command line) reports it */
+	return 0;
+}
+
+static noinline int provoke_panic(void)
+{
+	panic("provoke: panic requested");
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(void);
+} kinds[] = {
+	{ "bug", provoke_bug },
+	{ "warning", provoke_warning },
+	{ "null", provoke_null },
+	{ "bad-paging", provoke_bad_paging },
+	{ "gpf", provoke_gpf },
+	{ "undef", provoke_undef },
+	{ "divide", provoke_divide },
+	{ "soft-lockup", provoke_soft_lockup },
+	{ "hard-lockup", provoke_hard_lockup },
+	{ "hung-task", provoke_hung_task },
+	{ "rcu-stall", provoke_rcu_stall },
+	{ "sleep-atomic", provoke_sleep_atomic },
+	{ "sched-atomic", provoke_sched_atomic },
+	{ "stack-overflow", provoke_stack_overflow },
+	{ "refcount", provoke_put_underflow },
+	{ "list-corruption", provoke_list_corruption },
+	{ "usercopy", provoke_copy_exposure },
+	{ "double-free", provoke_double_free },
+	{ "panic", provoke_panic },
+};
+
+static int __init provoke_init(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		if (strcmp(kind, kinds[i].name) == 0) {
+			int rc;
+
+			pr_info("provoke: %s\n", kind);
+			rc = kinds[i].fn();
+			pr_info("provoke: %s returned %d\n", kind, rc);
+			return rc;
+		}
+	}
+	pr_info("provoke: unknown kind '%s'\n", kind);
+	return -EINVAL;
+}
+
+static void __exit provoke_exit(void)
+{
+}
+
+module_init(provoke_init);
+module_exit(provoke_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("bootrig: provoke one kernel report of a given kind");
