@@ -135,7 +135,7 @@ static int build_with(const struct build_args *a, const struct config *cfg,
 	const struct target *t = pick_target(cfg, a, k, &rc);
 	if (!t)
 		return rc;
-	const char *suite_name = a->suite ? a->suite : "smoke";
+	const char *suite_name = a->suite ? a->suite : CONFIG_DEFAULT_SUITE;
 	const struct suite *s = config_find_suite(cfg, suite_name);
 	if (!s)
 		return error("build: no suite named '%s'", suite_name), EXIT_USAGE;
@@ -183,21 +183,21 @@ int cmd_build(int argc, char **argv)
 {
 	struct build_args a = { 0 };
 	const struct opt opts[] = {
-		{ "kernel", 'k', OPT_STRING, "KERNEL", "the kernel: image, .deb or build tree", &a.kernel },
-		{ "config", 'c', OPT_STRING, "FILE", "a libconfig file over configs/*.cfg", &a.config },
-		{ "suite", 's', OPT_STRING, "NAME", "the suite to plan (default smoke)", &a.suite },
-		{ "target", 't', OPT_STRING, "NAME", "the target (default: the first of the kernel's arch)", &a.target },
-		{ "abi", 0, OPT_STRING, "LIST", "only these ABIs, comma-separated (default all)", &a.abi },
-		{ "add", 0, OPT_REPEAT, "SRC:DEST", "put host file SRC at DEST in the image (repeatable)", &a.add },
-		{ "append-to", 0, OPT_STRING, "INITRAMFS", "copy INITRAMFS first, append ours", &a.append_to },
-		{ "no-compress", 0, OPT_FLAG, NULL, "write plain cpio, not gzip", &a.no_compress },
-		{ "sd-image", 0, OPT_FLAG, NULL, "-o is a disk image (MBR, FAT, extlinux); the initramfs is IMAGE.initrd", &a.sd_image },
-		{ "dtb", 0, OPT_STRING, "FILE", "a device tree for the SD image (FDT line)", &a.dtb },
-		{ "append", 0, OPT_STRING, "ARGS", "more kernel arguments in extlinux.conf", &a.append },
-		{ "output", 'o', OPT_STRING, "IMAGE", "where to write the image", &a.output },
-		{ "list", 'l', OPT_STRING, "IMAGE", "list an initramfs: mode, size, name", &a.list },
-		{ "help", 'h', OPT_FLAG, NULL, "this help", &a.help },
-		{ NULL, 0, 0, NULL, NULL, NULL },
+		OPT_STRING('k', "kernel", &a.kernel, "KERNEL", "the kernel: image, .deb or build tree"),
+		OPT_STRING('c', "config", &a.config, "FILE", "a libconfig file over configs/*.cfg"),
+		OPT_STRING('s', "suite", &a.suite, "NAME", "the suite to plan (default " CONFIG_DEFAULT_SUITE ")"),
+		OPT_STRING('t', "target", &a.target, "NAME", "the target (default: the first of the kernel's arch)"),
+		OPT_STRING(0, "abi", &a.abi, "LIST", "only these ABIs, comma-separated (default all)"),
+		OPT_REPEAT(0, "add", &a.add, "SRC:DEST", "put host file SRC at DEST in the image (repeatable)"),
+		OPT_STRING(0, "append-to", &a.append_to, "INITRAMFS", "copy INITRAMFS first, append ours"),
+		OPT_FLAG(0, "no-compress", &a.no_compress, "write plain cpio, not gzip"),
+		OPT_FLAG(0, "sd-image", &a.sd_image, "-o is a disk image (MBR, FAT, extlinux); the initramfs is IMAGE.initrd"),
+		OPT_STRING(0, "dtb", &a.dtb, "FILE", "a device tree for the SD image (FDT line)"),
+		OPT_STRING(0, "append", &a.append, "ARGS", "more kernel arguments in extlinux.conf"),
+		OPT_STRING('o', "output", &a.output, "IMAGE", "where to write the image"),
+		OPT_STRING('l', "list", &a.list, "IMAGE", "list an initramfs: mode, size, name"),
+		OPT_FLAG('h', "help", &a.help, "this help"),
+		OPT_END(),
 	};
 	int rc = options_parse(opts, argc, argv, NULL, usage_line);
 	if (!rc && a.help) {

@@ -29,12 +29,12 @@
 #include "judgelog.h"
 #include "exitcodes.h"
 #include "lognorm.h"
+#include "options.h"
 #include "textsafe.h"
 #include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
@@ -464,55 +464,63 @@ static void report_logdiff_json(FILE *out, const struct log_side *ls, struct lin
 	json_object_put(root);
 }
 
-static const struct option logdiff_options[] = {
-	{ "format", required_argument, NULL, 'f' },
-	{ "max-bytes", required_argument, NULL, 'm' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
+static const char logdiff_usage_line[] =
+	"usage: bootrig logdiff A B [--format text|json] [--max-bytes N]\n";
 
-static void logdiff_usage(FILE *out)
+static void logdiff_usage(const struct opt *opts, FILE *out)
 {
-	fputs("usage: bootrig logdiff A B [--format text|json] [--max-bytes N]\n\n"
-	      "What console log B says that A does not, and the reverse, after removing\n"
+	fputs(logdiff_usage_line, out);
+	fputs("\nWhat console log B says that A does not, and the reverse, after removing\n"
 	      "what changes on every boot (timestamps, addresses, PIDs, durations, ...).\n"
 	      "A and B: a console log, a boot's directory or a results directory.\n"
-	      "Exit 0: no difference; 1: differences.\n\n"
-	      "  --format FMT             text (default) or json\n"
-	      "  --max-bytes N            read at most N bytes of each log (K, M, G; default 4G)\n"
-	      "  --help                   this help\n", out);
+	      "Exit 0: no difference; 1: differences.\n\n", out);
+	options_print(opts, 24, out);
+}
+
+/* --format text|json */
+static int take_format(const struct opt *o, const char *v)
+{
+	if (strcmp(v, "json") && strcmp(v, "text"))
+		return error("logdiff: --format is text or json, not '%s'", v);
+	*(bool *)o->value = !strcmp(v, "json");
+	return 0;
+}
+
+/* --max-bytes N[KMG] */
+static int take_max_bytes(const struct opt *o, const char *v)
+{
+	if (!judgelog_parse_size(v, o->value))
+		return error("logdiff: --max-bytes is a byte count (like 512M), not '%s'", v);
+	return 0;
 }
 
 int cmd_logdiff(int argc, char **argv)
 {
-	bool json = false;
+	bool json = false, help = false;
 	uint64_t max_bytes = JUDGELOG_MAX_BYTES;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", logdiff_options, NULL)) != -1) {
-		if (c == 'h') {
-			logdiff_usage(stdout);
-			return EXIT_PASS;
-		}
-		if (c == 'f' && (!strcmp(optarg, "json") || !strcmp(optarg, "text"))) {
-			json = !strcmp(optarg, "json");
-			continue;
-		}
-		if (c == 'm' && judgelog_parse_size(optarg, &max_bytes))
-			continue;
-		error("logdiff: bad option or value: %s", argv[optind - 1]);
-		logdiff_usage(stderr);
+	const struct opt opts[] = {
+		OPT_CALLBACK(0, "format", &json, "FMT", "text (default) or json", take_format),
+		OPT_CALLBACK(0, "max-bytes", &max_bytes, "N",
+			     "read at most N bytes of each log (K, M, G; default 4G)", take_max_bytes),
+		OPT_FLAG('h', "help", &help, "this help"),
+		OPT_END(),
+	};
+	if (options_parse_operands(opts, &argc, argv, NULL)) {
+		logdiff_usage(opts, stderr);
 		return EXIT_USAGE;
 	}
-	if (argc - optind != 2) {
+	if (help) {
+		logdiff_usage(opts, stdout);
+		return EXIT_PASS;
+	}
+	if (argc - 1 != 2) {
 		error("logdiff: needs two logs, A and B");
-		logdiff_usage(stderr);
+		logdiff_usage(opts, stderr);
 		return EXIT_USAGE;
 	}
 	struct log_side ls[2] = { { .side = 0 }, { .side = 1 } };
 	for (int k = 0; k < 2; k++) {
-		ls[k].path = find_console_log(argv[optind + k]);
+		ls[k].path = find_console_log(argv[1 + k]);
 		if (!ls[k].path) {
 			free(ls[0].path);
 			return EXIT_DATAERR;

@@ -65,6 +65,9 @@ struct target {
 
 #define DEFAULT_KVM_PROOF 15.0
 
+/* The suite run and build plan when no --suite is given. */
+#define CONFIG_DEFAULT_SUITE "smoke"
+
 struct suite {
 	char *name;
 	char **tests;          /* test families, e.g. "lat_syscall", "hackbench" */

@@ -124,11 +124,11 @@ int cmd_judge(int argc, char **argv)
 {
 	struct judge_args a = { NULL, "text", NULL, false };
 	const struct opt opts[] = {
-		{ "format", 'f', OPT_STRING, "text|json", "the report's format (default text)", &a.format },
-		{ "max-bytes", 0, OPT_STRING, "N", "read at most N bytes (K, M, G suffixes; default 4G)",
-		  &a.max_bytes },
-		{ "help", 'h', OPT_FLAG, NULL, "this help", &a.help },
-		{ NULL, 0, 0, NULL, NULL, NULL },
+		OPT_STRING('f', "format", &a.format, "text|json", "the report's format (default text)"),
+		OPT_STRING(0, "max-bytes", &a.max_bytes, "N",
+			   "read at most N bytes (K, M, G suffixes; default 4G)"),
+		OPT_FLAG('h', "help", &a.help, "this help"),
+		OPT_END(),
 	};
 	int rc = options_parse(opts, argc, argv, &a.log, usage_line);
 	if (rc)

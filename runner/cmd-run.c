@@ -20,6 +20,7 @@
 #include "exitcodes.h"
 #include "kernel.h"
 #include "matrix.h"
+#include "options.h"
 #include "sha256.h"
 #include "textsafe.h"
 #include "util.h"
@@ -28,175 +29,111 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* The options: parsed and printed by --help from this one table. */
-static const struct run_option {
-	const char *name;
-	int short_name;
-	const char *arg;
-	const char *help;
-} run_options[] = {
-	{ "kernel", 'k', "KERNEL", "kernel to boot (Image, zImage, bzImage, .deb, build tree); repeatable" },
-	{ "initramfs", 'i', "IMAGE", "boot this initramfs (default: build one per kernel)" },
-	{ "target", 't', "NAME", "machine from the config (default: the kernel arch's first)" },
-	{ "config", 'c', "FILE", "configuration file read after the defaults" },
-	{ "suite", 's', "NAME", "test suite for a built initramfs (default: smoke)" },
-	{ "append", 'a', "ARGS", "extra kernel command-line arguments" },
-	{ "variant", 'V', "NAME=ARGS", "a variant: boots again with ARGS appended; repeatable" },
-	{ "repeat", 'r', "N", "boot each kernel and variant N times (default 1)" },
-	{ "jobs", 'j', "N", "run N boots at once (default 1)" },
-	{ "connect", 'C', "URI", "libvirt URI (default: qemu:///embed, no daemon)" },
-	{ "board", 'b', "NAME", "boot on this board from the config instead of libvirt" },
-	{ "no-wait", 'W', NULL, "refuse a busy board or results directory at once (exit 125), do not wait" },
-	{ "timeout", 'T', "S", "cap every stage and silence timeout at S seconds" },
-	{ "clock", 'L', "wall|icount", "the guest's clock under TCG (default: the target's icount)" },
-	{ "accel", 'A', "auto|kvm|tcg", "accelerator (default: the target's, auto: KVM once a real boot proved it)" },
-	{ "output", 'o', "DIR", "results directory (required)" },
-	{ "help", 'h', NULL, "show this help" },
-};
-
-static void run_usage(FILE *out)
-{
-	fputs("usage: bootrig run --kernel KERNEL [options] -o RESULTS_DIR\n\n"
-	      "Boot each kernel, judge each boot, write RESULTS_DIR/<kernel-id>/<variant>/<n>/.\n"
-	      "Exit status: the worst verdict's (0 PASS, 1 FAIL, 2 PANIC/HANG/BOOT_FAIL,\n"
-	      "125 INFRA_ERROR), 130/143 when interrupted.\n\n", out);
-	for (size_t i = 0; i < ARRAY_SIZE(run_options); i++) {
-		const struct run_option *o = &run_options[i];
-		char left[64];
-		bool has_short = o->short_name == 'o' || o->short_name == 'j' || o->short_name == 'h';
-		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", has_short ? "-" : " ",
-			 has_short ? o->short_name : ' ', has_short ? ", " : "  ", o->name,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(out, "  %-28s %s\n", left, o->help);
-	}
-}
-
 /* What the command line asked for. */
 struct run_args {
-	const char **kernels;
-	size_t n_kernels;
+	struct opt_list kernels;
 	const char *initramfs, *target, *config, *suite, *append, *connect, *board, *output;
-	char **variants;           /* "NAME=ARGS" */
-	size_t n_variants;
+	struct opt_list variants;  /* "NAME=ARGS" */
 	int repeat, jobs;
 	double timeout;
 	const char *clock;         /* --clock: "wall", "icount" or NULL (the target's) */
 	const char *accel;         /* --accel: "auto", "kvm", "tcg" or NULL (the target's) */
 	bool no_wait;              /* --no-wait: a busy board is refused at once */
+	bool help;
 };
 
-/* A positive integer option; -1 when it is not one. */
-static int parse_count(const char *s)
+static const char run_usage_line[] =
+	"usage: bootrig run --kernel KERNEL [options] -o RESULTS_DIR\n";
+
+static void run_usage(const struct opt *opts, FILE *out)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	return errno || *end || v < 1 || v > 100000 ? -1 : (int)v;
+	fputs(run_usage_line, out);
+	fputs("\nBoot each kernel, judge each boot, write RESULTS_DIR/<kernel-id>/<variant>/<n>/.\n"
+	      "Exit status: the worst verdict's (0 PASS, 1 FAIL, 2 PANIC/HANG/BOOT_FAIL,\n"
+	      "125 INFRA_ERROR), 130/143 when interrupted.\n\n", out);
+	options_print(opts, 28, out);
 }
 
-static bool valid_variant(const char *v)
+/* --variant NAME=ARGS, NAME in [A-Za-z0-9_.-] and not . or .. */
+static int take_variant(const struct opt *o, const char *v)
 {
 	const char *eq = strchr(v, '=');
-	if (!eq || eq == v)
-		return false;
-	for (const char *p = v; p < eq; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p))
-			return false;
-	return strncmp(v, ".=", 2) && strncmp(v, "..=", 3);
+	bool ok = eq && eq != v && strncmp(v, ".=", 2) && strncmp(v, "..=", 3);
+	for (const char *p = v; ok && p < eq; p++)
+		ok = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p);
+	if (!ok)
+		return error("--variant wants NAME=ARGS with NAME in [A-Za-z0-9_.-]: '%s'", v);
+	opt_list_add(o->value, v);
+	return 0;
 }
 
-/* Handles one parsed option; 0, or EXIT_USAGE with the error printed. */
-static int take_option(struct run_args *a, int c, const char *arg)
+/* --clock wall|icount */
+static int take_clock(const struct opt *o, const char *v)
 {
-	switch (c) {
-	case 'k':
-		a->kernels = xrealloc(a->kernels, (a->n_kernels + 1) * sizeof(*a->kernels));
-		a->kernels[a->n_kernels++] = arg;
-		return 0;
-	case 'i': a->initramfs = arg; return 0;
-	case 't': a->target = arg; return 0;
-	case 'c': a->config = arg; return 0;
-	case 's': a->suite = arg; return 0;
-	case 'a': a->append = arg; return 0;
-	case 'C': a->connect = arg; return 0;
-	case 'b': a->board = arg; return 0;
-	case 'W': a->no_wait = true; return 0;
-	case 'o': a->output = arg; return 0;
-	case 'V':
-		if (!valid_variant(arg))
-			return error("--variant wants NAME=ARGS with NAME in [A-Za-z0-9_.-]: '%s'", arg),
-			       EXIT_USAGE;
-		a->variants = xrealloc(a->variants, (a->n_variants + 1) * sizeof(*a->variants));
-		a->variants[a->n_variants++] = (char *)arg;
-		return 0;
-	case 'r':
-		if ((a->repeat = parse_count(arg)) < 0)
-			return error("--repeat wants a positive number: '%s'", arg), EXIT_USAGE;
-		return 0;
-	case 'j':
-		if ((a->jobs = parse_count(arg)) < 0)
-			return error("-j wants a positive number: '%s'", arg), EXIT_USAGE;
-		return 0;
-	case 'L':
-		if (strcmp(arg, "wall") && strcmp(arg, "icount"))
-			return error("--clock wants wall or icount: '%s'", arg), EXIT_USAGE;
-		a->clock = arg;
-		return 0;
-	case 'A':
-		if (strcmp(arg, "auto") && strcmp(arg, "kvm") && strcmp(arg, "tcg"))
-			return error("--accel wants auto, kvm or tcg: '%s'", arg), EXIT_USAGE;
-		a->accel = arg;
-		return 0;
-	case 'T': {
-		char *end;
-		a->timeout = strtod(arg, &end);
-		if (*end || !(a->timeout > 0))
-			return error("--timeout wants seconds > 0: '%s'", arg), EXIT_USAGE;
-		return 0;
-	}
-	}
-	return EXIT_USAGE;
+	if (strcmp(v, "wall") && strcmp(v, "icount"))
+		return error("--clock wants wall or icount: '%s'", v);
+	*(const char **)o->value = v;
+	return 0;
+}
+
+/* --accel auto|kvm|tcg */
+static int take_accel(const struct opt *o, const char *v)
+{
+	if (strcmp(v, "auto") && strcmp(v, "kvm") && strcmp(v, "tcg"))
+		return error("--accel wants auto, kvm or tcg: '%s'", v);
+	*(const char **)o->value = v;
+	return 0;
+}
+
+/* --timeout S: seconds > 0 */
+static int take_timeout(const struct opt *o, const char *v)
+{
+	char *end;
+	double *t = o->value;
+	*t = strtod(v, &end);
+	if (end == v || *end || !(*t > 0))
+		return error("--timeout wants seconds > 0: '%s'", v);
+	return 0;
 }
 
 /* Parses argv into a; 0, -1 after --help, or EXIT_USAGE. */
 static int parse_run_args(int argc, char **argv, struct run_args *a)
 {
-	struct option longopts[ARRAY_SIZE(run_options) + 1];
-	char shortopts[3 * ARRAY_SIZE(run_options) + 2] = "+";
-	for (size_t i = 0; i < ARRAY_SIZE(run_options); i++) {
-		const struct run_option *o = &run_options[i];
-		longopts[i] = (struct option){ o->name, o->arg ? required_argument : no_argument,
-					       NULL, o->short_name };
-		char s[3] = { (char)o->short_name, o->arg ? ':' : '\0', '\0' };
-		strcat(shortopts, s);
+	/* The options: parsed and printed by --help from this one table. */
+	const struct opt opts[] = {
+		OPT_REPEAT('k', "kernel", &a->kernels, "KERNEL", "kernel to boot (Image, zImage, bzImage, .deb, build tree); repeatable"),
+		OPT_STRING('i', "initramfs", &a->initramfs, "IMAGE", "boot this initramfs (default: build one per kernel)"),
+		OPT_STRING('t', "target", &a->target, "NAME", "machine from the config (default: the kernel arch's first)"),
+		OPT_STRING('c', "config", &a->config, "FILE", "configuration file read after the defaults"),
+		OPT_STRING('s', "suite", &a->suite, "NAME", "test suite for a built initramfs (default: " CONFIG_DEFAULT_SUITE ")"),
+		OPT_STRING('a', "append", &a->append, "ARGS", "extra kernel command-line arguments"),
+		OPT_CALLBACK('V', "variant", &a->variants, "NAME=ARGS", "a variant: boots again with ARGS appended; repeatable", take_variant),
+		OPT_INT('r', "repeat", &a->repeat, "N", "boot each kernel and variant N times (default 1)", 1, 100000),
+		OPT_INT('j', "jobs", &a->jobs, "N", "run N boots at once (default 1)", 1, 100000),
+		OPT_STRING('C', "connect", &a->connect, "URI", "libvirt URI (default: qemu:///embed, no daemon)"),
+		OPT_STRING('b', "board", &a->board, "NAME", "boot on this board from the config instead of libvirt"),
+		OPT_FLAG('W', "no-wait", &a->no_wait, "refuse a busy board or results directory at once (exit 125), do not wait"),
+		OPT_CALLBACK('T', "timeout", &a->timeout, "S", "cap every stage and silence timeout at S seconds", take_timeout),
+		OPT_CALLBACK('L', "clock", &a->clock, "wall|icount", "the guest's clock under TCG (default: the target's icount)", take_clock),
+		OPT_CALLBACK('A', "accel", &a->accel, "auto|kvm|tcg", "accelerator (default: the target's, auto: KVM once a real boot proved it)", take_accel),
+		OPT_STRING('o', "output", &a->output, "DIR", "results directory (required)"),
+		OPT_FLAG('h', "help", &a->help, "show this help"),
+		OPT_END(),
+	};
+	int rc = options_parse(opts, argc, argv, NULL, run_usage_line);
+	if (rc)
+		return rc;
+	if (a->help) {
+		run_usage(opts, stdout);
+		return -1;
 	}
-	memset(&longopts[ARRAY_SIZE(run_options)], 0, sizeof(struct option));
-	optind = 1;
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (c == 'h') {
-			run_usage(stdout);
-			return -1;
-		}
-		if (c == '?' || c == ':') {
-			error("run: bad option '%s' (see bootrig run --help)", argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-		int rc = take_option(a, c, optarg);
-		if (rc)
-			return rc;
-	}
-	if (optind < argc)
-		return error("run: unexpected argument '%s'", argv[optind]), EXIT_USAGE;
-	if (!a->n_kernels)
+	if (!a->kernels.n)
 		return error("run: --kernel is required"), EXIT_USAGE;
 	if (!a->output)
 		return error("run: -o RESULTS_DIR is required"), EXIT_USAGE;
@@ -272,7 +209,7 @@ static char *keep_image(const char *dir, const char *tmp, const char *sha)
 /* Builds RESULTS_DIR/<kernel-id>/initramfs.img for kernel i (keep_image()). */
 static int build_for_kernel(struct run_state *rs, size_t i)
 {
-	const char *suite_name = rs->args.suite ? rs->args.suite : "smoke";
+	const char *suite_name = rs->args.suite ? rs->args.suite : CONFIG_DEFAULT_SUITE;
 	const struct suite *suite = config_find_suite(&rs->cfg, suite_name);
 	if (!suite)
 		return error("no suite '%s' in the configuration", suite_name), EXIT_USAGE;
@@ -350,14 +287,14 @@ static int load_inputs(struct run_state *rs)
 	if (rs->args.board && board_config_check &&
 	    (rc = board_config_check(&rs->cfg, rs->args.board)))
 		return rc;
-	rs->n_kernels = rs->args.n_kernels;
+	rs->n_kernels = rs->args.kernels.n;
 	rs->kernels = xcalloc(rs->n_kernels, sizeof(*rs->kernels));
 	rs->targets = xcalloc(rs->n_kernels, sizeof(*rs->targets));
 	rs->initrds = xcalloc(rs->n_kernels, sizeof(*rs->initrds));
 	rs->images = xcalloc(rs->n_kernels, sizeof(*rs->images));
 	rs->initrd_sha = xcalloc(rs->n_kernels, sizeof(*rs->initrd_sha));
 	for (size_t i = 0; i < rs->n_kernels; i++) {
-		if ((rc = kernel_open(rs->args.kernels[i], &rs->kernels[i])))
+		if ((rc = kernel_open(rs->args.kernels.v[i], &rs->kernels[i])))
 			return rc;
 		if ((rc = pick_target(rs, &rs->kernels[i], &rs->targets[i])))
 			return rc;
@@ -410,10 +347,10 @@ static size_t cmdline_limit(const char *arch)
  * boot, silently cut). */
 static int check_cmdlines(const struct run_state *rs)
 {
-	size_t n_var = rs->args.n_variants ? rs->args.n_variants : 1;
+	size_t n_var = rs->args.variants.n ? rs->args.variants.n : 1;
 	for (size_t k = 0; k < rs->n_kernels; k++) {
 		for (size_t v = 0; v < n_var; v++) {
-			const char *spec = rs->args.n_variants ? rs->args.variants[v] : NULL;
+			const char *spec = rs->args.variants.n ? rs->args.variants.v[v] : NULL;
 			const char *eq = spec ? strchr(spec, '=') : NULL;
 			char *line = make_cmdline(rs->targets[k], rs->args.append, eq ? eq + 1 : NULL);
 			size_t len = strlen(line), max = cmdline_limit(rs->targets[k]->arch);
@@ -501,21 +438,21 @@ static int highest_boot(const char *dir)
  */
 static void make_jobs(struct run_state *rs)
 {
-	size_t n_var = rs->args.n_variants ? rs->args.n_variants : 1;
+	size_t n_var = rs->args.variants.n ? rs->args.variants.n : 1;
 	int repeat = rs->args.repeat > 0 ? rs->args.repeat : 1;
 	rs->plan.n_jobs = rs->n_kernels * n_var * (size_t)repeat;
 	rs->plan.jobs = xcalloc(rs->plan.n_jobs, sizeof(*rs->plan.jobs));
 	struct boot_job *job = rs->plan.jobs;
 	rs->variant_names = xcalloc(n_var, sizeof(*rs->variant_names));
-	for (size_t v = 0; v < rs->args.n_variants; v++) {
-		char *spec = rs->args.variants[v];
+	for (size_t v = 0; v < rs->args.variants.n; v++) {
+		char *spec = rs->args.variants.v[v];
 		rs->variant_names[v] = xasprintf("%.*s", (int)(strchr(spec, '=') - spec), spec);
 	}
 	int *base = xcalloc(rs->n_kernels * n_var, sizeof(*base));
 	for (size_t k = 0; k < rs->n_kernels; k++) {
 		for (size_t v = 0; v < n_var; v++) {
 			char *vdir = xasprintf("%s/%s/%s", rs->args.output, rs->kernels[k].id,
-					       rs->args.n_variants ? rs->variant_names[v] : "default");
+					       rs->args.variants.n ? rs->variant_names[v] : "default");
 			base[k * n_var + v] = highest_boot(vdir);
 			free(vdir);
 		}
@@ -523,7 +460,7 @@ static void make_jobs(struct run_state *rs)
 	for (int n = 1; n <= repeat; n++) {
 		for (size_t k = 0; k < rs->n_kernels; k++) {
 			for (size_t v = 0; v < n_var; v++, job++) {
-				char *spec = rs->args.n_variants ? rs->args.variants[v] : NULL;
+				char *spec = rs->args.variants.n ? rs->args.variants.v[v] : NULL;
 				char *eq = spec ? strchr(spec, '=') : NULL;
 				const char *name = spec ? rs->variant_names[v] : "default";
 				const struct kernel *kern = &rs->kernels[k];
@@ -562,14 +499,14 @@ static void release_run_state(struct run_state *rs)
 		free(rs->initrds ? rs->initrds[i] : NULL);
 		free(rs->images ? rs->images[i] : NULL);
 	}
-	for (size_t v = 0; rs->variant_names && v < rs->args.n_variants; v++)
+	for (size_t v = 0; rs->variant_names && v < rs->args.variants.n; v++)
 		free(rs->variant_names[v]);
 	free(rs->variant_names);
 	free(rs->kernels), free(rs->targets), free(rs->initrds), free(rs->images);
 	free(rs->initrd_sha);
 	if (rs->cfg_loaded)
 		config_release(&rs->cfg);
-	free(rs->args.kernels), free(rs->args.variants);
+	free(rs->args.kernels.v), free(rs->args.variants.v);
 }
 
 /*
