@@ -251,9 +251,6 @@ static int read_accel(const config_setting_t *g, char **out)
 	return 0;
 }
 
-/* The default benchmark clock of a TCG boot (QEMU's -icount). */
-#define DEFAULT_ICOUNT "shift=3,sleep=off"
-
 /*
  * If g has `icount`, reads it: "" (off) or QEMU's -icount options, a
  * comma-separated list of key=value words ("shift=3,sleep=off", "shift=auto").
@@ -272,7 +269,7 @@ static int read_icount(const config_setting_t *g, char **out)
 			  (*p == ',' && !word_start);
 		if (!ok || (*p == '=' && word_start))
 			return config_fail(s, "'icount' is \"%s\": it must be \"\" (off) or QEMU's "
-					   "-icount options, like \"" DEFAULT_ICOUNT "\"", v);
+					   "-icount options, like \"" CONFIG_DEFAULT_ICOUNT "\"", v);
 		word_start = *p == ',';
 	}
 	if (*v && word_start)
@@ -315,14 +312,12 @@ static void target_defaults(struct target *t, const char *name)
 	t->name = xstrdup(name);
 	t->cpu = xstrdup("max");
 	t->append = xstrdup("");
-	t->icount = xstrdup(DEFAULT_ICOUNT);
+	t->icount = xstrdup(CONFIG_DEFAULT_ICOUNT);
 	t->accel = xstrdup("auto");
 	t->kvm_proof = DEFAULT_KVM_PROOF;
 	t->memory_mb = 512;
 	t->vcpus = 1;
-	const double stage[STAGE_COUNT] = { 30, 120, 120, 600, 10, 10 };
-	memcpy(t->limits.stage, stage, sizeof(stage));
-	t->limits.silence = 120;
+	judge_default_limits(&t->limits);
 }
 
 /* One group of targets: overrides the target of that name or adds one. */

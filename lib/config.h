@@ -33,7 +33,7 @@
 #define BOOTRIG_CONFIG_H
 
 #include <stddef.h>
-#include "judge.h"
+#include "stages.h"
 
 struct config_setting_t;
 
@@ -67,6 +67,10 @@ struct target {
 
 /* The suite run and build plan when no --suite is given. */
 #define CONFIG_DEFAULT_SUITE "smoke"
+
+/* A target's icount when its config sets none, and what --clock icount
+ * uses for a target that turned it off (""). */
+#define CONFIG_DEFAULT_ICOUNT "shift=3,sleep=off"
 
 struct suite {
 	char *name;

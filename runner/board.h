@@ -83,7 +83,9 @@ struct board_vars {
 /* s with the variables above expanded (a new string). */
 char *board_expand(const struct board *b, const struct board_vars *v, const char *s);
 
-/* Public (backend.h): validates the board's config before a run. */
+/* Checks the board's config before a run (bootrig run --board): 0, or
+ * EXIT_CONFIG (78, "FILE:LINE: ..." printed) or EXIT_USAGE (64: no such
+ * board). */
 int board_config_check(const struct config *cfg, const char *name);
 
 #endif

@@ -14,6 +14,7 @@
  * and hands them to runner/matrix.c.
  */
 #include "backend.h"
+#include "board.h"
 #include "build.h"
 #include "builtin.h"
 #include "config.h"
@@ -284,8 +285,7 @@ static int load_inputs(struct run_state *rs)
 	rs->cfg_loaded = true;
 	if (rs->args.board && !config_find_board(&rs->cfg, rs->args.board, NULL))
 		return error("no board '%s' in the configuration", rs->args.board), EXIT_USAGE;
-	if (rs->args.board && board_config_check &&
-	    (rc = board_config_check(&rs->cfg, rs->args.board)))
+	if (rs->args.board && (rc = board_config_check(&rs->cfg, rs->args.board)))
 		return rc;
 	rs->n_kernels = rs->args.kernels.n;
 	rs->kernels = xcalloc(rs->n_kernels, sizeof(*rs->kernels));
@@ -387,9 +387,6 @@ static void job_limits(const struct run_state *rs, const struct target *t, struc
 		l->silence = cap;
 }
 
-/* The default benchmark clock when the target has none (config.c's). */
-#define FALLBACK_ICOUNT "shift=3,sleep=off"
-
 /* The boot's clock: --clock wall: none; --clock icount: the target's
  * options (or the default when the target turned them off), TCG forced;
  * else the target's setting ("" = the wall clock). */
@@ -400,7 +397,7 @@ static void job_clock(const struct run_state *rs, const struct target *t, struct
 	if (clock && !strcmp(clock, "wall"))
 		job->icount = NULL;
 	else if (clock)
-		job->icount = has ? t->icount : FALLBACK_ICOUNT;
+		job->icount = has ? t->icount : CONFIG_DEFAULT_ICOUNT;
 	else
 		job->icount = has ? t->icount : NULL;
 	job->icount_forced = clock && !strcmp(clock, "icount");
@@ -541,48 +538,9 @@ static int lock_results(const char *dir, bool no_wait)
 	return rc;    /* on success fd stays open, and locked, until exit */
 }
 
-/* The backend: a board's, or libvirt. NULL when --board has none built in. */
-static struct backend *pick_backend(const struct run_args *a)
-{
-	if (!a->board)
-		return backend_libvirt_new();
-	if (!backend_board_new) {
-		error("--board: this bootrig was built without the board backend");
-		return NULL;
-	}
-	return backend_board_new();
-}
-
-/*
- * libvirt reads where its log goes (LIBVIRT_LOG_OUTPUTS) once, when it is
- * initialized, and libguestfs (linked in for SD images) initializes it
- * before main(). Without this, libvirt's own warnings and errors (a
- * "tainted" note, a lookup of a domain that just ended) land on stderr
- * between ours. So the first time, the variable is set and bootrig execs
- * itself again; every failure is still reported by us, and libvirt's log
- * is in the cache (libvirt.log). argv is cmd_run's: argv[-1] is the
- * program's own argv[0] (lib/bootrig.c passes argv + 1).
- */
-static void route_libvirt_log(int argc, char **argv)
-{
-	if (getenv("LIBVIRT_LOG_OUTPUTS") || getenv("BOOTRIG_NO_REEXEC"))
-		return;
-	if (mkdir_p(bootrig_cache_dir(), 0755) < 0)
-		return;
-	char *log = xasprintf("3:file:%s/libvirt.log", bootrig_cache_dir());
-	setenv("LIBVIRT_LOG_OUTPUTS", log, 1);
-	free(log);
-	char **again = xcalloc((size_t)argc + 2, sizeof(*again));
-	again[0] = argv[-1];
-	for (int i = 0; i < argc; i++)
-		again[i + 1] = argv[i];
-	execv("/proc/self/exe", again);
-	free(again);    /* exec failed: go on with libvirt's default log */
-}
-
 int cmd_run(int argc, char **argv)
 {
-	route_libvirt_log(argc, argv);
+	backend_route_libvirt_log(argc, argv);
 	struct run_state rs;
 	memset(&rs, 0, sizeof(rs));
 	int rc = parse_run_args(argc, argv, &rs.args);
@@ -609,10 +567,9 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!(rc = load_inputs(&rs)) && !(rc = check_cmdlines(&rs))) {
 		make_jobs(&rs);
-		rs.plan.backend = pick_backend(&rs.args);
+		rs.plan.backend = backend_new(rs.args.board);
 		rs.plan.where = rs.args.board ? rs.args.board : rs.args.connect;
-		if (rs.plan.backend)
-			rs.plan.backend->no_wait = rs.args.no_wait;
+		rs.plan.backend->no_wait = rs.args.no_wait;
 		rs.plan.cfg = &rs.cfg;
 		rs.plan.parallel = rs.args.jobs > 0 ? rs.args.jobs : 1;
 		if (rs.args.board && rs.plan.parallel > 1) {
@@ -620,7 +577,7 @@ int cmd_run(int argc, char **argv)
 				rs.plan.parallel);
 			rs.plan.parallel = 1;
 		}
-		rc = rs.plan.backend ? matrix_run(&rs.plan) : EXIT_USAGE;
+		rc = matrix_run(&rs.plan);
 	}
 	release_run_state(&rs);
 	return rc;

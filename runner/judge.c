@@ -129,14 +129,6 @@ struct judge {
 	double end_t;
 };
 
-void judge_default_limits(struct judge_limits *limits)
-{
-	const double stage[STAGE_COUNT] = { 30, 120, 120, 600, 10, 10 };
-	memset(limits, 0, sizeof(*limits));
-	memcpy(limits->stage, stage, sizeof(stage));
-	limits->silence = 120;
-}
-
 /* ---------------------------------------------------------- records */
 
 static bool is_expected(const struct judge *j, const struct crash_event *e);
@@ -1214,11 +1206,4 @@ int verdict_severity(enum verdict v)
 		return 5;
 	}
 	return 1;
-}
-
-const char *stage_name(enum stage s)
-{
-	static const char *const names[] = { "firmware", "kernel", "init", "results", "end",
-					     "poweroff" };
-	return (unsigned)s < ARRAY_SIZE(names) ? names[s] : "unknown";
 }

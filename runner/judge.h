@@ -65,31 +65,8 @@ enum verdict {
 	VERDICT_INFRA_ERROR,
 };
 
-enum stage {
-	STAGE_FIRMWARE,
-	STAGE_KERNEL,
-	STAGE_INIT,
-	STAGE_RESULTS,
-	STAGE_END,
-	STAGE_POWEROFF,
-	STAGE_COUNT,
-};
-
-/*
- * What the judge is told about the target. Seconds; 0 means no limit:
- * stage[s] bounds how long stage s may last. known_issues: title patterns
- * of the target's known issues (see judge_expect_event); the strings are
- * the caller's and must outlive the judge.
- */
-struct judge_limits {
-	double stage[STAGE_COUNT];
-	double silence;
-	char *const *known_issues;
-	size_t n_known_issues;
-};
-
-/* The defaults used when a config sets nothing. */
-void judge_default_limits(struct judge_limits *limits);
+/* enum stage, struct judge_limits, judge_default_limits(), stage_name() */
+#include "stages.h"
 
 struct judge;
 
@@ -159,6 +136,5 @@ void judge_to_json(const struct judge *j, struct json_object *obj);
 const char *verdict_name(enum verdict v);       /* "PASS", ... */
 int verdict_exit_code(enum verdict v);          /* as in the contract */
 int verdict_severity(enum verdict v);           /* for "the worst one" */
-const char *stage_name(enum stage s);           /* "firmware", ... */
 
 #endif
