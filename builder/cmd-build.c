@@ -22,30 +22,22 @@ struct build_args {
 	const char *kernel, *config, *suite, *target, *abi, *append_to, *output, *list;
 	const char *dtb, *append;
 	struct opt_list add;
-	bool no_compress, sd_image, help;
+	bool no_compress, sd_image;
 };
 
-static const char usage_line[] =
+static const struct opt_usage usage = {
 	"usage: bootrig build --kernel KERNEL [--config FILE] [--suite NAME] [--abi LIST]\n"
 	"                     [--add SRC:DEST]... [--append-to INITRAMFS] [--no-compress]\n"
 	"                     [--sd-image [--dtb FILE]] -o IMAGE\n"
-	"   or: bootrig build --list IMAGE\n";
-
-/* --help: the usage lines, then one line per option of the table. */
-static void print_help(const struct opt *opts, FILE *out)
-{
-	fputs(usage_line, out);
-	fputs("\nBuilds the initramfs a boot runs: bootrig's init, a probe and the suite's\n"
-	      "test binaries for every ABI the kernel's arch can run, and the plan.\n"
-	      "The image is reproducible (sorted, uid 0, mtime $SOURCE_DATE_EPOCH or 0).\n"
-	      "The manifest is written next to it as IMAGE.json (IMAGE with \".json\" added).\n\n",
-	      out);
-	options_print(opts, 28, out);
-	fputs("\nKERNEL: an arm64 Image, arm zImage or x86 bzImage (maybe gzip'd), a Debian\n"
-	      "linux-image-*.deb, or a kernel build tree; the arch is read from the image.\n"
-	      "Exit status: 0 done, 64 usage, 65 bad input, 78 config error, 125 host failure.\n",
-	      out);
-}
+	"   or: bootrig build --list IMAGE\n",
+	"Builds the initramfs a boot runs: bootrig's init, a probe and the suite's\n"
+	"test binaries for every ABI the kernel's arch can run, and the plan.\n"
+	"The image is reproducible (sorted, uid 0, mtime $SOURCE_DATE_EPOCH or 0).\n"
+	"The manifest is written next to it as IMAGE.json (IMAGE with \".json\" added).\n",
+	"KERNEL: an arm64 Image, arm zImage or x86 bzImage (maybe gzip'd), a Debian\n"
+	"linux-image-*.deb, or a kernel build tree; the arch is read from the image.\n"
+	"Exit status: 0 done, 64 usage, 65 bad input, 78 config error, 125 host failure.\n",
+};
 
 /* Conflicting and missing options, checked before any work. */
 static int check_args(const struct build_args *a)
@@ -196,15 +188,9 @@ int cmd_build(int argc, char **argv)
 		OPT_STRING(0, "append", &a.append, "ARGS", "more kernel arguments in extlinux.conf"),
 		OPT_STRING('o', "output", &a.output, "IMAGE", "where to write the image"),
 		OPT_STRING('l', "list", &a.list, "IMAGE", "list an initramfs: mode, size, name"),
-		OPT_FLAG('h', "help", &a.help, "this help"),
 		OPT_END(),
 	};
-	int rc = options_parse(opts, argc, argv, NULL, usage_line);
-	if (!rc && a.help) {
-		print_help(opts, stdout);
-		free(a.add.v);
-		return EXIT_PASS;
-	}
+	int rc = options_parse(opts, argc, argv, NULL, &usage);
 	if (!rc)
 		rc = check_args(&a);
 	if (!rc && a.list)

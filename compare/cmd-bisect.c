@@ -71,7 +71,7 @@ struct bisect_args {
 	const char *target, *config, *suite, *board, *timeout, *clock, *accel, *jobs, *initramfs;
 	struct opt_list connect;
 	const char *build_dummy;
-	bool crash, cont, help;
+	bool crash, cont;
 };
 
 static struct bisect_args A;
@@ -110,25 +110,19 @@ static const struct opt bisect_opts_table[] = {
 	OPT_STRING('o', "output", &A.output, "BISECT_DIR",
 		   "the state (default: DIR's git dir/bootrig-bisect)"),
 	OPT_FLAG(0, "continue", &A.cont, "resume the interrupted bisection of BISECT_DIR"),
-	OPT_FLAG('h', "help", &A.help, "this help"),
 	OPT_END(),
 };
 
-static const char bisect_usage_line[] =
+static const struct opt_usage bisect_usage = {
 	"usage: bootrig bisect --tree DIR --good REV --bad REV --build ARGV... [--] --image PATH\n"
 	"                      [--metric GLOB | --crash [--title PATTERN]] [options]\n"
-	"       bootrig bisect --continue [--tree DIR] [-o BISECT_DIR]\n";
-
-static void bisect_usage(FILE *out)
-{
-	fputs(bisect_usage_line, out);
-	fputs("\nDrives git bisect in DIR: builds each commit it picks, boots the image and\n"
-	      "marks the commit good, bad or skip (a failed build, boots that could not run).\n"
-	      "Exit 0: a first bad commit was found; 1: good and bad do not differ; 125:\n"
-	      "infrastructure prevented an answer; 130/143: interrupted (--continue resumes).\n\n",
-	      out);
-	options_print(bisect_opts_table, 30, out);
-}
+	"       bootrig bisect --continue [--tree DIR] [-o BISECT_DIR]\n",
+	"Drives git bisect in DIR: builds each commit it picks, boots the image and\n"
+	"marks the commit good, bad or skip (a failed build, boots that could not run).\n"
+	"Exit 0: a first bad commit was found; 1: good and bad do not differ; 125:\n"
+	"infrastructure prevented an answer; 130/143: interrupted (--continue resumes).\n",
+	NULL,
+};
 
 /* Is a one of bisect's options (--name or --name=...)? */
 static bool is_bisect_option(const char *a)
@@ -136,6 +130,8 @@ static bool is_bisect_option(const char *a)
 	if (strncmp(a, "--", 2) || !a[2])
 		return !strcmp(a, "-o") || !strcmp(a, "-j") || !strcmp(a, "-h");
 	size_t len = strcspn(a + 2, "=");
+	if (len == 4 && !strncmp(a + 2, "help", 4))    /* every table's (options.h) */
+		return true;
 	for (const struct opt *o = bisect_opts_table; o->long_name; o++)
 		if (strlen(o->long_name) == len && !strncmp(o->long_name, a + 2, len))
 			return true;
@@ -1279,10 +1275,8 @@ int cmd_bisect(int argc, char **argv)
 	memset(&A, 0, sizeof(A));
 	int rc = split_build(&argc, argv, &build, &nbuild);
 	if (!rc)
-		rc = options_parse(bisect_opts_table, argc, argv, NULL, bisect_usage_line);
-	if (rc || A.help) {
-		if (A.help && !rc)
-			bisect_usage(stdout);
+		rc = options_parse(bisect_opts_table, argc, argv, NULL, &bisect_usage);
+	if (rc) {
 		free(build), free(A.connect.v);
 		return rc;
 	}

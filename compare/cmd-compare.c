@@ -29,21 +29,16 @@ struct compare_args {
 	enum report_format format;
 	const char *output;
 	bool mixed;                /* --mixed: pool boots run differently */
-	bool help;
 };
 
-static const char compare_usage_line[] =
-	"usage: bootrig compare BASE_DIR CAND_DIR [CAND_DIR...] [options]\n";
-
-static void compare_usage(const struct opt *opts, FILE *out)
-{
-	fputs(compare_usage_line, out);
-	fputs("\nCompares the boots below each CAND_DIR with those below BASE_DIR: every\n"
-	      "result.json at any depth, all boots pooled; each PASS boot's median of a\n"
-	      "metric is one observation. Exit 0: nothing regressed; 1: a significant\n"
-	      "regression or a new kernel failure; 125: a side has no usable boot.\n\n", out);
-	options_print(opts, 24, out);
-}
+static const struct opt_usage usage = {
+	"usage: bootrig compare BASE_DIR CAND_DIR [CAND_DIR...] [options]\n",
+	"Compares the boots below each CAND_DIR with those below BASE_DIR: every\n"
+	"result.json at any depth, all boots pooled; each PASS boot's median of a\n"
+	"metric is one observation. Exit 0: nothing regressed; 1: a significant\n"
+	"regression or a new kernel failure; 125: a side has no usable boot.\n",
+	NULL,
+};
 
 /* --format text|json|junit|html */
 static int take_format(const struct opt *o, const char *s)
@@ -57,8 +52,7 @@ static int take_format(const struct opt *o, const char *s)
 	return error("--format: '%s' is not text, json, junit or html", s);
 }
 
-/* Parses argv (the sides moved to argv[1..]); returns the index of the
- * first side, or -1 (usage error), or 0 when --help was printed. */
+/* Parses argv (the sides moved to argv[1..]); 0 or EXIT_USAGE. */
 static int parse_args(int *argc, char **argv, struct compare_args *a)
 {
 	/* The options, parsed and printed by --help from this one table. */
@@ -77,23 +71,12 @@ static int parse_args(int *argc, char **argv, struct compare_args *a)
 			     take_format),
 		OPT_STRING('o', "output", &a->output, "FILE",
 			   "write the report to FILE (whole or not at all)"),
-		OPT_FLAG('h', "help", &a->help, "this help"),
 		OPT_END(),
 	};
-	if (options_parse_operands(opts, argc, argv, NULL)) {
-		compare_usage(opts, stderr);
-		return -1;
-	}
-	if (a->help) {
-		compare_usage(opts, stdout);
-		return 0;
-	}
-	if (*argc - 1 < 2) {
-		error("compare: needs a BASE_DIR and at least one CAND_DIR");
-		compare_usage(opts, stderr);
-		return -1;
-	}
-	return 1;
+	int rc = options_parse_operands(opts, argc, argv, &usage);
+	if (!rc && *argc - 1 < 2)
+		rc = options_usage_error(&usage, "compare: needs a BASE_DIR and at least one CAND_DIR");
+	return rc;
 }
 
 /* The report, in the chosen format, into a memory buffer. */
@@ -129,11 +112,11 @@ static bool want_colour(const struct compare_args *a)
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_args a = { .opts = { .threshold_pct = 5, .alpha = 0.01 } };
-	int first = parse_args(&argc, argv, &a);
-	if (first <= 0) {
+	if (parse_args(&argc, argv, &a)) {
 		free(a.globs.v);
-		return first < 0 ? EXIT_USAGE : EXIT_PASS;
+		return EXIT_USAGE;
 	}
+	const int first = 1;
 	if (a.globs.n) {    /* NULL-terminated */
 		opt_list_add(&a.globs, NULL);
 		a.opts.metric_globs = (const char **)a.globs.v;

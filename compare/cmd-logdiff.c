@@ -464,18 +464,14 @@ static void report_logdiff_json(FILE *out, const struct log_side *ls, struct lin
 	json_object_put(root);
 }
 
-static const char logdiff_usage_line[] =
-	"usage: bootrig logdiff A B [--format text|json] [--max-bytes N]\n";
-
-static void logdiff_usage(const struct opt *opts, FILE *out)
-{
-	fputs(logdiff_usage_line, out);
-	fputs("\nWhat console log B says that A does not, and the reverse, after removing\n"
-	      "what changes on every boot (timestamps, addresses, PIDs, durations, ...).\n"
-	      "A and B: a console log, a boot's directory or a results directory.\n"
-	      "Exit 0: no difference; 1: differences.\n\n", out);
-	options_print(opts, 24, out);
-}
+static const struct opt_usage usage = {
+	"usage: bootrig logdiff A B [--format text|json] [--max-bytes N]\n",
+	"What console log B says that A does not, and the reverse, after removing\n"
+	"what changes on every boot (timestamps, addresses, PIDs, durations, ...).\n"
+	"A and B: a console log, a boot's directory or a results directory.\n"
+	"Exit 0: no difference; 1: differences.\n",
+	NULL,
+};
 
 /* --format text|json */
 static int take_format(const struct opt *o, const char *v)
@@ -496,28 +492,18 @@ static int take_max_bytes(const struct opt *o, const char *v)
 
 int cmd_logdiff(int argc, char **argv)
 {
-	bool json = false, help = false;
+	bool json = false;
 	uint64_t max_bytes = JUDGELOG_MAX_BYTES;
 	const struct opt opts[] = {
 		OPT_CALLBACK(0, "format", &json, "FMT", "text (default) or json", take_format),
 		OPT_CALLBACK(0, "max-bytes", &max_bytes, "N",
 			     "read at most N bytes of each log (K, M, G; default 4G)", take_max_bytes),
-		OPT_FLAG('h', "help", &help, "this help"),
 		OPT_END(),
 	};
-	if (options_parse_operands(opts, &argc, argv, NULL)) {
-		logdiff_usage(opts, stderr);
+	if (options_parse_operands(opts, &argc, argv, &usage))
 		return EXIT_USAGE;
-	}
-	if (help) {
-		logdiff_usage(opts, stdout);
-		return EXIT_PASS;
-	}
-	if (argc - 1 != 2) {
-		error("logdiff: needs two logs, A and B");
-		logdiff_usage(opts, stderr);
-		return EXIT_USAGE;
-	}
+	if (argc - 1 != 2)
+		return options_usage_error(&usage, "logdiff: needs two logs, A and B");
 	struct log_side ls[2] = { { .side = 0 }, { .side = 1 } };
 	for (int k = 0; k < 2; k++) {
 		ls[k].path = find_console_log(argv[1 + k]);

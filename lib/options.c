@@ -6,6 +6,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -17,6 +18,24 @@ void opt_list_add(struct opt_list *l, const char *value)
 	l->v[l->n++] = (char *)value;
 }
 
+/* Every table's -h, --help (options.h). */
+static bool help_wanted;
+static const struct opt help_opt = OPT_FLAG('h', "help", &help_wanted, "this help");
+
+/* The entry after o in opts, the implicit help last; NULL after it. */
+static const struct opt *next_opt(const struct opt *opts, const struct opt *o)
+{
+	(void)opts;
+	if (o == &help_opt)
+		return NULL;
+	return o[1].long_name ? o + 1 : &help_opt;
+}
+
+static const struct opt *first_opt(const struct opt *opts)
+{
+	return opts->long_name ? opts : &help_opt;
+}
+
 /* The option named arg[0..len): exact, else the one it is a prefix of.
  * NULL when none or (*ambiguous set) several. */
 static const struct opt *find_long(const struct opt *opts, const char *arg, size_t len,
@@ -25,7 +44,7 @@ static const struct opt *find_long(const struct opt *opts, const char *arg, size
 	const struct opt *prefix = NULL;
 	int n_prefix = 0;
 	*ambiguous = false;
-	for (const struct opt *o = opts; o->long_name; o++) {
+	for (const struct opt *o = first_opt(opts); o; o = next_opt(opts, o)) {
 		if (strncmp(o->long_name, arg, len))
 			continue;
 		if (!o->long_name[len])
@@ -39,7 +58,7 @@ static const struct opt *find_long(const struct opt *opts, const char *arg, size
 
 static const struct opt *find_short(const struct opt *opts, char c)
 {
-	for (const struct opt *o = opts; o->long_name; o++)
+	for (const struct opt *o = first_opt(opts); o; o = next_opt(opts, o))
 		if (o->short_name && o->short_name == c)
 			return o;
 	return NULL;
@@ -87,7 +106,7 @@ static void list_options(const struct opt *opts)
 {
 	static const char *const types[] = { "string", "flag", "repeat", "int", "number",
 					     "callback" };
-	for (const struct opt *o = opts; o->long_name; o++)
+	for (const struct opt *o = first_opt(opts); o; o = next_opt(opts, o))
 		printf("%s\t%c\t%s\t%s\t%s\n", o->long_name, o->short_name ? o->short_name : '-',
 		       types[o->type], o->flags & OPT_HIDDEN ? "hidden" : "shown",
 		       o->help ? o->help : "");
@@ -110,7 +129,7 @@ static int take_value(const char *cmd, const struct opt *o, const char *value, i
 /* The parser behind both entry points: max_operands is 0, 1 or -1 (any),
  * the operands are collected into ops[] (room for argc). */
 static int parse(const struct opt *opts, int argc, char **argv, int max_operands,
-		 char **ops, int *n_ops, const char *usage_line)
+		 char **ops, int *n_ops, const struct opt_usage *usage)
 {
 	const char *cmd = argv[0];
 	bool only_operands = false;
@@ -159,31 +178,35 @@ static int parse(const struct opt *opts, int argc, char **argv, int max_operands
 			rc = EXIT_USAGE;
 		}
 		if (rc) {
-			if (usage_line)
-				fputs(usage_line, stderr);
+			fputs(usage->lines, stderr);
 			return rc;
+		}
+		if (help_wanted) {
+			options_help(opts, usage, stdout);
+			fflush(stdout);
+			exit(EXIT_PASS);
 		}
 	}
 	return 0;
 }
 
 int options_parse(const struct opt *opts, int argc, char **argv, const char **operand,
-		  const char *usage_line)
+		  const struct opt_usage *usage)
 {
 	char *op = NULL;
 	int n;
-	int rc = parse(opts, argc, argv, operand ? 1 : 0, &op, &n, usage_line);
+	int rc = parse(opts, argc, argv, operand ? 1 : 0, &op, &n, usage);
 	if (!rc && n)
 		*operand = op;
 	return rc;
 }
 
 int options_parse_operands(const struct opt *opts, int *argc, char **argv,
-			   const char *usage_line)
+			   const struct opt_usage *usage)
 {
 	char **ops = xcalloc((size_t)*argc, sizeof(*ops));
 	int n;
-	int rc = parse(opts, *argc, argv, -1, ops, &n, usage_line);
+	int rc = parse(opts, *argc, argv, -1, ops, &n, usage);
 	if (!rc) {
 		for (int i = 0; i < n; i++)
 			argv[1 + i] = ops[i];
@@ -193,17 +216,44 @@ int options_parse_operands(const struct opt *opts, int *argc, char **argv,
 	return rc;
 }
 
-void options_print(const struct opt *opts, int width, FILE *out)
+int options_usage_error(const struct opt_usage *usage, const char *fmt, ...)
 {
-	for (const struct opt *o = opts; o->long_name; o++) {
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	error("%s", msg);
+	fputs(usage->lines, stderr);
+	return EXIT_USAGE;
+}
+
+/* "-k, --kernel KERNEL" (or four spaces for no short name) into left. */
+static void left_part(const struct opt *o, char *left, size_t size)
+{
+	char short_part[8] = "    ";
+	if (o->short_name)
+		snprintf(short_part, sizeof(short_part), "-%c, ", o->short_name);
+	snprintf(left, size, "%s--%s%s%s", short_part, o->long_name, o->arg ? " " : "",
+		 o->arg ? o->arg : "");
+}
+
+void options_help(const struct opt *opts, const struct opt_usage *usage, FILE *out)
+{
+	char left[64];
+	int width = 0;
+	for (const struct opt *o = first_opt(opts); o; o = next_opt(opts, o)) {
+		left_part(o, left, sizeof(left));
+		if (!(o->flags & OPT_HIDDEN) && (int)strlen(left) > width)
+			width = (int)strlen(left);
+	}
+	fprintf(out, "%s\n%s\n", usage->lines, usage->about);
+	for (const struct opt *o = first_opt(opts); o; o = next_opt(opts, o)) {
 		if (o->flags & OPT_HIDDEN)
 			continue;
-		char left[64];
-		char short_part[8] = "    ";
-		if (o->short_name)
-			snprintf(short_part, sizeof(short_part), "-%c, ", o->short_name);
-		snprintf(left, sizeof(left), "%s--%s%s%s", short_part, o->long_name,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(out, "  %-*s %s\n", width, left, o->help);
+		left_part(o, left, sizeof(left));
+		fprintf(out, "  %-*s  %s\n", width, left, o->help);
 	}
+	if (usage->footer)
+		fprintf(out, "\n%s", usage->footer);
 }

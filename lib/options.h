@@ -4,14 +4,18 @@
  * logdiff, bisect) declares its options here once, so its help lists
  * exactly what it parses.
  *
- * A table ends with an entry whose long_name is NULL. Accepted forms:
- * --name VALUE, --name=VALUE, a unique prefix of a long name (--kern),
- * -n VALUE, -nVALUE, and --name / -n for flags, clustered (-Wh). An entry
- * with OPT_HIDDEN is parsed but not printed (test-only options).
+ * A table ends with OPT_END(). Accepted forms: --name VALUE,
+ * --name=VALUE, a unique prefix of a long name (--kern), -n VALUE, -nVALUE,
+ * and --name / -n for flags, clustered (-Wh). An entry with OPT_HIDDEN is
+ * parsed but not printed (test-only options).
  *
- * Every table also answers the hidden --list-options: one line per entry,
- * "long_name<TAB>short<TAB>type<TAB>shown|hidden<TAB>help" on stdout, then
- * exit 0; tests/t-options.sh compares it with --help.
+ * Every table also has, without declaring them:
+ *   -h, --help        the command's help (struct opt_usage, then one line
+ *                     per shown option) on stdout, then exit 0, as git's
+ *                     parse-options does;
+ *   --list-options    hidden: one line per entry, "long_name<TAB>short<TAB>
+ *                     type<TAB>shown|hidden<TAB>help" (help included), then
+ *                     exit 0; tests/t-options.sh compares it with --help.
  */
 #ifndef BOOTRIG_OPTIONS_H
 #define BOOTRIG_OPTIONS_H
@@ -72,15 +76,24 @@ struct opt_list {
 /* opt_list_add: one more value at the end of l. */
 void opt_list_add(struct opt_list *l, const char *value);
 
+/* A command's help around its options: the usage lines ("usage: bootrig
+ * CMD ...\n", also printed after a usage error), what the command does
+ * (after a blank line) and what follows the options (NULL: nothing). */
+struct opt_usage {
+	const char *lines;
+	const char *about;
+	const char *footer;
+};
+
 /*
  * options_parse: argv[0] is the command's name, for the messages. An
  * argument that is not an option is the operand, stored in *operand when
  * operand is not NULL and none came before; otherwise, as an unknown
- * option, it is an error: "CMD: ..." and usage_line on stderr. Returns 0
- * or EXIT_USAGE.
+ * option, it is an error: "CMD: ..." and the usage lines on stderr.
+ * Returns 0 or EXIT_USAGE; --help and --list-options exit 0.
  */
 int options_parse(const struct opt *opts, int argc, char **argv, const char **operand,
-		  const char *usage_line);
+		  const struct opt_usage *usage);
 
 /*
  * options_parse_operands: as options_parse, for commands that take any
@@ -89,10 +102,15 @@ int options_parse(const struct opt *opts, int argc, char **argv, const char **op
  * becomes 1 + their number. Returns 0 or EXIT_USAGE.
  */
 int options_parse_operands(const struct opt *opts, int *argc, char **argv,
-			   const char *usage_line);
+			   const struct opt_usage *usage);
 
-/* options_print: a line per shown option, "  -k, --kernel KERNEL  help",
- * the left part padded to width. */
-void options_print(const struct opt *opts, int width, FILE *out);
+/* options_usage_error: a usage error found after parsing: "bootrig: " and
+ * the message, then the usage lines, on stderr. Returns EXIT_USAGE. */
+__attribute__((format(printf, 2, 3)))
+int options_usage_error(const struct opt_usage *usage, const char *fmt, ...);
+
+/* options_help: the whole --help: usage lines, about, a line per shown
+ * option ("  -k, --kernel KERNEL  help", aligned), footer. */
+void options_help(const struct opt *opts, const struct opt_usage *usage, FILE *out);
 
 #endif

@@ -46,20 +46,15 @@ struct run_args {
 	const char *clock;         /* --clock: "wall", "icount" or NULL (the target's) */
 	const char *accel;         /* --accel: "auto", "kvm", "tcg" or NULL (the target's) */
 	bool no_wait;              /* --no-wait: a busy board is refused at once */
-	bool help;
 };
 
-static const char run_usage_line[] =
-	"usage: bootrig run --kernel KERNEL [options] -o RESULTS_DIR\n";
-
-static void run_usage(const struct opt *opts, FILE *out)
-{
-	fputs(run_usage_line, out);
-	fputs("\nBoot each kernel, judge each boot, write RESULTS_DIR/<kernel-id>/<variant>/<n>/.\n"
-	      "Exit status: the worst verdict's (0 PASS, 1 FAIL, 2 PANIC/HANG/BOOT_FAIL,\n"
-	      "125 INFRA_ERROR), 130/143 when interrupted.\n\n", out);
-	options_print(opts, 28, out);
-}
+static const struct opt_usage usage = {
+	"usage: bootrig run --kernel KERNEL [options] -o RESULTS_DIR\n",
+	"Boot each kernel, judge each boot, write RESULTS_DIR/<kernel-id>/<variant>/<n>/.\n"
+	"Exit status: the worst verdict's (0 PASS, 1 FAIL, 2 PANIC/HANG/BOOT_FAIL,\n"
+	"125 INFRA_ERROR), 130/143 when interrupted.\n",
+	NULL,
+};
 
 /* --variant NAME=ARGS, NAME in [A-Za-z0-9_.-] and not . or .. */
 static int take_variant(const struct opt *o, const char *v)
@@ -103,7 +98,7 @@ static int take_timeout(const struct opt *o, const char *v)
 	return 0;
 }
 
-/* Parses argv into a; 0, -1 after --help, or EXIT_USAGE. */
+/* Parses argv into a; 0 or EXIT_USAGE (--help exits). */
 static int parse_run_args(int argc, char **argv, struct run_args *a)
 {
 	/* The options: parsed and printed by --help from this one table. */
@@ -124,16 +119,11 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		OPT_CALLBACK('L', "clock", &a->clock, "wall|icount", "the guest's clock under TCG (default: the target's icount)", take_clock),
 		OPT_CALLBACK('A', "accel", &a->accel, "auto|kvm|tcg", "accelerator (default: the target's, auto: KVM once a real boot proved it)", take_accel),
 		OPT_STRING('o', "output", &a->output, "DIR", "results directory (required)"),
-		OPT_FLAG('h', "help", &a->help, "show this help"),
 		OPT_END(),
 	};
-	int rc = options_parse(opts, argc, argv, NULL, run_usage_line);
+	int rc = options_parse(opts, argc, argv, NULL, &usage);
 	if (rc)
 		return rc;
-	if (a->help) {
-		run_usage(opts, stdout);
-		return -1;
-	}
 	if (!a->kernels.n)
 		return error("run: --kernel is required"), EXIT_USAGE;
 	if (!a->output)
@@ -546,7 +536,7 @@ int cmd_run(int argc, char **argv)
 	int rc = parse_run_args(argc, argv, &rs.args);
 	if (rc) {
 		release_run_state(&rs);
-		return rc < 0 ? EXIT_PASS : rc;
+		return rc;
 	}
 	if (mkdir_p(rs.args.output, 0755) < 0) {
 		error("cannot create %s: %s", rs.args.output, strerror(errno));

@@ -14,6 +14,8 @@
 #include "exitcodes.h"
 #include "options.h"
 
+static const struct opt_usage usage = { "usage: cmd\n", "What cmd does.\n", "The end.\n" };
+
 struct args {
 	const char *kernel, *operand;
 	struct opt_list add;
@@ -37,7 +39,7 @@ static int parse(struct args *a, bool with_operand, ...)
 		OPT_END(),
 	};
 	memset(a, 0, sizeof(*a));
-	return options_parse(opts, argc, argv, with_operand ? &a->operand : NULL, "usage: cmd\n");
+	return options_parse(opts, argc, argv, with_operand ? &a->operand : NULL, &usage);
 }
 
 static void test_every_form(void **state)
@@ -108,7 +110,7 @@ static int parse_typed(struct typed *t, int *argc, char **argv)
 		OPT_END(),
 	};
 	memset(t, 0, sizeof(*t));
-	return options_parse_operands(opts, argc, argv, NULL);
+	return options_parse_operands(opts, argc, argv, &usage);
 }
 
 static void test_typed(void **state)
@@ -143,7 +145,7 @@ static void test_typed(void **state)
 	}
 }
 
-/* A hidden entry is parsed, never printed. */
+/* A hidden entry is parsed, never printed; every table has -h, --help. */
 static void test_hidden_not_printed(void **state)
 {
 	(void)state;
@@ -156,9 +158,12 @@ static void test_hidden_not_printed(void **state)
 	char *buf = NULL;
 	size_t len;
 	FILE *out = open_memstream(&buf, &len);
-	options_print(opts, 10, out);
+	options_help(opts, &usage, out);
 	fclose(out);
-	assert_non_null(strstr(buf, "--shown S"));
+	assert_string_equal(buf, "usage: cmd\n\nWhat cmd does.\n\n"
+			    "      --shown S  a shown string\n"
+			    "  -h, --help     this help\n"
+			    "\nThe end.\n");
 	assert_null(strstr(buf, "secret"));
 	free(buf);
 }
