@@ -24,6 +24,7 @@
  */
 #include "builtin.h"
 #include "compare.h"
+#include "console.h"
 #include "crash.h"
 #include "judge.h"
 #include "judgelog.h"
@@ -45,11 +46,11 @@
 static const struct milestone {
 	const char *name, *needle;
 } milestones[] = {
-	{ "kernel banner", "Linux version " },
+	{ "kernel banner", CONSOLE_BANNER },
 	{ "run init", " as init process" },
-	{ "panic", "Kernel panic - not syncing" },
-	{ "power off", "reboot: Power down" },
-	{ "restart", "reboot: Restarting system" },
+	{ "panic", CONSOLE_PANIC },
+	{ "power off", CONSOLE_POWER_DOWN },
+	{ "restart", CONSOLE_RESTART },
 };
 enum { NMILESTONES = sizeof(milestones) / sizeof(milestones[0]) };
 
@@ -122,7 +123,7 @@ static void first_pass_line(void *ctx, const char *raw, size_t len, size_t linen
 	lognorm_clean(raw, len, &fp->clean);
 	double ts;
 	size_t n = fp->clean.len;
-	const char *text = crash_strip_prefix(fp->clean.buf, &n, &ts);
+	const char *text = console_strip_prefix(fp->clean.buf, &n, &ts);
 	if (ts < 0)
 		return;
 	ls->last_time = ts;

@@ -740,22 +740,6 @@ static void test_verdict_helpers(void **state)
 	assert_true(verdict_severity(VERDICT_INFRA_ERROR) > verdict_severity(VERDICT_PASS));
 }
 
-/* The crash detector's printk prefixes: level, time, caller id. */
-static void test_strip_prefix(void **state)
-{
-	(void)state;
-	double ts;
-	size_t n = strlen("<4>[  800.359161][    T1] kernel BUG at fs/inode.c:1763!");
-	const char *s = crash_strip_prefix("<4>[  800.359161][    T1] kernel BUG at fs/inode.c:1763!",
-					   &n, &ts);
-	assert_int_equal(n, strlen("kernel BUG at fs/inode.c:1763!"));
-	assert_memory_equal(s, "kernel BUG", 10);
-	assert_true(ts > 800.35 && ts < 800.36);
-	n = 5;
-	crash_strip_prefix("hello", &n, &ts);
-	assert_true(ts < 0);
-}
-
 /* Not every "Call Trace" is a crash; not every "WARNING:" line is a report. */
 static void test_noise_is_not_a_crash(void **state)
 {
@@ -804,7 +788,6 @@ int main(void)
 		cmocka_unit_test(test_metric_once_per_run),
 		cmocka_unit_test(test_pieces_across_chunks),
 		cmocka_unit_test(test_verdict_helpers),
-		cmocka_unit_test(test_strip_prefix),
 		cmocka_unit_test(test_noise_is_not_a_crash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
