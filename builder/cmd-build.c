@@ -67,29 +67,6 @@ static void split_list(const char *s, struct opt_list *out)
 	free(copy);
 }
 
-/* The target: --target NAME, else the first for the kernel's arch. */
-static const struct target *pick_target(const struct config *cfg, const struct build_args *a,
-					const struct kernel *k, int *rc)
-{
-	const char *arch = kernel_arch_name(k->arch);
-	const struct target *t = a->target ? config_find_target(cfg, a->target)
-					   : config_target_for_arch(cfg, arch);
-	if (!t && a->target) {
-		*rc = EXIT_USAGE;
-		error("build: no target named '%s'", a->target);
-	} else if (!t) {
-		*rc = EXIT_CONFIG;
-		error("build: no target for arch %s (in %s/targets.cfg or --config)", arch,
-		      bootrig_configs_dir());
-	} else if (strcmp(t->arch, arch)) {
-		*rc = EXIT_USAGE;
-		error("build: target %s is for %s, but %s is an %s kernel", t->name, t->arch,
-		      k->input, arch);
-		t = NULL;
-	}
-	return t;
-}
-
 /* The "image cache:" line: where the gzip'd archive came from. */
 static const char *cache_words(enum image_cache cache)
 {
@@ -124,7 +101,8 @@ static int build_with(const struct build_args *a, const struct config *cfg,
 		      const struct kernel *k)
 {
 	int rc = 0;
-	const struct target *t = pick_target(cfg, a, k, &rc);
+	const struct target *t = config_pick_target(cfg, a->target, kernel_arch_name(k->arch),
+						    k->input, &rc);
 	if (!t)
 		return rc;
 	const char *suite_name = a->suite ? a->suite : CONFIG_DEFAULT_SUITE;

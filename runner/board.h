@@ -38,6 +38,7 @@
 
 #include <stdbool.h>
 
+#include "config.h"
 #include "power.h"
 #include "uboot.h"
 
@@ -48,6 +49,7 @@ enum boot_method { BOOT_UBOOT_TFTP, BOOT_UBOOT_EXTLINUX, BOOT_SELF };
 struct board {
 	char *name;
 	char *file;                   /* the config file it came from */
+	struct config_where where;    /* for messages: file, "board", name */
 	char *arch;                   /* "" when any */
 	char *serial_uri;
 	int baud;

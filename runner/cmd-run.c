@@ -152,26 +152,6 @@ struct run_state {
 	struct run_plan plan;
 };
 
-/* The kernel's machine: --target, else its arch's first target. */
-static int pick_target(struct run_state *rs, const struct kernel *k, const struct target **out)
-{
-	const char *arch = kernel_arch_name(k->arch);
-	if (rs->args.target) {
-		*out = config_find_target(&rs->cfg, rs->args.target);
-		if (!*out)
-			return error("no target '%s' in the configuration", rs->args.target), EXIT_USAGE;
-		if (strcmp((*out)->arch, arch))
-			return error("target '%s' is for %s kernels; %s is %s", rs->args.target,
-				     (*out)->arch, k->input, arch), EXIT_USAGE;
-		return 0;
-	}
-	*out = config_target_for_arch(&rs->cfg, arch);
-	if (!*out)
-		return error("no target for %s kernels in the configuration (%s)", arch, k->input),
-		       EXIT_CONFIG;
-	return 0;
-}
-
 /*
  * keep_image: the image just built at tmp (with its manifest tmp.json)
  * becomes dir/initramfs.img; when an earlier run left a different image
@@ -286,7 +266,10 @@ static int load_inputs(struct run_state *rs)
 	for (size_t i = 0; i < rs->n_kernels; i++) {
 		if ((rc = kernel_open(rs->args.kernels.v[i], &rs->kernels[i])))
 			return rc;
-		if ((rc = pick_target(rs, &rs->kernels[i], &rs->targets[i])))
+		rs->targets[i] = config_pick_target(&rs->cfg, rs->args.target,
+						    kernel_arch_name(rs->kernels[i].arch),
+						    rs->kernels[i].input, &rc);
+		if (rc)
 			return rc;
 		/* libvirt wants absolute paths: QEMU does not share our cwd */
 		rs->images[i] = realpath(rs->kernels[i].image, NULL);
