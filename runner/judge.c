@@ -473,10 +473,7 @@ static void on_problem(void *ctx, const struct proto_problem *p)
 struct judge *judge_new(const struct judge_limits *limits)
 {
 	struct judge *j = xcalloc(1, sizeof(*j));
-	if (limits)
-		j->limits = *limits;
-	else
-		judge_default_limits(&j->limits);
+	j->limits = *limits;
 	j->crash = crash_detector_new();
 	crash_on_dropped(j->crash, on_dropped_event, j);
 	j->decoder = decoder_new(on_record, on_problem, j);

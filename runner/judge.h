@@ -70,6 +70,8 @@ enum verdict {
 
 struct judge;
 
+/* A judge for one boot under limits (not NULL: judge_default_limits()
+ * gives the defaults; a saved log's judge has none, all zero). */
 struct judge *judge_new(const struct judge_limits *limits);
 void judge_free(struct judge *j);
 
