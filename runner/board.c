@@ -834,7 +834,7 @@ static void board_emergency_stop(struct backend *be)
 	pid_t pid = fork();
 	if (pid == 0) {
 		execve(bb->off_path, bb->off_argv, environ);
-		_exit(127);
+		_exit(EXIT_NOEXEC);
 	}
 	if (pid < 0)
 		return;

@@ -38,6 +38,11 @@ for h in lib/*.h runner/*.h builder/*.h compare/*.h; do
 done
 [ -z "$shadow" ] && ok "no header takes a standard header's name" ||
 	not_ok "no header takes a standard header's name" "$shadow"
+# Every exit status is named (lib/exitcodes.h): no exit(), _exit() or
+# die_status() with a bare number in the host code.
+bare=$(grep -nE '(^|[^a-z_])(_?exit|die_status)\([0-9]+' lib/*.c runner/*.c builder/*.c compare/*.c)
+[ -z "$bare" ] && ok "every exit status is named in exitcodes.h" ||
+	not_ok "every exit status is named in exitcodes.h" "$bare"
 # The check itself: a file including judge.h is caught.
 probe=$(mktemp -d)
 trap 'rm -rf "$probe"' EXIT
