@@ -252,6 +252,38 @@ static void metric_json(struct records_json *out, const struct proto_record *rec
 	json_object_array_add(out->metrics, o);
 }
 
+/* Is kept record k the first ABI record of its ABI? */
+static bool first_of_abi(const struct judge *j, size_t k, const char *abi)
+{
+	for (size_t i = 0; i < k; i++)
+		if (j->kept[i].kind == PROTO_KIND_ABI && proto_get(&j->kept[i], "abi") &&
+		    !strcmp(proto_get(&j->kept[i], "abi"), abi))
+			return false;
+	return true;
+}
+
+bool judge_abi_at(const struct judge *j, size_t i, struct judge_abi *row)
+{
+	size_t seen = 0;
+	for (size_t k = 0; k < j->nkept; k++) {
+		const char *abi = proto_get(&j->kept[k], "abi");
+		if (j->kept[k].kind != PROTO_KIND_ABI || !abi || !first_of_abi(j, k, abi) ||
+		    seen++ != i)
+			continue;
+		row->abi = abi;
+		/* the last record of that ABI decides, as in result.json */
+		for (size_t l = k; l < j->nkept; l++) {
+			const char *same = proto_get(&j->kept[l], "abi");
+			if (j->kept[l].kind == PROTO_KIND_ABI && same && !strcmp(same, abi)) {
+				row->status = field_or_empty(&j->kept[l], "status");
+				row->reason = proto_get(&j->kept[l], "reason");
+			}
+		}
+		return true;
+	}
+	return false;
+}
+
 /* Builds the JSON of every kept record, in the order they came. */
 static void build_records_json(const struct judge *j, struct records_json *out)
 {

@@ -129,6 +129,18 @@ size_t judge_events_not_kept(const struct judge *j);
 enum stage judge_stage(const struct judge *j);
 
 /*
+ * The ABI table as the guest reported it, typed (result.json's "abis"
+ * without building JSON): row i (from 0) of the ABIs in the order each was
+ * first reported, with its last status ("ok", "unsupported"...) and
+ * reason (NULL: none). False past the last row. The strings are the
+ * guest's, raw, valid until judge_free().
+ */
+struct judge_abi {
+	const char *abi, *status, *reason;
+};
+bool judge_abi_at(const struct judge *j, size_t i, struct judge_abi *row);
+
+/*
  * Adds to obj what RESULTS.md puts in result.json from the console:
  * verdict, exit_code, reason, stages, events, protocol, sysinfo, abis,
  * tests, metrics.

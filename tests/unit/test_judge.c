@@ -740,6 +740,34 @@ static void test_verdict_helpers(void **state)
 	assert_true(verdict_severity(VERDICT_INFRA_ERROR) > verdict_severity(VERDICT_PASS));
 }
 
+/* The typed ABI table says what result.json's "abis" says. */
+static void test_abi_table_typed(void **state)
+{
+	(void)state;
+	struct log l = passing_log();
+	struct judge *j = new_judge(60);
+	feed(j, l.sb.buf, 2.0);
+	judge_finish(j, 2.1);
+	struct judge_abi row;
+	assert_true(judge_abi_at(j, 0, &row));
+	assert_string_equal(row.abi, "aarch64");
+	assert_string_equal(row.status, "ok");
+	assert_null(row.reason);
+	assert_true(judge_abi_at(j, 1, &row));
+	assert_string_equal(row.abi, "aarch64_ilp32");
+	assert_string_equal(row.status, "unsupported");
+	assert_string_equal(row.reason, "ENOEXEC");
+	assert_false(judge_abi_at(j, 2, &row));
+	json_object *o = json_object_new_object(), *abis, *v;
+	judge_to_json(j, o);
+	assert_true(json_object_object_get_ex(o, "abis", &abis));
+	assert_int_equal(json_object_object_length(abis), 2);
+	assert_true(json_object_object_get_ex(abis, "aarch64_ilp32", &v));
+	json_object_put(o);
+	judge_free(j);
+	strbuf_release(&l.sb);
+}
+
 /* Not every "Call Trace" is a crash; not every "WARNING:" line is a report. */
 static void test_noise_is_not_a_crash(void **state)
 {
@@ -767,6 +795,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pass_whole),
+		cmocka_unit_test(test_abi_table_typed),
 		cmocka_unit_test(test_pass_byte_by_byte),
 		cmocka_unit_test(test_json_contents),
 		cmocka_unit_test(test_fail_test_result),
