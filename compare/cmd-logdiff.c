@@ -159,17 +159,15 @@ static int first_pass(struct log_side *ls, struct line_pairs *pairs, uint64_t ma
 static void judge_log(struct log_side *ls, uint64_t max_bytes)
 {
 	static const char *const unused[] = { "sysinfo", "abis", "tests", "metrics", "plan" };
-	struct judge_limits none = { .silence = 0 };
-	struct judge *j = judge_new(&none);
 	struct judged_log read;
+	struct judge *j = judgelog_judge(ls->path, max_bytes, &read);
 	ls->judged = json_object_new_object();
-	if (judgelog_feed(j, ls->path, max_bytes, &read) == 0) {
-		judge_finish(j, read.last_t);
+	if (j) {
 		judge_to_json(j, ls->judged);
 		for (size_t i = 0; i < sizeof(unused) / sizeof(unused[0]); i++)
 			json_object_object_del(ls->judged, unused[i]);
+		judge_free(j);
 	}
-	judge_free(j);
 	if (!json_object_object_get_ex(ls->judged, "events", &ls->events) ||
 	    !json_object_is_type(ls->events, json_type_array))
 		ls->events = NULL;

@@ -136,18 +136,15 @@ int cmd_judge(int argc, char **argv)
 		error("judge: --max-bytes is a byte count (like 512M), not '%s'", a.max_bytes);
 		return EXIT_USAGE;
 	}
-	struct judge_limits none = { .silence = 0 };
-	struct judge *j = judge_new(&none);
 	struct judged_log read;
-	if (judgelog_feed(j, a.log, max_bytes, &read) < 0) {
+	struct judge *j = judgelog_judge(a.log, max_bytes, &read);
+	if (!j) {
 		int missing = errno == ENOENT;
 		error("judge: cannot read %s: %s", a.log, strerror(errno));
-		judge_free(j);
 		return missing ? EXIT_NOINPUT : EXIT_DATAERR;
 	}
 	enum time_source src = read.times;
-	double last = read.last_t;
-	enum verdict v = judge_finish(j, last);
+	enum verdict v = judge_finish(j, read.last_t);
 	if (judge_events_not_kept(j))
 		warning("judge: %s: %zu further events not kept (the first %d are listed; the "
 			"verdict counts them all)", a.log, judge_events_not_kept(j), CRASH_MAX_EVENTS);

@@ -169,3 +169,17 @@ bool judgelog_parse_size(const char *s, uint64_t *out)
 	*out = v;
 	return true;
 }
+
+struct judge *judgelog_judge(const char *path, uint64_t max_bytes, struct judged_log *out)
+{
+	struct judge_limits none = { .silence = 0 };
+	struct judge *j = judge_new(&none);
+	if (judgelog_feed(j, path, max_bytes, out) < 0) {
+		int saved = errno;
+		judge_free(j);
+		errno = saved;
+		return NULL;
+	}
+	judge_finish(j, out->last_t);
+	return j;
+}
