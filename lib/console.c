@@ -73,22 +73,34 @@ size_t console_clean(const char *in, size_t n, char *out, bool drop_controls)
 
 /* ---- prefixes ------------------------------------------------------------ */
 
-/* Skips "[  12.345678]"-style brackets holding a time; *ts gets it. */
-static size_t skip_time_bracket(const char *s, size_t n, double *ts)
+/* After "[" and its padding spaces at s: the index of what follows, or 0
+ * when s holds no bracket worth looking at. */
+static size_t open_bracket(const char *s, size_t n)
 {
 	size_t i = 1;
 	if (n < 3 || s[0] != '[')
 		return 0;
 	while (i < n && s[i] == ' ')
 		i++;
-	size_t digits = i;
+	return i;
+}
+
+/* The index after the digits from s[i] on. */
+static size_t skip_digits(const char *s, size_t i, size_t n)
+{
 	while (i < n && isdigit((unsigned char)s[i]))
 		i++;
+	return i;
+}
+
+/* Skips "[  12.345678]"-style brackets holding a time; *ts gets it. */
+static size_t skip_time_bracket(const char *s, size_t n, double *ts)
+{
+	size_t digits = open_bracket(s, n);
+	size_t i = digits ? skip_digits(s, digits, n) : 0;
 	if (i == digits || i >= n || s[i] != '.')
 		return 0;
-	i++;
-	while (i < n && isdigit((unsigned char)s[i]))
-		i++;
+	i = skip_digits(s, i + 1, n);
 	if (i >= n || s[i] != ']')
 		return 0;
 	if (ts) {
@@ -104,17 +116,11 @@ static size_t skip_time_bracket(const char *s, size_t n, double *ts)
 /* Skips a printk caller id "[    T1]" or "[  C0]". */
 static size_t skip_caller_bracket(const char *s, size_t n)
 {
-	size_t i = 1;
-	if (n < 3 || s[0] != '[')
+	size_t i = open_bracket(s, n);
+	if (!i || i >= n || (s[i] != 'T' && s[i] != 'C'))
 		return 0;
-	while (i < n && s[i] == ' ')
-		i++;
-	if (i >= n || (s[i] != 'T' && s[i] != 'C'))
-		return 0;
-	i++;
-	size_t digits = i;
-	while (i < n && isdigit((unsigned char)s[i]))
-		i++;
+	size_t digits = i + 1;
+	i = skip_digits(s, digits, n);
 	if (i == digits || i >= n || s[i] != ']')
 		return 0;
 	return i + 1;
@@ -152,16 +158,12 @@ const char *console_strip_prefix(const char *line, size_t *len, double *ts)
 
 size_t console_tlog_stamp(const char *s, size_t n, double *t)
 {
-	size_t i = 1;
 	if (n < 4 || s[0] != '[' || !isdigit((unsigned char)s[1]))
 		return 0;
-	while (i < n && isdigit((unsigned char)s[i]))
-		i++;
+	size_t i = skip_digits(s, 1, n);
 	if (i >= n || s[i] != '.')
 		return 0;
-	i++;
-	while (i < n && isdigit((unsigned char)s[i]))
-		i++;
+	i = skip_digits(s, i + 1, n);
 	if (i + 1 >= n || s[i] != ']' || s[i + 1] != ' ')
 		return 0;
 	*t = strtod(s + 1, NULL);
