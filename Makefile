@@ -44,8 +44,8 @@ HOST_LIBS := $(PKG_LIBS) -lm -lpthread -ldl -rdynamic
 
 # Plugin modules: sources built into shared objects that bootrig loads when
 # a command needs them (lib/module.h), not into the executable. Their public
-# function is renamed module_<name> there; lib/module.c defines the usual
-# name as a forwarder.
+# function is renamed module_<name> there; runner/backend.c and
+# builder/sdimage-load.c define the usual name as a forwarder.
 MODULE_SRCS := runner/libvirt.c builder/sdimage.c
 MODULE_CFLAGS := -fPIC -shared -Dbackend_libvirt_new=module_backend_libvirt_new \
 	       -Dbuild_sd_image=module_build_sd_image

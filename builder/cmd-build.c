@@ -22,30 +22,22 @@ struct build_args {
 	const char *kernel, *config, *suite, *target, *abi, *append_to, *output, *list;
 	const char *dtb, *append;
 	struct opt_list add;
-	bool no_compress, sd_image, help;
+	bool no_compress, sd_image;
 };
 
-static const char usage_line[] =
+static const struct opt_usage usage = {
 	"usage: bootrig build --kernel KERNEL [--config FILE] [--suite NAME] [--abi LIST]\n"
 	"                     [--add SRC:DEST]... [--append-to INITRAMFS] [--no-compress]\n"
 	"                     [--sd-image [--dtb FILE]] -o IMAGE\n"
-	"   or: bootrig build --list IMAGE\n";
-
-/* --help: the usage lines, then one line per option of the table. */
-static void print_help(const struct opt *opts, FILE *out)
-{
-	fputs(usage_line, out);
-	fputs("\nBuilds the initramfs a boot runs: bootrig's init, a probe and the suite's\n"
-	      "test binaries for every ABI the kernel's arch can run, and the plan.\n"
-	      "The image is reproducible (sorted, uid 0, mtime $SOURCE_DATE_EPOCH or 0).\n"
-	      "The manifest is written next to it as IMAGE.json (IMAGE with \".json\" added).\n\n",
-	      out);
-	options_print(opts, 28, out);
-	fputs("\nKERNEL: an arm64 Image, arm zImage or x86 bzImage (maybe gzip'd), a Debian\n"
-	      "linux-image-*.deb, or a kernel build tree; the arch is read from the image.\n"
-	      "Exit status: 0 done, 64 usage, 65 bad input, 78 config error, 125 host failure.\n",
-	      out);
-}
+	"   or: bootrig build --list IMAGE\n",
+	"Builds the initramfs a boot runs: bootrig's init, a probe and the suite's\n"
+	"test binaries for every ABI the kernel's arch can run, and the plan.\n"
+	"The image is reproducible (sorted, uid 0, mtime $SOURCE_DATE_EPOCH or 0).\n"
+	"The manifest is written next to it as IMAGE.json (IMAGE with \".json\" added).\n",
+	"KERNEL: an arm64 Image, arm zImage or x86 bzImage (maybe gzip'd), a Debian\n"
+	"linux-image-*.deb, or a kernel build tree; the arch is read from the image.\n"
+	"Exit status: 0 done, 64 usage, 65 bad input, 78 config error, 125 host failure.\n",
+};
 
 /* Conflicting and missing options, checked before any work. */
 static int check_args(const struct build_args *a)
@@ -73,29 +65,6 @@ static void split_list(const char *s, struct opt_list *out)
 		out->v[out->n++] = xstrdup(tok);
 	}
 	free(copy);
-}
-
-/* The target: --target NAME, else the first for the kernel's arch. */
-static const struct target *pick_target(const struct config *cfg, const struct build_args *a,
-					const struct kernel *k, int *rc)
-{
-	const char *arch = kernel_arch_name(k->arch);
-	const struct target *t = a->target ? config_find_target(cfg, a->target)
-					   : config_target_for_arch(cfg, arch);
-	if (!t && a->target) {
-		*rc = EXIT_USAGE;
-		error("build: no target named '%s'", a->target);
-	} else if (!t) {
-		*rc = EXIT_CONFIG;
-		error("build: no target for arch %s (in %s/targets.cfg or --config)", arch,
-		      bootrig_configs_dir());
-	} else if (strcmp(t->arch, arch)) {
-		*rc = EXIT_USAGE;
-		error("build: target %s is for %s, but %s is an %s kernel", t->name, t->arch,
-		      k->input, arch);
-		t = NULL;
-	}
-	return t;
 }
 
 /* The "image cache:" line: where the gzip'd archive came from. */
@@ -132,10 +101,11 @@ static int build_with(const struct build_args *a, const struct config *cfg,
 		      const struct kernel *k)
 {
 	int rc = 0;
-	const struct target *t = pick_target(cfg, a, k, &rc);
+	const struct target *t = config_pick_target(cfg, a->target, kernel_arch_name(k->arch),
+						    k->input, &rc);
 	if (!t)
 		return rc;
-	const char *suite_name = a->suite ? a->suite : "smoke";
+	const char *suite_name = a->suite ? a->suite : CONFIG_DEFAULT_SUITE;
 	const struct suite *s = config_find_suite(cfg, suite_name);
 	if (!s)
 		return error("build: no suite named '%s'", suite_name), EXIT_USAGE;
@@ -183,28 +153,22 @@ int cmd_build(int argc, char **argv)
 {
 	struct build_args a = { 0 };
 	const struct opt opts[] = {
-		{ "kernel", 'k', OPT_STRING, "KERNEL", "the kernel: image, .deb or build tree", &a.kernel },
-		{ "config", 'c', OPT_STRING, "FILE", "a libconfig file over configs/*.cfg", &a.config },
-		{ "suite", 's', OPT_STRING, "NAME", "the suite to plan (default smoke)", &a.suite },
-		{ "target", 't', OPT_STRING, "NAME", "the target (default: the first of the kernel's arch)", &a.target },
-		{ "abi", 0, OPT_STRING, "LIST", "only these ABIs, comma-separated (default all)", &a.abi },
-		{ "add", 0, OPT_REPEAT, "SRC:DEST", "put host file SRC at DEST in the image (repeatable)", &a.add },
-		{ "append-to", 0, OPT_STRING, "INITRAMFS", "copy INITRAMFS first, append ours", &a.append_to },
-		{ "no-compress", 0, OPT_FLAG, NULL, "write plain cpio, not gzip", &a.no_compress },
-		{ "sd-image", 0, OPT_FLAG, NULL, "-o is a disk image (MBR, FAT, extlinux); the initramfs is IMAGE.initrd", &a.sd_image },
-		{ "dtb", 0, OPT_STRING, "FILE", "a device tree for the SD image (FDT line)", &a.dtb },
-		{ "append", 0, OPT_STRING, "ARGS", "more kernel arguments in extlinux.conf", &a.append },
-		{ "output", 'o', OPT_STRING, "IMAGE", "where to write the image", &a.output },
-		{ "list", 'l', OPT_STRING, "IMAGE", "list an initramfs: mode, size, name", &a.list },
-		{ "help", 'h', OPT_FLAG, NULL, "this help", &a.help },
-		{ NULL, 0, 0, NULL, NULL, NULL },
+		OPT_STRING('k', "kernel", &a.kernel, "KERNEL", "the kernel: image, .deb or build tree"),
+		OPT_STRING('c', "config", &a.config, "FILE", "a libconfig file over configs/*.cfg"),
+		OPT_STRING('s', "suite", &a.suite, "NAME", "the suite to plan (default " CONFIG_DEFAULT_SUITE ")"),
+		OPT_STRING('t', "target", &a.target, "NAME", "the target (default: the first of the kernel's arch)"),
+		OPT_STRING(0, "abi", &a.abi, "LIST", "only these ABIs, comma-separated (default all)"),
+		OPT_REPEAT(0, "add", &a.add, "SRC:DEST", "put host file SRC at DEST in the image (repeatable)"),
+		OPT_STRING(0, "append-to", &a.append_to, "INITRAMFS", "copy INITRAMFS first, append ours"),
+		OPT_FLAG(0, "no-compress", &a.no_compress, "write plain cpio, not gzip"),
+		OPT_FLAG(0, "sd-image", &a.sd_image, "-o is a disk image (MBR, FAT, extlinux); the initramfs is IMAGE.initrd"),
+		OPT_STRING(0, "dtb", &a.dtb, "FILE", "a device tree for the SD image (FDT line)"),
+		OPT_STRING(0, "append", &a.append, "ARGS", "more kernel arguments in extlinux.conf"),
+		OPT_STRING('o', "output", &a.output, "IMAGE", "where to write the image"),
+		OPT_STRING('l', "list", &a.list, "IMAGE", "list an initramfs: mode, size, name"),
+		OPT_END(),
 	};
-	int rc = options_parse(opts, argc, argv, NULL, usage_line);
-	if (!rc && a.help) {
-		print_help(opts, stdout);
-		free(a.add.v);
-		return EXIT_PASS;
-	}
+	int rc = options_parse(opts, argc, argv, NULL, &usage);
 	if (!rc)
 		rc = check_args(&a);
 	if (!rc && a.list)

@@ -397,7 +397,7 @@ static int extract_from_deb(const char *deb, const char *cache_dir)
 			dup2(devnull, STDERR_FILENO);
 		char *argv[] = { "dpkg-deb", "--fsys-tarfile", (char *)deb, NULL };
 		execvp(argv[0], argv);
-		_exit(127);
+		_exit(EXIT_NOEXEC);
 	}
 	close(pipefd[1]);
 	char *tmp = xasprintf("%s/vmlinuz.tmp.%ld.%u", cache_dir, (long)getpid(), tmp_serial());

@@ -71,7 +71,7 @@ struct bisect_args {
 	const char *target, *config, *suite, *board, *timeout, *clock, *accel, *jobs, *initramfs;
 	struct opt_list connect;
 	const char *build_dummy;
-	bool crash, cont, help;
+	bool crash, cont;
 };
 
 static struct bisect_args A;
@@ -79,58 +79,52 @@ static struct bisect_args A;
 /* The one table: parsed by options_parse (but --build, taken out first:
  * split_build) and printed by --help. */
 static const struct opt bisect_opts_table[] = {
-	{ "tree", 0, OPT_STRING, "DIR", "the git tree to bisect (default: .)", &A.tree },
-	{ "good", 0, OPT_STRING, "REV", "a commit without the regression", &A.good },
-	{ "bad", 0, OPT_STRING, "REV", "a commit with it", &A.bad },
-	{ "build", 0, OPT_STRING, "ARGV... [--]", "the build command, run in DIR without a shell: the "
-	  "words up to a lone --, or else up to the next bisect option", &A.build_dummy },
-	{ "build-timeout", 0, OPT_STRING, "S", "a build still running after S seconds is stopped and "
-	  "its commit skipped (default 14400; 0: no limit)", &A.build_timeout },
-	{ "image", 0, OPT_STRING, "PATH", "the kernel image the build leaves (relative to DIR)", &A.image },
-	{ "metric", 0, OPT_STRING, "GLOB", "performance: the metric (abi.test.name glob; the matching "
-	  "one whose ends differ most)", &A.metric },
-	{ "crash", 0, OPT_FLAG, NULL, "crash mode: bad is PANIC, HANG or BOOT_FAIL", &A.crash },
-	{ "title", 0, OPT_STRING, "PATTERN", "crash mode: bad is a crash titled so (fnmatch)", &A.title },
-	{ "boots", 0, OPT_STRING, "N", "boots per end and per commit (default 5)", &A.boots },
-	{ "max-boots", 0, OPT_STRING, "M", "boots of an undecided commit at most (default 3 x N)",
-	  &A.max_boots },
-	{ "alpha", 0, OPT_STRING, "P", "significance of Welch's t-test (default 0.01)", &A.alpha },
-	{ "threshold", 0, OPT_STRING, "PCT", "smallest |%change| that counts (default 5)", &A.threshold },
-	{ "append", 0, OPT_STRING, "ARGS", "kernel command-line arguments for every boot", &A.append },
-	{ "append-file", 0, OPT_STRING, "FILE", "more arguments, read from FILE in DIR at each commit "
-	  "(missing: none)", &A.append_file },
-	{ "target", 0, OPT_STRING, "NAME", "bootrig run --target", &A.target },
-	{ "config", 0, OPT_STRING, "FILE", "bootrig run --config", &A.config },
-	{ "suite", 0, OPT_STRING, "NAME", "bootrig run --suite", &A.suite },
-	{ "connect", 0, OPT_REPEAT, "URI", "bootrig run --connect (repeatable)", &A.connect },
-	{ "board", 0, OPT_STRING, "NAME", "bootrig run --board", &A.board },
-	{ "timeout", 0, OPT_STRING, "S", "bootrig run --timeout", &A.timeout },
-	{ "clock", 0, OPT_STRING, "wall|icount", "bootrig run --clock", &A.clock },
-	{ "accel", 0, OPT_STRING, "auto|kvm|tcg", "bootrig run --accel", &A.accel },
-	{ "initramfs", 0, OPT_STRING, "IMAGE", "bootrig run --initramfs", &A.initramfs },
-	{ "jobs", 'j', OPT_STRING, "N", "bootrig run -j: boots at once", &A.jobs },
-	{ "output", 'o', OPT_STRING, "BISECT_DIR", "the state (default: DIR's git dir/bootrig-bisect)",
-	  &A.output },
-	{ "continue", 0, OPT_FLAG, NULL, "resume the interrupted bisection of BISECT_DIR", &A.cont },
-	{ "help", 'h', OPT_FLAG, NULL, "this help", &A.help },
-	{ NULL, 0, 0, NULL, NULL, NULL },
+	OPT_STRING(0, "tree", &A.tree, "DIR", "the git tree to bisect (default: .)"),
+	OPT_STRING(0, "good", &A.good, "REV", "a commit without the regression"),
+	OPT_STRING(0, "bad", &A.bad, "REV", "a commit with it"),
+	OPT_STRING(0, "build", &A.build_dummy, "ARGV... [--]", "the build command, run in DIR without a shell: the "
+	  "words up to a lone --, or else up to the next bisect option"),
+	OPT_STRING(0, "build-timeout", &A.build_timeout, "S", "a build still running after S seconds "
+	  "is stopped and its commit skipped (default 14400; 0: no limit)"),
+	OPT_STRING(0, "image", &A.image, "PATH", "the kernel image the build leaves (relative to DIR)"),
+	OPT_STRING(0, "metric", &A.metric, "GLOB", "performance: the metric (abi.test.name glob; the matching "
+	  "one whose ends differ most)"),
+	OPT_FLAG(0, "crash", &A.crash, "crash mode: bad is PANIC, HANG or BOOT_FAIL"),
+	OPT_STRING(0, "title", &A.title, "PATTERN", "crash mode: bad is a crash titled so (fnmatch)"),
+	OPT_STRING(0, "boots", &A.boots, "N", "boots per end and per commit (default 5)"),
+	OPT_STRING(0, "max-boots", &A.max_boots, "M",
+		   "boots of an undecided commit at most (default 3 x N)"),
+	OPT_STRING(0, "alpha", &A.alpha, "P", "significance of Welch's t-test (default 0.01)"),
+	OPT_STRING(0, "threshold", &A.threshold, "PCT", "smallest |%change| that counts (default 5)"),
+	OPT_STRING(0, "append", &A.append, "ARGS", "kernel command-line arguments for every boot"),
+	OPT_STRING(0, "append-file", &A.append_file, "FILE", "more arguments, read from FILE in DIR at each commit "
+	  "(missing: none)"),
+	OPT_STRING(0, "target", &A.target, "NAME", "bootrig run --target"),
+	OPT_STRING(0, "config", &A.config, "FILE", "bootrig run --config"),
+	OPT_STRING(0, "suite", &A.suite, "NAME", "bootrig run --suite"),
+	OPT_REPEAT(0, "connect", &A.connect, "URI", "bootrig run --connect (repeatable)"),
+	OPT_STRING(0, "board", &A.board, "NAME", "bootrig run --board"),
+	OPT_STRING(0, "timeout", &A.timeout, "S", "bootrig run --timeout"),
+	OPT_STRING(0, "clock", &A.clock, "wall|icount", "bootrig run --clock"),
+	OPT_STRING(0, "accel", &A.accel, "auto|kvm|tcg", "bootrig run --accel"),
+	OPT_STRING(0, "initramfs", &A.initramfs, "IMAGE", "bootrig run --initramfs"),
+	OPT_STRING('j', "jobs", &A.jobs, "N", "bootrig run -j: boots at once"),
+	OPT_STRING('o', "output", &A.output, "BISECT_DIR",
+		   "the state (default: DIR's git dir/bootrig-bisect)"),
+	OPT_FLAG(0, "continue", &A.cont, "resume the interrupted bisection of BISECT_DIR"),
+	OPT_END(),
 };
 
-static const char bisect_usage_line[] =
+static const struct opt_usage bisect_usage = {
 	"usage: bootrig bisect --tree DIR --good REV --bad REV --build ARGV... [--] --image PATH\n"
 	"                      [--metric GLOB | --crash [--title PATTERN]] [options]\n"
-	"       bootrig bisect --continue [--tree DIR] [-o BISECT_DIR]\n";
-
-static void bisect_usage(FILE *out)
-{
-	fputs(bisect_usage_line, out);
-	fputs("\nDrives git bisect in DIR: builds each commit it picks, boots the image and\n"
-	      "marks the commit good, bad or skip (a failed build, boots that could not run).\n"
-	      "Exit 0: a first bad commit was found; 1: good and bad do not differ; 125:\n"
-	      "infrastructure prevented an answer; 130/143: interrupted (--continue resumes).\n\n",
-	      out);
-	options_print(bisect_opts_table, 30, out);
-}
+	"       bootrig bisect --continue [--tree DIR] [-o BISECT_DIR]\n",
+	"Drives git bisect in DIR: builds each commit it picks, boots the image and\n"
+	"marks the commit good, bad or skip (a failed build, boots that could not run).\n"
+	"Exit 0: a first bad commit was found; 1: good and bad do not differ; 125:\n"
+	"infrastructure prevented an answer; 130/143: interrupted (--continue resumes).\n",
+	NULL,
+};
 
 /* Is a one of bisect's options (--name or --name=...)? */
 static bool is_bisect_option(const char *a)
@@ -138,6 +132,8 @@ static bool is_bisect_option(const char *a)
 	if (strncmp(a, "--", 2) || !a[2])
 		return !strcmp(a, "-o") || !strcmp(a, "-j") || !strcmp(a, "-h");
 	size_t len = strcspn(a + 2, "=");
+	if (len == 4 && !strncmp(a + 2, "help", 4))    /* every table's (options.h) */
+		return true;
 	for (const struct opt *o = bisect_opts_table; o->long_name; o++)
 		if (strlen(o->long_name) == len && !strncmp(o->long_name, a + 2, len))
 			return true;
@@ -275,13 +271,13 @@ static int spawn(char *const argv[], const char *dir, int out_fd, struct strbuf 
 		}
 		if (dir && chdir(dir) < 0) {
 			fprintf(stderr, "bootrig: cannot enter %s: %s\n", dir, strerror(errno));
-			_exit(127);
+			_exit(EXIT_NOEXEC);
 		}
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "bootrig: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
+		_exit(EXIT_NOEXEC);
 	}
 	setpgid(pid, pid);
 	if (cap)
@@ -1313,10 +1309,8 @@ int cmd_bisect(int argc, char **argv)
 	memset(&A, 0, sizeof(A));
 	int rc = split_build(&argc, argv, &build, &nbuild);
 	if (!rc)
-		rc = options_parse(bisect_opts_table, argc, argv, NULL, bisect_usage_line);
-	if (rc || A.help) {
-		if (A.help && !rc)
-			bisect_usage(stdout);
+		rc = options_parse(bisect_opts_table, argc, argv, NULL, &bisect_usage);
+	if (rc) {
 		free(build), free(A.connect.v);
 		return rc;
 	}

@@ -11,11 +11,11 @@
 #include "builtin.h"
 #include "compare.h"
 #include "exitcodes.h"
+#include "options.h"
 #include "textsafe.h"
 #include "util.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,115 +25,58 @@ enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_JUNIT, FORMAT_HTML };
 
 struct compare_args {
 	struct compare_opts opts;
-	const char **globs;
-	size_t nglobs;
+	struct opt_list globs;
 	enum report_format format;
 	const char *output;
 	bool mixed;                /* --mixed: pool boots run differently */
 };
 
-/* The options, parsed and printed by --help from this one table. */
-static const struct opt_help {
-	const char *name;
-	int has_arg;
-	int val;
-	const char *arg, *help;
-} compare_options[] = {
-	{ "metric", required_argument, 'm', "GLOB",
-	  "only metrics whose abi.test.name matches (repeatable; e.g. '*.lat_syscall.*')" },
-	{ "threshold", required_argument, 't', "PCT",
-	  "smallest |%change| that counts as a change (default 5)" },
-	{ "alpha", required_argument, 'a', "P",
-	  "significance level of Welch's t-test (default 0.01)" },
-	{ "mixed", no_argument, 'M', NULL,
-	  "pool boots of one kernel and variant even when their command lines, images or targets differ" },
-	{ "logs", no_argument, 'L', NULL,
-	  "also compare the console logs (normalized lines one side lacks)" },
-	{ "format", required_argument, 'f', "FMT", "text (default), json, junit or html" },
-	{ "output", required_argument, 'o', "FILE", "write the report to FILE (whole or not at all)" },
-	{ "help", no_argument, 'h', NULL, "this help" },
+static const struct opt_usage usage = {
+	"usage: bootrig compare BASE_DIR CAND_DIR [CAND_DIR...] [options]\n",
+	"Compares the boots below each CAND_DIR with those below BASE_DIR: every\n"
+	"result.json at any depth, all boots pooled; each PASS boot's median of a\n"
+	"metric is one observation. Exit 0: nothing regressed; 1: a significant\n"
+	"regression or a new kernel failure; 125: a side has no usable boot.\n",
+	NULL,
 };
 
-static void compare_usage(FILE *out)
-{
-	fputs("usage: bootrig compare BASE_DIR CAND_DIR [CAND_DIR...] [options]\n\n"
-	      "Compares the boots below each CAND_DIR with those below BASE_DIR: every\n"
-	      "result.json at any depth, all boots pooled; each PASS boot's median of a\n"
-	      "metric is one observation. Exit 0: nothing regressed; 1: a significant\n"
-	      "regression or a new kernel failure; 125: a side has no usable boot.\n\n", out);
-	for (size_t i = 0; i < ARRAY_SIZE(compare_options); i++) {
-		const struct opt_help *o = &compare_options[i];
-		char left[64];
-		snprintf(left, sizeof(left), "%s--%s%s%s", o->val == 'o' ? "-o, " : "    ",
-			 o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(out, "  %-24s %s\n", left, o->help);
-	}
-}
-
-/* A number option in [lo, hi), or a usage error. */
-static int parse_number(const char *opt, const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v < hi)) {
-		error("--%s: '%s' is not a number in [%g, %g)", opt, s, lo, hi);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int parse_format(const char *s, enum report_format *out)
+/* --format text|json|junit|html */
+static int take_format(const struct opt *o, const char *s)
 {
 	static const char *const names[] = { "text", "json", "junit", "html" };
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (!strcmp(s, names[i])) {
-			*out = (enum report_format)i;
+			*(enum report_format *)o->value = (enum report_format)i;
 			return 0;
 		}
 	return error("--format: '%s' is not text, json, junit or html", s);
 }
 
-/* Parses argv; returns the index of the first side, or -1 (usage error),
- * or 0 when --help was printed. */
-static int parse_args(int argc, char **argv, struct compare_args *a)
+/* Parses argv (the sides moved to argv[1..]); 0 or EXIT_USAGE. */
+static int parse_args(int *argc, char **argv, struct compare_args *a)
 {
-	struct option longopts[ARRAY_SIZE(compare_options) + 1];
-	for (size_t i = 0; i < ARRAY_SIZE(compare_options); i++)
-		longopts[i] = (struct option){ compare_options[i].name, compare_options[i].has_arg,
-					       NULL, compare_options[i].val };
-	longopts[ARRAY_SIZE(compare_options)] = (struct option){ 0 };
-	optind = 1;
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		int bad = 0;
-		switch (c) {
-		case 'm':
-			a->globs = xrealloc(a->globs, (a->nglobs + 2) * sizeof(*a->globs));
-			a->globs[a->nglobs++] = optarg;
-			a->globs[a->nglobs] = NULL;
-			break;
-		case 't': bad = parse_number("threshold", optarg, 0, 1e6, &a->opts.threshold_pct); break;
-		case 'a': bad = parse_number("alpha", optarg, 1e-12, 1, &a->opts.alpha); break;
-		case 'L': a->opts.logs = true; break;
-		case 'M': a->mixed = true; break;
-		case 'f': bad = parse_format(optarg, &a->format); break;
-		case 'o': a->output = optarg; break;
-		case 'h': compare_usage(stdout); return 0;
-		default:
-			error("compare: unknown option or missing value: %s", argv[optind - 1]);
-			return -1;
-		}
-		if (bad)
-			return -1;
-	}
-	if (argc - optind < 2) {
-		error("compare: needs a BASE_DIR and at least one CAND_DIR");
-		return -1;
-	}
-	return optind;
+	/* The options, parsed and printed by --help from this one table. */
+	const struct opt opts[] = {
+		OPT_REPEAT(0, "metric", &a->globs, "GLOB",
+			   "only metrics whose abi.test.name matches (repeatable; e.g. '*.lat_syscall.*')"),
+		OPT_NUMBER(0, "threshold", &a->opts.threshold_pct, "PCT",
+			   "smallest |%change| that counts as a change (default 5)", 0, 1e6),
+		OPT_NUMBER(0, "alpha", &a->opts.alpha, "P",
+			   "significance level of Welch's t-test (default 0.01)", 1e-12, 1),
+		OPT_FLAG(0, "mixed", &a->mixed,
+			 "pool boots of one kernel and variant even when their command lines, images or targets differ"),
+		OPT_FLAG(0, "logs", &a->opts.logs,
+			 "also compare the console logs (normalized lines one side lacks)"),
+		OPT_CALLBACK(0, "format", &a->format, "FMT", "text (default), json, junit or html",
+			     take_format),
+		OPT_STRING('o', "output", &a->output, "FILE",
+			   "write the report to FILE (whole or not at all)"),
+		OPT_END(),
+	};
+	int rc = options_parse_operands(opts, argc, argv, &usage);
+	if (!rc && *argc - 1 < 2)
+		rc = options_usage_error(&usage, "compare: needs a BASE_DIR and at least one CAND_DIR");
+	return rc;
 }
 
 /* The report, in the chosen format, into a memory buffer. */
@@ -169,14 +112,15 @@ static bool want_colour(const struct compare_args *a)
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_args a = { .opts = { .threshold_pct = 5, .alpha = 0.01 } };
-	int first = parse_args(argc, argv, &a);
-	if (first <= 0) {
-		free(a.globs);
-		if (first < 0)
-			compare_usage(stderr);
-		return first < 0 ? EXIT_USAGE : EXIT_PASS;
+	if (parse_args(&argc, argv, &a)) {
+		free(a.globs.v);
+		return EXIT_USAGE;
 	}
-	a.opts.metric_globs = a.globs;
+	const int first = 1;
+	if (a.globs.n) {    /* NULL-terminated */
+		opt_list_add(&a.globs, NULL);
+		a.opts.metric_globs = (const char **)a.globs.v;
+	}
 	size_t nsides = (size_t)(argc - first);
 	struct side *sides = xcalloc(nsides, sizeof(*sides));
 	int status = EXIT_PASS;
@@ -201,6 +145,6 @@ int cmd_compare(int argc, char **argv)
 	for (size_t s = 0; s < nsides; s++)
 		side_free(&sides[s]);
 	free(sides);
-	free(a.globs);
+	free(a.globs.v);
 	return status;
 }

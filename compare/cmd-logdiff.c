@@ -24,17 +24,18 @@
  */
 #include "builtin.h"
 #include "compare.h"
+#include "console.h"
 #include "crash.h"
 #include "judge.h"
 #include "judgelog.h"
 #include "exitcodes.h"
 #include "lognorm.h"
+#include "options.h"
 #include "textsafe.h"
 #include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
@@ -45,11 +46,11 @@
 static const struct milestone {
 	const char *name, *needle;
 } milestones[] = {
-	{ "kernel banner", "Linux version " },
+	{ "kernel banner", CONSOLE_BANNER },
 	{ "run init", " as init process" },
-	{ "panic", "Kernel panic - not syncing" },
-	{ "power off", "reboot: Power down" },
-	{ "restart", "reboot: Restarting system" },
+	{ "panic", CONSOLE_PANIC },
+	{ "power off", CONSOLE_POWER_DOWN },
+	{ "restart", CONSOLE_RESTART },
 };
 enum { NMILESTONES = sizeof(milestones) / sizeof(milestones[0]) };
 
@@ -122,7 +123,7 @@ static void first_pass_line(void *ctx, const char *raw, size_t len, size_t linen
 	lognorm_clean(raw, len, &fp->clean);
 	double ts;
 	size_t n = fp->clean.len;
-	const char *text = crash_strip_prefix(fp->clean.buf, &n, &ts);
+	const char *text = console_strip_prefix(fp->clean.buf, &n, &ts);
 	if (ts < 0)
 		return;
 	ls->last_time = ts;
@@ -158,17 +159,15 @@ static int first_pass(struct log_side *ls, struct line_pairs *pairs, uint64_t ma
 static void judge_log(struct log_side *ls, uint64_t max_bytes)
 {
 	static const char *const unused[] = { "sysinfo", "abis", "tests", "metrics", "plan" };
-	struct judge_limits none = { .silence = 0 };
-	struct judge *j = judge_new(&none);
 	struct judged_log read;
+	struct judge *j = judgelog_judge(ls->path, max_bytes, &read);
 	ls->judged = json_object_new_object();
-	if (judgelog_feed(j, ls->path, max_bytes, &read) == 0) {
-		judge_finish(j, read.last_t);
+	if (j) {
 		judge_to_json(j, ls->judged);
 		for (size_t i = 0; i < sizeof(unused) / sizeof(unused[0]); i++)
 			json_object_object_del(ls->judged, unused[i]);
+		judge_free(j);
 	}
-	judge_free(j);
 	if (!json_object_object_get_ex(ls->judged, "events", &ls->events) ||
 	    !json_object_is_type(ls->events, json_type_array))
 		ls->events = NULL;
@@ -464,55 +463,49 @@ static void report_logdiff_json(FILE *out, const struct log_side *ls, struct lin
 	json_object_put(root);
 }
 
-static const struct option logdiff_options[] = {
-	{ "format", required_argument, NULL, 'f' },
-	{ "max-bytes", required_argument, NULL, 'm' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct opt_usage usage = {
+	"usage: bootrig logdiff A B [--format text|json] [--max-bytes N]\n",
+	"What console log B says that A does not, and the reverse, after removing\n"
+	"what changes on every boot (timestamps, addresses, PIDs, durations, ...).\n"
+	"A and B: a console log, a boot's directory or a results directory.\n"
+	"Exit 0: no difference; 1: differences.\n",
+	NULL,
 };
 
-static void logdiff_usage(FILE *out)
+/* --format text|json */
+static int take_format(const struct opt *o, const char *v)
 {
-	fputs("usage: bootrig logdiff A B [--format text|json] [--max-bytes N]\n\n"
-	      "What console log B says that A does not, and the reverse, after removing\n"
-	      "what changes on every boot (timestamps, addresses, PIDs, durations, ...).\n"
-	      "A and B: a console log, a boot's directory or a results directory.\n"
-	      "Exit 0: no difference; 1: differences.\n\n"
-	      "  --format FMT             text (default) or json\n"
-	      "  --max-bytes N            read at most N bytes of each log (K, M, G; default 4G)\n"
-	      "  --help                   this help\n", out);
+	if (strcmp(v, "json") && strcmp(v, "text"))
+		return error("logdiff: --format is text or json, not '%s'", v);
+	*(bool *)o->value = !strcmp(v, "json");
+	return 0;
+}
+
+/* --max-bytes N[KMG] */
+static int take_max_bytes(const struct opt *o, const char *v)
+{
+	if (!judgelog_parse_size(v, o->value))
+		return error("logdiff: --max-bytes is a byte count (like 512M), not '%s'", v);
+	return 0;
 }
 
 int cmd_logdiff(int argc, char **argv)
 {
 	bool json = false;
 	uint64_t max_bytes = JUDGELOG_MAX_BYTES;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", logdiff_options, NULL)) != -1) {
-		if (c == 'h') {
-			logdiff_usage(stdout);
-			return EXIT_PASS;
-		}
-		if (c == 'f' && (!strcmp(optarg, "json") || !strcmp(optarg, "text"))) {
-			json = !strcmp(optarg, "json");
-			continue;
-		}
-		if (c == 'm' && judgelog_parse_size(optarg, &max_bytes))
-			continue;
-		error("logdiff: bad option or value: %s", argv[optind - 1]);
-		logdiff_usage(stderr);
+	const struct opt opts[] = {
+		OPT_CALLBACK(0, "format", &json, "FMT", "text (default) or json", take_format),
+		OPT_CALLBACK(0, "max-bytes", &max_bytes, "N",
+			     "read at most N bytes of each log (K, M, G; default 4G)", take_max_bytes),
+		OPT_END(),
+	};
+	if (options_parse_operands(opts, &argc, argv, &usage))
 		return EXIT_USAGE;
-	}
-	if (argc - optind != 2) {
-		error("logdiff: needs two logs, A and B");
-		logdiff_usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (argc - 1 != 2)
+		return options_usage_error(&usage, "logdiff: needs two logs, A and B");
 	struct log_side ls[2] = { { .side = 0 }, { .side = 1 } };
 	for (int k = 0; k < 2; k++) {
-		ls[k].path = find_console_log(argv[optind + k]);
+		ls[k].path = find_console_log(argv[1 + k]);
 		if (!ls[k].path) {
 			free(ls[0].path);
 			return EXIT_DATAERR;

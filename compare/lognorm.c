@@ -8,6 +8,7 @@
  * normalizer that strings them together; logs and their difference.
  */
 #include "lognorm.h"
+#include "console.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -323,59 +324,24 @@ static void normalize_record(const char *p, const char *end, struct strbuf *out)
 
 /* ---- The line normalizer ---------------------------------------------- */
 
-/* Copies line without \r, NUL, ANSI escape sequences or other controls. */
+/* Appends line without \r, NUL, ANSI escape sequences or other controls
+ * (console.h's rule, tabs kept). */
 static void strip_controls(const char *line, size_t len, struct strbuf *clean)
 {
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)line[i];
-		if (c == 0x1b) {
-			if (i + 1 < len && line[i + 1] == '[') {
-				i += 2;
-				while (i < len && !((unsigned char)line[i] >= 0x40 && (unsigned char)line[i] <= 0x7e))
-					i++;
-			} else {
-				i++;
-			}
-			continue;
-		}
-		if (c < 0x20 && c != '\t')
-			continue;
-		strbuf_add(clean, &line[i], 1);
-	}
+	strbuf_grow(clean, len);
+	clean->len += console_clean(line, len, clean->buf + clean->len, true);
+	clean->buf[clean->len] = '\0';
 }
 
-/* Length of a leading "<6>[    1.234567] " (and "[    T1] "), or 0. */
+/* Length of a leading "<6>[    1.234567] " (and "[    T1] ", and the
+ * spaces after), console.h's printk prefix; 0 when it has no time. */
 static size_t timestamp_prefix(const char *p, const char *end)
 {
-	const char *q = p;
-	if (q < end && *q == '<') {
-		size_t d = count_digits(q + 1, end);
-		if (d && q + 1 + d < end && q[1 + d] == '>')
-			q += d + 2;
-	}
-	if (q >= end || *q != '[')
+	size_t n = (size_t)(end - p);
+	double ts;
+	const char *q = console_strip_prefix(p, &n, &ts);
+	if (ts < 0)
 		return 0;
-	q++;
-	while (q < end && *q == ' ')
-		q++;
-	size_t d = count_digits(q, end);
-	if (!d || q + d >= end || q[d] != '.')
-		return 0;
-	q += d + 1;
-	q += count_digits(q, end);
-	if (q >= end || *q != ']')
-		return 0;
-	q++;
-	if (q < end && *q == '[') {
-		const char *r = q + 1;
-		while (r < end && *r == ' ')
-			r++;
-		if (r < end && (*r == 'T' || *r == 'C') && count_digits(r + 1, end)) {
-			r += 1 + count_digits(r + 1, end);
-			if (r < end && *r == ']')
-				q = r + 1;
-		}
-	}
 	while (q < end && *q == ' ')
 		q++;
 	return (size_t)(q - p);

@@ -10,6 +10,7 @@
  * the common Jenkins/Ant schema (tests/fixtures/compare/junit.xsd).
  */
 #include "compare.h"
+#include "exitcodes.h"
 #include "util.h"
 
 #include <math.h>
@@ -31,7 +32,7 @@ static void add_escaped(struct strbuf *sb, const char *s)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
-		die_status(125, "out of memory");
+		die_status(EXIT_INFRA, "out of memory");
 	xml_escape(f, s);
 	fclose(f);
 	strbuf_add(sb, buf, len);

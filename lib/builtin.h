@@ -8,7 +8,9 @@
  *      argv[0] is the subcommand's name; it returns the process exit status;
  *   2. declare it below;
  *   3. add a line to commands[] in lib/bootrig.c, with its one-line summary;
- *   4. give it --help, printed from the same option table it parses.
+ *   4. declare its options in one table (lib/options.h) and parse them with
+ *      options_parse(): -h/--help, printed from that table, comes with it,
+ *      and tests/t-options.sh checks the new command's help too.
  */
 #ifndef BOOTRIG_BUILTIN_H
 #define BOOTRIG_BUILTIN_H

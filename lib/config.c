@@ -59,9 +59,10 @@ struct config_docs {
 
 /* ---- errors ---------------------------------------------------------- */
 
-/* Prints "FILE:LINE: message" for setting s; returns EXIT_CONFIG. */
-__attribute__((format(printf, 2, 3)))
-static int config_fail(const config_setting_t *s, const char *fmt, ...)
+/* Where this file's own messages are about: targets, suites, files. */
+static const struct config_where here = { "(config)", NULL, NULL };
+
+int config_fail(const struct config_where *w, const config_setting_t *s, const char *fmt, ...)
 {
 	const char *file = config_setting_source_file(s);
 	char *msg;
@@ -70,8 +71,12 @@ static int config_fail(const config_setting_t *s, const char *fmt, ...)
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
-	error("%s:%u: %s", file ? file : "(config)", config_setting_source_line(s),
-	      msg ? msg : fmt);
+	if (w->what)
+		error("%s:%u: %s '%s': %s", file ? file : w->file, config_setting_source_line(s),
+		      w->what, w->name, msg ? msg : fmt);
+	else
+		error("%s:%u: %s", file ? file : w->file, config_setting_source_line(s),
+		      msg ? msg : fmt);
 	free(msg);
 	return EXIT_CONFIG;
 }
@@ -85,52 +90,51 @@ static bool in_list(const char *name, const char *const *list, size_t n)
 	return false;
 }
 
-/* Refuses any member of group g whose name is not in keys. */
-static int check_keys(const config_setting_t *g, const char *const *keys, size_t n,
-		      const char *what)
+int config_check_keys(const struct config_where *w, const config_setting_t *g,
+		      const char *const *keys, size_t n, const char *what)
 {
 	for (int i = 0; i < config_setting_length(g); i++) {
 		config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
 		const char *name = config_setting_name(m);
 		if (name && !in_list(name, keys, n))
-			return config_fail(m, "unknown key '%s' in %s", name, what);
+			return config_fail(w, m, "unknown key '%s' in %s", name, what);
 	}
 	return 0;
 }
 
 /* ---- typed readers ---------------------------------------------------- */
 
-/* If g has a string `key`, replaces *out with a copy. 0 or EXIT_CONFIG. */
-static int read_string(const config_setting_t *g, const char *key, char **out)
+int config_get_string(const struct config_where *w, const config_setting_t *g,
+		       const char *key, char **out)
 {
 	config_setting_t *s = config_setting_get_member(g, key);
 	if (!s)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return config_fail(s, "'%s' must be a string", key);
+		return config_fail(w, s, "'%s' must be a string", key);
 	free(*out);
 	*out = xstrdup(config_setting_get_string(s));
 	return 0;
 }
 
-/* If g has an integer `key` in [min, max], sets *out. 0 or EXIT_CONFIG. */
-static int read_int(const config_setting_t *g, const char *key, int min, int max, int *out)
+int config_get_int(const struct config_where *w, const config_setting_t *g, const char *key,
+		    int min, int max, int *out)
 {
 	config_setting_t *s = config_setting_get_member(g, key);
 	if (!s)
 		return 0;
 	int t = config_setting_type(s);
 	if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
-		return config_fail(s, "'%s' must be an integer", key);
+		return config_fail(w, s, "'%s' must be an integer", key);
 	long long v = config_setting_get_int64(s);
 	if (v < min || v > max)
-		return config_fail(s, "'%s' is %lld; it must be from %d to %d", key, v, min, max);
+		return config_fail(w, s, "'%s' is %lld; it must be from %d to %d", key, v, min, max);
 	*out = (int)v;
 	return 0;
 }
 
-/* If g has a number `key` >= 0, sets *out (integers accepted). */
-static int read_seconds(const config_setting_t *g, const char *key, double *out)
+int config_get_seconds(const struct config_where *w, const config_setting_t *g,
+			const char *key, double *out)
 {
 	config_setting_t *s = config_setting_get_member(g, key);
 	if (!s)
@@ -142,10 +146,22 @@ static int read_seconds(const config_setting_t *g, const char *key, double *out)
 	else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
 		v = (double)config_setting_get_int64(s);
 	else
-		return config_fail(s, "'%s' must be a number of seconds", key);
+		return config_fail(w, s, "'%s' must be a number of seconds", key);
 	if (!(v >= 0))
-		return config_fail(s, "'%s' must not be negative", key);
+		return config_fail(w, s, "'%s' must not be negative", key);
 	*out = v;
+	return 0;
+}
+
+int config_get_bool(const struct config_where *w, const config_setting_t *g, const char *key,
+		     bool *out)
+{
+	config_setting_t *s = config_setting_get_member(g, key);
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+		return config_fail(w, s, "'%s' must be true or false", key);
+	*out = config_setting_get_bool(s);
 	return 0;
 }
 
@@ -170,21 +186,21 @@ static int read_strings(const config_setting_t *g, const char *key, char ***out,
 		return 0;
 	int t = config_setting_type(s);
 	if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
-		return config_fail(s, "'%s' must be a list of strings, like [ \"a\", \"b\" ]", key);
+		return config_fail(&here, s, "'%s' must be a list of strings, like [ \"a\", \"b\" ]", key);
 	int len = config_setting_length(s);
 	if (len == 0)
-		return config_fail(s, "'%s' must not be empty", key);
+		return config_fail(&here, s, "'%s' must not be empty", key);
 	char **v = xcalloc((size_t)len, sizeof(*v));
 	for (int i = 0; i < len; i++) {
 		config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
 		if (config_setting_type(e) != CONFIG_TYPE_STRING) {
 			free_strings(v, (size_t)i);
-			return config_fail(s, "'%s' must be a list of strings", key);
+			return config_fail(&here, s, "'%s' must be a list of strings", key);
 		}
 		const char *str = config_setting_get_string(e);
 		if (allowed && !in_list(str, allowed, n_allowed)) {
 			free_strings(v, (size_t)i);
-			return config_fail(e, "unknown %s '%s' in '%s'", what, str, key);
+			return config_fail(&here, e, "unknown %s '%s' in '%s'", what, str, key);
 		}
 		v[i] = xstrdup(str);
 	}
@@ -198,12 +214,12 @@ static int read_strings(const config_setting_t *g, const char *key, char ***out,
 static int group_name(const config_setting_t *g, const char *what, const char **name)
 {
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
-		return config_fail(g, "each of %s must be a group { name = \"...\"; ... }", what);
+		return config_fail(&here, g, "each of %s must be a group { name = \"...\"; ... }", what);
 	config_setting_t *s = config_setting_get_member(g, "name");
 	if (!s)
-		return config_fail(g, "this entry of %s has no name", what);
+		return config_fail(&here, g, "this entry of %s has no name", what);
 	if (config_setting_type(s) != CONFIG_TYPE_STRING || !*config_setting_get_string(s))
-		return config_fail(s, "'name' must be a non-empty string");
+		return config_fail(&here, s, "'name' must be a non-empty string");
 	*name = config_setting_get_string(s);
 	return 0;
 }
@@ -227,32 +243,29 @@ static int read_timeouts(const config_setting_t *g, struct target *tg)
 	if (!t)
 		return 0;
 	if (config_setting_type(t) != CONFIG_TYPE_GROUP)
-		return config_fail(t, "'timeouts' must be a group { kernel = 60.0; ... }");
-	int rc = check_keys(t, timeout_keys, ARRAY_SIZE(timeout_keys), "timeouts");
+		return config_fail(&here, t, "'timeouts' must be a group { kernel = 60.0; ... }");
+	int rc = config_check_keys(&here, t, timeout_keys, ARRAY_SIZE(timeout_keys), "timeouts");
 	for (int s = 0; !rc && s < STAGE_COUNT; s++)
-		rc = read_seconds(t, timeout_keys[s], &l->stage[s]);
+		rc = config_get_seconds(&here, t, timeout_keys[s], &l->stage[s]);
 	if (!rc)
-		rc = read_seconds(t, "silence", &l->silence);
+		rc = config_get_seconds(&here, t, "silence", &l->silence);
 	if (!rc)
-		rc = read_seconds(t, "kvm_proof", &tg->kvm_proof);
+		rc = config_get_seconds(&here, t, "kvm_proof", &tg->kvm_proof);
 	return rc;
 }
 
 /* accel = "auto" | "kvm" | "tcg" (lib/config.h). 0 or EXIT_CONFIG. */
 static int read_accel(const config_setting_t *g, char **out)
 {
-	int rc = read_string(g, "accel", out);
+	int rc = config_get_string(&here, g, "accel", out);
 	config_setting_t *s = config_setting_get_member(g, "accel");
 	if (rc || !s)
 		return rc;
 	if (strcmp(*out, "auto") && strcmp(*out, "kvm") && strcmp(*out, "tcg"))
-		return config_fail(s, "'accel' is \"%s\": it must be \"auto\", \"kvm\" or \"tcg\"",
+		return config_fail(&here, s, "'accel' is \"%s\": it must be \"auto\", \"kvm\" or \"tcg\"",
 				   *out);
 	return 0;
 }
-
-/* The default benchmark clock of a TCG boot (QEMU's -icount). */
-#define DEFAULT_ICOUNT "shift=3,sleep=off"
 
 /*
  * If g has `icount`, reads it: "" (off) or QEMU's -icount options, a
@@ -261,7 +274,7 @@ static int read_accel(const config_setting_t *g, char **out)
  */
 static int read_icount(const config_setting_t *g, char **out)
 {
-	int rc = read_string(g, "icount", out);
+	int rc = config_get_string(&here, g, "icount", out);
 	config_setting_t *s = config_setting_get_member(g, "icount");
 	if (rc || !s)
 		return rc;
@@ -271,12 +284,12 @@ static int read_icount(const config_setting_t *g, char **out)
 		bool ok = strchr("abcdefghijklmnopqrstuvwxyz0123456789_-=", *p) ||
 			  (*p == ',' && !word_start);
 		if (!ok || (*p == '=' && word_start))
-			return config_fail(s, "'icount' is \"%s\": it must be \"\" (off) or QEMU's "
-					   "-icount options, like \"" DEFAULT_ICOUNT "\"", v);
+			return config_fail(&here, s, "'icount' is \"%s\": it must be \"\" (off) or QEMU's "
+					   "-icount options, like \"" CONFIG_DEFAULT_ICOUNT "\"", v);
 		word_start = *p == ',';
 	}
 	if (*v && word_start)
-		return config_fail(s, "'icount' must not end with ','");
+		return config_fail(&here, s, "'icount' must not end with ','");
 	return 0;
 }
 
@@ -289,20 +302,20 @@ static int check_target(const config_setting_t *g, const struct target *t)
 				       t->console };
 	for (size_t i = 0; i < ARRAY_SIZE(required); i++)
 		if (!values[i] || !*values[i])
-			return config_fail(g, "target '%s' has no '%s'", t->name, required[i]);
+			return config_fail(&here, g, "target '%s' has no '%s'", t->name, required[i]);
 	int a = arch_index(t->arch);
 	if (a < 0)
-		return config_fail(g, "target '%s': unknown arch '%s' (arm64, x86_64 or arm)",
+		return config_fail(&here, g, "target '%s': unknown arch '%s' (arm64, x86_64 or arm)",
 				   t->name, t->arch);
 	if (!t->n_abis)
-		return config_fail(g, "target '%s' has no 'abis'", t->name);
+		return config_fail(&here, g, "target '%s' has no 'abis'", t->name);
 	/* A wrong ABI is reported at its own line when this group set it. */
 	config_setting_t *abis = config_setting_get_member(g, "abis");
 	for (size_t i = 0; i < t->n_abis; i++) {
 		if (in_list(t->abis[i], arch_abis[a].abis, 3))
 			continue;
 		const config_setting_t *at = abis ? config_setting_get_elem(abis, (unsigned)i) : NULL;
-		return config_fail(at ? at : g, "target '%s': ABI '%s' is not one of arch %s",
+		return config_fail(&here, at ? at : g, "target '%s': ABI '%s' is not one of arch %s",
 				   t->name, t->abis[i], t->arch);
 	}
 	return 0;
@@ -315,14 +328,12 @@ static void target_defaults(struct target *t, const char *name)
 	t->name = xstrdup(name);
 	t->cpu = xstrdup("max");
 	t->append = xstrdup("");
-	t->icount = xstrdup(DEFAULT_ICOUNT);
+	t->icount = xstrdup(CONFIG_DEFAULT_ICOUNT);
 	t->accel = xstrdup("auto");
 	t->kvm_proof = DEFAULT_KVM_PROOF;
 	t->memory_mb = 512;
 	t->vcpus = 1;
-	const double stage[STAGE_COUNT] = { 30, 120, 120, 600, 10, 10 };
-	memcpy(t->limits.stage, stage, sizeof(stage));
-	t->limits.silence = 120;
+	judge_default_limits(&t->limits);
 }
 
 /* One group of targets: overrides the target of that name or adds one. */
@@ -332,7 +343,7 @@ static int read_target(const config_setting_t *g, struct config *cfg)
 	int rc = group_name(g, "targets", &name);
 	if (rc)
 		return rc;
-	if ((rc = check_keys(g, target_keys, ARRAY_SIZE(target_keys), "a target")))
+	if ((rc = config_check_keys(&here, g, target_keys, ARRAY_SIZE(target_keys), "a target")))
 		return rc;
 	struct target *t = (struct target *)config_find_target(cfg, name);
 	if (!t) {
@@ -340,14 +351,17 @@ static int read_target(const config_setting_t *g, struct config *cfg)
 		t = &cfg->targets[cfg->n_targets++];
 		target_defaults(t, name);
 	}
-	if ((rc = read_string(g, "arch", &t->arch)) || (rc = read_string(g, "emulator", &t->emulator)) ||
-	    (rc = read_string(g, "qemu_arch", &t->qemu_arch)) ||
-	    (rc = read_string(g, "machine", &t->machine)) || (rc = read_string(g, "cpu", &t->cpu)) ||
-	    (rc = read_string(g, "console", &t->console)) ||
-	    (rc = read_string(g, "append", &t->append)) || (rc = read_icount(g, &t->icount)) ||
+	if ((rc = config_get_string(&here, g, "arch", &t->arch)) ||
+	    (rc = config_get_string(&here, g, "emulator", &t->emulator)) ||
+	    (rc = config_get_string(&here, g, "qemu_arch", &t->qemu_arch)) ||
+	    (rc = config_get_string(&here, g, "machine", &t->machine)) ||
+	    (rc = config_get_string(&here, g, "cpu", &t->cpu)) ||
+	    (rc = config_get_string(&here, g, "console", &t->console)) ||
+	    (rc = config_get_string(&here, g, "append", &t->append)) ||
+	    (rc = read_icount(g, &t->icount)) ||
 	    (rc = read_accel(g, &t->accel)) ||
-	    (rc = read_int(g, "memory_mb", 16, 1 << 20, &t->memory_mb)) ||
-	    (rc = read_int(g, "vcpus", 1, 512, &t->vcpus)) ||
+	    (rc = config_get_int(&here, g, "memory_mb", 16, 1 << 20, &t->memory_mb)) ||
+	    (rc = config_get_int(&here, g, "vcpus", 1, 512, &t->vcpus)) ||
 	    (rc = read_strings(g, "abis", &t->abis, &t->n_abis, NULL, 0, "ABI")) ||
 	    (rc = read_strings(g, "known_issues", &t->known_issues, &t->n_known_issues, NULL, 0,
 			       "known issue")) ||
@@ -367,7 +381,7 @@ static int read_suite(const config_setting_t *g, struct config *cfg)
 	int rc = group_name(g, "suites", &name);
 	if (rc)
 		return rc;
-	if ((rc = check_keys(g, suite_keys, ARRAY_SIZE(suite_keys), "a suite")))
+	if ((rc = config_check_keys(&here, g, suite_keys, ARRAY_SIZE(suite_keys), "a suite")))
 		return rc;
 	struct suite *s = (struct suite *)config_find_suite(cfg, name);
 	if (!s) {
@@ -378,14 +392,14 @@ static int read_suite(const config_setting_t *g, struct config *cfg)
 	}
 	if ((rc = read_strings(g, "tests", &s->tests, &s->n_tests, known_tests,
 			       ARRAY_SIZE(known_tests), "test")) ||
-	    (rc = read_int(g, "samples", 1, 1000, &s->samples)) ||
-	    (rc = read_int(g, "repeat", 1, 1000, &s->repeat)) ||
-	    (rc = read_seconds(g, "test_timeout", &s->test_timeout)))
+	    (rc = config_get_int(&here, g, "samples", 1, 1000, &s->samples)) ||
+	    (rc = config_get_int(&here, g, "repeat", 1, 1000, &s->repeat)) ||
+	    (rc = config_get_seconds(&here, g, "test_timeout", &s->test_timeout)))
 		return rc;
 	if (!s->n_tests)
-		return config_fail(g, "suite '%s' has no 'tests'", s->name);
+		return config_fail(&here, g, "suite '%s' has no 'tests'", s->name);
 	if (s->test_timeout <= 0 || s->test_timeout > 86400)
-		return config_fail(g, "suite '%s': 'test_timeout' must be more than 0 and at most "
+		return config_fail(&here, g, "suite '%s': 'test_timeout' must be more than 0 and at most "
 				   "86400 seconds", s->name);
 	return 0;
 }
@@ -479,7 +493,7 @@ static int read_files(const config_setting_t *root, struct config *cfg)
 	for (size_t i = 0; !rc && i < n; i++) {
 		const char *colon = strchr(v[i], ':');
 		if (!colon || colon == v[i] || colon[1] != '/')
-			rc = config_fail(config_setting_get_elem(s, (unsigned)i),
+			rc = config_fail(&here, config_setting_get_elem(s, (unsigned)i),
 					 "'%s' must be \"SRC:/DEST\"", v[i]);
 	}
 	if (rc) {
@@ -509,7 +523,7 @@ static int read_list(config_setting_t *root, const char *key, entry_reader fn,
 	if (!l)
 		return 0;
 	if (config_setting_type(l) != CONFIG_TYPE_LIST)
-		return config_fail(l, "'%s' must be a list: %s = ( { ... }, { ... } );", key, key);
+		return config_fail(&here, l, "'%s' must be a list: %s = ( { ... }, { ... } );", key, key);
 	int rc = 0;
 	for (int i = 0; !rc && i < config_setting_length(l); i++)
 		rc = fn(config_setting_get_elem(l, (unsigned)i), cfg);
@@ -542,7 +556,7 @@ static int load_file(const char *path, struct config *cfg)
 		return EXIT_CONFIG;
 	}
 	config_setting_t *root = config_root_setting(doc);
-	int rc = check_keys(root, top_keys, ARRAY_SIZE(top_keys), "the file");
+	int rc = config_check_keys(&here, root, top_keys, ARRAY_SIZE(top_keys), "the file");
 	if (!rc)
 		rc = read_list(root, "targets", read_target_entry, cfg);
 	if (!rc)
@@ -666,6 +680,23 @@ const struct target *config_target_for_arch(const struct config *cfg, const char
 		if (cfg->targets[i].arch && !strcmp(cfg->targets[i].arch, arch))
 			return &cfg->targets[i];
 	return NULL;
+}
+
+const struct target *config_pick_target(const struct config *cfg, const char *name,
+					const char *arch, const char *kernel, int *rc)
+{
+	const struct target *t = name ? config_find_target(cfg, name)
+				      : config_target_for_arch(cfg, arch);
+	*rc = 0;
+	if (!t && name)
+		*rc = (error("no target '%s' in the configuration", name), EXIT_USAGE);
+	else if (!t)
+		*rc = (error("no target for %s kernels (%s) in %s/targets.cfg or --config", arch,
+			     kernel, bootrig_configs_dir()), EXIT_CONFIG);
+	else if (strcmp(t->arch, arch))
+		*rc = (error("target '%s' is for %s kernels; %s is %s", t->name, t->arch, kernel,
+			     arch), EXIT_USAGE);
+	return *rc ? NULL : t;
 }
 
 const struct suite *config_find_suite(const struct config *cfg, const char *name)

@@ -32,8 +32,9 @@
 #ifndef BOOTRIG_CONFIG_H
 #define BOOTRIG_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
-#include "judge.h"
+#include "stages.h"
 
 struct config_setting_t;
 
@@ -64,6 +65,13 @@ struct target {
 };
 
 #define DEFAULT_KVM_PROOF 15.0
+
+/* The suite run and build plan when no --suite is given. */
+#define CONFIG_DEFAULT_SUITE "smoke"
+
+/* A target's icount when its config sets none, and what --clock icount
+ * uses for a target that turned it off (""). */
+#define CONFIG_DEFAULT_ICOUNT "shift=3,sleep=off"
 
 struct suite {
 	char *name;
@@ -98,9 +106,52 @@ void config_release(struct config *cfg);
 const struct target *config_find_target(const struct config *cfg, const char *name);
 /* The first target of that kernel arch ("arm64"...), or NULL. */
 const struct target *config_target_for_arch(const struct config *cfg, const char *arch);
+/*
+ * config_pick_target: the machine for a kernel of arch ("arm64"...) named
+ * kernel in the messages: the target called name (--target), or when name
+ * is NULL the arch's first. NULL after a message when there is none
+ * (*rc = EXIT_CONFIG, or EXIT_USAGE for a name not found) or the one named
+ * is for another arch (*rc = EXIT_USAGE); else *rc = 0.
+ */
+const struct target *config_pick_target(const struct config *cfg, const char *name,
+					const char *arch, const char *kernel, int *rc);
 const struct suite *config_find_suite(const struct config *cfg, const char *name);
 /* The board's setting and the file it came from, or NULL. */
 struct config_setting_t *config_find_board(const struct config *cfg, const char *name,
 					   const char **file);
+
+/*
+ * The libconfig readers: config.c's own, and runner/board-config.c's for a
+ * board. Each reads g's member key when it is there (absent: 0 and *out
+ * unchanged) and reports a wrong one at its line, as
+ * "FILE:LINE: message", or "FILE:LINE: WHAT 'NAME': message" when where
+ * names what the setting belongs to ("board", its name); where->file is
+ * the file named for settings libconfig knows no file of (inherited
+ * ones). Each returns 0 or EXIT_CONFIG.
+ */
+struct config_where {
+	const char *file;
+	const char *what, *name;      /* what: NULL for none */
+};
+
+__attribute__((format(printf, 3, 4)))
+int config_fail(const struct config_where *w, const struct config_setting_t *s,
+		const char *fmt, ...);
+/* Refuses a member of group g whose name is not one of keys[0..n) (NULL
+ * entries skipped): a typo must not pass. what names g in the message. */
+int config_check_keys(const struct config_where *w, const struct config_setting_t *g,
+		      const char *const *keys, size_t n, const char *what);
+/* A string: *out is replaced with a copy (the old one freed). */
+int config_get_string(const struct config_where *w, const struct config_setting_t *g,
+		       const char *key, char **out);
+/* An integer in [min, max]. */
+int config_get_int(const struct config_where *w, const struct config_setting_t *g,
+		    const char *key, int min, int max, int *out);
+/* A number of seconds >= 0 (integers accepted). */
+int config_get_seconds(const struct config_where *w, const struct config_setting_t *g,
+			const char *key, double *out);
+/* true or false. */
+int config_get_bool(const struct config_where *w, const struct config_setting_t *g,
+		     const char *key, bool *out);
 
 #endif

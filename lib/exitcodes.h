@@ -1,6 +1,7 @@
 /*
  * exitcodes.h: bootrig's exit statuses, fixed by the user-facing contract
  * (shared CONTRACT.md): users' scripts and git bisect run depend on them.
+ * Every status bootrig or a child it forks exits with is named here.
  */
 #ifndef BOOTRIG_EXITCODES_H
 #define BOOTRIG_EXITCODES_H
@@ -14,6 +15,8 @@ enum exit_code {
 	EXIT_NOINPUT = 66,      /* judge: the log does not exist (EX_NOINPUT) */
 	EXIT_CONFIG = 78,       /* config error, reported as file:line */
 	EXIT_INFRA = 125,       /* the host failed; git bisect skips it */
+	EXIT_NOEXEC = 127,      /* a spawned child could not exec its program (as a
+				 * shell says 127); only children exit with it */
 	EXIT_SIGINT = 130,      /* interrupted by Ctrl-C */
 	EXIT_SIGTERM = 143,     /* interrupted by SIGTERM */
 };

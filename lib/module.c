@@ -1,14 +1,10 @@
 /*
- * module.c: the plugin module loader (module.h), then the forwarders that
- * give the modules' public functions their usual names in the executable:
- * backend_libvirt_new() (runner/backend.h) and build_sd_image()
- * (builder/build.h).
+ * module.c: the plugin module loader (module.h). It knows modules only by
+ * name; the forwarders that give their functions the usual names live
+ * with their callers (runner/backend.c, builder/sdimage-load.c).
  */
 #include "module.h"
 
-#include "backend.h"
-#include "build.h"
-#include "exitcodes.h"
 #include "util.h"
 
 #include <dlfcn.h>
@@ -128,63 +124,4 @@ void *module_symbol(const char *module, const char *symbol)
 const char *module_error(void)
 {
 	return last_error;
-}
-
-/*
- * The libvirt backend when its module cannot be loaded: open() fails with
- * the reason, so that the runner records INFRA_ERROR for every boot, as
- * for a libvirt it cannot reach.
- */
-static int unloadable_open(struct backend *be, const char *where)
-{
-	(void)where;
-	return error("%s", be->error);
-}
-
-static void unloadable_emergency_stop(struct backend *be)
-{
-	(void)be;       /* it never started anything */
-}
-
-static void unloadable_close(struct backend *be)
-{
-	free(be->where);
-	free(be);
-}
-
-/* A backend named name whose open() fails with reason; the runner calls
- * nothing but open(), emergency_stop() and close() on it. */
-static struct backend *unloadable_backend(const char *name, const char *reason)
-{
-	struct backend *be = xcalloc(1, sizeof(*be));
-	be->name = name;
-	memcpy(be->error, reason, strnlen(reason, sizeof(be->error) - 1));
-	be->open = unloadable_open;
-	be->emergency_stop = unloadable_emergency_stop;
-	be->close = unloadable_close;
-	return be;
-}
-
-/* runner/backend.h: forwards to the virt module's backend_libvirt_new(). */
-struct backend *backend_libvirt_new(void)
-{
-	struct backend *(*new_backend)(void) =
-		(struct backend *(*)(void))module_symbol("virt", "module_backend_libvirt_new");
-	if (!new_backend)
-		return unloadable_backend("libvirt", module_error());
-	return new_backend();
-}
-
-/* builder/build.h: forwards to the guestfs module's build_sd_image();
- * 125 (with the reason printed) when that module cannot be loaded. */
-int build_sd_image(const struct kernel *k, const char *initramfs, const char *dtb,
-		   const char *console, const char *append, const char *output)
-{
-	int (*write_image)(const struct kernel *, const char *, const char *, const char *,
-			   const char *, const char *) =
-		(int (*)(const struct kernel *, const char *, const char *, const char *,
-			 const char *, const char *))module_symbol("guestfs", "module_build_sd_image");
-	if (!write_image)
-		return error("cannot write the SD image %s: %s", output, module_error()), EXIT_INFRA;
-	return write_image(k, initramfs, dtb, console, append, output);
 }

@@ -13,10 +13,11 @@
  *   guestfs   builder/sdimage.c   -lguestfs     build_sd_image()
  *
  * The rest of bootrig calls those functions by their usual names
- * (runner/backend.h, builder/build.h): lib/module.c defines them as
- * forwarders that load the module and call its module_<name> symbol. A
- * module calls back into bootrig (util, judge, capture...): the executable
- * exports its symbols (linked -rdynamic).
+ * (runner/backend.h, builder/build.h): runner/backend.c and
+ * builder/sdimage-load.c define them as forwarders that load the module
+ * and call its module_<name> symbol; this loader knows only "load module
+ * X, find symbol Y". A module calls back into bootrig (util, judge,
+ * capture...): the executable exports its symbols (linked -rdynamic).
  *
  * Where a module is found, the first file that exists of:
  *   $BOOTRIG_DATADIR/<dir>/<module>.so

@@ -15,6 +15,7 @@
  * the set of sequence numbers seen.
  */
 #include "protocol.h"
+#include "console.h"
 #include "util.h"
 
 #include <math.h>
@@ -290,69 +291,6 @@ size_t proto_encode(char *buf, size_t size, uint64_t seq, const char *kind,
 }
 
 /* ---- 3. cleaning ------------------------------------------------------- */
-
-/*
- * Length of the ANSI escape sequence at s[0] == ESC within s[0..n): CSI
- * (ESC [ params intermediates final), OSC and other strings (ESC ] ... BEL
- * or ESC \), and the two- or three-byte forms. A sequence cut by the end of
- * the line runs to the end.
- */
-static size_t escape_length(const unsigned char *s, size_t n)
-{
-	size_t i = 1;
-
-	if (n < 2)
-		return 1;
-	if (s[1] == '[') {
-		for (i = 2; i < n && s[i] >= 0x30 && s[i] <= 0x3f; i++)
-			;
-		for (; i < n && s[i] >= 0x20 && s[i] <= 0x2f; i++)
-			;
-		if (i < n && s[i] >= 0x40 && s[i] <= 0x7e)
-			i++;
-		return i;
-	}
-	if (s[1] == ']' || s[1] == 'P' || s[1] == 'X' || s[1] == '^' || s[1] == '_') {
-		for (i = 2; i < n; i++) {
-			if (s[i] == 0x07)
-				return i + 1;
-			if (s[i] == 0x1b && i + 1 < n && s[i + 1] == '\\')
-				return i + 2;
-		}
-		return n;
-	}
-	for (i = 1; i < n && s[i] >= 0x20 && s[i] <= 0x2f; i++)
-		;
-	if (i < n && s[i] >= 0x30 && s[i] <= 0x7e)
-		i++;
-	return i;
-}
-
-/* Copies in[0..n) to out without NUL, CR and ANSI escapes; returns the
- * length written (at most n). */
-static size_t clean_bytes(const char *in, size_t n, char *out)
-{
-	const unsigned char *s = (const unsigned char *)in;
-	size_t o = 0;
-
-	for (size_t i = 0; i < n;) {
-		const unsigned char *stop = s + i;
-		/* Copy the plain run in one go. */
-		while (stop < s + n && *stop != 0 && *stop != '\r' && *stop != 0x1b)
-			stop++;
-		size_t run = (size_t)(stop - (s + i));
-		memcpy(out + o, s + i, run);
-		o += run;
-		i += run;
-		if (i >= n)
-			break;
-		if (s[i] == 0x1b)
-			i += escape_length(s + i, n - i);
-		else
-			i++;
-	}
-	return o;
-}
 
 /* ---- 4. one record's text ---------------------------------------------- */
 
@@ -1185,7 +1123,7 @@ void decoder_feed_line(struct decoder *d, const char *line, size_t len,
 			d->clean_cap = len + 1;
 			d->clean = xmalloc(d->clean_cap);
 		}
-		len = clean_bytes(line, len, d->clean);
+		len = console_clean(line, len, d->clean, false);
 		line = d->clean;
 	}
 	end = line + len;

@@ -4,6 +4,7 @@
  * terminal rendering, the title cleaning and the JSON repair.
  */
 #include "textsafe.h"
+#include "exitcodes.h"
 
 #include <json-c/json.h>
 #include <pthread.h>
@@ -140,7 +141,7 @@ static void ring_free(void *p)
 static void ring_key_make(void)
 {
 	if (pthread_key_create(&ring_key, ring_free))
-		die_status(125, "pthread_key_create failed");
+		die_status(EXIT_INFRA, "pthread_key_create failed");
 }
 
 /* This thread's next buffer, emptied. */

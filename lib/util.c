@@ -291,7 +291,7 @@ static void exec_child(char *const argv[], int stdout_fd, int stderr_fd)
 		dup2(stderr_fd, STDERR_FILENO);
 	execvp(argv[0], argv);
 	fprintf(stderr, "bootrig: cannot run %s: %s\n", argv[0], strerror(errno));
-	_exit(127);
+	_exit(EXIT_NOEXEC);
 }
 
 static int decode_status(int status)

@@ -3,11 +3,12 @@
  * allocation that cannot return NULL, whole-file reads, atomic writes, and
  * spawning programs from an argv (never through a shell).
  *
- * Messages go to stderr as "bootrig: ...". die() exits; error() returns -1
- * so a caller can write `return error("...")`. A message is written by
- * textsafe.h's terminal rule (newlines and tabs kept), so its arguments are
- * given raw, file names and guest text included (never through term_str,
- * which would escape them twice).
+ * Messages (usage.h, which says how an error travels) go to stderr as
+ * "bootrig: ...". die() exits; error() returns -1 so a caller can write
+ * `return error("...")`. A message is written by textsafe.h's terminal
+ * rule (newlines and tabs kept), so its arguments are given raw, file
+ * names and guest text included (never through term_str, which would
+ * escape them twice).
  */
 #ifndef BOOTRIG_UTIL_H
 #define BOOTRIG_UTIL_H
@@ -19,14 +20,8 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-__attribute__((noreturn, format(printf, 2, 3)))
-void die_status(int status, const char *fmt, ...);
-__attribute__((noreturn, format(printf, 1, 2)))
-void die(const char *fmt, ...);              /* exits 65 (bad input) */
-__attribute__((format(printf, 1, 2)))
-int error(const char *fmt, ...);             /* prints, returns -1 */
-__attribute__((format(printf, 1, 2)))
-void warning(const char *fmt, ...);
+/* die(), error(), warning(): usage.h, with the error convention. */
+#include "usage.h"
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);

@@ -15,7 +15,7 @@
  * machine may run in a worker thread, while the runner's thread calls the
  * other operations on other machines):
  *
- *   be = backend_libvirt_new() or backend_board_new()
+ *   be = backend_new(board)            libvirt, or the board backend
  *   be->open(be, where)               once: connect (URI / board name)
  *     m = xcalloc(1, sizeof *m) ... be->prepare(be, m, spec)
  *     be->power_on(m)                 console bytes flow from here; t = 0
@@ -143,14 +143,32 @@ struct backend {
 	void (*close)(struct backend *be);
 };
 
-/* runner/libvirt.c */
+/*
+ * backend_new: the backend for a run: the boards' (runner/board.c) when
+ * board is not NULL (the board's name, opened later), else libvirt's.
+ * libvirt's is made by the "virt" module (lib/module.h); when that module
+ * cannot be loaded, the backend returned fails open() with the reason
+ * (INFRA_ERROR for every boot, exit 125). Never NULL.
+ */
+struct backend *backend_new(const char *board);
+
+/* The two backends (backend_new() picks one). libvirt's is runner/libvirt.c,
+ * in the virt module: this name, in the executable, loads it (backend.c). */
 struct backend *backend_libvirt_new(void);
-/* runner/board*.c (the boards engineer's). Weak, so that bootrig links
- * without it; the runner reports --board unavailable when it is NULL. */
-struct backend *backend_board_new(void) __attribute__((weak));
-/* runner/board-config.c: checks the board's config before a run: 0, or
- * EXIT_CONFIG (78, "FILE:LINE: ..." printed) or EXIT_USAGE (64: no such
- * board). Weak, as above. */
-int board_config_check(const struct config *cfg, const char *name) __attribute__((weak));
+struct backend *backend_board_new(void);
+
+/*
+ * backend_route_libvirt_log: called first by a command that may open
+ * libvirt, with its argc and argv (argv[-1] being the program's own
+ * argv[0], as lib/bootrig.c passes argv + 1). libvirt reads where its log
+ * goes (LIBVIRT_LOG_OUTPUTS) once, when it is initialized, and libguestfs
+ * (linked in for SD images) initializes it before main(). Without this,
+ * libvirt's own warnings and errors (a "tainted" note, a lookup of a
+ * domain that just ended) land on stderr between ours. So the first time,
+ * the variable is set (the cache's libvirt.log) and bootrig execs itself
+ * again; returns only when that was done already (or is turned off by
+ * BOOTRIG_NO_REEXEC) or the exec failed.
+ */
+void backend_route_libvirt_log(int argc, char **argv);
 
 #endif

@@ -3,8 +3,9 @@
  * (the shape is in board.h), with every error at its file:line, and the
  * ${...} expansion of its strings.
  *
- * Divided into: error reporting, typed readers, the four groups (serial,
- * power, boot, top level), and expansion.
+ * Divided into: the typed readers only boards have (an argv, a group; the
+ * others and the file:line error printer are lib/config.h's), the four
+ * groups (serial, power, boot, top level), and expansion.
  */
 #include "board.h"
 #include "config.h"
@@ -12,104 +13,11 @@
 #include "util.h"
 
 #include <libconfig.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- errors ---------------------------------------------------------- */
-
-/* Prints "FILE:LINE: board 'NAME': message"; returns EXIT_CONFIG. */
-__attribute__((format(printf, 3, 4)))
-static int board_fail(const struct board *b, const config_setting_t *s, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	const char *file = config_setting_source_file(s);
-	error("%s:%u: board '%s': %s", file ? file : b->file, config_setting_source_line(s),
-	      b->name, msg);
-	return EXIT_CONFIG;
-}
-
-/* Refuses members of g not named in keys (a typo must not pass). */
-static int check_keys(const struct board *b, const config_setting_t *g,
-		      const char *const *keys, const char *where)
-{
-	for (int i = 0; i < config_setting_length(g); i++) {
-		config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
-		const char *name = config_setting_name(m);
-		bool known = false;
-		for (const char *const *k = keys; *k && !known; k++)
-			known = name && !strcmp(name, *k);
-		if (!known)
-			return board_fail(b, m, "unknown key '%s' in %s", name ? name : "?", where);
-	}
-	return 0;
-}
-
-/* ---- typed readers ---------------------------------------------------- */
-
-static int get_string(const struct board *b, const config_setting_t *g, const char *key,
-		      char **out)
-{
-	config_setting_t *s = config_setting_get_member(g, key);
-	if (!s)
-		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return board_fail(b, s, "'%s' must be a string", key);
-	free(*out);
-	*out = xstrdup(config_setting_get_string(s));
-	return 0;
-}
-
-static int get_seconds(const struct board *b, const config_setting_t *g, const char *key,
-		       double *out)
-{
-	config_setting_t *s = config_setting_get_member(g, key);
-	if (!s)
-		return 0;
-	int t = config_setting_type(s);
-	double v = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(s) :
-		   (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) ?
-		   (double)config_setting_get_int64(s) : -1;
-	if (t != CONFIG_TYPE_FLOAT && t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
-		return board_fail(b, s, "'%s' must be a number of seconds", key);
-	if (!(v >= 0))
-		return board_fail(b, s, "'%s' must not be negative", key);
-	*out = v;
-	return 0;
-}
-
-static int get_int(const struct board *b, const config_setting_t *g, const char *key,
-		   int min, int max, int *out)
-{
-	config_setting_t *s = config_setting_get_member(g, key);
-	if (!s)
-		return 0;
-	int t = config_setting_type(s);
-	if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
-		return board_fail(b, s, "'%s' must be an integer", key);
-	long long v = config_setting_get_int64(s);
-	if (v < min || v > max)
-		return board_fail(b, s, "'%s' is %lld; it must be from %d to %d", key, v, min, max);
-	*out = (int)v;
-	return 0;
-}
-
-static int get_bool(const struct board *b, const config_setting_t *g, const char *key,
-		    bool *out)
-{
-	config_setting_t *s = config_setting_get_member(g, key);
-	if (!s)
-		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
-		return board_fail(b, s, "'%s' must be true or false", key);
-	*out = config_setting_get_bool(s);
-	return 0;
-}
+/* ---- typed readers (the common ones are lib/config.h's) ---------------- */
 
 /* A non-empty list of strings into a NULL-terminated argv. */
 static int get_argv(const struct board *b, const config_setting_t *g, const char *key,
@@ -121,7 +29,7 @@ static int get_argv(const struct board *b, const config_setting_t *g, const char
 	int t = config_setting_type(s);
 	int n = config_setting_length(s);
 	if ((t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) || n == 0)
-		return board_fail(b, s, "'%s' must be a non-empty list of strings "
+		return config_fail(&b->where, s, "'%s' must be a non-empty list of strings "
 				  "(an argv: [ \"program\", \"arg\", ... ])", key);
 	char **v = xcalloc((size_t)n + 1, sizeof(*v));
 	for (int i = 0; i < n; i++) {
@@ -130,7 +38,7 @@ static int get_argv(const struct board *b, const config_setting_t *g, const char
 			for (int k = 0; k < i; k++)
 				free(v[k]);
 			free(v);
-			return board_fail(b, e, "'%s' must hold strings only", key);
+			return config_fail(&b->where, e, "'%s' must hold strings only", key);
 		}
 		v[i] = xstrdup(config_setting_get_string(e));
 	}
@@ -144,9 +52,9 @@ static int get_group(const struct board *b, const config_setting_t *g, const cha
 {
 	*out = config_setting_get_member(g, key);
 	if (!*out)
-		return required ? board_fail(b, g, "'%s = { ... };' is missing", key) : 0;
+		return required ? config_fail(&b->where, g, "'%s = { ... };' is missing", key) : 0;
 	if (config_setting_type(*out) != CONFIG_TYPE_GROUP)
-		return board_fail(b, *out, "'%s' must be a group { ... }", key);
+		return config_fail(&b->where, *out, "'%s' must be a group { ... }", key);
 	return 0;
 }
 
@@ -158,23 +66,23 @@ static int read_serial(struct board *b, const config_setting_t *top)
 	config_setting_t *g;
 	int rc = get_group(b, top, "serial", &g, true);
 	if (!rc)
-		rc = check_keys(b, g, keys, "serial");
+		rc = config_check_keys(&b->where, g, keys, ARRAY_SIZE(keys), "serial");
 	if (!rc)
-		rc = get_string(b, g, "uri", &b->serial_uri);
+		rc = config_get_string(&b->where, g, "uri", &b->serial_uri);
 	if (!rc && !b->serial_uri)
-		rc = board_fail(b, g, "serial: 'uri' is missing (/dev/ttyUSB0, tcp:HOST:PORT, "
+		rc = config_fail(&b->where, g, "serial: 'uri' is missing (/dev/ttyUSB0, tcp:HOST:PORT, "
 				"telnet:HOST:PORT or unix:PATH)");
 	if (!rc)
-		rc = get_int(b, g, "baud", 50, 4000000, &b->baud);
+		rc = config_get_int(&b->where, g, "baud", 50, 4000000, &b->baud);
 	if (!rc)
-		rc = get_seconds(b, g, "appear_timeout", &b->appear_timeout);
+		rc = config_get_seconds(&b->where, g, "appear_timeout", &b->appear_timeout);
 	if (!rc)
-		rc = get_seconds(b, g, "lost_timeout", &b->lost_timeout);
+		rc = config_get_seconds(&b->where, g, "lost_timeout", &b->lost_timeout);
 	if (!rc) {
 		struct serial probe;
 		char err[300];
 		if (serial_parse(b->serial_uri, b->baud, &probe, err, sizeof(err)) < 0)
-			rc = board_fail(b, config_setting_get_member(g, "uri"), "serial: %s", err);
+			rc = config_fail(&b->where, config_setting_get_member(g, "uri"), "serial: %s", err);
 		else
 			serial_release(&probe);
 	}
@@ -188,20 +96,20 @@ static int read_power(struct board *b, const config_setting_t *top)
 	config_setting_t *g;
 	int rc = get_group(b, top, "power", &g, true);
 	if (!rc)
-		rc = check_keys(b, g, keys, "power");
+		rc = config_check_keys(&b->where, g, keys, ARRAY_SIZE(keys), "power");
 	for (int a = 0; a < POWER_NACTIONS && !rc; a++)
 		rc = get_argv(b, g, argv_keys[a], &b->power.argv[a]);
 	if (!rc)
-		rc = get_seconds(b, g, "timeout", &b->power.timeout);
+		rc = config_get_seconds(&b->where, g, "timeout", &b->power.timeout);
 	if (!rc && (!b->power.argv[POWER_ON] || !b->power.argv[POWER_OFF]))
-		rc = board_fail(b, g, "power: 'on' and 'off' are required");
+		rc = config_fail(&b->where, g, "power: 'on' and 'off' are required");
 	return rc;
 }
 
 static int read_method(struct board *b, const config_setting_t *g)
 {
 	char *method = NULL;
-	int rc = get_string(b, g, "method", &method);
+	int rc = config_get_string(&b->where, g, "method", &method);
 	if (rc)
 		return rc;
 	if (!method || !strcmp(method, "u-boot-tftp"))
@@ -211,7 +119,7 @@ static int read_method(struct board *b, const config_setting_t *g)
 	else if (!strcmp(method, "self"))
 		b->method = BOOT_SELF;
 	else
-		rc = board_fail(b, config_setting_get_member(g, "method"),
+		rc = config_fail(&b->where, config_setting_get_member(g, "method"),
 				"boot: unknown method '%s' (u-boot-tftp, u-boot-extlinux, self)",
 				method);
 	free(method);
@@ -244,23 +152,23 @@ static int read_boot(struct board *b, const config_setting_t *top)
 	config_setting_t *g;
 	int rc = get_group(b, top, "boot", &g, true);
 	if (!rc)
-		rc = check_keys(b, g, keys, "boot");
+		rc = config_check_keys(&b->where, g, keys, ARRAY_SIZE(keys), "boot");
 	if (!rc)
 		rc = read_method(b, g);
 	for (size_t i = 0; i < ARRAY_SIZE(strings) && !rc; i++)
-		rc = get_string(b, g, strings[i].key, strings[i].field);
+		rc = config_get_string(&b->where, g, strings[i].key, strings[i].field);
 	for (size_t i = 0; i < ARRAY_SIZE(seconds) && !rc; i++)
-		rc = get_seconds(b, g, seconds[i].key, seconds[i].field);
+		rc = config_get_seconds(&b->where, g, seconds[i].key, seconds[i].field);
 	if (!rc)
-		rc = get_bool(b, g, "stage", &b->stage);
+		rc = config_get_bool(&b->where, g, "stage", &b->stage);
 	if (!rc)
 		rc = get_argv(b, g, "commands", &b->commands);
 	if (!rc && b->method == BOOT_UBOOT_TFTP && !b->tftp_root)
-		rc = board_fail(b, g, "boot: u-boot-tftp needs 'tftp_root' (the TFTP server's directory)");
+		rc = config_fail(&b->where, g, "boot: u-boot-tftp needs 'tftp_root' (the TFTP server's directory)");
 	if (!rc && b->method == BOOT_UBOOT_TFTP && (!b->serverip || !*b->serverip))
-		rc = board_fail(b, g, "boot: u-boot-tftp needs 'serverip' (the TFTP server's address)");
+		rc = config_fail(&b->where, g, "boot: u-boot-tftp needs 'serverip' (the TFTP server's address)");
 	if (!rc && b->interrupt && !*b->interrupt)
-		rc = board_fail(b, config_setting_get_member(g, "interrupt"),
+		rc = config_fail(&b->where, config_setting_get_member(g, "interrupt"),
 				"boot: 'interrupt' must not be empty");
 	return rc;
 }
@@ -307,6 +215,7 @@ int board_load(const struct config *cfg, const char *name, struct board *b)
 	}
 	b->name = xstrdup(name);
 	b->file = xstrdup(file ? file : "(config)");
+	b->where = (struct config_where){ b->file, "board", b->name };
 	b->baud = 115200;
 	b->appear_timeout = 30.0;
 	b->lost_timeout = 30.0;
@@ -314,13 +223,13 @@ int board_load(const struct config *cfg, const char *name, struct board *b)
 	b->power.log_fd = -1;
 	b->stage = true;
 	uboot_default_settings(&b->uboot);
-	int rc = check_keys(b, top, keys, "the board");
+	int rc = config_check_keys(&b->where, top, keys, ARRAY_SIZE(keys), "the board");
 	if (!rc)
-		rc = get_string(b, top, "arch", &b->arch);
+		rc = config_get_string(&b->where, top, "arch", &b->arch);
 	if (!rc)
-		rc = get_string(b, top, "lock", &b->lock);
+		rc = config_get_string(&b->where, top, "lock", &b->lock);
 	if (!rc)
-		rc = get_int(b, top, "retries", 0, 100, &b->retries);
+		rc = config_get_int(&b->where, top, "retries", 0, 100, &b->retries);
 	if (!rc)
 		rc = read_serial(b, top);
 	if (!rc)

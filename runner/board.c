@@ -32,6 +32,7 @@
 #include "build.h"
 #include "capture.h"
 #include "config.h"
+#include "console.h"
 #include "exitcodes.h"
 #include "kernel.h"
 #include "serial.h"
@@ -303,10 +304,10 @@ static void watch_banners(struct board_machine *bm, const char *bytes, size_t n,
 			window[w++] = bytes[i];
 	window[w] = '\0';
 	if (bm->firmware_seconds < 0 &&
-	    (strstr(window, "Starting kernel") || strstr(window, "Linux version")))
+	    (strstr(window, "Starting kernel") || strstr(window, CONSOLE_BANNER)))
 		bm->firmware_seconds = t;
 	if (bm->firmware_seconds >= 0 && bm->powering_off < 0 &&
-	    (strstr(window, "reboot: Power down") || strstr(window, "reboot: Restarting")))
+	    (strstr(window, CONSOLE_POWER_DOWN) || strstr(window, CONSOLE_RESTART)))
 		bm->powering_off = t;
 	size_t tail = w < sizeof(bm->tail) - 1 ? w : sizeof(bm->tail) - 1;
 	memcpy(bm->tail, window + w - tail, tail);
@@ -833,7 +834,7 @@ static void board_emergency_stop(struct backend *be)
 	pid_t pid = fork();
 	if (pid == 0) {
 		execve(bb->off_path, bb->off_argv, environ);
-		_exit(127);
+		_exit(EXIT_NOEXEC);
 	}
 	if (pid < 0)
 		return;
@@ -892,7 +893,8 @@ static char *insert_notes(const char *tlog, const struct board_machine *bm)
 	for (const char *p = tlog; *p;) {
 		const char *eol = strchr(p, '\n');
 		size_t len = eol ? (size_t)(eol - p + 1) : strlen(p);
-		double t = p[0] == '[' ? strtod(p + 1, NULL) : 0;
+		double t = 0;
+		console_tlog_stamp(p, len, &t);
 		while (next < k && times[next] <= t) {
 			strbuf_addf(&out, "[%011.6f] %s\n", times[next], texts[next]);
 			next++;

@@ -38,6 +38,7 @@
 
 #include <stdbool.h>
 
+#include "config.h"
 #include "power.h"
 #include "uboot.h"
 
@@ -48,6 +49,7 @@ enum boot_method { BOOT_UBOOT_TFTP, BOOT_UBOOT_EXTLINUX, BOOT_SELF };
 struct board {
 	char *name;
 	char *file;                   /* the config file it came from */
+	struct config_where where;    /* for messages: file, "board", name */
 	char *arch;                   /* "" when any */
 	char *serial_uri;
 	int baud;
@@ -83,7 +85,9 @@ struct board_vars {
 /* s with the variables above expanded (a new string). */
 char *board_expand(const struct board *b, const struct board_vars *v, const char *s);
 
-/* Public (backend.h): validates the board's config before a run. */
+/* Checks the board's config before a run (bootrig run --board): 0, or
+ * EXIT_CONFIG (78, "FILE:LINE: ..." printed) or EXIT_USAGE (64: no such
+ * board). */
 int board_config_check(const struct config *cfg, const char *name);
 
 #endif

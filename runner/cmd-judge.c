@@ -32,23 +32,16 @@
 
 struct judge_args {
 	const char *log, *format, *max_bytes;
-	bool help;
 };
 
-static const char usage_line[] =
-	"usage: bootrig judge CONSOLE_LOG [--format text|json] [--max-bytes N]\n";
-
-/* --help: the usage line, then one line per entry of the option table. */
-static void print_help(const struct opt *opts, FILE *out)
-{
-	fputs(usage_line, out);
-	fputs("\nJudges a saved console log as `bootrig run` judges a boot: the verdict,\n"
-	      "the stages reached (with times from a console.tlog or printk stamps) and\n"
-	      "every kernel report found (kind, syzbot-style title, excerpt).\n\n", out);
-	options_print(opts, 26, out);
-	fputs("\nExit status: 0 PASS, 1 FAIL, 2 PANIC, HANG or BOOT_FAIL, 64 usage,\n"
-	      "65 the log cannot be read, 66 it does not exist.\n", out);
-}
+static const struct opt_usage usage = {
+	"usage: bootrig judge CONSOLE_LOG [--format text|json] [--max-bytes N]\n",
+	"Judges a saved console log as `bootrig run` judges a boot: the verdict,\n"
+	"the stages reached (with times from a console.tlog or printk stamps) and\n"
+	"every kernel report found (kind, syzbot-style title, excerpt).\n",
+	"Exit status: 0 PASS, 1 FAIL, 2 PANIC, HANG or BOOT_FAIL, 64 usage,\n"
+	"65 the log cannot be read, 66 it does not exist.\n",
+};
 
 /* The first lines of an event's excerpt, indented. */
 static void print_excerpt(const char *excerpt)
@@ -122,26 +115,18 @@ static void null_times(json_object *res)
 
 int cmd_judge(int argc, char **argv)
 {
-	struct judge_args a = { NULL, "text", NULL, false };
+	struct judge_args a = { NULL, "text", NULL };
 	const struct opt opts[] = {
-		{ "format", 'f', OPT_STRING, "text|json", "the report's format (default text)", &a.format },
-		{ "max-bytes", 0, OPT_STRING, "N", "read at most N bytes (K, M, G suffixes; default 4G)",
-		  &a.max_bytes },
-		{ "help", 'h', OPT_FLAG, NULL, "this help", &a.help },
-		{ NULL, 0, 0, NULL, NULL, NULL },
+		OPT_STRING('f', "format", &a.format, "text|json", "the report's format (default text)"),
+		OPT_STRING(0, "max-bytes", &a.max_bytes, "N",
+			   "read at most N bytes (K, M, G suffixes; default 4G)"),
+		OPT_END(),
 	};
-	int rc = options_parse(opts, argc, argv, &a.log, usage_line);
+	int rc = options_parse(opts, argc, argv, &a.log, &usage);
 	if (rc)
 		return rc;
-	if (a.help) {
-		print_help(opts, stdout);
-		return EXIT_PASS;
-	}
-	if (!a.log) {
-		error("judge: which console log?");
-		fputs(usage_line, stderr);
-		return EXIT_USAGE;
-	}
+	if (!a.log)
+		return options_usage_error(&usage, "judge: which console log?");
 	if (strcmp(a.format, "text") && strcmp(a.format, "json")) {
 		error("judge: --format is text or json, not '%s'", a.format);
 		return EXIT_USAGE;
@@ -151,18 +136,15 @@ int cmd_judge(int argc, char **argv)
 		error("judge: --max-bytes is a byte count (like 512M), not '%s'", a.max_bytes);
 		return EXIT_USAGE;
 	}
-	struct judge_limits none = { .silence = 0 };
-	struct judge *j = judge_new(&none);
 	struct judged_log read;
-	if (judgelog_feed(j, a.log, max_bytes, &read) < 0) {
+	struct judge *j = judgelog_judge(a.log, max_bytes, &read);
+	if (!j) {
 		int missing = errno == ENOENT;
 		error("judge: cannot read %s: %s", a.log, strerror(errno));
-		judge_free(j);
 		return missing ? EXIT_NOINPUT : EXIT_DATAERR;
 	}
 	enum time_source src = read.times;
-	double last = read.last_t;
-	enum verdict v = judge_finish(j, last);
+	enum verdict v = judge_finish(j, read.last_t);
 	if (judge_events_not_kept(j))
 		warning("judge: %s: %zu further events not kept (the first %d are listed; the "
 			"verdict counts them all)", a.log, judge_events_not_kept(j), CRASH_MAX_EVENTS);

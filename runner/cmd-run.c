@@ -14,12 +14,14 @@
  * and hands them to runner/matrix.c.
  */
 #include "backend.h"
+#include "board.h"
 #include "build.h"
 #include "builtin.h"
 #include "config.h"
 #include "exitcodes.h"
 #include "kernel.h"
 #include "matrix.h"
+#include "options.h"
 #include "provoke.h"
 #include "sha256.h"
 #include "textsafe.h"
@@ -29,201 +31,138 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* The options: parsed and printed by --help from this one table. */
-static const struct run_option {
-	const char *name;
-	int short_name;
-	const char *arg;
-	const char *help;
-} run_options[] = {
-	{ "kernel", 'k', "KERNEL", "kernel to boot (Image, zImage, bzImage, .deb, build tree); repeatable" },
-	{ "initramfs", 'i', "IMAGE", "boot this initramfs (default: build one per kernel)" },
-	{ "target", 't', "NAME", "machine from the config (default: the kernel arch's first)" },
-	{ "config", 'c', "FILE", "configuration file read after the defaults" },
-	{ "suite", 's', "NAME", "test suite for a built initramfs (default: smoke)" },
-	{ "append", 'a', "ARGS", "extra kernel command-line arguments" },
-	{ "variant", 'V', "NAME=ARGS", "a variant: boots again with ARGS appended; repeatable" },
-	{ "repeat", 'r', "N", "boot each kernel and variant N times (default 1)" },
-	{ "jobs", 'j', "N", "run N boots at once (default 1)" },
-	{ "connect", 'C', "URI", "libvirt URI (default: qemu:///embed, no daemon)" },
-	{ "board", 'b', "NAME", "boot on this board from the config instead of libvirt" },
-	{ "no-wait", 'W', NULL, "refuse a busy board or results directory at once (exit 125), do not wait" },
-	{ "timeout", 'T', "S", "cap every stage and silence timeout at S seconds" },
-	{ "clock", 'L', "wall|icount", "the guest's clock under TCG (default: the target's icount)" },
-	{ "accel", 'A', "auto|kvm|tcg", "accelerator (default: the target's, auto: KVM once a real boot proved it)" },
-	{ "provoke", 'P', "KIND", "a boot whose kernel prints a KIND report (--provoke list); repeatable" },
-	{ "output", 'o', "DIR", "results directory (required)" },
-	{ "help", 'h', NULL, "show this help" },
-};
-
-static void run_usage(FILE *out)
-{
-	fputs("usage: bootrig run --kernel KERNEL [options] -o RESULTS_DIR\n\n"
-	      "Boot each kernel, judge each boot, write RESULTS_DIR/<kernel-id>/<variant>/<n>/.\n"
-	      "Exit status: the worst verdict's (0 PASS, 1 FAIL, 2 PANIC/HANG/BOOT_FAIL,\n"
-	      "125 INFRA_ERROR), 130/143 when interrupted.\n\n", out);
-	for (size_t i = 0; i < ARRAY_SIZE(run_options); i++) {
-		const struct run_option *o = &run_options[i];
-		char left[64];
-		bool has_short = o->short_name == 'o' || o->short_name == 'j' || o->short_name == 'h';
-		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", has_short ? "-" : " ",
-			 has_short ? o->short_name : ' ', has_short ? ", " : "  ", o->name,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
-		fprintf(out, "  %-28s %s\n", left, o->help);
-	}
-}
-
 /* What the command line asked for. */
 struct run_args {
-	const char **kernels;
-	size_t n_kernels;
+	struct opt_list kernels;
 	const char *initramfs, *target, *config, *suite, *append, *connect, *board, *output;
-	char **variants;           /* "NAME=ARGS" */
-	size_t n_variants;
+	struct opt_list variants;  /* "NAME=ARGS" */
 	int repeat, jobs;
 	double timeout;
 	const char *clock;         /* --clock: "wall", "icount" or NULL (the target's) */
 	const char *accel;         /* --accel: "auto", "kvm", "tcg" or NULL (the target's) */
 	bool no_wait;              /* --no-wait: a busy board is refused at once */
-	size_t n_provoke;          /* --provoke: the first n_provoke variants are its (malloc'd) */
+	struct opt_list provokes;  /* --provoke: "KIND=ARGS" (malloc'd), moved to variants */
+	size_t n_provoke;          /* then the variants are these n_provoke, malloc'd */
+	bool provoke_list;         /* --provoke list */
 };
 
-/* --provoke KIND (repeatable): each kind is a variant named KIND whose
- * arguments make init provoke it (provoke.h). "list" prints the kinds. */
-static int take_provoke(struct run_args *a, const char *kind)
+static const struct opt_usage usage = {
+	"usage: bootrig run --kernel KERNEL [options] -o RESULTS_DIR\n",
+	"Boot each kernel, judge each boot, write RESULTS_DIR/<kernel-id>/<variant>/<n>/.\n"
+	"Exit status: the worst verdict's (0 PASS, 1 FAIL, 2 PANIC/HANG/BOOT_FAIL,\n"
+	"125 INFRA_ERROR), 130/143 when interrupted.\n",
+	NULL,
+};
+
+/* --provoke KIND (repeatable): each kind becomes a variant named KIND whose
+ * arguments make init provoke it (provoke.h), kept in a->provokes
+ * (malloc'd); "list" prints the kinds (parse_run_args()). */
+static int take_provoke(const struct opt *o, const char *kind)
 {
+	struct run_args *a = o->value;
+	if (!strcmp(kind, "list")) {
+		a->provoke_list = true;
+		return 0;
+	}
 	char *append = provoke_append(kind);
 	if (!append) {
-		bool list = !strcmp(kind, "list");
-		if (!list)
-			error("--provoke: unknown kind '%s'", kind);
-		fprintf(list ? stdout : stderr, "--provoke kinds: %s\n", provoke_kinds());
-		return list ? -1 : EXIT_USAGE;
+		error("--provoke: unknown kind '%s'", kind);
+		fprintf(stderr, "--provoke kinds: %s\n", provoke_kinds());
+		return -1;
 	}
-	if (a->n_variants > a->n_provoke)
-		return free(append), error("--provoke and --variant cannot be used together"), EXIT_USAGE;
-	a->variants = xrealloc(a->variants, (a->n_variants + 1) * sizeof(*a->variants));
-	a->variants[a->n_variants++] = xasprintf("%s=%s", kind, append);
-	a->n_provoke++;
+	opt_list_add(&a->provokes, xasprintf("%s=%s", kind, append));
 	free(append);
 	return 0;
 }
 
-/* A positive integer option; -1 when it is not one. */
-static int parse_count(const char *s)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	return errno || *end || v < 1 || v > 100000 ? -1 : (int)v;
-}
-
-static bool valid_variant(const char *v)
+/* --variant NAME=ARGS, NAME in [A-Za-z0-9_.-] and not . or .. */
+static int take_variant(const struct opt *o, const char *v)
 {
 	const char *eq = strchr(v, '=');
-	if (!eq || eq == v)
-		return false;
-	for (const char *p = v; p < eq; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p))
-			return false;
-	return strncmp(v, ".=", 2) && strncmp(v, "..=", 3);
+	bool ok = eq && eq != v && strncmp(v, ".=", 2) && strncmp(v, "..=", 3);
+	for (const char *p = v; ok && p < eq; p++)
+		ok = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p);
+	if (!ok)
+		return error("--variant wants NAME=ARGS with NAME in [A-Za-z0-9_.-]: '%s'", v);
+	opt_list_add(o->value, v);
+	return 0;
 }
 
-/* Handles one parsed option; 0, or EXIT_USAGE with the error printed. */
-static int take_option(struct run_args *a, int c, const char *arg)
+/* --clock wall|icount */
+static int take_clock(const struct opt *o, const char *v)
 {
-	switch (c) {
-	case 'k':
-		a->kernels = xrealloc(a->kernels, (a->n_kernels + 1) * sizeof(*a->kernels));
-		a->kernels[a->n_kernels++] = arg;
-		return 0;
-	case 'i': a->initramfs = arg; return 0;
-	case 't': a->target = arg; return 0;
-	case 'c': a->config = arg; return 0;
-	case 's': a->suite = arg; return 0;
-	case 'a': a->append = arg; return 0;
-	case 'C': a->connect = arg; return 0;
-	case 'b': a->board = arg; return 0;
-	case 'W': a->no_wait = true; return 0;
-	case 'o': a->output = arg; return 0;
-	case 'P': return take_provoke(a, arg);
-	case 'V':
-		if (a->n_provoke)
-			return error("--provoke and --variant cannot be used together"), EXIT_USAGE;
-		if (!valid_variant(arg))
-			return error("--variant wants NAME=ARGS with NAME in [A-Za-z0-9_.-]: '%s'", arg),
-			       EXIT_USAGE;
-		a->variants = xrealloc(a->variants, (a->n_variants + 1) * sizeof(*a->variants));
-		a->variants[a->n_variants++] = (char *)arg;
-		return 0;
-	case 'r':
-		if ((a->repeat = parse_count(arg)) < 0)
-			return error("--repeat wants a positive number: '%s'", arg), EXIT_USAGE;
-		return 0;
-	case 'j':
-		if ((a->jobs = parse_count(arg)) < 0)
-			return error("-j wants a positive number: '%s'", arg), EXIT_USAGE;
-		return 0;
-	case 'L':
-		if (strcmp(arg, "wall") && strcmp(arg, "icount"))
-			return error("--clock wants wall or icount: '%s'", arg), EXIT_USAGE;
-		a->clock = arg;
-		return 0;
-	case 'A':
-		if (strcmp(arg, "auto") && strcmp(arg, "kvm") && strcmp(arg, "tcg"))
-			return error("--accel wants auto, kvm or tcg: '%s'", arg), EXIT_USAGE;
-		a->accel = arg;
-		return 0;
-	case 'T': {
-		char *end;
-		a->timeout = strtod(arg, &end);
-		if (*end || !(a->timeout > 0))
-			return error("--timeout wants seconds > 0: '%s'", arg), EXIT_USAGE;
-		return 0;
-	}
-	}
-	return EXIT_USAGE;
+	if (strcmp(v, "wall") && strcmp(v, "icount"))
+		return error("--clock wants wall or icount: '%s'", v);
+	*(const char **)o->value = v;
+	return 0;
 }
 
-/* Parses argv into a; 0, -1 after --help, or EXIT_USAGE. */
+/* --accel auto|kvm|tcg */
+static int take_accel(const struct opt *o, const char *v)
+{
+	if (strcmp(v, "auto") && strcmp(v, "kvm") && strcmp(v, "tcg"))
+		return error("--accel wants auto, kvm or tcg: '%s'", v);
+	*(const char **)o->value = v;
+	return 0;
+}
+
+/* --timeout S: seconds > 0 */
+static int take_timeout(const struct opt *o, const char *v)
+{
+	char *end;
+	double *t = o->value;
+	*t = strtod(v, &end);
+	if (end == v || *end || !(*t > 0))
+		return error("--timeout wants seconds > 0: '%s'", v);
+	return 0;
+}
+
+/* Parses argv into a; 0, -1 after --provoke list, or EXIT_USAGE (--help exits). */
 static int parse_run_args(int argc, char **argv, struct run_args *a)
 {
-	struct option longopts[ARRAY_SIZE(run_options) + 1];
-	char shortopts[3 * ARRAY_SIZE(run_options) + 2] = "+";
-	for (size_t i = 0; i < ARRAY_SIZE(run_options); i++) {
-		const struct run_option *o = &run_options[i];
-		longopts[i] = (struct option){ o->name, o->arg ? required_argument : no_argument,
-					       NULL, o->short_name };
-		char s[3] = { (char)o->short_name, o->arg ? ':' : '\0', '\0' };
-		strcat(shortopts, s);
+	/* The options: parsed and printed by --help from this one table. */
+	const struct opt opts[] = {
+		OPT_REPEAT('k', "kernel", &a->kernels, "KERNEL", "kernel to boot (Image, zImage, bzImage, .deb, build tree); repeatable"),
+		OPT_STRING('i', "initramfs", &a->initramfs, "IMAGE", "boot this initramfs (default: build one per kernel)"),
+		OPT_STRING('t', "target", &a->target, "NAME", "machine from the config (default: the kernel arch's first)"),
+		OPT_STRING('c', "config", &a->config, "FILE", "configuration file read after the defaults"),
+		OPT_STRING('s', "suite", &a->suite, "NAME", "test suite for a built initramfs (default: " CONFIG_DEFAULT_SUITE ")"),
+		OPT_STRING('a', "append", &a->append, "ARGS", "extra kernel command-line arguments"),
+		OPT_CALLBACK('V', "variant", &a->variants, "NAME=ARGS", "a variant: boots again with ARGS appended; repeatable", take_variant),
+		OPT_INT('r', "repeat", &a->repeat, "N", "boot each kernel and variant N times (default 1)", 1, 100000),
+		OPT_INT('j', "jobs", &a->jobs, "N", "run N boots at once (default 1)", 1, 100000),
+		OPT_STRING('C', "connect", &a->connect, "URI", "libvirt URI (default: qemu:///embed, no daemon)"),
+		OPT_STRING('b', "board", &a->board, "NAME", "boot on this board from the config instead of libvirt"),
+		OPT_FLAG('W', "no-wait", &a->no_wait, "refuse a busy board or results directory at once (exit 125), do not wait"),
+		OPT_CALLBACK('T', "timeout", &a->timeout, "S", "cap every stage and silence timeout at S seconds", take_timeout),
+		OPT_CALLBACK('L', "clock", &a->clock, "wall|icount", "the guest's clock under TCG (default: the target's icount)", take_clock),
+		OPT_CALLBACK('A', "accel", &a->accel, "auto|kvm|tcg", "accelerator (default: the target's, auto: KVM once a real boot proved it)", take_accel),
+		OPT_CALLBACK('P', "provoke", a, "KIND", "a boot whose kernel prints a KIND report (--provoke list); repeatable", take_provoke),
+		OPT_STRING('o', "output", &a->output, "DIR", "results directory (required)"),
+		OPT_END(),
+	};
+	int rc = options_parse(opts, argc, argv, NULL, &usage);
+	if (!rc && a->provokes.n && a->variants.n)
+		rc = (error("--provoke and --variant cannot be used together"), EXIT_USAGE);
+	if (a->provokes.n) {       /* the variants are the kinds' (release_run_state()) */
+		free(a->variants.v);
+		a->variants = a->provokes;
+		a->n_provoke = a->provokes.n;
+		a->provokes = (struct opt_list){ NULL, 0 };
 	}
-	memset(&longopts[ARRAY_SIZE(run_options)], 0, sizeof(struct option));
-	optind = 1;
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (c == 'h') {
-			run_usage(stdout);
-			return -1;
-		}
-		if (c == '?' || c == ':') {
-			error("run: bad option '%s' (see bootrig run --help)", argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-		int rc = take_option(a, c, optarg);
-		if (rc)
-			return rc;
+	if (rc)
+		return rc;
+	if (a->provoke_list) {
+		printf("--provoke kinds: %s\n", provoke_kinds());
+		return -1;
 	}
-	if (optind < argc)
-		return error("run: unexpected argument '%s'", argv[optind]), EXIT_USAGE;
-	if (!a->n_kernels)
+	if (!a->kernels.n)
 		return error("run: --kernel is required"), EXIT_USAGE;
 	if (!a->output)
 		return error("run: -o RESULTS_DIR is required"), EXIT_USAGE;
@@ -250,26 +189,6 @@ struct run_state {
 	char **images;                    /* per kernel: absolute image paths */
 	struct run_plan plan;
 };
-
-/* The kernel's machine: --target, else its arch's first target. */
-static int pick_target(struct run_state *rs, const struct kernel *k, const struct target **out)
-{
-	const char *arch = kernel_arch_name(k->arch);
-	if (rs->args.target) {
-		*out = config_find_target(&rs->cfg, rs->args.target);
-		if (!*out)
-			return error("no target '%s' in the configuration", rs->args.target), EXIT_USAGE;
-		if (strcmp((*out)->arch, arch))
-			return error("target '%s' is for %s kernels; %s is %s", rs->args.target,
-				     (*out)->arch, k->input, arch), EXIT_USAGE;
-		return 0;
-	}
-	*out = config_target_for_arch(&rs->cfg, arch);
-	if (!*out)
-		return error("no target for %s kernels in the configuration (%s)", arch, k->input),
-		       EXIT_CONFIG;
-	return 0;
-}
 
 /*
  * keep_image: the image just built at tmp (with its manifest tmp.json)
@@ -299,7 +218,7 @@ static char *keep_image(const char *dir, const char *tmp, const char *sha)
 /* Builds RESULTS_DIR/<kernel-id>/initramfs.img for kernel i (keep_image()). */
 static int build_for_kernel(struct run_state *rs, size_t i)
 {
-	const char *suite_name = rs->args.suite ? rs->args.suite : "smoke";
+	const char *suite_name = rs->args.suite ? rs->args.suite : CONFIG_DEFAULT_SUITE;
 	const struct suite *suite = config_find_suite(&rs->cfg, suite_name);
 	if (!suite)
 		return error("no suite '%s' in the configuration", suite_name), EXIT_USAGE;
@@ -382,19 +301,21 @@ static int load_inputs(struct run_state *rs)
 	rs->cfg_loaded = true;
 	if (rs->args.board && !config_find_board(&rs->cfg, rs->args.board, NULL))
 		return error("no board '%s' in the configuration", rs->args.board), EXIT_USAGE;
-	if (rs->args.board && board_config_check &&
-	    (rc = board_config_check(&rs->cfg, rs->args.board)))
+	if (rs->args.board && (rc = board_config_check(&rs->cfg, rs->args.board)))
 		return rc;
-	rs->n_kernels = rs->args.n_kernels;
+	rs->n_kernels = rs->args.kernels.n;
 	rs->kernels = xcalloc(rs->n_kernels, sizeof(*rs->kernels));
 	rs->targets = xcalloc(rs->n_kernels, sizeof(*rs->targets));
 	rs->initrds = xcalloc(rs->n_kernels, sizeof(*rs->initrds));
 	rs->images = xcalloc(rs->n_kernels, sizeof(*rs->images));
 	rs->initrd_sha = xcalloc(rs->n_kernels, sizeof(*rs->initrd_sha));
 	for (size_t i = 0; i < rs->n_kernels; i++) {
-		if ((rc = kernel_open(rs->args.kernels[i], &rs->kernels[i])))
+		if ((rc = kernel_open(rs->args.kernels.v[i], &rs->kernels[i])))
 			return rc;
-		if ((rc = pick_target(rs, &rs->kernels[i], &rs->targets[i])))
+		rs->targets[i] = config_pick_target(&rs->cfg, rs->args.target,
+						    kernel_arch_name(rs->kernels[i].arch),
+						    rs->kernels[i].input, &rc);
+		if (rc)
 			return rc;
 		/* libvirt wants absolute paths: QEMU does not share our cwd */
 		rs->images[i] = realpath(rs->kernels[i].image, NULL);
@@ -445,10 +366,10 @@ static size_t cmdline_limit(const char *arch)
  * boot, silently cut). */
 static int check_cmdlines(const struct run_state *rs)
 {
-	size_t n_var = rs->args.n_variants ? rs->args.n_variants : 1;
+	size_t n_var = rs->args.variants.n ? rs->args.variants.n : 1;
 	for (size_t k = 0; k < rs->n_kernels; k++) {
 		for (size_t v = 0; v < n_var; v++) {
-			const char *spec = rs->args.n_variants ? rs->args.variants[v] : NULL;
+			const char *spec = rs->args.variants.n ? rs->args.variants.v[v] : NULL;
 			const char *eq = spec ? strchr(spec, '=') : NULL;
 			char *line = make_cmdline(rs->targets[k], rs->args.append, eq ? eq + 1 : NULL);
 			size_t len = strlen(line), max = cmdline_limit(rs->targets[k]->arch);
@@ -485,9 +406,6 @@ static void job_limits(const struct run_state *rs, const struct target *t, struc
 		l->silence = cap;
 }
 
-/* The default benchmark clock when the target has none (config.c's). */
-#define FALLBACK_ICOUNT "shift=3,sleep=off"
-
 /* The boot's clock: --clock wall: none; --clock icount: the target's
  * options (or the default when the target turned them off), TCG forced;
  * else the target's setting ("" = the wall clock). */
@@ -498,7 +416,7 @@ static void job_clock(const struct run_state *rs, const struct target *t, struct
 	if (clock && !strcmp(clock, "wall"))
 		job->icount = NULL;
 	else if (clock)
-		job->icount = has ? t->icount : FALLBACK_ICOUNT;
+		job->icount = has ? t->icount : CONFIG_DEFAULT_ICOUNT;
 	else
 		job->icount = has ? t->icount : NULL;
 	job->icount_forced = clock && !strcmp(clock, "icount");
@@ -536,21 +454,21 @@ static int highest_boot(const char *dir)
  */
 static void make_jobs(struct run_state *rs)
 {
-	size_t n_var = rs->args.n_variants ? rs->args.n_variants : 1;
+	size_t n_var = rs->args.variants.n ? rs->args.variants.n : 1;
 	int repeat = rs->args.repeat > 0 ? rs->args.repeat : 1;
 	rs->plan.n_jobs = rs->n_kernels * n_var * (size_t)repeat;
 	rs->plan.jobs = xcalloc(rs->plan.n_jobs, sizeof(*rs->plan.jobs));
 	struct boot_job *job = rs->plan.jobs;
 	rs->variant_names = xcalloc(n_var, sizeof(*rs->variant_names));
-	for (size_t v = 0; v < rs->args.n_variants; v++) {
-		char *spec = rs->args.variants[v];
+	for (size_t v = 0; v < rs->args.variants.n; v++) {
+		char *spec = rs->args.variants.v[v];
 		rs->variant_names[v] = xasprintf("%.*s", (int)(strchr(spec, '=') - spec), spec);
 	}
 	int *base = xcalloc(rs->n_kernels * n_var, sizeof(*base));
 	for (size_t k = 0; k < rs->n_kernels; k++) {
 		for (size_t v = 0; v < n_var; v++) {
 			char *vdir = xasprintf("%s/%s/%s", rs->args.output, rs->kernels[k].id,
-					       rs->args.n_variants ? rs->variant_names[v] : "default");
+					       rs->args.variants.n ? rs->variant_names[v] : "default");
 			base[k * n_var + v] = highest_boot(vdir);
 			free(vdir);
 		}
@@ -558,7 +476,7 @@ static void make_jobs(struct run_state *rs)
 	for (int n = 1; n <= repeat; n++) {
 		for (size_t k = 0; k < rs->n_kernels; k++) {
 			for (size_t v = 0; v < n_var; v++, job++) {
-				char *spec = rs->args.n_variants ? rs->args.variants[v] : NULL;
+				char *spec = rs->args.variants.n ? rs->args.variants.v[v] : NULL;
 				char *eq = spec ? strchr(spec, '=') : NULL;
 				const char *name = spec ? rs->variant_names[v] : "default";
 				const struct kernel *kern = &rs->kernels[k];
@@ -600,7 +518,7 @@ static void release_run_state(struct run_state *rs)
 		free(rs->initrds ? rs->initrds[i] : NULL);
 		free(rs->images ? rs->images[i] : NULL);
 	}
-	for (size_t v = 0; rs->variant_names && v < rs->args.n_variants; v++)
+	for (size_t v = 0; rs->variant_names && v < rs->args.variants.n; v++)
 		free(rs->variant_names[v]);
 	free(rs->variant_names);
 	free(rs->kernels), free(rs->targets), free(rs->initrds), free(rs->images);
@@ -608,8 +526,8 @@ static void release_run_state(struct run_state *rs)
 	if (rs->cfg_loaded)
 		config_release(&rs->cfg);
 	for (size_t v = 0; v < rs->args.n_provoke; v++)
-		free(rs->args.variants[v]);
-	free(rs->args.kernels), free(rs->args.variants);
+		free(rs->args.variants.v[v]);
+	free(rs->args.kernels.v), free(rs->args.variants.v);
 }
 
 /*
@@ -644,48 +562,9 @@ static int lock_results(const char *dir, bool no_wait)
 	return rc;    /* on success fd stays open, and locked, until exit */
 }
 
-/* The backend: a board's, or libvirt. NULL when --board has none built in. */
-static struct backend *pick_backend(const struct run_args *a)
-{
-	if (!a->board)
-		return backend_libvirt_new();
-	if (!backend_board_new) {
-		error("--board: this bootrig was built without the board backend");
-		return NULL;
-	}
-	return backend_board_new();
-}
-
-/*
- * libvirt reads where its log goes (LIBVIRT_LOG_OUTPUTS) once, when it is
- * initialized, and libguestfs (linked in for SD images) initializes it
- * before main(). Without this, libvirt's own warnings and errors (a
- * "tainted" note, a lookup of a domain that just ended) land on stderr
- * between ours. So the first time, the variable is set and bootrig execs
- * itself again; every failure is still reported by us, and libvirt's log
- * is in the cache (libvirt.log). argv is cmd_run's: argv[-1] is the
- * program's own argv[0] (lib/bootrig.c passes argv + 1).
- */
-static void route_libvirt_log(int argc, char **argv)
-{
-	if (getenv("LIBVIRT_LOG_OUTPUTS") || getenv("BOOTRIG_NO_REEXEC"))
-		return;
-	if (mkdir_p(bootrig_cache_dir(), 0755) < 0)
-		return;
-	char *log = xasprintf("3:file:%s/libvirt.log", bootrig_cache_dir());
-	setenv("LIBVIRT_LOG_OUTPUTS", log, 1);
-	free(log);
-	char **again = xcalloc((size_t)argc + 2, sizeof(*again));
-	again[0] = argv[-1];
-	for (int i = 0; i < argc; i++)
-		again[i + 1] = argv[i];
-	execv("/proc/self/exe", again);
-	free(again);    /* exec failed: go on with libvirt's default log */
-}
-
 int cmd_run(int argc, char **argv)
 {
-	route_libvirt_log(argc, argv);
+	backend_route_libvirt_log(argc, argv);
 	struct run_state rs;
 	memset(&rs, 0, sizeof(rs));
 	int rc = parse_run_args(argc, argv, &rs.args);
@@ -712,10 +591,9 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!(rc = load_inputs(&rs)) && !(rc = check_cmdlines(&rs))) {
 		make_jobs(&rs);
-		rs.plan.backend = pick_backend(&rs.args);
+		rs.plan.backend = backend_new(rs.args.board);
 		rs.plan.where = rs.args.board ? rs.args.board : rs.args.connect;
-		if (rs.plan.backend)
-			rs.plan.backend->no_wait = rs.args.no_wait;
+		rs.plan.backend->no_wait = rs.args.no_wait;
 		rs.plan.cfg = &rs.cfg;
 		rs.plan.parallel = rs.args.jobs > 0 ? rs.args.jobs : 1;
 		if (rs.args.board && rs.plan.parallel > 1) {
@@ -723,7 +601,7 @@ int cmd_run(int argc, char **argv)
 				rs.plan.parallel);
 			rs.plan.parallel = 1;
 		}
-		rc = rs.plan.backend ? matrix_run(&rs.plan) : EXIT_USAGE;
+		rc = matrix_run(&rs.plan);
 	}
 	release_run_state(&rs);
 	return rc;

@@ -13,6 +13,7 @@
  *      looks for (the quick rejection); most lines end there.
  */
 #include "crash.h"
+#include "console.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -121,83 +122,6 @@ bool needle_set_search(const struct needle_set *set, const char *s, size_t n)
 			return true;
 	}
 	return false;
-}
-
-/* Skips "[  12.345678]"-style brackets holding a time; *ts gets it. */
-static size_t skip_time_bracket(const char *s, size_t n, double *ts)
-{
-	size_t i = 1;
-	if (n < 3 || s[0] != '[')
-		return 0;
-	while (i < n && s[i] == ' ')
-		i++;
-	size_t digits = i;
-	while (i < n && isdigit((unsigned char)s[i]))
-		i++;
-	if (i == digits || i >= n || s[i] != '.')
-		return 0;
-	i++;
-	while (i < n && isdigit((unsigned char)s[i]))
-		i++;
-	if (i >= n || s[i] != ']')
-		return 0;
-	if (ts) {
-		char buf[32];
-		size_t len = i - 1 < sizeof(buf) - 1 ? i - 1 : sizeof(buf) - 1;
-		memcpy(buf, s + 1, len);
-		buf[len] = '\0';
-		*ts = strtod(buf, NULL);
-	}
-	return i + 1;
-}
-
-/* Skips a printk caller id "[    T1]" or "[  C0]". */
-static size_t skip_caller_bracket(const char *s, size_t n)
-{
-	size_t i = 1;
-	if (n < 3 || s[0] != '[')
-		return 0;
-	while (i < n && s[i] == ' ')
-		i++;
-	if (i >= n || (s[i] != 'T' && s[i] != 'C'))
-		return 0;
-	i++;
-	size_t digits = i;
-	while (i < n && isdigit((unsigned char)s[i]))
-		i++;
-	if (i == digits || i >= n || s[i] != ']')
-		return 0;
-	return i + 1;
-}
-
-const char *crash_strip_prefix(const char *line, size_t *len, double *ts)
-{
-	const char *s = line;
-	size_t n = *len, k;
-	if (ts)
-		*ts = -1;
-	if (n >= 3 && s[0] == '<' && isdigit((unsigned char)s[1])) {
-		for (k = 1; k < n && isdigit((unsigned char)s[k]); k++)
-			;
-		if (k < n && s[k] == '>') {
-			s += k + 1;
-			n -= k + 1;
-		}
-	}
-	k = skip_time_bracket(s, n, ts);
-	if (k) {
-		s += k;
-		n -= k;
-		k = skip_caller_bracket(s, n);
-		s += k;
-		n -= k;
-		if (n && *s == ' ') {
-			s++;
-			n--;
-		}
-	}
-	*len = n;
-	return s;
 }
 
 /* Can c be part of a C symbol as the kernel prints it (".isra.0" included)? */
@@ -406,7 +330,7 @@ static const char *const skip_usercopy[] = { "usercopy", "__check", "check_heap_
  */
 static const struct header headers[] = {
 	/* kernel/panic.c: panic() */
-	{ "Kernel panic - not syncing", false, CRASH_PANIC, true, ST_PANIC, NULL, 0, NULL, NULL, false },
+	{ CONSOLE_PANIC, false, CRASH_PANIC, true, ST_PANIC, NULL, 0, NULL, NULL, false },
 	/* mm/kasan/report.c */
 	{ "BUG: KASAN: ", false, CRASH_KASAN, false, ST_SANITIZER, "KASAN", 0, NULL, NULL, false },
 	/* mm/kfence/report.c */
@@ -1010,7 +934,7 @@ static char *lead_title(const struct report *r, const char *title)
  * titles it: a few messages lose their variable tail or name a function. */
 static const char *panic_message(const char *text)
 {
-	static const char head[] = "Kernel panic - not syncing";
+	static const char head[] = CONSOLE_PANIC;
 	const char *msg = strstr(text, head) + strlen(head);
 	if (*msg == ':')
 		msg++;
@@ -1394,20 +1318,16 @@ static void index_headers(void)
 
 /* The progress messages (crash_line_progress()), anywhere in a line. */
 static const char *const banner_needles[] = { "Booting Linux on physical CPU", NULL };
-static const char *const poweroff_needles[] = {
-	"reboot: Power down", "reboot: System halted", "System halted.",
-	"reboot: machine stopped", "Power down", "reboot: Restarting system", NULL,
-};
 
 /* What a stripped line says of the boot's progress (the banner first). */
 static enum crash_progress progress_of(const char *s, size_t n)
 {
-	if (starts(s, n, "Linux version "))
+	if (starts(s, n, CONSOLE_BANNER))
 		return CRASH_PROGRESS_BANNER;
 	for (const char *const *p = banner_needles; *p; p++)
 		if (find(s, n, *p))
 			return CRASH_PROGRESS_BANNER;
-	for (const char *const *p = poweroff_needles; *p; p++)
+	for (const char *const *p = console_stop_needles; *p; p++)
 		if (find(s, n, *p))
 			return CRASH_PROGRESS_POWEROFF;
 	return CRASH_PROGRESS_NONE;
@@ -1451,7 +1371,7 @@ static void index_needles(void)
 		push_needle(needles, &n, *f);
 	for (const char *const *p = banner_needles; *p; p++)
 		push_needle(needles, &n, *p);
-	for (const char *const *p = poweroff_needles; *p; p++)
+	for (const char *const *p = console_stop_needles; *p; p++)
 		push_needle(needles, &n, *p);
 	needle_set_init(&anywhere_needles, needles, n);
 }
@@ -1471,7 +1391,7 @@ static bool starts_special(const char *s, size_t n)
 	case '-':
 		return is_rule_line(s, n);
 	case 'L':
-		return starts(s, n, "Linux version ");
+		return starts(s, n, CONSOLE_BANNER);
 	case 'B':
 		return starts(s, n, "Booting the kernel");
 	case 'O':
@@ -1725,7 +1645,7 @@ static bool firmware_error(const char *s, size_t n)
 static bool banner(struct crash_detector *d, const char *s, size_t n, long lineno, double t)
 {
 	bool early = starts(s, n, "Booting the kernel") || find(s, n, "Booting Linux on physical CPU");
-	if (!early && !starts(s, n, "Linux version "))
+	if (!early && !starts(s, n, CONSOLE_BANNER))
 		return false;
 	close_report(d);
 	if (early) {
@@ -1754,7 +1674,7 @@ static void panic_from_end_marker(struct crash_detector *d, const char *s, size_
 	char *text = xmalloc(len + 1);
 	memcpy(text, from, len);
 	text[len] = '\0';
-	char *title = strstr(text, "Kernel panic - not syncing")
+	char *title = strstr(text, CONSOLE_PANIC)
 		? panic_text_title(panic_message(text), " ]---") : slice(text, " ]---");
 	free(text);
 	d->panic_seen = true;
@@ -1845,7 +1765,7 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 void crash_feed_line(struct crash_detector *d, const char *line, size_t len, long lineno,
 		     double t)
 {
-	const char *s = crash_strip_prefix(line, &len, NULL);
+	const char *s = console_strip_prefix(line, &len, NULL);
 	size_t n = len;
 	if (n > 10 && s[0] == 'k' && starts(s, n, "kmemleak: ") &&
 	    (s[10] == ' ' || starts(s + 10, n - 10, "unreferenced "))) {
@@ -1854,7 +1774,7 @@ void crash_feed_line(struct crash_detector *d, const char *line, size_t len, lon
 	}
 	bool marked = needle_set_search(&anywhere_needles, s, n);       /* the one scan */
 	d->last_line = lineno;
-	d->progress = marked || starts(s, n, "Linux version ") ? progress_of(s, n)
+	d->progress = marked || starts(s, n, CONSOLE_BANNER) ? progress_of(s, n)
 							      : CRASH_PROGRESS_NONE;
 	if (starts(s, n, "@@BR ")) {
 		close_report(d);
@@ -1935,11 +1855,6 @@ void crash_detector_ignore_header(struct crash_detector *d, size_t i)
 		d->ignored[i / 64] |= 1ull << (i % 64);
 }
 
-bool crash_report_open(const struct crash_detector *d)
-{
-	return d->open != NULL;
-}
-
 bool crash_panic_ended(const struct crash_detector *d)
 {
 	return d->panic_ended;
@@ -1948,11 +1863,6 @@ bool crash_panic_ended(const struct crash_detector *d)
 bool crash_panic_seen(const struct crash_detector *d)
 {
 	return d->panic_seen;
-}
-
-int crash_banner_count(const struct crash_detector *d)
-{
-	return d->banners;
 }
 
 enum crash_progress crash_line_progress(const struct crash_detector *d)

@@ -125,9 +125,6 @@ size_t crash_header_count(void);
 const char *crash_header_needle(size_t i);
 void crash_detector_ignore_header(struct crash_detector *d, size_t i);
 
-/* Has a report begun that is not closed yet? */
-bool crash_report_open(const struct crash_detector *d);
-
 /* Was "---[ end Kernel panic" seen (the kernel will do nothing more)? The
  * marker alone, with no panic before it, is a panic event of its own. */
 bool crash_panic_ended(const struct crash_detector *d);
@@ -135,8 +132,6 @@ bool crash_panic_ended(const struct crash_detector *d);
 /* Was a "Kernel panic - not syncing" line seen (older kernels print no end marker)? */
 bool crash_panic_seen(const struct crash_detector *d);
 
-/* How many "Linux version" banners were seen (2+: it rebooted). */
-int crash_banner_count(const struct crash_detector *d);
 
 enum crash_progress {
 	CRASH_PROGRESS_NONE,
@@ -182,12 +177,5 @@ void needle_set_init(struct needle_set *set, const char *const *needles, size_t 
 
 /* Does s[0..n) contain one of the set's strings? */
 bool needle_set_search(const struct needle_set *set, const char *s, size_t n);
-
-/*
- * crash_strip_prefix: the text of a console line after its printk prefixes
- * ("<6>", "[    1.234567] ", "[    T1] "); *len is updated. When ts is
- * not NULL, *ts is the printk time or -1 when the line has none.
- */
-const char *crash_strip_prefix(const char *line, size_t *len, double *ts);
 
 #endif

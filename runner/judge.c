@@ -130,14 +130,6 @@ struct judge {
 	double end_t;
 };
 
-void judge_default_limits(struct judge_limits *limits)
-{
-	const double stage[STAGE_COUNT] = { 30, 120, 120, 600, 10, 10 };
-	memset(limits, 0, sizeof(*limits));
-	memcpy(limits->stage, stage, sizeof(stage));
-	limits->silence = 120;
-}
-
 /* ---------------------------------------------------------- records */
 
 static bool is_expected(const struct judge *j, const struct crash_event *e);
@@ -259,6 +251,38 @@ static void metric_json(struct records_json *out, const struct proto_record *rec
 	if (proto_get(rec, "counters"))
 		add_new(o, "counters", json_cstring_utf8(proto_get(rec, "counters")));
 	json_object_array_add(out->metrics, o);
+}
+
+/* Is kept record k the first ABI record of its ABI? */
+static bool first_of_abi(const struct judge *j, size_t k, const char *abi)
+{
+	for (size_t i = 0; i < k; i++)
+		if (j->kept[i].kind == PROTO_KIND_ABI && proto_get(&j->kept[i], "abi") &&
+		    !strcmp(proto_get(&j->kept[i], "abi"), abi))
+			return false;
+	return true;
+}
+
+bool judge_abi_at(const struct judge *j, size_t i, struct judge_abi *row)
+{
+	size_t seen = 0;
+	for (size_t k = 0; k < j->nkept; k++) {
+		const char *abi = proto_get(&j->kept[k], "abi");
+		if (j->kept[k].kind != PROTO_KIND_ABI || !abi || !first_of_abi(j, k, abi) ||
+		    seen++ != i)
+			continue;
+		row->abi = abi;
+		/* the last record of that ABI decides, as in result.json */
+		for (size_t l = k; l < j->nkept; l++) {
+			const char *same = proto_get(&j->kept[l], "abi");
+			if (j->kept[l].kind == PROTO_KIND_ABI && same && !strcmp(same, abi)) {
+				row->status = field_or_empty(&j->kept[l], "status");
+				row->reason = proto_get(&j->kept[l], "reason");
+			}
+		}
+		return true;
+	}
+	return false;
 }
 
 /* Builds the JSON of every kept record, in the order they came. */
@@ -498,10 +522,7 @@ static void on_problem(void *ctx, const struct proto_problem *p)
 struct judge *judge_new(const struct judge_limits *limits)
 {
 	struct judge *j = xcalloc(1, sizeof(*j));
-	if (limits)
-		j->limits = *limits;
-	else
-		judge_default_limits(&j->limits);
+	j->limits = *limits;
 	j->crash = crash_detector_new();
 	crash_on_dropped(j->crash, on_dropped_event, j);
 	j->decoder = decoder_new(on_record, on_problem, j);
@@ -1243,11 +1264,4 @@ int verdict_severity(enum verdict v)
 		return 5;
 	}
 	return 1;
-}
-
-const char *stage_name(enum stage s)
-{
-	static const char *const names[] = { "firmware", "kernel", "init", "results", "end",
-					     "poweroff" };
-	return (unsigned)s < ARRAY_SIZE(names) ? names[s] : "unknown";
 }

@@ -65,34 +65,13 @@ enum verdict {
 	VERDICT_INFRA_ERROR,
 };
 
-enum stage {
-	STAGE_FIRMWARE,
-	STAGE_KERNEL,
-	STAGE_INIT,
-	STAGE_RESULTS,
-	STAGE_END,
-	STAGE_POWEROFF,
-	STAGE_COUNT,
-};
-
-/*
- * What the judge is told about the target. Seconds; 0 means no limit:
- * stage[s] bounds how long stage s may last. known_issues: title patterns
- * of the target's known issues (see judge_expect_event); the strings are
- * the caller's and must outlive the judge.
- */
-struct judge_limits {
-	double stage[STAGE_COUNT];
-	double silence;
-	char *const *known_issues;
-	size_t n_known_issues;
-};
-
-/* The defaults used when a config sets nothing. */
-void judge_default_limits(struct judge_limits *limits);
+/* enum stage, struct judge_limits, judge_default_limits(), stage_name() */
+#include "stages.h"
 
 struct judge;
 
+/* A judge for one boot under limits (not NULL: judge_default_limits()
+ * gives the defaults; a saved log's judge has none, all zero). */
 struct judge *judge_new(const struct judge_limits *limits);
 void judge_free(struct judge *j);
 
@@ -150,6 +129,18 @@ size_t judge_events_not_kept(const struct judge *j);
 enum stage judge_stage(const struct judge *j);
 
 /*
+ * The ABI table as the guest reported it, typed (result.json's "abis"
+ * without building JSON): row i (from 0) of the ABIs in the order each was
+ * first reported, with its last status ("ok", "unsupported"...) and
+ * reason (NULL: none). False past the last row. The strings are the
+ * guest's, raw, valid until judge_free().
+ */
+struct judge_abi {
+	const char *abi, *status, *reason;
+};
+bool judge_abi_at(const struct judge *j, size_t i, struct judge_abi *row);
+
+/*
  * Adds to obj what RESULTS.md puts in result.json from the console:
  * verdict, exit_code, reason, stages, events, protocol, sysinfo, abis,
  * tests, metrics.
@@ -159,6 +150,5 @@ void judge_to_json(const struct judge *j, struct json_object *obj);
 const char *verdict_name(enum verdict v);       /* "PASS", ... */
 int verdict_exit_code(enum verdict v);          /* as in the contract */
 int verdict_severity(enum verdict v);           /* for "the worst one" */
-const char *stage_name(enum stage s);           /* "firmware", ... */
 
 #endif

@@ -7,6 +7,7 @@
  * STAMP_MAX bytes of a chunk's end waits for the next chunk.
  */
 #include "judgelog.h"
+#include "console.h"
 #include "crash.h"
 #include "judge.h"
 #include "util.h"
@@ -21,32 +22,13 @@
 
 #define STAMP_MAX 64            /* "<6>[01234.567890] [  T1] " and more */
 
-/* "[0001.234567] " at s: the tlog stamp's length and time, 0 when absent. */
-static size_t tlog_stamp(const char *s, size_t n, double *t)
-{
-	size_t i = 1;
-	if (n < 4 || s[0] != '[' || !isdigit((unsigned char)s[1]))
-		return 0;
-	while (i < n && isdigit((unsigned char)s[i]))
-		i++;
-	if (i >= n || s[i] != '.')
-		return 0;
-	i++;
-	while (i < n && isdigit((unsigned char)s[i]))
-		i++;
-	if (i + 1 >= n || s[i] != ']' || s[i + 1] != ' ')
-		return 0;
-	*t = strtod(s + 1, NULL);
-	return i + 2;
-}
-
 /* Is path a console.tlog, by its name or by its first bytes' stamp? */
 static bool is_tlog(const char *path, const char *buf, size_t len)
 {
 	size_t plen = strlen(path);
 	double t;
 	return (plen > 5 && !strcmp(path + plen - 5, ".tlog")) ||
-	       (len && tlog_stamp(buf, len, &t) && buf[1] == '0');
+	       (len && console_tlog_stamp(buf, len, &t) && buf[1] == '0');
 }
 
 /* Reads up to n bytes (fewer only at the end of the file); -1 on error. */
@@ -91,13 +73,13 @@ static size_t feed_chunk(struct feeder *f, const char *buf, size_t len, bool las
 			if (!nl && !last && n < STAMP_MAX)
 				break;          /* wait for the rest of the stamp */
 			if (f->out->times == TIMES_TLOG) {
-				size_t k = tlog_stamp(p, n, &f->out->last_t);
+				size_t k = console_tlog_stamp(p, n, &f->out->last_t);
 				text += k;
 				tn -= k;
 			} else {
 				size_t m = n;
 				double ts;
-				crash_strip_prefix(p, &m, &ts);
+				console_strip_prefix(p, &m, &ts);
 				if (ts >= 0 && ts >= f->out->last_t) {
 					f->out->last_t = ts;
 					f->out->times = TIMES_PRINTK;
@@ -186,4 +168,18 @@ bool judgelog_parse_size(const char *s, uint64_t *out)
 		return false;
 	*out = v;
 	return true;
+}
+
+struct judge *judgelog_judge(const char *path, uint64_t max_bytes, struct judged_log *out)
+{
+	struct judge_limits none = { .silence = 0 };
+	struct judge *j = judge_new(&none);
+	if (judgelog_feed(j, path, max_bytes, out) < 0) {
+		int saved = errno;
+		judge_free(j);
+		errno = saved;
+		return NULL;
+	}
+	judge_finish(j, out->last_t);
+	return j;
 }

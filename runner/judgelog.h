@@ -45,6 +45,15 @@ int judgelog_feed(struct judge *j, const char *path, uint64_t max_bytes,
 		  struct judged_log *out);
 
 /*
+ * judgelog_judge: the one way a saved log is judged (`bootrig judge` and
+ * `bootrig logdiff`): a judge with no limits (a saved log has no clock to
+ * run out), fed the log at path (judgelog_feed()) and finished at its last
+ * line's time. Returns the judge (judge_free() it; judge_finish() again
+ * gives its verdict), or NULL with errno set when the log cannot be read.
+ */
+struct judge *judgelog_judge(const char *path, uint64_t max_bytes, struct judged_log *out);
+
+/*
  * Parses a byte count for --max-bytes: decimal digits with an optional K,
  * M, G or T suffix (powers of 1024), at least 1. False on anything else.
  */

@@ -418,7 +418,7 @@ static void guardian_main(int fd, pid_t owner)
 	for (;;) {
 		ssize_t n = read(fd, &c, 1);
 		if (n == 1)            /* bootrig closed the backend itself: all clear */
-			_exit(0);
+			_exit(EXIT_PASS);
 		if (n == 0 || errno != EINTR)
 			break;
 	}
@@ -427,7 +427,7 @@ static void guardian_main(int fd, pid_t owner)
 	kill_marked(mark);
 	sleep(1);
 	kill_marked(mark);
-	_exit(0);
+	_exit(EXIT_PASS);
 }
 
 /* Starts the guardian; before any thread exists (it forks). */

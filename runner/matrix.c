@@ -305,20 +305,16 @@ static double total_limit(const struct judge_limits *l)
 /* "aarch64=ok arm=ok aarch64_ilp32=unsupported" from the judge's ABI table. */
 static char *abi_summary(const struct judge *j)
 {
-	json_object *o = json_object_new_object();
-	judge_to_json(j, o);
-	json_object *abis;
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_add(&sb, "", 0);
-	if (json_object_object_get_ex(o, "abis", &abis) && json_object_is_type(abis, json_type_object)) {
-		json_object_object_foreach(abis, name, val) {
-			json_object *status;
-			const char *s = json_object_object_get_ex(val, "status", &status)
-				? json_object_get_string(status) : "?";
-			strbuf_addf(&sb, "%s%s=%s", sb.len ? " " : "", name, s);
-		}
+	struct judge_abi row;
+	for (size_t i = 0; judge_abi_at(j, i, &row); i++) {
+		if (sb.len)
+			strbuf_addstr(&sb, " ");
+		strbuf_add_utf8(&sb, row.abi, strlen(row.abi));    /* as result.json has them */
+		strbuf_addstr(&sb, "=");
+		strbuf_add_utf8(&sb, row.status, strlen(row.status));
 	}
-	json_object_put(o);
 	return sb.buf;
 }
 

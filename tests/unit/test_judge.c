@@ -740,20 +740,32 @@ static void test_verdict_helpers(void **state)
 	assert_true(verdict_severity(VERDICT_INFRA_ERROR) > verdict_severity(VERDICT_PASS));
 }
 
-/* The crash detector's printk prefixes: level, time, caller id. */
-static void test_strip_prefix(void **state)
+/* The typed ABI table says what result.json's "abis" says. */
+static void test_abi_table_typed(void **state)
 {
 	(void)state;
-	double ts;
-	size_t n = strlen("<4>[  800.359161][    T1] kernel BUG at fs/inode.c:1763!");
-	const char *s = crash_strip_prefix("<4>[  800.359161][    T1] kernel BUG at fs/inode.c:1763!",
-					   &n, &ts);
-	assert_int_equal(n, strlen("kernel BUG at fs/inode.c:1763!"));
-	assert_memory_equal(s, "kernel BUG", 10);
-	assert_true(ts > 800.35 && ts < 800.36);
-	n = 5;
-	crash_strip_prefix("hello", &n, &ts);
-	assert_true(ts < 0);
+	struct log l = passing_log();
+	struct judge *j = new_judge(60);
+	feed(j, l.sb.buf, 2.0);
+	judge_finish(j, 2.1);
+	struct judge_abi row;
+	assert_true(judge_abi_at(j, 0, &row));
+	assert_string_equal(row.abi, "aarch64");
+	assert_string_equal(row.status, "ok");
+	assert_null(row.reason);
+	assert_true(judge_abi_at(j, 1, &row));
+	assert_string_equal(row.abi, "aarch64_ilp32");
+	assert_string_equal(row.status, "unsupported");
+	assert_string_equal(row.reason, "ENOEXEC");
+	assert_false(judge_abi_at(j, 2, &row));
+	json_object *o = json_object_new_object(), *abis, *v;
+	judge_to_json(j, o);
+	assert_true(json_object_object_get_ex(o, "abis", &abis));
+	assert_int_equal(json_object_object_length(abis), 2);
+	assert_true(json_object_object_get_ex(abis, "aarch64_ilp32", &v));
+	json_object_put(o);
+	judge_free(j);
+	strbuf_release(&l.sb);
 }
 
 /* Not every "Call Trace" is a crash; not every "WARNING:" line is a report. */
@@ -783,6 +795,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pass_whole),
+		cmocka_unit_test(test_abi_table_typed),
 		cmocka_unit_test(test_pass_byte_by_byte),
 		cmocka_unit_test(test_json_contents),
 		cmocka_unit_test(test_fail_test_result),
@@ -804,7 +817,6 @@ int main(void)
 		cmocka_unit_test(test_metric_once_per_run),
 		cmocka_unit_test(test_pieces_across_chunks),
 		cmocka_unit_test(test_verdict_helpers),
-		cmocka_unit_test(test_strip_prefix),
 		cmocka_unit_test(test_noise_is_not_a_crash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,8 @@
 #include "exitcodes.h"
 #include "options.h"
 
+static const struct opt_usage usage = { "usage: cmd\n", "What cmd does.\n", "The end.\n" };
+
 struct args {
 	const char *kernel, *operand;
 	struct opt_list add;
@@ -31,13 +33,13 @@ static int parse(struct args *a, bool with_operand, ...)
 		argv[argc++] = w;
 	va_end(ap);
 	const struct opt opts[] = {
-		{ "kernel", 'k', OPT_STRING, "KERNEL", "the kernel", &a->kernel },
-		{ "add", 0, OPT_REPEAT, "SRC:DEST", "a file", &a->add },
-		{ "flag", 'f', OPT_FLAG, NULL, "a flag", &a->flag },
-		{ NULL, 0, 0, NULL, NULL, NULL },
+		OPT_STRING('k', "kernel", &a->kernel, "KERNEL", "the kernel"),
+		OPT_REPEAT(0, "add", &a->add, "SRC:DEST", "a file"),
+		OPT_FLAG('f', "flag", &a->flag, "a flag"),
+		OPT_END(),
 	};
 	memset(a, 0, sizeof(*a));
-	return options_parse(opts, argc, argv, with_operand ? &a->operand : NULL, "usage: cmd\n");
+	return options_parse(opts, argc, argv, with_operand ? &a->operand : NULL, &usage);
 }
 
 static void test_every_form(void **state)
@@ -79,12 +81,101 @@ static void test_operand(void **state)
 	assert_int_equal(parse(&a, true, "one", "two", NULL), EXIT_USAGE);
 }
 
+/* The typed entries, clusters, attached values, prefixes, operands. */
+struct typed {
+	int n;
+	double x;
+	const char *s;
+	bool f, g;
+	int calls;
+};
+
+static int count_cb(const struct opt *o, const char *v)
+{
+	struct typed *t = o->value;
+	t->calls++;
+	return strcmp(v, "bad") ? 0 : -1;
+}
+
+static int parse_typed(struct typed *t, int *argc, char **argv)
+{
+	const struct opt opts[] = {
+		OPT_INT('n', "number", &t->n, "N", "an int", 1, 10),
+		OPT_NUMBER(0, "ratio", &t->x, "X", "a double", 0, 1),
+		OPT_STRING('s', "string", &t->s, "S", "a string"),
+		OPT_FLAG('f', "flag", &t->f, "a flag"),
+		OPT_FLAG('g', "flag-two", &t->g, "another flag"),
+		OPT_CALLBACK('c', "call", t, "V", "a callback", count_cb),
+		OPT_HIDDEN_STRING(0, "secret", &t->s, "S", "a test-only string"),
+		OPT_END(),
+	};
+	memset(t, 0, sizeof(*t));
+	return options_parse_operands(opts, argc, argv, &usage);
+}
+
+static void test_typed(void **state)
+{
+	(void)state;
+	struct typed t;
+	char *ok[] = { "cmd", "A", "-n3", "--ratio=0.5", "-fgsVAL", "B", "--call", "x", "--", "-n", NULL };
+	int argc = 10;
+	assert_int_equal(parse_typed(&t, &argc, ok), 0);
+	assert_int_equal(t.n, 3);
+	assert_true(t.x == 0.5);
+	assert_true(t.f && t.g);
+	assert_string_equal(t.s, "VAL");
+	assert_int_equal(t.calls, 1);
+	assert_int_equal(argc, 4);    /* A, B and, after --, "-n" */
+	assert_string_equal(ok[1], "A");
+	assert_string_equal(ok[2], "B");
+	assert_string_equal(ok[3], "-n");
+	char *prefix[] = { "cmd", "--num", "10", "--sec=S", NULL };
+	argc = 4;
+	assert_int_equal(parse_typed(&t, &argc, prefix), 0);
+	assert_int_equal(t.n, 10);
+	assert_string_equal(t.s, "S");
+	char *bad[][3] = {
+		{ "cmd", "--number=0" }, { "cmd", "--number=11" }, { "cmd", "-nx" },
+		{ "cmd", "--ratio=1" }, { "cmd", "--ratio=-0.1" }, { "cmd", "--ratio=" },
+		{ "cmd", "--call=bad" }, { "cmd", "--fl" }, { "cmd", "-fx" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		argc = 2;
+		assert_int_equal(parse_typed(&t, &argc, bad[i]), EXIT_USAGE);
+	}
+}
+
+/* A hidden entry is parsed, never printed; every table has -h, --help. */
+static void test_hidden_not_printed(void **state)
+{
+	(void)state;
+	const char *s = NULL;
+	const struct opt opts[] = {
+		OPT_STRING(0, "shown", &s, "S", "a shown string"),
+		OPT_HIDDEN_STRING(0, "secret", &s, "S", "a test-only string"),
+		OPT_END(),
+	};
+	char *buf = NULL;
+	size_t len;
+	FILE *out = open_memstream(&buf, &len);
+	options_help(opts, &usage, out);
+	fclose(out);
+	assert_string_equal(buf, "usage: cmd\n\nWhat cmd does.\n\n"
+			    "      --shown S  a shown string\n"
+			    "  -h, --help     this help\n"
+			    "\nThe end.\n");
+	assert_null(strstr(buf, "secret"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_form),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_operand),
+		cmocka_unit_test(test_typed),
+		cmocka_unit_test(test_hidden_not_printed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,80 @@
+/*
+ * backend.c: making a backend (backend.h): backend_new() picks libvirt or
+ * the boards, and this file is the one place that knows libvirt lives in
+ * the "virt" module (lib/module.h) and where libvirt's own log goes.
+ */
+#include "backend.h"
+#include "module.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/*
+ * The libvirt backend when its module cannot be loaded: open() fails with
+ * the reason, so that the runner records INFRA_ERROR for every boot, as
+ * for a libvirt it cannot reach.
+ */
+static int unloadable_open(struct backend *be, const char *where)
+{
+	(void)where;
+	return error("%s", be->error);
+}
+
+static void unloadable_emergency_stop(struct backend *be)
+{
+	(void)be;       /* it never started anything */
+}
+
+static void unloadable_close(struct backend *be)
+{
+	free(be->where);
+	free(be);
+}
+
+/* A backend named name whose open() fails with reason; the runner calls
+ * nothing but open(), emergency_stop() and close() on it. */
+static struct backend *unloadable_backend(const char *name, const char *reason)
+{
+	struct backend *be = xcalloc(1, sizeof(*be));
+	be->name = name;
+	memcpy(be->error, reason, strnlen(reason, sizeof(be->error) - 1));
+	be->open = unloadable_open;
+	be->emergency_stop = unloadable_emergency_stop;
+	be->close = unloadable_close;
+	return be;
+}
+
+/* The executable's backend_libvirt_new(): the virt module's (runner/libvirt.c,
+ * built as module_backend_libvirt_new), loaded the first time. */
+struct backend *backend_libvirt_new(void)
+{
+	struct backend *(*new_backend)(void) =
+		(struct backend *(*)(void))module_symbol("virt", "module_backend_libvirt_new");
+	if (!new_backend)
+		return unloadable_backend("libvirt", module_error());
+	return new_backend();
+}
+
+struct backend *backend_new(const char *board)
+{
+	return board ? backend_board_new() : backend_libvirt_new();
+}
+
+void backend_route_libvirt_log(int argc, char **argv)
+{
+	if (getenv("LIBVIRT_LOG_OUTPUTS") || getenv("BOOTRIG_NO_REEXEC"))
+		return;
+	if (mkdir_p(bootrig_cache_dir(), 0755) < 0)
+		return;
+	char *log = xasprintf("3:file:%s/libvirt.log", bootrig_cache_dir());
+	setenv("LIBVIRT_LOG_OUTPUTS", log, 1);
+	free(log);
+	char **again = xcalloc((size_t)argc + 2, sizeof(*again));
+	again[0] = argv[-1];
+	for (int i = 0; i < argc; i++)
+		again[i + 1] = argv[i];
+	execv("/proc/self/exe", again);
+	free(again);    /* exec failed: go on with libvirt's default log */
+}
