@@ -51,7 +51,7 @@ static const struct run_option {
 	{ "variant", 'V', "NAME=ARGS", "a variant: boots again with ARGS appended; repeatable" },
 	{ "repeat", 'r', "N", "boot each kernel and variant N times (default 1)" },
 	{ "jobs", 'j', "N", "run N boots at once (default 1)" },
-	{ "connect", 'C', "URI", "libvirt URI (default: qemu:///embed, no daemon)" },
+	{ "connect", 'C', "URI", "libvirt URI (default: the config's hosts, else qemu:///embed, no daemon); repeatable: boots spread over the hosts" },
 	{ "board", 'b', "NAME", "boot on this board from the config instead of libvirt" },
 	{ "no-wait", 'W', NULL, "refuse a busy board or results directory at once (exit 125), do not wait" },
 	{ "timeout", 'T', "S", "cap every stage and silence timeout at S seconds" },
@@ -90,6 +90,8 @@ struct run_args {
 	const char *clock;         /* --clock: "wall", "icount" or NULL (the target's) */
 	const char *accel;         /* --accel: "auto", "kvm", "tcg" or NULL (the target's) */
 	bool no_wait;              /* --no-wait: a busy board is refused at once */
+	const char **connects;     /* every --connect URI, in order */
+	size_t n_connects;
 };
 
 /* A positive integer option; -1 when it is not one. */
@@ -125,7 +127,11 @@ static int take_option(struct run_args *a, int c, const char *arg)
 	case 'c': a->config = arg; return 0;
 	case 's': a->suite = arg; return 0;
 	case 'a': a->append = arg; return 0;
-	case 'C': a->connect = arg; return 0;
+	case 'C':
+		a->connect = arg;
+		a->connects = xrealloc(a->connects, (a->n_connects + 1) * sizeof(*a->connects));
+		a->connects[a->n_connects++] = arg;
+		return 0;
 	case 'b': a->board = arg; return 0;
 	case 'W': a->no_wait = true; return 0;
 	case 'o': a->output = arg; return 0;
@@ -221,6 +227,8 @@ struct run_state {
 	char (*initrd_sha)[65];           /* per kernel: the image's sha256 */
 	char **variant_names;             /* per --variant */
 	char **images;                    /* per kernel: absolute image paths */
+	struct backend_host *hosts;       /* libvirt: the run's hosts, or NULL */
+	size_t n_hosts;
 	struct run_plan plan;
 };
 
@@ -553,6 +561,8 @@ static void make_jobs(struct run_state *rs)
 
 static void release_run_state(struct run_state *rs)
 {
+	free(rs->hosts);
+	free(rs->args.connects);
 	for (size_t i = 0; i < rs->plan.n_jobs; i++)
 		boot_job_release(&rs->plan.jobs[i]);
 	free(rs->plan.jobs);
@@ -602,6 +612,36 @@ static int lock_results(const char *dir, bool no_wait)
 		close(fd);
 	free(path);
 	return rc;    /* on success fd stays open, and locked, until exit */
+}
+
+/*
+ * plan_hosts: the libvirt hosts of the run: two or more --connect URIs
+ * (each named by its URI, one slot), else the config's hosts = ( ... );
+ * else none, and the run has one host: --connect's, or the embedded
+ * driver. Sets rs->hosts; returns their slots' sum (0: no list).
+ */
+static int plan_hosts(struct run_state *rs)
+{
+	const struct run_args *a = &rs->args;
+	size_t n = a->n_connects > 1 ? a->n_connects : a->n_connects ? 0 : rs->cfg.n_hosts;
+	if (!n || a->board)
+		return 0;
+	rs->hosts = xcalloc(n, sizeof(*rs->hosts));
+	rs->n_hosts = n;
+	int slots = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct backend_host *h = &rs->hosts[i];
+		if (a->n_connects) {
+			*h = (struct backend_host){ .name = a->connects[i], .uri = a->connects[i],
+						    .slots = 1 };
+		} else {
+			const struct config_host *c = &rs->cfg.hosts[i];
+			*h = (struct backend_host){ .name = c->name, .uri = c->uri, .slots = c->slots,
+						    .pool_path = c->pool, .pool_max_mb = c->pool_max_mb };
+		}
+		slots += h->slots;
+	}
+	return slots;
 }
 
 /* The backend: a board's, or libvirt. NULL when --board has none built in. */
@@ -677,7 +717,13 @@ int cmd_run(int argc, char **argv)
 		if (rs.plan.backend)
 			rs.plan.backend->no_wait = rs.args.no_wait;
 		rs.plan.cfg = &rs.cfg;
-		rs.plan.parallel = rs.args.jobs > 0 ? rs.args.jobs : 1;
+		int slots = plan_hosts(&rs);
+		if (rs.plan.backend && slots) {
+			rs.plan.backend->hosts = rs.hosts;
+			rs.plan.backend->n_hosts = rs.n_hosts;
+		}
+		/* Many hosts and no -j: as many boots at once as they have slots. */
+		rs.plan.parallel = rs.args.jobs > 0 ? rs.args.jobs : slots > 1 ? slots : 1;
 		if (rs.args.board && rs.plan.parallel > 1) {
 			warning("--board: a board boots one kernel at a time; -j %d ignored",
 				rs.plan.parallel);
