@@ -135,6 +135,10 @@ struct lv_backend {
 	pthread_mutex_t grave_lock;
 	virStreamPtr graveyard[MAX_MACHINES];
 	double buried_at[MAX_MACHINES];
+	/* The sha256 of each file staged, by path and stat data (stage_file()
+	 * hashes a file once a run); under lock. */
+	struct file_sha { char *path, *stamp; char sha[65]; } *shas;
+	size_t n_shas;
 	/* QEMU pids, for emergency_stop() from a signal handler. */
 	volatile sig_atomic_t pids[MAX_MACHINES];
 };
@@ -709,6 +713,35 @@ static int upload_file(struct lv_host *h, virStorageVolPtr vol, const char *path
 	return rc;
 }
 
+/* The sha256 of path into sha[65], hashed once a run while its stat data
+ * stay the same. 0, or -1 (errno set). */
+static int file_sha256(struct lv_backend *lv, const char *path, const struct stat *st, char sha[65])
+{
+	char *stamp = stat_stamp(st);
+	pthread_mutex_lock(&lv->lock);
+	for (size_t i = 0; i < lv->n_shas; i++) {
+		if (!strcmp(lv->shas[i].path, path) && !strcmp(lv->shas[i].stamp, stamp)) {
+			memcpy(sha, lv->shas[i].sha, 65);
+			pthread_mutex_unlock(&lv->lock);
+			free(stamp);
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&lv->lock);
+	if (sha256_file(path, sha) < 0) {
+		free(stamp);
+		return -1;
+	}
+	pthread_mutex_lock(&lv->lock);
+	lv->shas = xrealloc(lv->shas, (lv->n_shas + 1) * sizeof(*lv->shas));
+	struct file_sha *f = &lv->shas[lv->n_shas++];
+	f->path = xstrdup(path);
+	f->stamp = stamp;
+	memcpy(f->sha, sha, 65);
+	pthread_mutex_unlock(&lv->lock);
+	return 0;
+}
+
 /*
  * stage_file: path's volume on h, "<sha256><suffix>": found (complete:
  * its capacity is the file's size and all of it is written; a volume an
@@ -721,7 +754,7 @@ static char *stage_file(struct lv_host *h, const char *path, const char *suffix,
 {
 	char sha[65];
 	struct stat st;
-	if (stat(path, &st) < 0 || sha256_file(path, sha) < 0) {
+	if (stat(path, &st) < 0 || file_sha256(h->lv, path, &st, sha) < 0) {
 		snprintf(why, len, "cannot read %s: %s", path, strerror(errno));
 		return NULL;
 	}
@@ -1773,6 +1806,9 @@ static const char *lv_console_log_file(struct machine *mach)
 	return m ? m->serial_log : NULL;
 }
 
+/* Only the embedded driver's QEMUs are ours to kill; a daemon's domains
+ * were started with autodestroy, so our connection's end (even at a
+ * crash) ends them. */
 static void lv_emergency_stop(struct backend *be)
 {
 	struct lv_backend *lv = be->priv;
@@ -1816,6 +1852,9 @@ static void lv_close(struct backend *be)
 		free(h->staged), free(h->caps), free(h->pool_path), free(h->name), free(h->uri);
 		pthread_mutex_destroy(&h->pool_lock);
 	}
+	for (size_t i = 0; i < lv->n_shas; i++)
+		free(lv->shas[i].path), free(lv->shas[i].stamp);
+	free(lv->shas);
 	pthread_mutex_destroy(&lv->lock);
 	pthread_mutex_destroy(&lv->grave_lock);
 	free(lv->embed_root), free(lv);
