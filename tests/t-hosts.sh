@@ -171,13 +171,19 @@ then ok "an unreachable URI is reported and skipped; the boot PASSes on the othe
 else not_ok "an unreachable URI is reported and skipped" "exit $rc: $(tail -n 4 "$tmp/unreach.err")"; fi
 expect "unreachable: the boot ran on A" "$(result unreach amd64.vmlinuz)" host.uri "$A"
 
+# two_boots NAME: arm64 and amd64 over both hosts, in the background, once
+# both boots run (2 s after both started); sets pid.
+two_boots() {
+	runbg "$1" --kernel "$a64" --kernel "$x86" --connect "$A" --connect "$B" -j 2
+	for _ in $(seq 150); do
+		[ "$(grep -c '\] started$' "$tmp/$1.err")" -ge 2 ] && break
+		sleep 0.2
+	done
+	sleep 2
+}
+
 # --- Ctrl-C mid-run leaves no domain on either host -------------------------
-runbg intr --kernel "$a64" --kernel "$x86" --connect "$A" --connect "$B" -j 2
-for _ in $(seq 150); do
-	[ "$(grep -c '\] started$' "$tmp/intr.err")" -ge 2 ] && break
-	sleep 0.2
-done
-sleep 2
+two_boots intr
 kill -INT "$pid"
 wait "$pid"
 rc=$?
@@ -186,12 +192,7 @@ if [ $rc = 130 ] && [ "$(domains "$A")" = 0 ] && [ "$(domains "$B")" = 0 ]; then
 else not_ok "Ctrl-C mid-run: no domain left" "exit $rc; A: $(domains "$A"), B: $(domains "$B")"; fi
 
 # --- one host's daemon killed mid-run ---------------------------------------
-runbg kill --kernel "$a64" --kernel "$x86" --connect "$A" --connect "$B" -j 2
-for _ in $(seq 150); do
-	[ "$(grep -c '\] started$' "$tmp/kill.err")" -ge 2 ] && break
-	sleep 0.2
-done
-sleep 2
+two_boots kill
 kill -9 "$(cat "$tmp/b/pid")"
 wait "$pid"
 rc=$?
