@@ -1050,7 +1050,9 @@ static int split_machine(const char *spec, char **machine, int *gic, char *why, 
 	if (opts)
 		*opts++ = '\0';
 	*machine = xstrdup(copy);
-	for (char *opt = opts ? strtok(opts, ",") : NULL; opt; opt = strtok(NULL, ",")) {
+	char *save = NULL;   /* strtok_r: prepare() runs in several threads at once */
+	for (char *opt = opts ? strtok_r(opts, ",", &save) : NULL; opt;
+	     opt = strtok_r(NULL, ",", &save)) {
 		if (!strncmp(opt, "gic-version=", 12) && atoi(opt + 12) > 0) {
 			*gic = atoi(opt + 12);
 			continue;
