@@ -253,6 +253,12 @@ static int split_machine(const char *spec, char **machine, int *gic, char *why, 
  */
 static bool host_can_boot(const struct lv_host *h, const struct target *t, char *why, size_t len)
 {
+	if (h->embed) {     /* this machine: the target's own emulator (no caps: see connect_host()) */
+		bool ok = access(t->emulator, X_OK) == 0;
+		if (!ok && why)
+			snprintf(why, len, "no emulator %s", t->emulator);
+		return ok;
+	}
 	const char *end, *g = caps_guest(h, t->qemu_arch, &end);
 	if (!g) {
 		if (why)
@@ -1204,7 +1210,11 @@ static bool embedded_uri(const char *uri)
  * connect_host: opens h's connection (keepalive on a daemon's, so that a
  * host gone silent is noticed), reads its capabilities and versions and
  * watches its domains' events. 0, or -1 with the reason in why: the host
- * is then unreachable and skipped (h->conn NULL).
+ * is then unreachable and skipped (h->conn NULL). The embedded driver is
+ * asked for neither capabilities nor QEMU version: both make it probe every
+ * emulator on the machine (a fresh root: seconds, and QEMU processes that
+ * the sanitizers' leak check at exit trips on); it boots with the target's
+ * own emulator, and its qemu_version stays unknown.
  */
 static int connect_host(struct lv_host *h, char *why, size_t len)
 {
@@ -1218,9 +1228,9 @@ static int connect_host(struct lv_host *h, char *why, size_t len)
 	unsigned long v = 0, lib = 0;
 	if (h->conn && !h->embed && virConnectSetKeepAlive(h->conn, 5, 3) < 0)
 		what = "cannot set keepalive";
-	else if (h->conn && !(h->caps = virConnectGetCapabilities(h->conn)))
+	else if (h->conn && !h->embed && !(h->caps = virConnectGetCapabilities(h->conn)))
 		what = "cannot read its capabilities";
-	else if (h->conn && (virConnectGetVersion(h->conn, &v) < 0 ||
+	else if (h->conn && ((!h->embed && virConnectGetVersion(h->conn, &v) < 0) ||
 			     virConnectGetLibVersion(h->conn, &lib) < 0))
 		what = "cannot read its versions";
 	else if (h->conn && (h->lifecycle_cb = virConnectDomainEventRegisterAny(
@@ -1228,7 +1238,8 @@ static int connect_host(struct lv_host *h, char *why, size_t len)
 				     VIR_DOMAIN_EVENT_CALLBACK(lifecycle_event), h, NULL)) < 0)
 		what = "cannot watch domain events";
 	else if (h->conn) {
-		format_version(v, h->qemu_version, sizeof(h->qemu_version));
+		if (!h->embed)
+			format_version(v, h->qemu_version, sizeof(h->qemu_version));
 		format_version(lib, h->libvirt_version, sizeof(h->libvirt_version));
 		return 0;
 	}
@@ -1397,7 +1408,7 @@ static int lv_prepare(struct backend *be, struct machine *mach, const struct mac
 	mach->host = h->index;
 	mach->host_name = h->name;
 	mach->host_uri = h->uri;
-	mach->host_qemu_version = h->qemu_version;
+	mach->host_qemu_version = *h->qemu_version ? h->qemu_version : NULL;
 	mach->host_libvirt_version = h->libvirt_version;
 	int kvm = choose_accel(h, spec, mach);
 	if (kvm < 0)
