@@ -23,12 +23,15 @@
 
 enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_JUNIT, FORMAT_HTML };
 
+#define BY_HOST_MAX 128
+
 struct compare_args {
 	struct compare_opts opts;
 	struct opt_list globs;
 	enum report_format format;
 	const char *output;
 	bool mixed;                /* --mixed: pool boots run differently */
+	bool by_host;              /* --by-host: compare host by host */
 };
 
 static const struct opt_usage usage = {
@@ -65,6 +68,8 @@ static int parse_args(int *argc, char **argv, struct compare_args *a)
 			   "significance level of Welch's t-test (default 0.01)", 1e-12, 1),
 		OPT_FLAG(0, "mixed", &a->mixed,
 			 "pool boots of one kernel and variant even when their command lines, images or targets differ"),
+		OPT_FLAG(0, "by-host", &a->by_host,
+			 "compare each libvirt host's boots with the same host's on the other side"),
 		OPT_FLAG(0, "logs", &a->opts.logs,
 			 "also compare the console logs (normalized lines one side lacks)"),
 		OPT_CALLBACK(0, "format", &a->format, "FMT", "text (default), json, junit or html",
@@ -109,6 +114,70 @@ static bool want_colour(const struct compare_args *a)
 	return a->format == FORMAT_TEXT && !a->output && isatty(STDOUT_FILENO) && !(nc && *nc);
 }
 
+/* Warns of each side whose boots come from more than one host. */
+static void warn_many_hosts(const struct side *sides, size_t nsides)
+{
+	for (size_t s = 0; s < nsides; s++) {
+		const char *hosts[8];
+		size_t n = side_hosts(&sides[s], hosts, ARRAY_SIZE(hosts));
+		if (n > 1)
+			warning("%s: its boots come from %zu hosts (%s, %s%s): host differences are "
+				"part of the sample; --by-host compares host by host", sides[s].label,
+				n, *hosts[0] ? hosts[0] : "?", *hosts[1] ? hosts[1] : "?",
+				n > 2 ? ", ..." : "");
+	}
+}
+
+/*
+ * compare_by_host: --by-host: for each host of the base side that every
+ * candidate side has too, that host's boots on every side are compared,
+ * the reports one after another, each under a "host NAME" line (text
+ * only). Returns the worst exit code.
+ */
+static int compare_by_host(struct compare_args *a, char **paths, size_t nsides,
+			   const struct side *all)
+{
+	const char *hosts[BY_HOST_MAX];
+	size_t nh = side_hosts(&all[0], hosts, BY_HOST_MAX);
+	int worst = -1;
+	for (size_t h = 0; h < nh; h++) {
+		struct side *sides = xcalloc(nsides, sizeof(*sides));
+		bool everywhere = true;
+		int status = EXIT_PASS;
+		for (size_t s = 0; s < nsides && status == EXIT_PASS; s++) {
+			if (side_load_host(&sides[s], paths[s], a->mixed, hosts[h]) < 0)
+				status = EXIT_DATAERR;
+			else if (!sides[s].nboots)
+				everywhere = false;
+		}
+		if (status == EXIT_PASS && !everywhere)
+			warning("host %s: not on every side: its boots are not compared", hosts[h]);
+		if (status == EXIT_PASS && everywhere) {
+			struct comparison c;
+			compare_sides(&c, sides, nsides, &a->opts);
+			for (size_t i = 0; i < c.nwarnings; i++)
+				warning("host %s: %s", hosts[h], c.warnings[i]);
+			size_t len;
+			char *report = render(&c, a->format, want_colour(a), &len);
+			printf("host %s\n", *hosts[h] ? hosts[h] : "(unnamed)");
+			status = fwrite(report, 1, len, stdout) == len && fflush(stdout) == 0 ?
+				c.exit_code : EXIT_INFRA;
+			free(report);
+			comparison_free(&c);
+			if (worst < 0 || status > worst)
+				worst = status;
+		}
+		for (size_t s = 0; s < nsides; s++)
+			side_free(&sides[s]);
+		free(sides);
+		if (status == EXIT_DATAERR || status == EXIT_INFRA)
+			return status;
+	}
+	if (worst < 0)
+		return error("--by-host: no host has boots on every side"), EXIT_INFRA;
+	return worst;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_args a = { .opts = { .threshold_pct = 5, .alpha = 0.01 } };
@@ -127,7 +196,13 @@ int cmd_compare(int argc, char **argv)
 	for (size_t s = 0; s < nsides && status == EXIT_PASS; s++)
 		if (side_load(&sides[s], argv[first + (int)s], a.mixed) < 0)
 			status = EXIT_DATAERR;
-	if (status == EXIT_PASS) {
+	if (status == EXIT_PASS && a.by_host && (a.format != FORMAT_TEXT || a.output)) {
+		error("--by-host: text reports on stdout only");
+		status = EXIT_USAGE;
+	} else if (status == EXIT_PASS && a.by_host) {
+		status = compare_by_host(&a, argv + first, nsides, sides);
+	} else if (status == EXIT_PASS) {
+		warn_many_hosts(sides, nsides);
 		struct comparison c;
 		compare_sides(&c, sides, nsides, &a.opts);
 		for (size_t i = 0; i < c.nwarnings; i++)

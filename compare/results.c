@@ -280,6 +280,15 @@ static int load_result(struct side *s, const char *path)
 		.target = xstrdup(get_str(root, "target", "")),
 		.image = xstrdup(image_of(root)),
 	};
+	struct json_object *host = NULL;
+	json_object_object_get_ex(root, "host", &host);
+	b->host = xstrdup(host ? get_str(host, "name", "") : "");
+	if (s->only_host && strcmp(b->host, s->only_host)) {   /* another host's boot */
+		free(b->dir), free(b->kernel_id), free(b->variant), free(b->verdict);
+		free(b->reason), free(b->append), free(b->target), free(b->image), free(b->host);
+		json_object_put(root);
+		return 0;
+	}
 	if (b->passed) {
 		s->npass++;
 		add_metrics(s, get_array(root, "metrics"));
@@ -326,7 +335,25 @@ static int check_alike(const struct side *s)
 
 int side_load(struct side *side, const char *path, bool mixed)
 {
-	*side = (struct side){ .label = xstrdup(path) };
+	return side_load_host(side, path, mixed, NULL);
+}
+
+size_t side_hosts(const struct side *side, const char **hosts, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < side->nboots; i++) {
+		size_t k = 0;
+		while (k < n && strcmp(hosts[k], side->boots[i].host))
+			k++;
+		if (k == n && n < max)
+			hosts[n++] = side->boots[i].host;
+	}
+	return n;
+}
+
+int side_load_host(struct side *side, const char *path, bool mixed, const char *host)
+{
+	*side = (struct side){ .label = xstrdup(path), .only_host = host };
 	struct stat st;
 	if (stat(path, &st) < 0)
 		return error("cannot read %s: %s", path, strerror(errno));
@@ -355,7 +382,7 @@ void side_free(struct side *s)
 		struct boot_info *b = &s->boots[i];
 		free(b->dir), free(b->kernel_id), free(b->variant);
 		free(b->verdict), free(b->reason);
-		free(b->append), free(b->image), free(b->target);
+		free(b->append), free(b->image), free(b->target), free(b->host);
 	}
 	for (size_t i = 0; i < s->nmetrics; i++) {
 		struct metric_series *m = &s->metrics[i];

@@ -22,6 +22,8 @@ struct boot_info {
 	char *kernel_id, *variant, *verdict, *reason;
 	char *append, *image, *target;  /* how it was run: command line, initramfs
 					 * sha256 (or path), target ("" if absent) */
+	char *host;             /* the libvirt host that ran it: result.json
+				 * host.name ("" if absent: one host) */
 	int boot;
 	bool passed;            /* verdict PASS */
 };
@@ -46,6 +48,7 @@ struct abi_count {
 
 struct side {
 	char *label;            /* the path as given */
+	const char *only_host;  /* set before side_load_host(): only that host's boots */
 	struct boot_info *boots;
 	size_t nboots, npass, ninfra;
 	struct metric_series *metrics;  /* in order of first appearance */
@@ -68,6 +71,11 @@ struct side {
  * what differs, unless mixed.
  */
 int side_load(struct side *side, const char *path, bool mixed);
+/* As side_load(), keeping only the boots host ran (boot_info .host). */
+int side_load_host(struct side *side, const char *path, bool mixed, const char *host);
+/* The hosts side's boots came from, distinct, in order of first boot
+ * (pointers into side->boots): how many, into hosts[max]. */
+size_t side_hosts(const struct side *side, const char **hosts, size_t max);
 void side_free(struct side *side);
 
 /* The "most common" ABI status of a side: "ok", "unsupported", "error",

@@ -49,7 +49,8 @@ static const char *const timeout_keys[] = {   /* in enum stage order, then silen
 static const char *const suite_keys[] = {
 	"name", "tests", "samples", "repeat", "test_timeout",
 };
-static const char *const top_keys[] = { "targets", "suites", "boards", "files" };
+static const char *const top_keys[] = { "targets", "suites", "boards", "files", "hosts" };
+static const char *const host_keys[] = { "name", "uri", "slots", "pool", "pool_max_mb" };
 
 /* The loaded documents, kept so that board settings stay valid. */
 struct config_docs {
@@ -507,6 +508,56 @@ static int read_files(const config_setting_t *root, struct config *cfg)
 	return 0;
 }
 
+/* ---- hosts ------------------------------------------------------------ */
+
+static void release_hosts(struct config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_hosts; i++)
+		free(cfg->hosts[i].name), free(cfg->hosts[i].uri), free(cfg->hosts[i].pool);
+	free(cfg->hosts);
+	cfg->hosts = NULL;
+	cfg->n_hosts = 0;
+}
+
+/* hosts = ( { name; uri; slots; pool; pool_max_mb; } ): a file's list
+ * replaces an earlier file's. */
+static int read_hosts(const config_setting_t *root, struct config *cfg)
+{
+	config_setting_t *l = config_setting_get_member(root, "hosts");
+	if (!l)
+		return 0;
+	if (config_setting_type(l) != CONFIG_TYPE_LIST)
+		return config_fail(&here, l, "'hosts' must be a list: hosts = ( { name = \"...\"; uri = "
+				   "\"...\"; slots = N; } );");
+	release_hosts(cfg);
+	int n = config_setting_length(l);
+	cfg->hosts = xcalloc((size_t)n + 1, sizeof(*cfg->hosts));
+	for (int i = 0; i < n; i++) {
+		config_setting_t *g = config_setting_get_elem(l, (unsigned)i);
+		const char *name;
+		int rc = group_name(g, "hosts", &name);
+		if (rc)
+			return rc;
+		struct config_host *h = &cfg->hosts[cfg->n_hosts++];
+		h->name = xstrdup(name);
+		h->slots = 1;
+		if ((rc = config_check_keys(&here, g, host_keys, ARRAY_SIZE(host_keys), "a host")) ||
+		    (rc = config_get_string(&here, g, "uri", &h->uri)) || (rc = config_get_string(&here, g, "pool", &h->pool)) ||
+		    (rc = config_get_int(&here, g, "slots", 1, 1024, &h->slots)) ||
+		    (rc = config_get_int(&here, g, "pool_max_mb", 1, 1 << 30, &h->pool_max_mb)))
+			return rc;
+		if (!h->uri || !*h->uri)
+			return config_fail(&here, g, "host '%s' has no 'uri'", h->name);
+		if (h->pool && h->pool[0] != '/')
+			return config_fail(&here, config_setting_get_member(g, "pool"),
+					   "host '%s': 'pool' must be an absolute path", h->name);
+		for (size_t k = 0; k + 1 < cfg->n_hosts; k++)
+			if (!strcmp(cfg->hosts[k].name, h->name))
+				return config_fail(&here, g, "host '%s' is listed twice", h->name);
+	}
+	return 0;
+}
+
 /* ---- loading ---------------------------------------------------------- */
 
 typedef int (*entry_reader)(config_setting_t *g, struct config *cfg);
@@ -565,6 +616,8 @@ static int load_file(const char *path, struct config *cfg)
 		rc = read_list(root, "boards", read_board, cfg);
 	if (!rc)
 		rc = read_files(root, cfg);
+	if (!rc)
+		rc = read_hosts(root, cfg);
 	return rc;
 }
 
@@ -655,6 +708,7 @@ void config_release(struct config *cfg)
 	free(cfg->boards);
 	free(cfg->board_files);
 	free_strings(cfg->files, cfg->n_files);
+	release_hosts(cfg);
 	struct config_docs *docs = cfg->priv;
 	for (size_t i = 0; docs && i < docs->n; i++) {
 		config_destroy(docs->docs[i]);

@@ -23,6 +23,11 @@
  *                 repeat = 1; test_timeout = 120.0; } );
  *   boards  = ( { name = "sim-arm64-tftp"; ... } );   (runner/board*.c reads these)
  *   files   = ( "/path/on/host:/path/in/initramfs" );
+ *   hosts   = ( { name = "arm-box"; uri = "qemu+ssh://arm-box/system"; slots = 4;
+ *                 pool = "/var/lib/bootrig/pool"; pool_max_mb = 4096; } );
+ *             (libvirt hosts for `run` without --connect; a later file's
+ *              list replaces an earlier one's; uri "qemu:///embed" is the
+ *              embedded driver)
  *
  * A board of the same name as an earlier one overrides it field by field
  * too (groups inside merge; inherited fields carry no line of their own).
@@ -96,6 +101,14 @@ struct config {
 	 * any file, in the order read. */
 	char **files;
 	size_t n_files;
+	/* libvirt hosts (hosts = ( ... )), in the order given. */
+	struct config_host {
+		char *name, *uri;
+		int slots;             /* default 1 */
+		char *pool;            /* or NULL: the backend's default */
+		int pool_max_mb;       /* or 0: the backend's default */
+	} *hosts;
+	size_t n_hosts;
 	void *priv;            /* the loaded libconfig documents */
 };
 

@@ -46,6 +46,20 @@ struct config;
 struct target;
 struct backend;
 
+/* The most libvirt hosts one run may use. */
+#define BACKEND_MAX_HOSTS 128
+
+/* One libvirt host of a run (--connect URI, repeatable, or the config's
+ * hosts = ( ... )), set by the runner in be->hosts before open(). */
+struct backend_host {
+	const char *name;            /* short name for messages and result.json */
+	const char *uri;             /* "qemu:///embed": the embedded driver */
+	int slots;                   /* boots at once on it (>= 1) */
+	const char *pool_path;       /* its storage pool's directory, or NULL:
+				      * /var/lib/bootrig/pool */
+	long long pool_max_mb;       /* the pool's size cap, or 0: 4096 MiB */
+};
+
 /* What to boot: filled by the runner, read by the backend. */
 struct machine_spec {
 	const char *name;            /* unique: "bootrig-<pid>-<n>" */
@@ -63,6 +77,8 @@ struct machine_spec {
 	bool icount_forced;          /* --clock icount: use TCG even where KVM works */
 	const char *accel;           /* libvirt: "auto", "kvm" or "tcg" (--accel, the
 				      * target's accel); see libvirt.c's accelerator rule */
+	const bool *avoid_hosts;     /* libvirt: [i] true: do not use host i (it failed
+				      * this boot before), or NULL */
 };
 
 /* One machine being booted. The runner allocates it zeroed; the backend
@@ -82,6 +98,13 @@ struct machine {
 	 * (accel_learned). */
 	char accel_reason[200];
 	bool accel_unproven;
+	/* libvirt: the host prepare() chose (index into the backend's hosts;
+	 * -1: none could take the boot, or it failed before choosing); its
+	 * name, URI and versions for result.json (the backend's strings,
+	 * valid until close()). */
+	int host;
+	const char *host_name, *host_uri;
+	const char *host_qemu_version, *host_libvirt_version;
 };
 
 enum machine_state {
@@ -100,6 +123,10 @@ struct backend {
 	bool threaded_ops;           /* set by the backend: prepare + power_on and stop
 				      * of different machines may run at once, each in
 				      * a thread of its own (libvirt) */
+	const struct backend_host *hosts;   /* libvirt: the run's hosts (set by the
+				      * runner before open()); n_hosts 0: open()'s
+				      * where is the only one */
+	size_t n_hosts;
 
 	/* Connect. where: a libvirt URI (NULL: the default) or a board name.
 	 * 0, or -1 with the error printed and kept in be->error. */
@@ -133,12 +160,20 @@ struct backend {
 	 * line's gaps into console.tlog, a "board" section into result.json).
 	 * 0 or -1 (error printed). */
 	int (*annotate)(struct machine *m, const char *dir);
-	/* Optional (may be NULL): what boots of target t showed of KVM on this
-	 * host: works (a boot under it printed kernel output) or not (why: one
-	 * line; the same kernel printed under TCG), so that later boots choose
-	 * by it. */
-	void (*accel_learned)(struct backend *be, const struct target *t, bool works,
+	/* Optional (may be NULL): what boots of target t showed of KVM on host
+	 * (struct machine .host): works (a boot under it printed kernel output)
+	 * or not (why: one line; the same kernel printed under TCG), so that
+	 * later boots choose by it. */
+	void (*accel_learned)(struct backend *be, int host, const struct target *t, bool works,
 			      const char *why);
+	/* Optional (may be NULL): the host side failed m's boot on host (it
+	 * could not start, or the host or its connection went away: why). The
+	 * failure counts against the host (one that keeps failing is taken out
+	 * of the run, with a message). Returns true when another host, not in
+	 * spec->avoid_hosts, can still boot spec: the runner then boots it
+	 * again with host added to avoid_hosts. */
+	bool (*host_failed)(struct backend *be, int host, const struct machine_spec *spec,
+			    const char *why);
 	/* Disconnect and free be (and be->where, be->priv). */
 	void (*close)(struct backend *be);
 };

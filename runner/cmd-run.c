@@ -4,7 +4,7 @@
  *
  *   bootrig run --kernel K [--kernel K2 ...] [--initramfs IMG] [--target NAME]
  *       [--config FILE] [--suite NAME] [--append ARGS] [--variant NAME=ARGS ...]
- *       [--repeat N] [-j N] [--connect URI | --board NAME] [--timeout S]
+ *       [--repeat N] [-j N] [--connect URI... | --board NAME] [--timeout S]
  *       [--clock wall|icount] [--provoke KIND] -o RESULTS_DIR
  *
  * This file reads the options (one table, which also prints --help), loads
@@ -47,6 +47,7 @@ struct run_args {
 	const char *clock;         /* --clock: "wall", "icount" or NULL (the target's) */
 	const char *accel;         /* --accel: "auto", "kvm", "tcg" or NULL (the target's) */
 	bool no_wait;              /* --no-wait: a busy board is refused at once */
+	struct opt_list connects;  /* every --connect URI, in order (connect: the last) */
 	struct opt_list provokes;  /* --provoke: "KIND=ARGS" (malloc'd), moved to variants */
 	size_t n_provoke;          /* then the variants are these n_provoke, malloc'd */
 	bool provoke_list;         /* --provoke list */
@@ -137,7 +138,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		OPT_CALLBACK('V', "variant", &a->variants, "NAME=ARGS", "a variant: boots again with ARGS appended; repeatable", take_variant),
 		OPT_INT('r', "repeat", &a->repeat, "N", "boot each kernel and variant N times (default 1)", 1, 100000),
 		OPT_INT('j', "jobs", &a->jobs, "N", "run N boots at once (default 1)", 1, 100000),
-		OPT_STRING('C', "connect", &a->connect, "URI", "libvirt URI (default: qemu:///embed, no daemon)"),
+		OPT_REPEAT('C', "connect", &a->connects, "URI", "libvirt URI (default: the config's hosts, else qemu:///embed, no daemon); repeatable: boots spread over the hosts"),
 		OPT_STRING('b', "board", &a->board, "NAME", "boot on this board from the config instead of libvirt"),
 		OPT_FLAG('W', "no-wait", &a->no_wait, "refuse a busy board or results directory at once (exit 125), do not wait"),
 		OPT_CALLBACK('T', "timeout", &a->timeout, "S", "cap every stage and silence timeout at S seconds", take_timeout),
@@ -166,6 +167,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		return error("run: --kernel is required"), EXIT_USAGE;
 	if (!a->output)
 		return error("run: -o RESULTS_DIR is required"), EXIT_USAGE;
+	a->connect = a->connects.n ? a->connects.v[a->connects.n - 1] : NULL;
 	if (a->connect && a->board)
 		return error("run: --connect and --board cannot be used together"), EXIT_USAGE;
 	if (a->board && a->target)
@@ -187,6 +189,8 @@ struct run_state {
 	char (*initrd_sha)[65];           /* per kernel: the image's sha256 */
 	char **variant_names;             /* per --variant */
 	char **images;                    /* per kernel: absolute image paths */
+	struct backend_host *hosts;       /* libvirt: the run's hosts, or NULL */
+	size_t n_hosts;
 	struct run_plan plan;
 };
 
@@ -523,6 +527,8 @@ static void release_run_state(struct run_state *rs)
 	free(rs->variant_names);
 	free(rs->kernels), free(rs->targets), free(rs->initrds), free(rs->images);
 	free(rs->initrd_sha);
+	free(rs->hosts);
+	free(rs->args.connects.v);
 	if (rs->cfg_loaded)
 		config_release(&rs->cfg);
 	for (size_t v = 0; v < rs->args.n_provoke; v++)
@@ -562,6 +568,36 @@ static int lock_results(const char *dir, bool no_wait)
 	return rc;    /* on success fd stays open, and locked, until exit */
 }
 
+/*
+ * plan_hosts: the libvirt hosts of the run: two or more --connect URIs
+ * (each named by its URI, one slot), else the config's hosts = ( ... );
+ * else none, and the run has one host: --connect's, or the embedded
+ * driver. Sets rs->hosts; returns their slots' sum (0: no list).
+ */
+static int plan_hosts(struct run_state *rs)
+{
+	const struct run_args *a = &rs->args;
+	size_t n = a->connects.n > 1 ? a->connects.n : a->connects.n ? 0 : rs->cfg.n_hosts;
+	if (!n || a->board)
+		return 0;
+	rs->hosts = xcalloc(n, sizeof(*rs->hosts));
+	rs->n_hosts = n;
+	int slots = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct backend_host *h = &rs->hosts[i];
+		if (a->connects.n) {
+			*h = (struct backend_host){ .name = a->connects.v[i], .uri = a->connects.v[i],
+						    .slots = 1 };
+		} else {
+			const struct config_host *c = &rs->cfg.hosts[i];
+			*h = (struct backend_host){ .name = c->name, .uri = c->uri, .slots = c->slots,
+						    .pool_path = c->pool, .pool_max_mb = c->pool_max_mb };
+		}
+		slots += h->slots;
+	}
+	return slots;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	backend_route_libvirt_log(argc, argv);
@@ -595,7 +631,13 @@ int cmd_run(int argc, char **argv)
 		rs.plan.where = rs.args.board ? rs.args.board : rs.args.connect;
 		rs.plan.backend->no_wait = rs.args.no_wait;
 		rs.plan.cfg = &rs.cfg;
-		rs.plan.parallel = rs.args.jobs > 0 ? rs.args.jobs : 1;
+		int slots = plan_hosts(&rs);
+		if (rs.plan.backend && slots) {
+			rs.plan.backend->hosts = rs.hosts;
+			rs.plan.backend->n_hosts = rs.n_hosts;
+		}
+		/* Many hosts and no -j: as many boots at once as they have slots. */
+		rs.plan.parallel = rs.args.jobs > 0 ? rs.args.jobs : slots > 1 ? slots : 1;
 		if (rs.args.board && rs.plan.parallel > 1) {
 			warning("--board: a board boots one kernel at a time; -j %d ignored",
 				rs.plan.parallel);

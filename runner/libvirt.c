@@ -1,17 +1,33 @@
 /*
  * libvirt.c: the libvirt runner backend (see backend.h).
  *
- * One connection per run, any URI; the default is the embedded QEMU driver
- * (qemu:///embed?root=DIR), which needs no daemon: the driver lives in this
- * process, so an event loop must run for as long as the connection does.
- * A thread runs libvirt's default event loop; it receives the console
- * stream's bytes and the domains' lifecycle events, and hands them to the
- * runner's thread through a mutex-protected queue per machine and a pipe
- * that poll() sees.
+ * One connection per host, kept open for the whole run; hosts are
+ * --connect URIs (repeatable) or the config's hosts = ( ... ), and without
+ * either the one host is the embedded QEMU driver (qemu:///embed?root=DIR),
+ * which needs no daemon: the driver lives in this process, so an event
+ * loop must run for as long as the connection does. A thread runs
+ * libvirt's default event loop for every connection; it receives the
+ * console streams' bytes (virDomainOpenConsole: the console of every host
+ * comes over libvirt's own protocol, no file of the host is read) and the
+ * domains' lifecycle events, and hands them to the runner's thread through
+ * a mutex-protected queue per machine and a pipe that poll() sees.
+ *
+ * A daemon's host gets the boot's files through libvirt too: a directory
+ * storage pool of ours ("bootrig"), one volume per file content
+ * ("<sha256>.kernel", ".initrd", ".dtb"), uploaded once over a virStream
+ * and reused by later boots and runs, pruned least-recently-used under a
+ * size cap. The embedded driver reads the local files as they are.
+ *
+ * Each boot goes to the least busy host (running / slots) whose
+ * capabilities have the target's arch and machine; a host that fails the
+ * boot is avoided by its next attempt, and one that keeps failing is taken
+ * out of the run (lv_host_failed()).
  *
  * The file is divided into:
  *   - the embedded root (a locked slot under the cache, with qemu.conf);
- *   - the accelerator rule (KVM only once a real boot proved it);
+ *   - hosts: capabilities, versions, choosing one;
+ *   - the accelerator rule (KVM only once a real boot proved it, per host);
+ *   - the storage pool and uploads;
  *   - the guardian (a child process that kills our QEMUs if we die);
  *   - the event thread and its callbacks;
  *   - domain XML;
@@ -20,6 +36,7 @@
 #include "backend.h"
 #include "config.h"
 #include "exitcodes.h"
+#include "sha256.h"
 #include "util.h"
 
 #include <libvirt/libvirt.h>
@@ -48,6 +65,11 @@
  * the domain's console bookkeeping milliseconds after the domain ended;
  * see detach_console()). */
 #define GRAVE_AGE 1.0
+/* A host that failed this many boots is taken out of the run. */
+#define HOST_MAX_FAILURES 2
+#define POOL_NAME "bootrig"
+#define DEFAULT_POOL_PATH "/var/lib/bootrig/pool"
+#define DEFAULT_POOL_MAX_MB 4096
 
 /* The state of one domain, shared by the runner's thread and the event
  * thread under lock. */
@@ -56,7 +78,9 @@ struct lv_machine {
 	pthread_mutex_t lock;
 	char *name;
 	char *xml;
-	char *serial_log;          /* the <log> file QEMU writes the serial port to */
+	struct lv_host *host;      /* where it runs (NULL until chosen) */
+	char *serial_log;          /* the embedded driver's <log> of the serial port, or
+				    * NULL (a daemon's host: the stream is all we read) */
 	virDomainPtr dom;
 	virStreamPtr stream;
 	int wake[2];               /* event thread -> runner: bytes or a state change */
@@ -71,15 +95,36 @@ struct lv_machine {
 	struct lv_machine *limbo_next;  /* on lv->limbo (lv_release()) */
 };
 
+/* One host: a connection, what it can boot, its pool. */
+struct lv_host {
+	struct lv_backend *lv;
+	int index;                 /* in lv->hosts and be->hosts */
+	char *name, *uri;
+	int slots;
+	bool embed;                /* the embedded driver (local files, local QEMU) */
+	virConnectPtr conn;        /* NULL: unreachable, skipped */
+	int lifecycle_cb;
+	char *caps;                /* virConnectGetCapabilities() */
+	char qemu_version[24], libvirt_version[24];
+	char *pool_path;
+	unsigned long long pool_max;   /* bytes */
+	virStoragePoolPtr pool;    /* once ensure_pool() made or found it */
+	pthread_mutex_t pool_lock; /* one upload or prune at a time per host */
+	char **staged;             /* volume names this run uses (never pruned) */
+	size_t n_staged;
+	/* under lv->lock */
+	int running, failures;
+	bool out;                  /* taken out of the run */
+};
+
 struct lv_backend {
-	virConnectPtr conn;
-	char *uri;
-	char *embed_root;          /* NULL unless the embedded driver */
+	struct lv_host hosts[BACKEND_MAX_HOSTS];
+	size_t n_hosts;
+	char *embed_root;          /* the embedded host's root, or NULL */
 	int slot_lock_fd;
 	pthread_t thread;
 	bool thread_running;
 	atomic_bool quit;
-	int lifecycle_cb;
 	pid_t guardian;
 	int guardian_fd;
 	/* Every machine prepared and not yet released (event lookups). */
@@ -91,6 +136,10 @@ struct lv_backend {
 	pthread_mutex_t grave_lock;
 	virStreamPtr graveyard[MAX_MACHINES];
 	double buried_at[MAX_MACHINES];
+	/* The sha256 of each file staged, by path and stat data (stage_file()
+	 * hashes a file once a run); under lock. */
+	struct file_sha { char *path, *stamp; char sha[65]; } *shas;
+	size_t n_shas;
 	/* QEMU pids, for emergency_stop() from a signal handler. */
 	volatile sig_atomic_t pids[MAX_MACHINES];
 	/* Released machines whose stream callback libvirt had not yet let go
@@ -174,6 +223,124 @@ static int write_qemu_conf(const char *root)
 	return rc;
 }
 
+/* ---------------------------------------------------------------- hosts */
+
+/*
+ * caps_guest: the <guest> of h's capabilities for arch (libvirt's
+ * qemu_arch: aarch64, x86_64, armv7l): its start, and *end at its
+ * </guest>; NULL when the host has no emulator for that arch.
+ */
+static const char *caps_guest(const struct lv_host *h, const char *arch, const char **end)
+{
+	char needle[80];
+	snprintf(needle, sizeof(needle), "<arch name='%.60s'>", arch);
+	const char *a = h->caps ? strstr(h->caps, needle) : NULL;
+	if (!a)
+		return NULL;
+	const char *e = strstr(a, "</guest>");
+	*end = e ? e : a + strlen(a);
+	return a;
+}
+
+/* Does [s, end) hold needle? */
+static bool span_has(const char *s, const char *end, const char *needle)
+{
+	const char *p = strstr(s, needle);
+	return p && p < end;
+}
+
+static int split_machine(const char *spec, char **machine, int *gic, char *why, size_t why_len);
+
+/*
+ * host_can_boot: h's capabilities have an emulator for t's arch and t's
+ * machine type among its machines (by name or canonical name); else why
+ * (if not NULL) says what is missing.
+ */
+static bool host_can_boot(const struct lv_host *h, const struct target *t, char *why, size_t len)
+{
+	if (h->embed) {     /* this machine: the target's own emulator (no caps: see connect_host()) */
+		bool ok = access(t->emulator, X_OK) == 0;
+		if (!ok && why)
+			snprintf(why, len, "no emulator %s", t->emulator);
+		return ok;
+	}
+	const char *end, *g = caps_guest(h, t->qemu_arch, &end);
+	if (!g) {
+		if (why)
+			snprintf(why, len, "no %s emulator", t->qemu_arch);
+		return false;
+	}
+	char *machine, dummy[8];
+	int gic;
+	if (split_machine(t->machine, &machine, &gic, dummy, sizeof(dummy)) < 0)
+		return true;    /* domain_xml() refuses it, with the reason */
+	char *by_name = xasprintf(">%s</machine>", machine);
+	char *by_canon = xasprintf("canonical='%s'", machine);
+	bool ok = span_has(g, end, by_name) || span_has(g, end, by_canon);
+	if (!ok && why)
+		snprintf(why, len, "no machine '%s' for %s", machine, t->qemu_arch);
+	free(by_name), free(by_canon), free(machine);
+	return ok;
+}
+
+/* The emulator h's capabilities name for t's arch (malloc'd), or NULL. */
+static char *host_emulator(const struct lv_host *h, const struct target *t)
+{
+	const char *end, *g = caps_guest(h, t->qemu_arch, &end);
+	const char *e = g ? strstr(g, "<emulator>") : NULL;
+	if (!e || e > end)
+		return NULL;
+	e += strlen("<emulator>");
+	const char *close_tag = strstr(e, "</emulator>");
+	return close_tag && close_tag < end ? xasprintf("%.*s", (int)(close_tag - e), e) : NULL;
+}
+
+/* libvirt's version number (major * 1000000 + minor * 1000 + release) as text. */
+static void format_version(unsigned long v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
+}
+
+/*
+ * choose_host: the host for spec's boot: of the hosts still in the run,
+ * reachable, not in spec->avoid_hosts and able to boot its target, the one
+ * with the most free slots (least running / slots); its running count is
+ * taken. NULL when none can (why says so, with each host's reason).
+ */
+static struct lv_host *choose_host(struct lv_backend *lv, const struct machine_spec *spec,
+				   char *why, size_t len)
+{
+	struct lv_host *best = NULL;
+	double best_load = 0;
+	struct strbuf no = STRBUF_INIT;
+	strbuf_add(&no, "", 0);
+	pthread_mutex_lock(&lv->lock);
+	for (size_t i = 0; i < lv->n_hosts; i++) {
+		struct lv_host *h = &lv->hosts[i];
+		char cant[160] = "";
+		if (!h->conn)
+			snprintf(cant, sizeof(cant), "unreachable");
+		else if (h->out)
+			snprintf(cant, sizeof(cant), "taken out of the run");
+		else if (spec->avoid_hosts && spec->avoid_hosts[i])
+			snprintf(cant, sizeof(cant), "failed this boot before");
+		if (*cant || !host_can_boot(h, spec->target, cant, sizeof(cant))) {
+			strbuf_addf(&no, "%s%s: %s", no.len ? "; " : "", h->name, cant);
+			continue;
+		}
+		double load = (double)h->running / h->slots;
+		if (!best || load < best_load)
+			best = h, best_load = load;
+	}
+	if (best)
+		best->running++;
+	pthread_mutex_unlock(&lv->lock);
+	if (!best)
+		snprintf(why, len, "no host can boot target %s (%s)", spec->target->name, no.buf);
+	strbuf_release(&no);
+	return best;
+}
+
 /* ---------------------------------------------------------------- accelerator */
 
 /*
@@ -194,6 +361,11 @@ static int write_qemu_conf(const char *root)
  * forces KVM (a KVM boot that shows nothing is then INFRA_ERROR, never
  * the kernel's fault); "tcg" forces TCG. Lines of an earlier host boot
  * are dropped: a reboot may change what KVM does.
+ *
+ * The rule holds per host: a daemon's host keys its lines
+ * "<boot_id>@<uri>" (this machine's boot id: what we cannot see of a
+ * remote host's reboots, our own reboot at least forgets), and whether it
+ * has KVM at all is what its capabilities say (<domain type='kvm'>).
  */
 
 /* The host's boot id (a new one each host boot), malloc'd. */
@@ -206,11 +378,13 @@ static char *host_boot_id(void)
 	return id;
 }
 
-/* "<boot_id>\t<emulator>\t<machine>\t<cpu>\t": the cache key of t. */
-static char *accel_key(const struct target *t)
+/* "<boot_id>[@<uri>]\t<emulator>\t<machine>\t<cpu>\t": the cache key of t
+ * on h (the embedded driver's lines carry no URI). */
+static char *accel_key(const struct lv_host *h, const struct target *t)
 {
 	char *id = host_boot_id();
-	char *key = xasprintf("%s\t%s\t%s\t%s\t", id, t->emulator, t->machine, t->cpu ? t->cpu : "");
+	char *key = xasprintf("%s%s%s\t%s\t%s\t%s\t", id, h->embed ? "" : "@", h->embed ? "" : h->uri,
+			      t->emulator, t->machine, t->cpu ? t->cpu : "");
 	free(id);
 	for (char *p = key; *p; p++)    /* a key is one line */
 		if (*p == '\n')
@@ -273,7 +447,8 @@ static void accel_cache_put(const char *key, bool works, const char *why)
 			char *nl = strchr(line, '\n');
 			if (nl)
 				*nl = '\0';
-			if (strncmp(line, key, klen) && !strncmp(line, id, idlen) && line[idlen] == '\t')
+			if (strncmp(line, key, klen) && !strncmp(line, id, idlen) &&
+			    (line[idlen] == '\t' || line[idlen] == '@'))
 				strbuf_addf(&sb, "%s\n", line);
 			line = nl ? nl + 1 : NULL;
 		}
@@ -290,10 +465,18 @@ static void accel_cache_put(const char *key, bool works, const char *why)
 		close(lock);
 }
 
-/* Can this host give t's guests KVM at all? The guest's arch must be the
- * host's and /dev/kvm open to us; else why says what is missing. */
-static bool host_has_kvm(const struct target *t, char *why, size_t len)
+/* Can host h give t's guests KVM at all? Embedded: the guest's arch must
+ * be this machine's and /dev/kvm open to us; a daemon's host: its
+ * capabilities must offer KVM for the arch. Else why says what is missing. */
+static bool host_has_kvm(const struct lv_host *h, const struct target *t, char *why, size_t len)
 {
+	if (!h->embed) {
+		const char *end, *g = caps_guest(h, t->qemu_arch, &end);
+		if (g && span_has(g, end, "<domain type='kvm'"))
+			return true;
+		snprintf(why, len, "host %s offers no KVM for %s guests", h->name, t->qemu_arch);
+		return false;
+	}
 	struct utsname u;
 	if (uname(&u) < 0 || strcmp(u.machine, t->qemu_arch)) {
 		snprintf(why, len, "%s guests get no KVM on this %s host", t->qemu_arch,
@@ -312,7 +495,8 @@ static bool host_has_kvm(const struct target *t, char *why, size_t len)
  * mach->accelerator, ->accel_reason and ->accel_unproven. Returns 1 for KVM, 0 for TCG,
  * -1 when a forced KVM cannot be had (mach->infra_reason set).
  */
-static int choose_accel(const struct machine_spec *spec, struct machine *mach)
+static int choose_accel(const struct lv_host *h, const struct machine_spec *spec,
+			struct machine *mach)
 {
 	const struct target *t = spec->target;
 	const char *want = spec->accel && *spec->accel ? spec->accel : "auto";
@@ -323,7 +507,7 @@ static int choose_accel(const struct machine_spec *spec, struct machine *mach)
 		snprintf(reason, rlen, "tcg: asked for (accel tcg)");
 	} else if (spec->icount_forced && strcmp(want, "kvm")) {
 		snprintf(reason, rlen, "tcg: --clock icount needs TCG");
-	} else if (!host_has_kvm(t, why, sizeof(why))) {
+	} else if (!host_has_kvm(h, t, why, sizeof(why))) {
 		if (!strcmp(want, "kvm")) {
 			snprintf(mach->infra_reason, sizeof(mach->infra_reason),
 				 "--accel kvm, but %s", why);
@@ -331,7 +515,7 @@ static int choose_accel(const struct machine_spec *spec, struct machine *mach)
 		}
 		snprintf(reason, rlen, "tcg: %s", why);
 	} else {
-		char *key = accel_key(t);
+		char *key = accel_key(h, t);
 		int known = accel_cache_get(key, why, sizeof(why));
 		if (!strcmp(want, "kvm")) {
 			kvm = 1;
@@ -354,6 +538,280 @@ static int choose_accel(const struct machine_spec *spec, struct machine *mach)
 	}
 	snprintf(mach->accelerator, sizeof(mach->accelerator), "%s", kvm ? "kvm" : "tcg");
 	return kvm;
+}
+
+/* ---------------------------------------------------------------- pool */
+
+static void add_xml_text(struct strbuf *sb, const char *s);
+
+/*
+ * ensure_pool: h's storage pool "bootrig" (a directory, h->pool_path on
+ * that host), found, or defined, built (mkdir) and started on first use;
+ * autostarted, so it outlives the daemon's restarts. Called under
+ * h->pool_lock. 0, or -1 (why set).
+ */
+static int ensure_pool(struct lv_host *h, char *why, size_t len)
+{
+	if (h->pool)
+		return 0;
+	virStoragePoolPtr p = virStoragePoolLookupByName(h->conn, POOL_NAME);
+	if (!p) {
+		struct strbuf xml = STRBUF_INIT;
+		strbuf_addstr(&xml, "<pool type='dir'><name>" POOL_NAME "</name><target><path>");
+		add_xml_text(&xml, h->pool_path);
+		strbuf_addstr(&xml, "</path></target></pool>\n");
+		p = virStoragePoolDefineXML(h->conn, xml.buf, 0);
+		strbuf_release(&xml);
+		if (!p || virStoragePoolBuild(p, 0) < 0) {
+			snprintf(why, len, "host %s: cannot make the storage pool %s at %s: %s", h->name,
+				 POOL_NAME, h->pool_path, lv_error());
+			if (p)
+				virStoragePoolUndefine(p), virStoragePoolFree(p);
+			return -1;
+		}
+		virStoragePoolSetAutostart(p, 1);
+	}
+	if (virStoragePoolIsActive(p) != 1 && virStoragePoolCreate(p, 0) < 0) {
+		snprintf(why, len, "host %s: cannot start the storage pool %s: %s", h->name, POOL_NAME,
+			 lv_error());
+		virStoragePoolFree(p);
+		return -1;
+	}
+	virStoragePoolRefresh(p, 0);
+	h->pool = p;
+	return 0;
+}
+
+/*
+ * The pool's use record, in the cache: which volume of h this machine's
+ * runs used last, "NAME\tUNIX_TIME" per line (cache/hosts/<uri>.used):
+ * least-recently-used pruning goes by it (a volume no run of ours
+ * recorded counts as the oldest).
+ */
+static char *use_record_path(const struct lv_host *h)
+{
+	char *uri = xstrdup(h->uri);
+	for (char *p = uri; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-", *p))
+			*p = '_';
+	char *path = xasprintf("%s/hosts/%s.used", bootrig_cache_dir(), uri);
+	free(uri);
+	return path;
+}
+
+/* When this machine last used volume name of h (0: never recorded). */
+static long long last_use(const char *record, const char *name)
+{
+	size_t len = strlen(name);
+	for (const char *line = record; line && *line;) {
+		if (!strncmp(line, name, len) && line[len] == '\t')
+			return atoll(line + len + 1);
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	return 0;
+}
+
+/* Records that volume name of h is used now (under h->pool_lock). */
+static void note_use(struct lv_host *h, const char *name)
+{
+	char *path = use_record_path(h);
+	char *dir = xasprintf("%s/hosts", bootrig_cache_dir());
+	mkdir_p(dir, 0755);
+	free(dir);
+	char *text = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add(&sb, "", 0);
+	size_t len = strlen(name);
+	if (read_file(path, &text, NULL) == 0) {
+		for (char *line = text; line && *line;) {
+			char *nl = strchr(line, '\n');
+			if (nl)
+				*nl = '\0';
+			if (strncmp(line, name, len) || line[len] != '\t')
+				strbuf_addf(&sb, "%s\n", line);
+			line = nl ? nl + 1 : NULL;
+		}
+	}
+	strbuf_addf(&sb, "%s\t%lld\n", name, (long long)time(NULL));
+	if (write_file_atomic_nosync(path, sb.buf, sb.len) < 0)
+		warning("cannot record the use of %s in %s", name, path);
+	strbuf_release(&sb);
+	free(text), free(path);
+	for (size_t i = 0; i < h->n_staged; i++)
+		if (!strcmp(h->staged[i], name))
+			return;
+	h->staged = xrealloc(h->staged, (h->n_staged + 1) * sizeof(*h->staged));
+	h->staged[h->n_staged++] = xstrdup(name);
+}
+
+/*
+ * prune_pool: makes room for `need` more bytes in h's pool under its cap:
+ * deletes the volumes least recently used by us first, never one this run
+ * uses. Under h->pool_lock.
+ */
+static void prune_pool(struct lv_host *h, unsigned long long need)
+{
+	virStorageVolPtr *vols = NULL;
+	int n = virStoragePoolListAllVolumes(h->pool, &vols, 0);
+	if (n <= 0) {
+		free(vols);
+		return;
+	}
+	char *path = use_record_path(h), *record = NULL;
+	read_file(path, &record, NULL);
+	unsigned long long total = 0, *size = xcalloc((size_t)n, sizeof(*size));
+	long long *used = xcalloc((size_t)n, sizeof(*used));
+	for (int i = 0; i < n; i++) {
+		virStorageVolInfo info;
+		if (virStorageVolGetInfo(vols[i], &info) == 0)
+			size[i] = info.capacity;
+		total += size[i];
+		used[i] = last_use(record, virStorageVolGetName(vols[i]));
+		for (size_t k = 0; k < h->n_staged; k++)
+			if (!strcmp(h->staged[k], virStorageVolGetName(vols[i])))
+				used[i] = -1;    /* this run's: kept */
+	}
+	while (total + need > h->pool_max) {
+		int oldest = -1;
+		for (int i = 0; i < n; i++)
+			if (vols[i] && used[i] >= 0 && (oldest < 0 || used[i] < used[oldest]))
+				oldest = i;
+		if (oldest < 0)
+			break;
+		fprintf(stderr, "bootrig: host %s: pruning volume %s (%llu bytes, least recently used)\n",
+			h->name, virStorageVolGetName(vols[oldest]), size[oldest]);
+		if (virStorageVolDelete(vols[oldest], 0) == 0)
+			total -= size[oldest];
+		virStorageVolFree(vols[oldest]);
+		vols[oldest] = NULL;
+	}
+	for (int i = 0; i < n; i++)
+		if (vols[i])
+			virStorageVolFree(vols[i]);
+	free(vols), free(size), free(used), free(record), free(path);
+}
+
+/* virStreamSendAll()'s source: the next bytes of the file (opaque: its fd). */
+static int read_for_stream(virStreamPtr st, char *data, size_t nbytes, void *opaque)
+{
+	(void)st;
+	ssize_t n;
+	do
+		n = read(*(int *)opaque, data, nbytes);
+	while (n < 0 && errno == EINTR);
+	return (int)n;
+}
+
+/* Uploads path (size bytes) into vol over a virStream. 0 or -1. */
+static int upload_file(struct lv_host *h, virStorageVolPtr vol, const char *path,
+		       unsigned long long size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	virStreamPtr st = virStreamNew(h->conn, 0);
+	int rc = -1;
+	if (st && virStorageVolUpload(vol, st, 0, size, 0) == 0) {
+		if (virStreamSendAll(st, read_for_stream, &fd) == 0 && virStreamFinish(st) == 0)
+			rc = 0;
+		else
+			virStreamAbort(st);
+	}
+	if (st)
+		virStreamFree(st);
+	close(fd);
+	return rc;
+}
+
+/* The sha256 of path into sha[65], hashed once a run while its stat data
+ * stay the same. 0, or -1 (errno set). */
+static int file_sha256(struct lv_backend *lv, const char *path, const struct stat *st, char sha[65])
+{
+	char *stamp = stat_stamp(st);
+	pthread_mutex_lock(&lv->lock);
+	for (size_t i = 0; i < lv->n_shas; i++) {
+		if (!strcmp(lv->shas[i].path, path) && !strcmp(lv->shas[i].stamp, stamp)) {
+			memcpy(sha, lv->shas[i].sha, 65);
+			pthread_mutex_unlock(&lv->lock);
+			free(stamp);
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&lv->lock);
+	if (sha256_file(path, sha) < 0) {
+		free(stamp);
+		return -1;
+	}
+	pthread_mutex_lock(&lv->lock);
+	lv->shas = xrealloc(lv->shas, (lv->n_shas + 1) * sizeof(*lv->shas));
+	struct file_sha *f = &lv->shas[lv->n_shas++];
+	f->path = xstrdup(path);
+	f->stamp = stamp;
+	memcpy(f->sha, sha, 65);
+	pthread_mutex_unlock(&lv->lock);
+	return 0;
+}
+
+/*
+ * stage_file: path's volume on h, "<sha256><suffix>": found (complete:
+ * its capacity is the file's size and all of it is written; a volume an
+ * interrupted upload left is deleted and made again) or created and
+ * uploaded now. Returns the volume's path on that host (malloc'd), or NULL
+ * (why set).
+ */
+static char *stage_file(struct lv_host *h, const char *path, const char *suffix, char *why,
+			size_t len)
+{
+	char sha[65];
+	struct stat st;
+	if (stat(path, &st) < 0 || file_sha256(h->lv, path, &st, sha) < 0) {
+		snprintf(why, len, "cannot read %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	unsigned long long size = (unsigned long long)st.st_size;
+	char *name = xasprintf("%s%s", sha, suffix), *vpath = NULL;
+	pthread_mutex_lock(&h->pool_lock);
+	if (ensure_pool(h, why, len) < 0)
+		goto out;
+	virStorageVolPtr vol = virStorageVolLookupByName(h->pool, name);
+	virStorageVolInfo info;
+	if (vol && (virStorageVolGetInfo(vol, &info) < 0 || info.capacity != size ||
+		    info.allocation < size)) {
+		virStorageVolDelete(vol, 0);     /* an upload that did not finish */
+		virStorageVolFree(vol);
+		vol = NULL;
+	}
+	if (!vol) {
+		prune_pool(h, size);
+		char *xml = xasprintf("<volume><name>%s</name><capacity unit='bytes'>%llu</capacity>"
+				      "<allocation unit='bytes'>0</allocation><target>"
+				      "<format type='raw'/><permissions><mode>0644</mode>"
+				      "</permissions></target></volume>\n", name, size);
+		vol = virStorageVolCreateXML(h->pool, xml, 0);
+		free(xml);
+		double t0 = now_monotonic();
+		if (!vol || upload_file(h, vol, path, size) < 0) {
+			snprintf(why, len, "host %s: cannot upload %s as volume %s: %s", h->name, path,
+				 name, lv_error());
+			if (vol)
+				virStorageVolDelete(vol, 0), virStorageVolFree(vol);
+			goto out;
+		}
+		double t = now_monotonic() - t0;
+		fprintf(stderr, "bootrig: host %s: uploaded %s as %s (%llu bytes, %.1f MB/s)\n",
+			h->name, path, name, size, t > 0 ? (double)size / 1e6 / t : 0.0);
+	}
+	vpath = virStorageVolGetPath(vol);
+	if (!vpath)
+		snprintf(why, len, "host %s: volume %s has no path: %s", h->name, name, lv_error());
+	else
+		note_use(h, name);
+	virStorageVolFree(vol);
+out:
+	pthread_mutex_unlock(&h->pool_lock);
+	free(name);
+	return vpath;
 }
 
 /* ---------------------------------------------------------------- guardian */
@@ -537,7 +995,8 @@ static int lifecycle_event(virConnectPtr conn, virDomainPtr dom, int event, int 
 			   void *opaque)
 {
 	(void)conn;
-	struct lv_backend *lv = opaque;
+	struct lv_host *h = opaque;
+	struct lv_backend *lv = h->lv;
 	if (event != VIR_DOMAIN_EVENT_STOPPED && event != VIR_DOMAIN_EVENT_CRASHED)
 		return 0;
 	pthread_mutex_lock(&lv->lock);
@@ -602,7 +1061,9 @@ static int split_machine(const char *spec, char **machine, int *gic, char *why, 
 	if (opts)
 		*opts++ = '\0';
 	*machine = xstrdup(copy);
-	for (char *opt = opts ? strtok(opts, ",") : NULL; opt; opt = strtok(NULL, ",")) {
+	char *save = NULL;   /* strtok_r: prepare() runs in several threads at once */
+	for (char *opt = opts ? strtok_r(opts, ",", &save) : NULL; opt;
+	     opt = strtok_r(NULL, ",", &save)) {
 		if (!strncmp(opt, "gic-version=", 12) && atoi(opt + 12) > 0) {
 			*gic = atoi(opt + 12);
 			continue;
@@ -649,15 +1110,16 @@ static void add_os(struct strbuf *sb, const struct machine_spec *spec, const cha
 
 /*
  * domain_xml: a transient domain with nothing but what a boot needs: the
- * kernel, its initramfs and command line, one serial port (a pty for the
- * live console, logged to serial_log), no NIC, graphics, USB, balloon or
+ * kernel, its initramfs and command line (paths on the host that runs it),
+ * one serial port (a pty for the live console, read over the console
+ * stream; logged to serial_log if not NULL), no NIC, graphics, USB, balloon or
  * RNG; every way of ending (poweroff, reboot, crash) destroys it. A TCG
  * boot with spec->icount gets QEMU's instruction-counting clock, as
  * `-icount OPTIONS` through libvirt's QEMU namespace (libvirt has no
  * element for it).
  */
-static char *domain_xml(const struct machine_spec *spec, bool kvm, const char *serial_log,
-			char *why, size_t why_len)
+static char *domain_xml(const struct machine_spec *spec, bool kvm, const char *emulator,
+			const char *serial_log, char *why, size_t why_len)
 {
 	const struct target *t = spec->target;
 	char *machine;
@@ -687,10 +1149,14 @@ static char *domain_xml(const struct machine_spec *spec, bool kvm, const char *s
 		      "  <on_reboot>destroy</on_reboot>\n"
 		      "  <on_crash>destroy</on_crash>\n"
 		      "  <devices>\n");
-	add_element(&sb, "    ", "emulator", t->emulator);
-	strbuf_addstr(&sb, "    <serial type='pty'>\n      <log file='");
-	add_xml_text(&sb, serial_log);
-	strbuf_addstr(&sb, "' append='off'/>\n      <target port='0'/>\n    </serial>\n"
+	add_element(&sb, "    ", "emulator", emulator);
+	strbuf_addstr(&sb, "    <serial type='pty'>\n");
+	if (serial_log) {
+		strbuf_addstr(&sb, "      <log file='");
+		add_xml_text(&sb, serial_log);
+		strbuf_addstr(&sb, "' append='off'/>\n");
+	}
+	strbuf_addstr(&sb, "      <target port='0'/>\n    </serial>\n"
 		      "    <console type='pty'>\n      <target type='serial' port='0'/>\n"
 		      "    </console>\n");
 	if (x86)
@@ -739,20 +1205,99 @@ static int open_failed(struct backend *be, const char *fmt, ...)
 	return error("%s", be->error);
 }
 
+/* Is uri the embedded driver (our own root)? */
+static bool embedded_uri(const char *uri)
+{
+	return !uri || !strcmp(uri, "qemu:///embed");
+}
+
+/*
+ * connect_host: opens h's connection (keepalive on a daemon's, so that a
+ * host gone silent is noticed), reads its capabilities and versions and
+ * watches its domains' events. 0, or -1 with the reason in why: the host
+ * is then unreachable and skipped (h->conn NULL). The embedded driver is
+ * asked for neither capabilities nor QEMU version: both make it probe every
+ * emulator on the machine (a fresh root: seconds, and QEMU processes that
+ * the sanitizers' leak check at exit trips on); it boots with the target's
+ * own emulator, and its qemu_version stays unknown.
+ */
+static int connect_host(struct lv_host *h, char *why, size_t len)
+{
+	const char *uri = h->uri;
+	char *embed_uri = NULL;
+	if (h->embed)
+		uri = embed_uri = xasprintf("qemu:///embed?root=%s", h->lv->embed_root);
+	h->conn = virConnectOpen(uri);
+	free(embed_uri);
+	const char *what = "cannot connect";
+	unsigned long v = 0, lib = 0;
+	if (h->conn && !h->embed && virConnectSetKeepAlive(h->conn, 5, 3) < 0)
+		what = "cannot set keepalive";
+	else if (h->conn && !h->embed && !(h->caps = virConnectGetCapabilities(h->conn)))
+		what = "cannot read its capabilities";
+	else if (h->conn && ((!h->embed && virConnectGetVersion(h->conn, &v) < 0) ||
+			     virConnectGetLibVersion(h->conn, &lib) < 0))
+		what = "cannot read its versions";
+	else if (h->conn && (h->lifecycle_cb = virConnectDomainEventRegisterAny(
+				     h->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+				     VIR_DOMAIN_EVENT_CALLBACK(lifecycle_event), h, NULL)) < 0)
+		what = "cannot watch domain events";
+	else if (h->conn) {
+		if (!h->embed)
+			format_version(v, h->qemu_version, sizeof(h->qemu_version));
+		format_version(lib, h->libvirt_version, sizeof(h->libvirt_version));
+		return 0;
+	}
+	snprintf(why, len, "%s to %s: %s", what, h->uri, lv_error());
+	if (h->conn)
+		virConnectClose(h->conn);
+	h->conn = NULL;
+	return -1;
+}
+
+/*
+ * lv_open: the run's hosts are be->hosts, or else the one URI where (NULL:
+ * the embedded driver). Every host is connected; one that cannot be is
+ * reported and skipped, and open() fails only when none can.
+ */
 static int lv_open(struct backend *be, const char *where)
 {
 	struct lv_backend *lv = be->priv;
-	if (!where) {
-		lv->embed_root = claim_embed_root(&lv->slot_lock_fd);
-		if (!lv->embed_root || write_qemu_conf(lv->embed_root) < 0) {
-			snprintf(be->error, sizeof(be->error), "cannot set up the embedded libvirt root");
-			return -1;
+	struct backend_host one = { .name = where, .uri = where, .slots = 1 };
+	const struct backend_host *list = be->n_hosts ? be->hosts : &one;
+	size_t n = be->n_hosts ? be->n_hosts : 1;
+	if (n > BACKEND_MAX_HOSTS)
+		return open_failed(be, "too many hosts (%zu; at most %d)", n, BACKEND_MAX_HOSTS);
+	struct strbuf names = STRBUF_INIT;
+	strbuf_add(&names, "", 0);
+	for (size_t i = 0; i < n; i++) {
+		struct lv_host *h = &lv->hosts[i];
+		h->lv = lv;
+		h->index = (int)i;
+		h->embed = embedded_uri(list[i].uri);
+		h->lifecycle_cb = -1;
+		pthread_mutex_init(&h->pool_lock, NULL);
+		h->slots = list[i].slots > 0 ? list[i].slots : 1;
+		h->pool_path = xstrdup(list[i].pool_path ? list[i].pool_path : DEFAULT_POOL_PATH);
+		h->pool_max = (unsigned long long)(list[i].pool_max_mb > 0 ? list[i].pool_max_mb
+						   : DEFAULT_POOL_MAX_MB) << 20;
+		lv->n_hosts = i + 1;
+		if (h->embed && !lv->embed_root) {
+			lv->embed_root = claim_embed_root(&lv->slot_lock_fd);
+			if (!lv->embed_root || write_qemu_conf(lv->embed_root) < 0) {
+				strbuf_release(&names);
+				return open_failed(be, "cannot set up the embedded libvirt root");
+			}
+		} else if (h->embed) {
+			strbuf_release(&names);
+			return open_failed(be, "the embedded driver can be only one of the hosts");
 		}
-		lv->uri = xasprintf("qemu:///embed?root=%s", lv->embed_root);
-	} else {
-		lv->uri = xstrdup(where);
+		h->uri = h->embed ? xasprintf("qemu:///embed?root=%s", lv->embed_root)
+			 : xstrdup(list[i].uri);
+		h->name = xstrdup(list[i].name ? list[i].name : h->embed ? "embed" : h->uri);
+		strbuf_addf(&names, "%s%s", i ? "," : "", n > 1 ? h->name : h->uri);
 	}
-	be->where = xstrdup(lv->uri);
+	be->where = names.buf;
 	/* Before libvirt starts any thread: the guardian is a fork. */
 	start_guardian(lv);
 	/* Libvirt daemonizes QEMU: it would become init's child, and a dead
@@ -770,14 +1315,19 @@ static int lv_open(struct backend *be, const char *where)
 	if (pthread_create(&lv->thread, NULL, event_thread, lv) != 0)
 		return open_failed(be, "cannot start the libvirt event thread");
 	lv->thread_running = true;
-	lv->conn = virConnectOpen(lv->uri);
-	if (!lv->conn)
-		return open_failed(be, "cannot connect to %s: %s", lv->uri, lv_error());
-	lv->lifecycle_cb = virConnectDomainEventRegisterAny(
-		lv->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-		VIR_DOMAIN_EVENT_CALLBACK(lifecycle_event), lv, NULL);
-	if (lv->lifecycle_cb < 0)
-		return open_failed(be, "%s: cannot watch domain events: %s", lv->uri, lv_error());
+	size_t reachable = 0;
+	for (size_t i = 0; i < lv->n_hosts; i++) {
+		struct lv_host *h = &lv->hosts[i];
+		char why[400];
+		if (connect_host(h, why, sizeof(why)) == 0)
+			reachable++;
+		else if (lv->n_hosts == 1)
+			return open_failed(be, "%s", why);
+		else
+			error("host %s is unreachable, skipped for this run: %s", h->name, why);
+	}
+	if (!reachable)
+		return open_failed(be, "no host of the %zu given is reachable", lv->n_hosts);
 	return 0;
 }
 
@@ -808,16 +1358,39 @@ static void unregister_machine(struct lv_backend *lv, struct lv_machine *m)
 	pthread_mutex_unlock(&lv->lock);
 }
 
-/* The serial <log> file: in the embedded root, or the boot's directory
- * with another URI (where a remote daemon's QEMU writes is its business). */
-static char *serial_log_path(struct lv_backend *lv, const struct machine_spec *spec)
+/* The serial <log> file of the embedded driver (kept in its root, read
+ * back after the boot as a check of the live capture); a daemon's host
+ * gets none: its files are its own, the console stream is what we read. */
+static char *serial_log_path(const struct lv_host *h, const struct machine_spec *spec)
 {
-	if (lv->embed_root)
-		return xasprintf("%s/log/%s.serial", lv->embed_root, spec->name);
-	char *abs = realpath(spec->dir, NULL);
-	char *path = xasprintf("%s/serial.log", abs ? abs : spec->dir);
-	free(abs);
-	return path;
+	if (!h->embed)
+		return NULL;
+	return xasprintf("%s/log/%s.serial", h->lv->embed_root, spec->name);
+}
+
+/*
+ * stage_files: on a daemon's host, the boot's kernel, initramfs and DTB
+ * as volumes of our pool (stage_file()); spec's paths are replaced by
+ * theirs on that host (paths[], malloc'd, freed by the caller). The
+ * embedded driver reads the local files. 0, or -1 (reason set).
+ */
+static int stage_files(struct lv_host *h, struct machine *mach, struct machine_spec *spec,
+		       char *paths[3])
+{
+	if (h->embed)
+		return 0;
+	const char **files[3] = { &spec->kernel, &spec->initrd, &spec->dtb };
+	static const char *const suffix[3] = { ".kernel", ".initrd", ".dtb" };
+	for (int i = 0; i < 3; i++) {
+		if (!*files[i])
+			continue;
+		paths[i] = stage_file(h, *files[i], suffix[i], mach->infra_reason,
+				      sizeof(mach->infra_reason));
+		if (!paths[i])
+			return -1;
+		*files[i] = paths[i];
+	}
+	return 0;
 }
 
 static int lv_prepare(struct backend *be, struct machine *mach, const struct machine_spec *spec)
@@ -827,22 +1400,38 @@ static int lv_prepare(struct backend *be, struct machine *mach, const struct mac
 	struct lv_machine *m = xcalloc(1, sizeof(*m));
 	mach->backend = be;
 	mach->priv = m;
+	mach->host = -1;
 	m->lv = lv;
 	m->wake[0] = m->wake[1] = -1;
 	pthread_mutex_init(&m->lock, NULL);
 	m->name = xstrdup(spec->name);
 	m->state = MACHINE_RUNNING;
-	int kvm = choose_accel(spec, mach);
+	struct lv_host *h = choose_host(lv, spec, mach->infra_reason, sizeof(mach->infra_reason));
+	if (!h)
+		return -1;
+	m->host = h;
+	mach->host = h->index;
+	mach->host_name = h->name;
+	mach->host_uri = h->uri;
+	mach->host_qemu_version = *h->qemu_version ? h->qemu_version : NULL;
+	mach->host_libvirt_version = h->libvirt_version;
+	int kvm = choose_accel(h, spec, mach);
 	if (kvm < 0)
 		return -1;
 	snprintf(mach->clock, sizeof(mach->clock), "%s", !kvm && spec->icount ? "icount" : "wall");
-	if (lv->embed_root) {
+	if (h->embed) {
 		char *dir = xasprintf("%s/log", lv->embed_root);
 		mkdir_p(dir, 0755);
 		free(dir);
 	}
-	m->serial_log = serial_log_path(lv, spec);
-	m->xml = domain_xml(spec, kvm, m->serial_log, mach->infra_reason, sizeof(mach->infra_reason));
+	struct machine_spec there = *spec;
+	char *paths[3] = { NULL, NULL, NULL };
+	char *emulator = h->embed ? NULL : host_emulator(h, spec->target);
+	m->serial_log = serial_log_path(h, spec);
+	if (stage_files(h, mach, &there, paths) == 0)
+		m->xml = domain_xml(&there, kvm, emulator ? emulator : spec->target->emulator,
+				    m->serial_log, mach->infra_reason, sizeof(mach->infra_reason));
+	free(paths[0]), free(paths[1]), free(paths[2]), free(emulator);
 	if (!m->xml)
 		return -1;
 	char *xml_path = xasprintf("%s/domain.xml", spec->dir);
@@ -860,11 +1449,11 @@ static int lv_prepare(struct backend *be, struct machine *mach, const struct mac
 }
 
 /* The QEMU pid of an embedded domain (from the driver's pid file), or 0. */
-static pid_t read_qemu_pid(struct lv_backend *lv, const char *name)
+static pid_t read_qemu_pid(const struct lv_host *h, const char *name)
 {
-	if (!lv->embed_root)
+	if (!h->embed)
 		return 0;
-	char *path = xasprintf("%s/run/qemu/%s.pid", lv->embed_root, name);
+	char *path = xasprintf("%s/run/qemu/%s.pid", h->lv->embed_root, name);
 	char *text = NULL;
 	pid_t pid = 0;
 	if (read_file(path, &text, NULL) == 0)
@@ -875,7 +1464,7 @@ static pid_t read_qemu_pid(struct lv_backend *lv, const char *name)
 
 static void remember_pid(struct lv_backend *lv, struct lv_machine *m)
 {
-	m->qemu_pid = read_qemu_pid(lv, m->name);
+	m->qemu_pid = read_qemu_pid(m->host, m->name);
 	pthread_mutex_lock(&lv->lock);
 	for (int i = 0; i < MAX_MACHINES; i++)
 		if (lv->machines[i] == m)
@@ -894,16 +1483,17 @@ static int lv_power_on(struct machine *mach)
 {
 	struct lv_machine *m = mach->priv;
 	struct lv_backend *lv = m->lv;
-	unsigned flags = VIR_DOMAIN_START_PAUSED | (lv->embed_root ? 0 : VIR_DOMAIN_START_AUTODESTROY);
-	m->dom = virDomainCreateXML(lv->conn, m->xml, flags);
+	struct lv_host *h = m->host;
+	unsigned flags = VIR_DOMAIN_START_PAUSED | (h->embed ? 0 : VIR_DOMAIN_START_AUTODESTROY);
+	m->dom = virDomainCreateXML(h->conn, m->xml, flags);
 	if (!m->dom) {
-		set_reason(mach, "cannot start %s: %s",
-			 m->name, lv_error());
+		set_reason(mach, "cannot start %s%s%s: %s", m->name, h->embed ? "" : " on host ",
+			   h->embed ? "" : h->name, lv_error());
 		return -1;
 	}
 	m->started = true;
 	remember_pid(lv, m);
-	m->stream = virStreamNew(lv->conn, VIR_STREAM_NONBLOCK);
+	m->stream = virStreamNew(h->conn, VIR_STREAM_NONBLOCK);
 	if (!m->stream || virDomainOpenConsole(m->dom, NULL, m->stream, VIR_DOMAIN_CONSOLE_FORCE) < 0 ||
 	    virStreamEventAddCallback(m->stream, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR |
 				      VIR_STREAM_EVENT_HANGUP, stream_event, m,
@@ -1041,9 +1631,8 @@ static enum machine_state lv_state(struct machine *mach)
 	if (s == MACHINE_FAILED)
 		set_reason(mach, "%s", m->reason);
 	pthread_mutex_unlock(&m->lock);
-	if (s == MACHINE_RUNNING && m->lv->conn && virConnectIsAlive(m->lv->conn) == 0) {
-		set_reason(mach,
-			 "the libvirt connection to %s was lost", m->lv->uri);
+	if (s == MACHINE_RUNNING && m->host->conn && virConnectIsAlive(m->host->conn) == 0) {
+		set_reason(mach, "the libvirt connection to %s was lost", m->host->uri);
 		s = MACHINE_FAILED;
 	}
 	return s;
@@ -1144,7 +1733,7 @@ static int lv_stop(struct machine *mach)
 		return 0;
 	if (running) {
 		detach_console(m, true);
-		if (m->qemu_pid > 0 && m->lv->embed_root && kill(m->qemu_pid, SIGKILL) == 0)
+		if (m->qemu_pid > 0 && m->host->embed && kill(m->qemu_pid, SIGKILL) == 0)
 			reap_qemu(m, true);
 	}
 	if (virDomainDestroy(m->dom) < 0 && virDomainIsActive(m->dom) == 1) {
@@ -1167,8 +1756,13 @@ static void lv_release(struct machine *mach)
 	detach_console(m, false);
 	if (m->dom)
 		virDomainFree(m->dom);
-	if (m->lv->embed_root && m->serial_log)
+	if (m->serial_log)
 		unlink(m->serial_log);
+	if (m->host) {
+		pthread_mutex_lock(&m->lv->lock);
+		m->host->running--;
+		pthread_mutex_unlock(&m->lv->lock);
+	}
 	if (m->wake[0] >= 0)
 		close(m->wake[0]), close(m->wake[1]);
 	strbuf_release(&m->queue);
@@ -1188,13 +1782,51 @@ static void lv_release(struct machine *mach)
 	free(m);
 }
 
-static void lv_accel_learned(struct backend *be, const struct target *t, bool works,
+static void lv_accel_learned(struct backend *be, int host, const struct target *t, bool works,
 			     const char *why)
 {
-	(void)be;
-	char *key = accel_key(t);
+	struct lv_backend *lv = be->priv;
+	if (host < 0 || (size_t)host >= lv->n_hosts)
+		return;
+	char *key = accel_key(&lv->hosts[host], t);
 	accel_cache_put(key, works, why);
 	free(key);
+}
+
+/*
+ * lv_host_failed: host failed a boot of spec (why). A host whose
+ * connection is gone, or that failed HOST_MAX_FAILURES boots, is taken out
+ * of the run, with a message. True when another host, not in
+ * spec->avoid_hosts, can boot spec's target. A run of one host has no
+ * other: its failures are the boot's INFRA_ERROR, as they always were.
+ */
+static bool lv_host_failed(struct backend *be, int host, const struct machine_spec *spec,
+			   const char *why)
+{
+	struct lv_backend *lv = be->priv;
+	if (host < 0 || (size_t)host >= lv->n_hosts)
+		return false;
+	if (lv->n_hosts == 1)
+		return false;
+	struct lv_host *h = &lv->hosts[host];
+	bool dead = h->conn && virConnectIsAlive(h->conn) == 0;
+	pthread_mutex_lock(&lv->lock);
+	h->failures++;
+	bool take_out = !h->out && (dead || h->failures >= HOST_MAX_FAILURES);
+	if (take_out)
+		h->out = true;
+	bool other = false;
+	for (size_t i = 0; i < lv->n_hosts && !other; i++) {
+		const struct lv_host *o = &lv->hosts[i];
+		other = (int)i != host && o->conn && !o->out &&
+			!(spec->avoid_hosts && spec->avoid_hosts[i]) &&
+			host_can_boot(o, spec->target, NULL, 0);
+	}
+	pthread_mutex_unlock(&lv->lock);
+	if (take_out)
+		error("host %s (%s) is taken out of the run after %d failure%s: %s", h->name, h->uri,
+		      h->failures, h->failures == 1 ? "" : "s", why);
+	return other;
 }
 
 static const char *lv_console_log_file(struct machine *mach)
@@ -1203,6 +1835,9 @@ static const char *lv_console_log_file(struct machine *mach)
 	return m ? m->serial_log : NULL;
 }
 
+/* Only the embedded driver's QEMUs are ours to kill; a daemon's domains
+ * were started with autodestroy, so our connection's end (even at a
+ * crash) ends them. */
 static void lv_emergency_stop(struct backend *be)
 {
 	struct lv_backend *lv = be->priv;
@@ -1216,10 +1851,15 @@ static void lv_close(struct backend *be)
 	struct lv_backend *lv = be->priv;
 	reap_graveyard(lv, -1);
 	reap_strays(lv);
-	if (lv->conn) {
-		if (lv->lifecycle_cb >= 0)
-			virConnectDomainEventDeregisterAny(lv->conn, lv->lifecycle_cb);
-		virConnectClose(lv->conn);
+	for (size_t i = 0; i < lv->n_hosts; i++) {
+		struct lv_host *h = &lv->hosts[i];
+		if (h->conn) {
+			if (h->lifecycle_cb >= 0)
+				virConnectDomainEventDeregisterAny(h->conn, h->lifecycle_cb);
+			if (h->pool)
+				virStoragePoolFree(h->pool);
+			virConnectClose(h->conn);
+		}
 	}
 	if (lv->thread_running) {
 		atomic_store(&lv->quit, true);
@@ -1240,9 +1880,19 @@ static void lv_close(struct backend *be)
 		waitpid(lv->guardian, NULL, 0);
 	if (lv->slot_lock_fd >= 0)
 		close(lv->slot_lock_fd);
+	for (size_t i = 0; i < lv->n_hosts; i++) {
+		struct lv_host *h = &lv->hosts[i];
+		for (size_t k = 0; k < h->n_staged; k++)
+			free(h->staged[k]);
+		free(h->staged), free(h->caps), free(h->pool_path), free(h->name), free(h->uri);
+		pthread_mutex_destroy(&h->pool_lock);
+	}
+	for (size_t i = 0; i < lv->n_shas; i++)
+		free(lv->shas[i].path), free(lv->shas[i].stamp);
+	free(lv->shas);
 	pthread_mutex_destroy(&lv->lock);
 	pthread_mutex_destroy(&lv->grave_lock);
-	free(lv->uri), free(lv->embed_root), free(lv);
+	free(lv->embed_root), free(lv);
 	free(be->where), free(be);
 }
 
@@ -1259,7 +1909,6 @@ struct backend *backend_libvirt_new(void)
 	lv->slot_lock_fd = -1;
 	lv->guardian = -1;
 	lv->guardian_fd = -1;
-	lv->lifecycle_cb = -1;
 	be->name = "libvirt";
 	be->priv = lv;
 	be->threaded_ops = true;
@@ -1274,6 +1923,7 @@ struct backend *backend_libvirt_new(void)
 	be->console_log_file = lv_console_log_file;
 	be->emergency_stop = lv_emergency_stop;
 	be->accel_learned = lv_accel_learned;
+	be->host_failed = lv_host_failed;
 	be->close = lv_close;
 	return be;
 }

@@ -85,6 +85,12 @@ struct live_boot {
 	/* The accelerator rule (runner/libvirt.c): why an unproven KVM boot was
 	 * booted again under TCG (result.json "accelerator_fallback"), or NULL. */
 	char *kvm_failure;
+	int kvm_host;             /* the host that KVM attempt ran on */
+	/* Hosts (libvirt) that failed this boot: its next attempt avoids them;
+	 * every attempt, for result.json. */
+	bool avoid[BACKEND_MAX_HOSTS];
+	struct result_attempt *attempts;
+	size_t n_attempts;
 };
 
 /* ---------------------------------------------------------------- signals */
@@ -336,6 +342,8 @@ static bool pump_console(struct live_boot *b)
 
 static void progress_clear_active(void);
 static bool boot_again_under_tcg(struct live_boot *b);
+static bool boot_elsewhere(struct live_boot *b, const char *why);
+static void record_attempt(struct live_boot *b, const char *error);
 
 /* One plain event line on stderr (live lines, if any, are cleared first). */
 static void print_event(const struct live_boot *b, const char *what)
@@ -375,7 +383,7 @@ static int write_boot(struct live_boot *b, double t)
 	/* KVM fell back and the same kernel printed under TCG: KVM is to blame
 	 * on this host, and later boots go straight to TCG. */
 	if (b->kvm_failure && judge_stage(b->judge) > STAGE_FIRMWARE && be && be->accel_learned)
-		be->accel_learned(be, job->target, false, b->kvm_failure);
+		be->accel_learned(be, b->kvm_host, job->target, false, b->kvm_failure);
 	const char *log = be && b->m.priv && be->console_log_file ? be->console_log_file(&b->m) : NULL;
 	size_t recovered = capture_reconcile(&b->cap, log);
 	/* A boot whose console was not kept is not a result: INFRA_ERROR. */
@@ -400,7 +408,9 @@ static int write_boot(struct live_boot *b, double t)
 		.initramfs = job->initrd, .initramfs_sha256 = job->initrd_sha256,
 		.backend = be ? be->name : job->board ? "board" : "libvirt",
 		.target = job->board ? job->board : job->target->name,
-		.uri = be && !job->board ? be->where : NULL,
+		.uri = be && !job->board ? (b->m.host_uri ? b->m.host_uri : be->where) : NULL,
+		.host_name = b->m.host_name, .host_qemu_version = b->m.host_qemu_version,
+		.host_libvirt_version = b->m.host_libvirt_version,
 		.accelerator = b->m.accelerator[0] ? b->m.accelerator : (job->board ? "board" : "tcg"),
 		.accelerator_reason = b->m.accel_reason[0] ? b->m.accel_reason : NULL,
 		.accelerator_fallback = b->kvm_failure,
@@ -408,6 +418,11 @@ static int write_boot(struct live_boot *b, double t)
 		.started = b->started ? b->started : time(NULL), .duration = t,
 		.console_recovered = recovered,
 	};
+	if (b->n_attempts) {    /* the last attempt is this one */
+		record_attempt(b, job->verdict == VERDICT_INFRA_ERROR ? job->reason : NULL);
+		info.attempts = b->attempts;
+		info.n_attempts = b->n_attempts;
+	}
 	/* No summary line says PASS for a boot whose result.json is not on disk. */
 	if (result_write(job->dir, &info, b->judge) < 0) {
 		free(job->reason);
@@ -510,7 +525,7 @@ static bool start_boot(struct backend *be, const struct config *cfg, struct boot
 		.kernel = job->kernel_image, .initrd = job->initrd,
 		.cmdline = job->cmdline, .target = job->target, .board = job->board, .cfg = cfg,
 		.dir = job->dir, .icount = job->icount, .icount_forced = job->icount_forced,
-		.accel = job->accel ? job->accel : "auto",
+		.accel = job->accel ? job->accel : "auto", .avoid_hosts = b->avoid,
 	};
 	b->deadline = total_limit(&job->limits);
 	b->m.backend = be;
@@ -537,6 +552,8 @@ static bool started(struct live_boot *b)
 		b->kvm_failure = xasprintf("kvm: %s", b->m.infra_reason);
 		return boot_again_under_tcg(b);
 	}
+	if (b->worker_rc < 0 && boot_elsewhere(b, b->m.infra_reason))
+		return true;
 	if (b->worker_rc < 0) {
 		fail_to_start(b, b->m.infra_reason);
 		return false;
@@ -562,7 +579,7 @@ static void check_boot(struct live_boot *b)
 		/* kernel output under KVM: it works on this host */
 		b->m.accel_unproven = false;
 		if (be->accel_learned)
-			be->accel_learned(be, b->job->target, true, NULL);
+			be->accel_learned(be, b->m.host, b->job->target, true, NULL);
 	} else if (b->m.accel_unproven && st == MACHINE_RUNNING &&
 		   t > b->job->target->kvm_proof) {
 		b->kvm_failure = xasprintf("kvm printed no kernel output in %.0f s",
@@ -570,7 +587,9 @@ static void check_boot(struct live_boot *b)
 		end_boot(b, false);
 		return;
 	}
-	if (st == MACHINE_FAILED) {
+	if (st == MACHINE_FAILED && boot_elsewhere(b, b->m.infra_reason)) {
+		return;
+	} else if (st == MACHINE_FAILED) {
 		judge_infra_error(b->judge, b->m.infra_reason);
 		end_boot(b, false);
 	} else if (st == MACHINE_STOPPED) {
@@ -584,45 +603,98 @@ static void check_boot(struct live_boot *b)
 }
 
 /*
- * boot_again_under_tcg: b ran under a KVM not proven on this host and
- * showed no kernel output (b->kvm_failure says how): that is no evidence
- * against the kernel. Its console and domain.xml are kept in
- * <n>/attempt-kvm/, the machine is released, and the boot starts again
- * under TCG with a new judge and capture (PHASE_STARTING). Returns true
- * (the boot goes on).
+ * restart_boot: b's attempt is no result. Its console and domain.xml are
+ * kept in <n>/<attempt_dir>/, the machine is stopped and released, and the
+ * boot starts again (its machine named with suffix) with a new judge and
+ * capture (PHASE_STARTING); event is printed.
  */
-static bool boot_again_under_tcg(struct live_boot *b)
+static void restart_boot(struct live_boot *b, const char *attempt_dir, const char *suffix,
+			 const char *event)
 {
 	struct backend *be = b->m.backend;
-	char *attempt = xasprintf("%s/attempt-kvm", b->job->dir);
+	char *attempt = xasprintf("%s/%s", b->job->dir, attempt_dir);
 	char *xml = xasprintf("%s/domain.xml", b->job->dir);
 	char *xml_to = xasprintf("%s/domain.xml", attempt);
 	if (mkdir_p(attempt, 0755) < 0 || capture_write(&b->cap, attempt) < 0 ||
 	    (rename(xml, xml_to) < 0 && errno != ENOENT))
 		warning("%s: the KVM attempt's console was not kept: %s", attempt, strerror(errno));
 	free(xml), free(xml_to), free(attempt);
-	if (b->m.priv)
+	if (b->m.priv) {
+		be->stop(&b->m);
 		be->release(&b->m);
+	}
 	judge_free(b->judge);
 	capture_release(&b->cap);
 	b->judge = judge_new(&b->job->limits);
 	capture_init(&b->cap);
 	memset(&b->m, 0, sizeof(b->m));
 	b->m.backend = be;
-	char *name = xasprintf("%s-tcg", b->spec.name);
+	char *name = xasprintf("%s-%s", b->spec.name, suffix);
 	free((char *)b->spec.name);
 	b->spec.name = name;
-	b->spec.accel = "tcg";
 	b->closed_at = -1;
 	b->shown_stage = STAGE_FIRMWARE;
 	b->t0 = 0;
 	b->started = 0;
 	b->stopped_by_itself = false;
-	char *what = xasprintf("%s: booting it again under TCG", b->kvm_failure);
-	print_event(b, what);
-	free(what);
+	print_event(b, event);
 	b->phase = PHASE_STARTING;
 	run_worker(b, start_worker);
+}
+
+/*
+ * boot_again_under_tcg: b ran under a KVM not proven on its host and
+ * showed no kernel output (b->kvm_failure says how): that is no evidence
+ * against the kernel. The attempt is kept in <n>/attempt-kvm/ and the boot
+ * starts again under TCG (restart_boot()). Returns true (it goes on).
+ */
+static bool boot_again_under_tcg(struct live_boot *b)
+{
+	b->kvm_host = b->m.host;
+	char *what = xasprintf("%s: booting it again under TCG", b->kvm_failure);
+	b->spec.accel = "tcg";
+	restart_boot(b, "attempt-kvm", "tcg", what);
+	free(what);
+	return true;
+}
+
+/* Adds b's attempt on its current host to b->attempts (error: why the
+ * host failed it, or NULL). */
+static void record_attempt(struct live_boot *b, const char *error)
+{
+	b->attempts = xrealloc(b->attempts, (b->n_attempts + 1) * sizeof(*b->attempts));
+	struct result_attempt *a = &b->attempts[b->n_attempts++];
+	a->host = b->m.host_name ? xstrdup(b->m.host_name) : NULL;
+	a->uri = b->m.host_uri ? xstrdup(b->m.host_uri) : NULL;
+	a->error = error ? xstrdup(error) : NULL;
+}
+
+/*
+ * boot_elsewhere: the host side failed b's boot on its host (why: it could
+ * not start it, or the host or its connection went away). When the
+ * backend knows of another host that can boot it, the attempt is kept in
+ * <n>/attempt-<k>/ and the boot starts again there (true); else false, and
+ * the failure is the boot's INFRA_ERROR.
+ */
+static bool boot_elsewhere(struct live_boot *b, const char *why)
+{
+	struct backend *be = b->m.backend;
+	int host = b->m.host;
+	if (!be || !be->host_failed || host < 0 || host >= BACKEND_MAX_HOSTS)
+		return false;
+	b->avoid[host] = true;
+	char *reason = xstrdup(why);
+	if (!be->host_failed(be, host, &b->spec, reason)) {
+		free(reason);
+		return false;
+	}
+	record_attempt(b, reason);
+	char *dir = xasprintf("attempt-%zu", b->n_attempts);
+	char *suffix = xasprintf("r%zu", b->n_attempts);
+	char *what = xasprintf("host %s failed it (%s): booting it again on another host",
+			       b->m.host_name ? b->m.host_name : "?", reason);
+	restart_boot(b, dir, suffix, what);
+	free(what), free(suffix), free(dir), free(reason);
 	return true;
 }
 
@@ -698,6 +770,9 @@ static void abandon_boot(struct live_boot *b)
 
 static void free_live(struct live_boot *b)
 {
+	for (size_t i = 0; i < b->n_attempts; i++)
+		free(b->attempts[i].host), free(b->attempts[i].uri), free(b->attempts[i].error);
+	free(b->attempts);
 	free(b->kvm_failure);
 	judge_free(b->judge);
 	capture_release(&b->cap);

@@ -56,6 +56,26 @@ static void add_run_fields(json_object *o, const struct result_info *info)
 	json_object_object_add(o, "target", string_or_null(info->target));
 	if (info->uri)
 		json_object_object_add(o, "uri", json_cstring_utf8(info->uri));
+	if (info->host_name) {
+		json_object *h = json_object_new_object();
+		json_object_object_add(h, "name", json_cstring_utf8(info->host_name));
+		json_object_object_add(h, "uri", info->uri ? json_cstring_utf8(info->uri) : NULL);
+		json_object_object_add(h, "qemu_version", string_or_null(info->host_qemu_version));
+		json_object_object_add(h, "libvirt_version", string_or_null(info->host_libvirt_version));
+		json_object_object_add(o, "host", h);
+	}
+	if (info->n_attempts) {
+		json_object *a = json_object_new_array();
+		for (size_t i = 0; i < info->n_attempts; i++) {
+			const struct result_attempt *at = &info->attempts[i];
+			json_object *e = json_object_new_object();
+			json_object_object_add(e, "host", at->host ? json_cstring_utf8(at->host) : NULL);
+			json_object_object_add(e, "uri", at->uri ? json_cstring_utf8(at->uri) : NULL);
+			json_object_object_add(e, "error", at->error ? json_cstring_utf8(at->error) : NULL);
+			json_object_array_add(a, e);
+		}
+		json_object_object_add(o, "attempts", a);
+	}
 	json_object_object_add(o, "accelerator", string_or_null(info->accelerator));
 	if (info->accelerator_reason)
 		json_object_object_add(o, "accelerator_reason",

@@ -10,6 +10,12 @@
 
 struct judge;
 
+/* One attempt of a boot on a libvirt host (result.json "attempts"). */
+struct result_attempt {
+	char *host, *uri;
+	char *error;                 /* why the host failed it, or NULL (the last one) */
+};
+
 struct result_info {
 	const char *kernel_path;     /* what the user gave */
 	const char *kernel_id;
@@ -30,6 +36,11 @@ struct result_info {
 	time_t started;              /* wall clock at power-on */
 	double duration;             /* seconds, power-on to end */
 	size_t console_recovered;    /* console bytes taken from the backend's log */
+	/* libvirt: the host that ran the boot (NULL fields: unknown) */
+	const char *host_name, *host_qemu_version, *host_libvirt_version;
+	const struct result_attempt *attempts;   /* every attempt, in order (n >= 2
+						  * only when a host failed it) */
+	size_t n_attempts;
 };
 
 /* Writes DIR/result.json. 0, or -1 (error printed, errno set). */

@@ -254,6 +254,35 @@ static void test_incomplete_and_files(void **state)
 	free(missing);
 }
 
+/* hosts = ( ... ): read in order with defaults; errors name their line. */
+static void test_hosts(void **state)
+{
+	(void)state;
+	struct config cfg;
+	char *msg;
+	int rc = load_text("hosts = ( { name = \"a\"; uri = \"qemu+tcp://127.0.0.1:1/system\"; slots = 3;\n"
+			   "            pool = \"/srv/pool\"; pool_max_mb = 100; },\n"
+			   "          { name = \"b\"; uri = \"qemu:///embed\"; } );\n", &cfg, &msg);
+	assert_int_equal(rc, 0);
+	assert_int_equal(cfg.n_hosts, 2);
+	assert_string_equal(cfg.hosts[0].name, "a");
+	assert_string_equal(cfg.hosts[0].uri, "qemu+tcp://127.0.0.1:1/system");
+	assert_int_equal(cfg.hosts[0].slots, 3);
+	assert_string_equal(cfg.hosts[0].pool, "/srv/pool");
+	assert_int_equal(cfg.hosts[0].pool_max_mb, 100);
+	assert_int_equal(cfg.hosts[1].slots, 1);
+	assert_null(cfg.hosts[1].pool);
+	config_release(&cfg);
+	free(msg);
+	expect_error("hosts = ( { name = \"a\";\n slots = 2; } );\n", 1, "host 'a' has no 'uri'");
+	expect_error("hosts = ( { name = \"a\"; uri = \"x\";\n slots = 0; } );\n", 2, "'slots' is 0");
+	expect_error("hosts = ( { name = \"a\"; uri = \"x\";\n speed = 1; } );\n", 2, "speed");
+	expect_error("hosts = ( { name = \"a\"; uri = \"x\"; },\n { name = \"a\"; uri = \"y\"; } );\n",
+		     2, "listed twice");
+	expect_error("hosts = ( { name = \"a\"; uri = \"x\";\n pool = \"rel\"; } );\n", 2,
+		     "absolute path");
+}
+
 int main(void)
 {
 	strcpy(dir, "/tmp/test_config.XXXXXX");
@@ -273,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_known_issues),
 		cmocka_unit_test(test_unknown_names_and_keys),
 		cmocka_unit_test(test_incomplete_and_files),
+		cmocka_unit_test(test_hosts),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char *argv[] = { "rm", "-rf", dir, NULL };
