@@ -47,7 +47,7 @@ static const char *const timeout_keys[] = {   /* in enum stage order, then silen
 	"firmware", "kernel", "init", "results", "end", "poweroff", "silence", "kvm_proof",
 };
 static const char *const suite_keys[] = {
-	"name", "tests", "samples", "repeat", "test_timeout",
+	"name", "tests", "samples", "min_samples", "ci_target", "repeat", "test_timeout",
 };
 static const char *const top_keys[] = { "targets", "suites", "boards", "files" };
 
@@ -145,6 +145,26 @@ static int read_seconds(const config_setting_t *g, const char *key, double *out)
 		return config_fail(s, "'%s' must be a number of seconds", key);
 	if (!(v >= 0))
 		return config_fail(s, "'%s' must not be negative", key);
+	*out = v;
+	return 0;
+}
+
+/* A percentage from 0 to 100 (an int or a float): ci_target. */
+static int read_percent(const config_setting_t *g, const char *key, double *out)
+{
+	config_setting_t *s = config_setting_get_member(g, key);
+	if (!s)
+		return 0;
+	int t = config_setting_type(s);
+	double v;
+	if (t == CONFIG_TYPE_FLOAT)
+		v = config_setting_get_float(s);
+	else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
+		v = (double)config_setting_get_int64(s);
+	else
+		return config_fail(s, "'%s' must be a percentage", key);
+	if (!(v >= 0 && v <= 100))
+		return config_fail(s, "'%s' must be from 0 to 100 (percent)", key);
 	*out = v;
 	return 0;
 }
@@ -373,12 +393,14 @@ static int read_suite(const config_setting_t *g, struct config *cfg)
 	if (!s) {
 		cfg->suites = xrealloc(cfg->suites, (cfg->n_suites + 1) * sizeof(*s));
 		s = &cfg->suites[cfg->n_suites++];
-		*s = (struct suite){ .name = xstrdup(name), .samples = 11, .repeat = 1,
-				     .test_timeout = 120.0 };
+		*s = (struct suite){ .name = xstrdup(name), .samples = 11, .min_samples = 3,
+				     .ci_target = 1.0, .repeat = 1, .test_timeout = 120.0 };
 	}
 	if ((rc = read_strings(g, "tests", &s->tests, &s->n_tests, known_tests,
 			       ARRAY_SIZE(known_tests), "test")) ||
 	    (rc = read_int(g, "samples", 1, 1000, &s->samples)) ||
+	    (rc = read_int(g, "min_samples", 1, 1000, &s->min_samples)) ||
+	    (rc = read_percent(g, "ci_target", &s->ci_target)) ||
 	    (rc = read_int(g, "repeat", 1, 1000, &s->repeat)) ||
 	    (rc = read_seconds(g, "test_timeout", &s->test_timeout)))
 		return rc;
