@@ -816,6 +816,24 @@ static void print_result(const char *abi, const char *test, const char *status,
 	rec_end(&r);
 }
 
+/* ci_basis_points: a decimal_ok() percentage in hundredths ("0.5": 50),
+ * at most 10000 (100 %). */
+static long ci_basis_points(const char *v)
+{
+	long whole = 0, frac = 0, digits = 0;
+
+	for (; *v >= '0' && *v <= '9'; v++)
+		whole = whole < 10000 ? whole * 10 + (*v - '0') : whole;
+	if (*v == '.')
+		for (v++; *v >= '0' && *v <= '9'; v++)
+			if (digits < 2)
+				frac = frac * 10 + (*v - '0'), digits++;
+	while (digits++ < 2)
+		frac *= 10;
+	whole = whole * 100 + frac;
+	return whole > 10000 ? 10000 : whole;
+}
+
 /* The clock, measured once per boot before the tests (rt_clock_measure). */
 static struct rt_clock boot_clock;
 
@@ -848,7 +866,7 @@ static void run_test(const struct plan *p, const char *abi, const char *test, st
 	rt_snprintf(abiarg, sizeof(abiarg), "abi=%s", abi);
 	rt_snprintf(samples, sizeof(samples), "samples=%ld", p->samples);
 	rt_snprintf(min_samples, sizeof(min_samples), "min_samples=%ld", p->min_samples);
-	rt_snprintf(ci, sizeof(ci), "ci=%s", p->ci_target);
+	rt_snprintf(ci, sizeof(ci), "ci_bp=%ld", ci_basis_points(p->ci_target));
 	rt_snprintf(res, sizeof(res), "clock_res_ns=%lu", (unsigned long)boot_clock.res_ns);
 	rt_snprintf(noise, sizeof(noise), "clock_noise_ppm=%lu", (unsigned long)boot_clock.noise_ppm);
 	argv[argc++] = path;

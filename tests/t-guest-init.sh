@@ -79,7 +79,7 @@ expect "output before the hang is kept" framing '^[0-9]+ LOG abi=x86_64 test=han
 if [ "$took" -lt 30 ] && ! pgrep -f 'sleep 987654' >/dev/null; then ok "the hung test's process group is gone (init took ${took}s)"
 else not_ok "the hung test's process group is gone" "took ${took}s; $(pgrep -af 'sleep 987654')"; fi
 expect "argv is the path, abi=, samples=, min_samples=, ci=, every bootrig.knob.* and the boot's clock" framing \
-	'^[0-9]+ LOG abi=x86_64 test=args text=argv:\\x20abi=x86_64\\x20samples=5\\x20min_samples=3\\x20ci=1\\x20foo=bar\\x20slow_null=10\\x20clock_res_ns=[1-9][0-9]*\\x20clock_noise_ppm=[0-9]+$'
+	'^[0-9]+ LOG abi=x86_64 test=args text=argv:\\x20abi=x86_64\\x20samples=5\\x20min_samples=3\\x20ci_bp=100\\x20foo=bar\\x20slow_null=10\\x20clock_res_ns=[1-9][0-9]*\\x20clock_noise_ppm=[0-9]+$'
 expect "a child cannot print init's own kinds (END becomes LOG)" framing '^[0-9]+ LOG abi=x86_64 test=noisy text=END\\x20tests=99\\x20passed=99$'
 expect "tabs, % and UTF-8 are escaped and come back intact" framing \
 	'^[0-9]+ LOG abi=x86_64 test=noisy text=tab\\x09here\\x20100%\\x20caf\\xc3\\xa9$'
@@ -102,7 +102,7 @@ decodes cmdline
 expect "the command line overrides the plan" cmdline '^[0-9]+ PLAN suite=quick repeat=2 samples=7 abis=x86_64 tests=args,metric min_samples=3 ci_target=1 clock_overhead_ns=[0-9]+ clock_res_ns=[1-9][0-9]* clock_noise_ppm=[0-9]+$'
 if [ "$(count cmdline 'TEST abi=x86_64 test=args')" = 2 ] && [ "$(count cmdline 'RESULT .*status=PASS')" = 4 ]; then
 	ok "repeat=2 runs every planned test twice"; else not_ok "repeat=2 runs every planned test twice"; fi
-expect "samples= from the command line reaches the test" cmdline 'text=argv:\\x20abi=x86_64\\x20samples=7\\x20min_samples=3\\x20ci=1\\x20clock_res_ns=[1-9][0-9]*\\x20clock_noise_ppm=[0-9]+$'
+expect "samples= from the command line reaches the test" cmdline 'text=argv:\\x20abi=x86_64\\x20samples=7\\x20min_samples=3\\x20ci_bp=100\\x20clock_res_ns=[1-9][0-9]*\\x20clock_noise_ppm=[0-9]+$'
 if [ "$(cat "$tmp/cmdline.rc")" = 0 ]; then ok "test mode exits 0 when every test passed"; else not_ok "test mode exit 0" "$(cat "$tmp/cmdline.rc")"; fi
 
 # 3. No plan file: the built-in plan.

@@ -85,23 +85,6 @@ long bench_knob_size(const struct bench *b, const char *key, long def, long min,
 	return knob_number(b, key, def, min, max, true);
 }
 
-/* ci=: a decimal percentage "1", "0.5", "2.25" in [0, 100]. */
-static double knob_percent(const struct bench *b, const char *key, double def)
-{
-	const char *v = bench_knob(b, key), *p;
-	double x = 0, scale = 1;
-	if (!v)
-		return def;
-	for (p = v; *p >= '0' && *p <= '9'; p++)
-		x = x * 10 + (*p - '0');
-	if (*p == '.' && p > v)
-		for (p++; *p >= '0' && *p <= '9'; p++)
-			x += (*p - '0') * (scale /= 10);
-	if (p == v || *p || x > 100 || p[-1] == '.')
-		bench_fail(b, "bad knob %s=%s (expected a decimal from 0 to 100)", key, v);
-	return x;
-}
-
 void bench_log(const struct bench *b, const char *fmt, ...)
 {
 	char line[1024];
@@ -189,14 +172,14 @@ static uint64_t read_counter(int fd)
  * step 0). */
 static void size_subruns(struct bench *b)
 {
-	struct rt_clock own;
-	rt_clock_measure(&own);
-	b->overhead_ns = own.overhead_ns;
-	b->clock = own;
-	if (bench_knob(b, "clock_res_ns") && bench_knob(b, "clock_noise_ppm")) {
-		b->clock.res_ns = (uint64_t)bench_knob_long(b, "clock_res_ns", 1, 1, 1000000000l);
-		b->clock.noise_ppm = (uint32_t)bench_knob_long(b, "clock_noise_ppm", 0, 0, 1000000);
+	b->overhead_ns = UINT64_MAX;
+	for (int i = 0; i < 32; i++) {
+		uint64_t t0 = rt_now_ns(), d = rt_now_ns() - t0;
+		if (d < b->overhead_ns)
+			b->overhead_ns = d;
 	}
+	b->clock.res_ns = (uint64_t)bench_knob_long(b, "clock_res_ns", 1, 1, 1000000000l);
+	b->clock.noise_ppm = (uint32_t)bench_knob_long(b, "clock_noise_ppm", 1000000, 0, 1000000);
 	bool quiet = b->clock.noise_ppm <= BENCH_QUIET_PPM;
 	uint64_t quiet_ns = 1000 * b->clock.res_ns;
 	if (quiet_ns < BENCH_QUIET_SUBRUN_NS)
@@ -226,7 +209,7 @@ void bench_init(struct bench *b, int argc, char **argv, const char *test)
 					   BENCH_MAX_SAMPLES);
 	if (b->rule.min > b->rule.max)
 		b->rule.min = b->rule.max;
-	b->rule.target_pct = knob_percent(b, "ci", BENCH_DEFAULT_CI_PCT);
+	b->rule.target_pct = (double)bench_knob_long(b, "ci_bp", BENCH_DEFAULT_CI_BP, 0, 10000) / 100;
 	if (bench_knob_long(b, "pin", 1, 0, 1))
 		pin_to_cpu0(b);
 	if (bench_knob_long(b, "counters", 1, 0, 1))

@@ -9,10 +9,11 @@
  *
  * The method, for one metric:
  *  0. the clock (once per binary): the timer overhead, the least time one
- *     clock read adds to an interval, is measured and subtracted from every
- *     timed run; the clock's step and noise come from init (knobs
- *     clock_res_ns=, clock_noise_ppm=: rt_clock_measure once per boot),
- *     else are measured here. They size the sub-run: on a quiet clock
+ *     clock read adds to an interval (of 32 back-to-back reads, in this
+ *     binary's ABI), is measured and subtracted from every timed run; the
+ *     clock's step and noise come from init (knobs clock_res_ns=,
+ *     clock_noise_ppm=: rt_clock_measure once per boot); without them the
+ *     clock counts as noisy. They size the sub-run: on a quiet clock
  *     (noise <= BENCH_QUIET_PPM: QEMU's icount) a sub-run lasts 1000 clock
  *     steps, at least BENCH_QUIET_SUBRUN_NS, and a sample is the fastest of
  *     BENCH_QUIET_REPS; on a noisy one (a wall clock under TCG) the lengths
@@ -26,8 +27,8 @@
  *  3. samples, until the stopping rule (stop.h) says the figure is known:
  *     at least min_samples= (default BENCH_DEFAULT_MIN_SAMPLES), at most
  *     samples=, and in between until the 95 % confidence interval of the
- *     mean is within ci= percent (default BENCH_DEFAULT_CI_PCT; ci=0: always
- *     `samples`). A sample is `reps` sub-runs of `iters` operations each,
+ *     mean is within ci_bp= hundredths of a percent (default
+ *     BENCH_DEFAULT_CI_BP; ci_bp=0: always `samples`). A sample is `reps` sub-runs of `iters` operations each,
  *     and its value is the fastest sub-run: a run that was interrupted
  *     (host preemption under TCG, a timer tick) only ever adds time, so the
  *     minimum is the least noisy estimate of the operation. The metrics of
@@ -43,7 +44,7 @@
  *
  * Knobs every test accepts: sample_ms=MS or sample_us=US (sub-run length),
  * reps=N (sub-runs per sample), samples=N (the most), min_samples=N,
- * ci=PCT (a decimal: 1, 0.5), clock_res_ns=, clock_noise_ppm=, pin=0 (do
+ * ci_bp=N (the target in hundredths of a percent: 100 is 1 %), clock_res_ns=, clock_noise_ppm=, pin=0 (do
  * not pin to CPU 0), counters=0 (do not open perf).
  */
 #ifndef BOOTRIG_BENCH_H
@@ -69,7 +70,7 @@
 #define BENCH_QUIET_SUBRUN_NS 50000ull
 #define BENCH_QUIET_REPS 3
 #define BENCH_DEFAULT_MIN_SAMPLES 3
-#define BENCH_DEFAULT_CI_PCT 1.0
+#define BENCH_DEFAULT_CI_BP 100    /* 1 %, in hundredths of a percent */
 
 /* The run-time context of one test binary. */
 struct bench {
