@@ -36,7 +36,7 @@ GUEST_RT_EXTRA_arm           := arch/arm-libgcc
 GUEST_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-fno-pie -fno-pic -fno-tree-loop-distribute-patterns \
-	-ffunction-sections -fdata-sections -Iinitramfs/rt -Iinitramfs/bench
+	-ffunction-sections -fdata-sections -fno-ident -Iinitramfs/rt -Iinitramfs/bench
 GUEST_LDFLAGS := -nostdlib -static -no-pie -Wl,--gc-sections -Wl,--build-id=none -Wl,-z,noseparate-code -s
 GUEST_LINK_aarch64_ilp32 = aarch64-linux-gnu-ld -m aarch64linux32 -static --gc-sections -z noseparate-code \
 	--build-id=none -s -o $@ $^

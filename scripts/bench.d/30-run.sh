@@ -11,6 +11,11 @@
 #   3. what the benchmark clock costs: the same smoke boot through `bootrig
 #      run` with --clock icount (the TCG default) and --clock wall, N of
 #      each, alternated: median wall times and the ratio icount/wall.
+#   4. what the smoke suite costs over booting at all: the smoke boot (every
+#      ABI, lat_syscall) through `bootrig run`, start to exit, beside the
+#      same kernel and initramfs with --append bootrig.only= (init starts,
+#      probes the ABIs, runs no test and powers off), N of each, alternated:
+#      the ratio smoke / no tests (target <= 1.5, issue 14).
 # Boots 1 and 2 run on the default clock (icount); the plain qemu boot of 1
 # gets the same -icount options, so the ratio compares like with like.
 # BENCH_RUN_N changes N (default 3).
@@ -34,8 +39,8 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2
 run_bootrig() {
 	rm -rf "$out/r"
 	t0=$(now)
-	"$bootrig" run --kernel "$kernel" --initramfs "$out/smoke.img" ${1:+--clock "$1"} -o "$out/r" \
-		>/dev/null 2>"$out/run.err"
+	"$bootrig" run --kernel "$kernel" --initramfs "$out/smoke.img" ${1:+--clock "$1"} ${2:+--append "$2"} \
+		-o "$out/r" >/dev/null 2>"$out/run.err"
 	rc=$?
 	t1=$(now)
 	[ $rc = 0 ] || { echo "30-run: bootrig run exited $rc: $(tail -n 2 "$out/run.err")" >&2; return 1; }
@@ -92,3 +97,10 @@ wa=$(median <"$out/t-wall")
 printf '   %-44s %8.2f s\n' "smoke boot, --clock icount (median of $n)" "$ic"
 printf '   %-44s %8.2f s\n' "smoke boot, --clock wall (median of $n)" "$wa"
 printf '   %-44s %8.3f\n' "ratio icount/wall (the clock's cost)" "$(echo "$ic / $wa" | bc -l)"
+
+alternate smoke notest "run_bootrig" "run_bootrig icount bootrig.only="
+sm=$(median <"$out/t-smoke")
+nt=$(median <"$out/t-notest")
+printf '   %-44s %8.2f s\n' "smoke boot, bootrig run (median of $n)" "$sm"
+printf '   %-44s %8.2f s\n' "no-test boot (bootrig.only=) (median of $n)" "$nt"
+printf '   %-44s %8.3f   (target <= 1.5)\n' "ratio smoke / no tests" "$(echo "$sm / $nt" | bc -l)"
