@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <libconfig.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,7 +131,10 @@ static int read_int(const config_setting_t *g, const char *key, int min, int max
 }
 
 /* If g has a number `key` >= 0, sets *out (integers accepted). */
-static int read_seconds(const config_setting_t *g, const char *key, double *out)
+/* A number (an int or a float) in [min, max] of a group, `what` naming it in
+ * messages ("a number of seconds"); *out is left alone when absent. */
+static int read_number(const config_setting_t *g, const char *key, const char *what, double min,
+		       double max, double *out)
 {
 	config_setting_t *s = config_setting_get_member(g, key);
 	if (!s)
@@ -142,31 +146,24 @@ static int read_seconds(const config_setting_t *g, const char *key, double *out)
 	else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
 		v = (double)config_setting_get_int64(s);
 	else
-		return config_fail(s, "'%s' must be a number of seconds", key);
-	if (!(v >= 0))
+		return config_fail(s, "'%s' must be %s", key, what);
+	if (!(v >= min))
 		return config_fail(s, "'%s' must not be negative", key);
+	if (!(v <= max))
+		return config_fail(s, "'%s' must be at most %g", key, max);
 	*out = v;
 	return 0;
 }
 
-/* A percentage from 0 to 100 (an int or a float): ci_target. */
+static int read_seconds(const config_setting_t *g, const char *key, double *out)
+{
+	return read_number(g, key, "a number of seconds", 0, INFINITY, out);
+}
+
+/* ci_target: a percentage from 0 to 100. */
 static int read_percent(const config_setting_t *g, const char *key, double *out)
 {
-	config_setting_t *s = config_setting_get_member(g, key);
-	if (!s)
-		return 0;
-	int t = config_setting_type(s);
-	double v;
-	if (t == CONFIG_TYPE_FLOAT)
-		v = config_setting_get_float(s);
-	else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
-		v = (double)config_setting_get_int64(s);
-	else
-		return config_fail(s, "'%s' must be a percentage", key);
-	if (!(v >= 0 && v <= 100))
-		return config_fail(s, "'%s' must be from 0 to 100 (percent)", key);
-	*out = v;
-	return 0;
+	return read_number(g, key, "a percentage", 0, 100, out);
 }
 
 /* Frees n strings and the array. */

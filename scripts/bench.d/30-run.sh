@@ -91,16 +91,17 @@ printf '   %-44s %8.2f s\n' "6 boots, -j 2" "$j2"
 printf '   %-44s %8.3f   (target >= 1.8; load now: %s)\n' "speedup -j1/-j2" "$(echo "$j1 / $j2" | bc -l)" \
 	"$(cut -d' ' -f1-3 /proc/loadavg)"
 
+# pair A B LABEL_A LABEL_B RATIO_LABEL [NOTE]: the medians of $out/t-A and
+# t-B and their ratio A/B.
+pair() {
+	a=$(median <"$out/t-$1")
+	b=$(median <"$out/t-$2")
+	printf '   %-44s %8.2f s\n' "$3 (median of $n)" "$a"
+	printf '   %-44s %8.2f s\n' "$4 (median of $n)" "$b"
+	printf '   %-44s %8.3f%s\n' "$5" "$(echo "$a / $b" | bc -l)" "${6:+   ($6)}"
+}
 alternate icount wall "run_bootrig icount" "run_bootrig wall"
-ic=$(median <"$out/t-icount")
-wa=$(median <"$out/t-wall")
-printf '   %-44s %8.2f s\n' "smoke boot, --clock icount (median of $n)" "$ic"
-printf '   %-44s %8.2f s\n' "smoke boot, --clock wall (median of $n)" "$wa"
-printf '   %-44s %8.3f\n' "ratio icount/wall (the clock's cost)" "$(echo "$ic / $wa" | bc -l)"
+pair icount wall "smoke boot, --clock icount" "smoke boot, --clock wall" "ratio icount/wall (the clock's cost)"
 
 alternate smoke notest "run_bootrig" "run_bootrig icount bootrig.only="
-sm=$(median <"$out/t-smoke")
-nt=$(median <"$out/t-notest")
-printf '   %-44s %8.2f s\n' "smoke boot, bootrig run (median of $n)" "$sm"
-printf '   %-44s %8.2f s\n' "no-test boot (bootrig.only=) (median of $n)" "$nt"
-printf '   %-44s %8.3f   (target <= 1.5)\n' "ratio smoke / no tests" "$(echo "$sm / $nt" | bc -l)"
+pair smoke notest "smoke boot, bootrig run" "no-test boot (bootrig.only=)" "ratio smoke / no tests" "target <= 1.5"
