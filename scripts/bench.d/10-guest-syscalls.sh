@@ -164,10 +164,10 @@ host() {
 set -- $(host notest)
 base_s=$1
 echo "   host seconds per boot (qemu start to exit, median of $n; CV across boots):"
-printf "   %-34s %8.3f s  CV %5.2f %%\n" "no tests, icount (the baseline)" "$1" "$2"
+printf "   %-26s %8.3f s  CV %5.2f %%\n" "no tests, icount (baseline)" "$1" "$2"
 for mode in $modes; do
 	set -- $(host "$mode")
-	printf "   %-34s %8.3f s  CV %5.2f %%  ratio %.3f" "$tests, $mode" "$1" "$2" \
+	printf "   %-26s %8.3f s  CV %5.2f %%  ratio %.3f" "the 4 tests, $mode" "$1" "$2" \
 		"$(echo "$1 $base_s" | awk '{ print $1 / $2 }')"
 	if [ "$mode" = icount ]; then
 		echo "$1 $base_s $2" | awk '{ printf "  (target ratio <= 1.5, CV <= 2 %%: %s)\n", ($1 / $2 <= 1.5 && $3 <= 2) ? "met" : "MISSED" }'
