@@ -114,6 +114,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(SAN_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(call say,CCLD,$@)$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(SAN_LIB_OBJS) $(HOST_LIBS) $(SAN_LIBS) -lcmocka
 
+# test_stop compiles the guest's stopping rule as it is.
+$(BUILD)/tests/test_stop: initramfs/bench/stop.c initramfs/bench/stop.h
+
 # Test tools: small programs over the host objects that the shell test
 # groups call (tests/tools/<name>.c -> build/tests/tools/<name>).
 TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))

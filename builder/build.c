@@ -171,8 +171,8 @@ static char *plan_text(const struct suite *s, char **abis, size_t n_abis)
 	long timeout = (long)s->test_timeout;
 	if ((double)timeout < s->test_timeout || timeout < 1)
 		timeout++;
-	strbuf_addf(&sb, "\nsamples=%d\nrepeat=%d\ntest_timeout=%ld\n", s->samples, s->repeat,
-		    timeout);
+	strbuf_addf(&sb, "\nsamples=%d\nmin_samples=%d\nci_target=%.4f\nrepeat=%d\ntest_timeout=%ld\n",
+		    s->samples, s->min_samples, s->ci_target, s->repeat, timeout);
 	return sb.buf;
 }
 
@@ -655,6 +655,8 @@ static int write_manifest(const struct build_options *opt, const char *output,
 	json_object_object_add(p, "tests", json_strings(s->tests, s->n_tests));
 	json_object_object_add(p, "abis", json_strings(abis, n_abis));
 	json_object_object_add(p, "samples", json_object_new_int(s->samples));
+	json_object_object_add(p, "min_samples", json_object_new_int(s->min_samples));
+	json_object_object_add(p, "ci_target", json_object_new_double(s->ci_target));
 	json_object_object_add(p, "repeat", json_object_new_int(s->repeat));
 	json_object_object_add(p, "test_timeout", json_object_new_double(s->test_timeout));
 	json_object_object_add(p, "text", json_cstring_utf8(plan));

@@ -324,6 +324,21 @@ static void build_warnings(struct comparison *c)
 		c->warnings = xrealloc(c->warnings, (c->nwarnings + 1) * sizeof(*c->warnings));
 		c->warnings[c->nwarnings++] = w;
 	}
+	/* Boots whose own samples did not settle within their target. */
+	for (size_t i = 0; i < c->nrows; i++) {
+		for (size_t s = 0; s < c->nsides; s++) {
+			const struct metric_series *m = c->rows[i].stat[s].series;
+			if (!m || !m->unmet)
+				continue;
+			char *w = xasprintf("%s: %s.%s.%s: %zu of %zu boot%s took the most samples without "
+					    "reaching ±%.4g %% (widest ±%.4g %%, %zu samples pooled): its "
+					    "clock is noisier than the target", c->sides[s].label, m->abi,
+					    m->test, m->name, m->unmet, m->n, m->n == 1 ? "" : "s",
+					    m->ci_target, m->ci_max, m->samples);
+			c->warnings = xrealloc(c->warnings, (c->nwarnings + 1) * sizeof(*c->warnings));
+			c->warnings[c->nwarnings++] = w;
+		}
+	}
 }
 
 void compare_sides(struct comparison *c, struct side *sides, size_t nsides,
@@ -333,8 +348,8 @@ void compare_sides(struct comparison *c, struct side *sides, size_t nsides,
 	for (size_t s = 0; s < nsides; s++)
 		if (sides[s].nboots == sides[s].ninfra)
 			c->unusable = true;
-	build_warnings(c);
 	build_rows(c);
+	build_warnings(c);
 	build_abis(c);
 	build_events(c);
 	build_verdicts(c);

@@ -75,6 +75,10 @@ static struct json_object *metric_json(const struct comparison *c, const struct 
 		json_object_object_add(so, "n", json_object_new_int((int)st->series->n));
 		json_object_object_add(so, "mean", num(st->mean));
 		json_object_object_add(so, "stddev_pct", num(st->stddev_pct));
+		json_object_object_add(so, "samples", json_object_new_int64((int64_t)st->series->samples));
+		json_object_object_add(so, "ci_max_pct", num(st->series->ci_max));
+		json_object_object_add(so, "ci_target_pct", num(st->series->ci_target));
+		json_object_object_add(so, "unmet", json_object_new_int64((int64_t)st->series->unmet));
 		struct json_object *obs = json_object_new_array();
 		for (size_t i = 0; i < st->series->n; i++)
 			json_object_array_add(obs, num(st->series->obs[i]));

@@ -157,8 +157,20 @@ static void add_metrics(struct side *s, struct json_object *metrics)
 				.abi = xstrdup(abi), .test = xstrdup(test), .name = xstrdup(name),
 				.unit = xstrdup(get_str(m, "unit", "")),
 				.higher_better = !strcmp(get_str(m, "better", "lower"), "higher"),
+				.ci_max = NAN, .ci_target = NAN,
 			};
 		}
+		double count = get_num(m, "n"), ci = get_num(m, "ci"), target = get_num(m, "ci_target");
+		struct json_object *samples = get_array(m, "samples");
+		if (isfinite(count) && count >= 1)
+			ser->samples += (size_t)count;
+		else if (samples)
+			ser->samples += json_object_array_length(samples);
+		if (isfinite(ci) && ci >= 0 && !(ci <= ser->ci_max))
+			ser->ci_max = ci;
+		if (isfinite(target))
+			ser->ci_target = target;
+		ser->unmet += !strcmp(get_str(m, "stop", ""), "max");
 		if (ser->n == ser->alloc) {
 			ser->alloc = ser->alloc ? 2 * ser->alloc : 8;
 			ser->obs = xrealloc(ser->obs, ser->alloc * sizeof(*ser->obs));

@@ -38,6 +38,12 @@ struct metric_series {
 	bool higher_better;     /* the metric's "better" field */
 	double *obs;            /* one per PASS boot: that boot's median */
 	size_t n, alloc;
+	/* The boots' own sampling (result.json's n, ci, ci_target, stop; absent
+	 * in logs of guests before adaptive sampling): */
+	size_t samples;         /* the samples behind obs, pooled over the boots */
+	double ci_max;          /* the widest interval a boot reached (%), NAN: none */
+	double ci_target;       /* the target the boots sampled for (%), NAN: none */
+	size_t unmet;           /* boots that stopped at the most samples (stop=max) */
 };
 
 struct abi_count {

@@ -33,10 +33,14 @@ GUEST_RT_EXTRA_x32           := libgcc
 GUEST_RT_EXTRA_aarch64_ilp32 := libgcc
 GUEST_RT_EXTRA_arm           := arch/arm-libgcc
 
+# The runtime and bench library (never timed) in the tiny code model on
+# arm64: one ADR for an address instead of ADRP+ADD (binaries < 1 MB).
+GUEST_SMALL_aarch64       := -mcmodel=tiny
+GUEST_SMALL_aarch64_ilp32 := -mcmodel=tiny
 GUEST_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -ffreestanding -fno-builtin \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-fno-pie -fno-pic -fno-tree-loop-distribute-patterns \
-	-ffunction-sections -fdata-sections -Iinitramfs/rt -Iinitramfs/bench
+	-ffunction-sections -fdata-sections -fno-ident -Iinitramfs/rt -Iinitramfs/bench
 GUEST_LDFLAGS := -nostdlib -static -no-pie -Wl,--gc-sections -Wl,--build-id=none -Wl,-z,noseparate-code -s
 GUEST_LINK_aarch64_ilp32 = aarch64-linux-gnu-ld -m aarch64linux32 -static --gc-sections -z noseparate-code \
 	--build-id=none -s -o $@ $^
@@ -63,13 +67,13 @@ $(BUILD)/guest/$(1)/obj/%.o: initramfs/%.c $$(GUEST_HDRS)
 # call wrappers inline the trap either way).
 $(BUILD)/guest/$(1)/obj/rt/%.o: initramfs/rt/%.c $$(GUEST_HDRS)
 	@mkdir -p $$(dir $$@)
-	$$(call say,CC,$$@)$$(GUEST_CC_$(1)) $$(GUEST_CFLAGS) -Os -c -o $$@ $$<
+	$$(call say,CC,$$@)$$(GUEST_CC_$(1)) $$(GUEST_CFLAGS) -Os $$(GUEST_SMALL_$(1)) -c -o $$@ $$<
 
 # The bench library too: it only wraps the timed loops, which live in
 # initramfs/tests/*.c and keep -O2.
 $(BUILD)/guest/$(1)/obj/bench/%.o: initramfs/bench/%.c $$(GUEST_HDRS)
 	@mkdir -p $$(dir $$@)
-	$$(call say,CC,$$@)$$(GUEST_CC_$(1)) $$(GUEST_CFLAGS) -Os -c -o $$@ $$<
+	$$(call say,CC,$$@)$$(GUEST_CC_$(1)) $$(GUEST_CFLAGS) -Os $$(GUEST_SMALL_$(1)) -c -o $$@ $$<
 
 $(BUILD)/guest/$(1)/probe: $(BUILD)/guest/$(1)/obj/probe.o $$(GUEST_RT_$(1))
 	$$(call say,LD,$$@)$$(GUEST_LINK_$(1))

@@ -231,7 +231,8 @@ struct plan {
 	char provoke[NAME_MAX_LEN];   /* a kind to provoke (initramfs/provoke/), "" none */
 	struct list tests, abis, knobs;
 	bool abis_set;
-	long samples, repeat, test_timeout;
+	long samples, min_samples, repeat, test_timeout;
+	char ci_target[16];       /* a decimal percentage, as given */
 	char error[160];          /* set when the plan cannot be used */
 };
 
@@ -308,6 +309,22 @@ static long plan_number(struct plan *p, const char *key, const char *v, size_t n
 	return x;
 }
 
+/* decimal_ok: v (n bytes) is digits with at most one '.' between digits. */
+static bool decimal_ok(const char *v, size_t n)
+{
+	bool dot = false;
+
+	if (n == 0 || v[0] == '.' || v[n - 1] == '.')
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] == '.' && !dot)
+			dot = true;
+		else if (v[i] < '0' || v[i] > '9')
+			return false;
+	}
+	return true;
+}
+
 /* plan_set: one key=value (value n bytes) of the plan file or of the
  * command line (there, keys without "bootrig."). */
 static void plan_set(struct plan *p, const char *key, size_t klen, const char *v, size_t n,
@@ -337,6 +354,13 @@ static void plan_set(struct plan *p, const char *key, size_t klen, const char *v
 			plan_error(p, k, "(a kind name)");
 	} else if (rt_strcmp(k, "samples") == 0) {
 		p->samples = plan_number(p, k, v, n, MAX_SAMPLES);
+	} else if (rt_strcmp(k, "min_samples") == 0) {
+		p->min_samples = plan_number(p, k, v, n, MAX_SAMPLES);
+	} else if (rt_strcmp(k, "ci_target") == 0) {
+		if (!decimal_ok(v, n) || n >= sizeof(p->ci_target))
+			plan_error(p, k, "(a decimal percentage)");
+		else
+			rt_strlcpy(p->ci_target, v, n + 1);
 	} else if (rt_strcmp(k, "repeat") == 0) {
 		p->repeat = plan_number(p, k, v, n, 1000);
 	} else if (rt_strcmp(k, "test_timeout") == 0) {
@@ -359,6 +383,8 @@ static void plan_defaults(struct plan *p)
 	rt_strlcpy(p->suite, "smoke", sizeof(p->suite));
 	list_parse(&p->tests, "lat_syscall", 11);
 	p->samples = 11;
+	p->min_samples = 3;
+	rt_strlcpy(p->ci_target, "1", sizeof(p->ci_target));
 	p->repeat = 1;
 	p->test_timeout = 120;
 }
@@ -798,10 +824,32 @@ static void print_result(const char *abi, const char *test, const char *status,
 	rec_end(&r);
 }
 
+/* ci_basis_points: a decimal_ok() percentage in hundredths ("0.5": 50),
+ * at most 10000 (100 %). */
+static long ci_basis_points(const char *v)
+{
+	long whole = 0, frac = 0, digits = 0;
+
+	for (; *v >= '0' && *v <= '9'; v++)
+		whole = whole < 10000 ? whole * 10 + (*v - '0') : whole;
+	if (*v == '.')
+		for (v++; *v >= '0' && *v <= '9'; v++)
+			if (digits < 2)
+				frac = frac * 10 + (*v - '0'), digits++;
+	while (digits++ < 2)
+		frac *= 10;
+	whole = whole * 100 + frac;
+	return whole > 10000 ? 10000 : whole;
+}
+
+/* The clock, measured once per boot before the tests (rt_clock_measure). */
+static struct rt_clock boot_clock;
+
 /* run_test: TEST, the child's records, RESULT. */
 static void run_test(const struct plan *p, const char *abi, const char *test, struct counts *c)
 {
-	char path[512], samples[32], abiarg[80], *argv[LIST_MAX + 4];
+	char path[512], samples[32], min_samples[32], ci[32], res[40], noise[40], abiarg[80];
+	char *argv[LIST_MAX + 8];
 	static struct line_buf lb;
 	const char *reason;
 	struct rt_stat st;
@@ -825,11 +873,19 @@ static void run_test(const struct plan *p, const char *abi, const char *test, st
 	}
 	rt_snprintf(abiarg, sizeof(abiarg), "abi=%s", abi);
 	rt_snprintf(samples, sizeof(samples), "samples=%ld", p->samples);
+	rt_snprintf(min_samples, sizeof(min_samples), "min_samples=%ld", p->min_samples);
+	rt_snprintf(ci, sizeof(ci), "ci_bp=%ld", ci_basis_points(p->ci_target));
+	rt_snprintf(res, sizeof(res), "clock_res_ns=%lu", (unsigned long)boot_clock.res_ns);
+	rt_snprintf(noise, sizeof(noise), "clock_noise_ppm=%lu", (unsigned long)boot_clock.noise_ppm);
 	argv[argc++] = path;
 	argv[argc++] = abiarg;
 	argv[argc++] = samples;
-	for (int k = 0; k < p->knobs.n; k++)
+	argv[argc++] = min_samples;
+	argv[argc++] = ci;
+	for (int k = 0; k < p->knobs.n; k++)      /* before the clock: a knob overrides it */
 		argv[argc++] = (char *)p->knobs.item[k];
+	argv[argc++] = res;
+	argv[argc++] = noise;
 	argv[argc] = NULL;
 
 	pid = spawn(argv, &out, &ex);
@@ -1160,6 +1216,14 @@ int main(int argc, char **argv, char **envp)
 	rec_fieldf(&r, "samples", "%ld", plan.samples);
 	rec_field(&r, "abis", joined[0]);
 	rec_field(&r, "tests", plan.provoke[0] ? "" : joined[1]);
+	rec_fieldf(&r, "min_samples", "%ld", plan.min_samples);
+	rec_field(&r, "ci_target", plan.ci_target);
+	if (plan.tests.n > 0) {
+		rt_clock_measure(&boot_clock);
+		rec_fieldf(&r, "clock_overhead_ns", "%lu", (unsigned long)boot_clock.overhead_ns);
+		rec_fieldf(&r, "clock_res_ns", "%lu", (unsigned long)boot_clock.res_ns);
+		rec_fieldf(&r, "clock_noise_ppm", "%lu", (unsigned long)boot_clock.noise_ppm);
+	}
 	rec_end(&r);
 
 	if (plan.provoke[0]) {

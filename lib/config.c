@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <libconfig.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +48,7 @@ static const char *const timeout_keys[] = {   /* in enum stage order, then silen
 	"firmware", "kernel", "init", "results", "end", "poweroff", "silence", "kvm_proof",
 };
 static const char *const suite_keys[] = {
-	"name", "tests", "samples", "repeat", "test_timeout",
+	"name", "tests", "samples", "min_samples", "ci_target", "repeat", "test_timeout",
 };
 static const char *const top_keys[] = { "targets", "suites", "boards", "files", "hosts" };
 static const char *const host_keys[] = { "name", "uri", "slots", "pool", "pool_max_mb" };
@@ -134,8 +135,10 @@ int config_get_int(const struct config_where *w, const config_setting_t *g, cons
 	return 0;
 }
 
-int config_get_seconds(const struct config_where *w, const config_setting_t *g,
-			const char *key, double *out)
+/* A number (an int or a float) of g in [min, max], `what` naming it in
+ * messages ("a number of seconds"); *out is left alone when absent. */
+static int get_number(const struct config_where *w, const config_setting_t *g, const char *key,
+		      const char *what, double min, double max, double *out)
 {
 	config_setting_t *s = config_setting_get_member(g, key);
 	if (!s)
@@ -147,11 +150,19 @@ int config_get_seconds(const struct config_where *w, const config_setting_t *g,
 	else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
 		v = (double)config_setting_get_int64(s);
 	else
-		return config_fail(w, s, "'%s' must be a number of seconds", key);
-	if (!(v >= 0))
+		return config_fail(w, s, "'%s' must be %s", key, what);
+	if (!(v >= min))
 		return config_fail(w, s, "'%s' must not be negative", key);
+	if (!(v <= max))
+		return config_fail(w, s, "'%s' must be at most %g", key, max);
 	*out = v;
 	return 0;
+}
+
+int config_get_seconds(const struct config_where *w, const config_setting_t *g,
+			const char *key, double *out)
+{
+	return get_number(w, g, key, "a number of seconds", 0, INFINITY, out);
 }
 
 int config_get_bool(const struct config_where *w, const config_setting_t *g, const char *key,
@@ -164,6 +175,12 @@ int config_get_bool(const struct config_where *w, const config_setting_t *g, con
 		return config_fail(w, s, "'%s' must be true or false", key);
 	*out = config_setting_get_bool(s);
 	return 0;
+}
+
+/* ci_target: a percentage from 0 to 100 (integers accepted). */
+static int read_percent(const config_setting_t *g, const char *key, double *out)
+{
+	return get_number(&here, g, key, "a percentage", 0, 100, out);
 }
 
 /* Frees n strings and the array. */
@@ -388,12 +405,14 @@ static int read_suite(const config_setting_t *g, struct config *cfg)
 	if (!s) {
 		cfg->suites = xrealloc(cfg->suites, (cfg->n_suites + 1) * sizeof(*s));
 		s = &cfg->suites[cfg->n_suites++];
-		*s = (struct suite){ .name = xstrdup(name), .samples = 11, .repeat = 1,
-				     .test_timeout = 120.0 };
+		*s = (struct suite){ .name = xstrdup(name), .samples = 11, .min_samples = 3,
+				     .ci_target = 1.0, .repeat = 1, .test_timeout = 120.0 };
 	}
 	if ((rc = read_strings(g, "tests", &s->tests, &s->n_tests, known_tests,
 			       ARRAY_SIZE(known_tests), "test")) ||
 	    (rc = config_get_int(&here, g, "samples", 1, 1000, &s->samples)) ||
+	    (rc = config_get_int(&here, g, "min_samples", 1, 1000, &s->min_samples)) ||
+	    (rc = read_percent(g, "ci_target", &s->ci_target)) ||
 	    (rc = config_get_int(&here, g, "repeat", 1, 1000, &s->repeat)) ||
 	    (rc = config_get_seconds(&here, g, "test_timeout", &s->test_timeout)))
 		return rc;

@@ -20,6 +20,7 @@
  *                              results = 600.0; end = 10.0; poweroff = 10.0;
  *                              silence = 60.0; kvm_proof = 15.0; }; } );
  *   suites  = ( { name = "smoke"; tests = [ "lat_syscall" ]; samples = 11;
+ *                 min_samples = 3; ci_target = 1.0;
  *                 repeat = 1; test_timeout = 120.0; } );
  *   boards  = ( { name = "sim-arm64-tftp"; ... } );   (runner/board*.c reads these)
  *   files   = ( "/path/on/host:/path/in/initramfs" );
@@ -82,7 +83,10 @@ struct suite {
 	char *name;
 	char **tests;          /* test families, e.g. "lat_syscall", "hackbench" */
 	size_t n_tests;
-	int samples;           /* samples per metric */
+	int samples;           /* the most samples per metric */
+	int min_samples;       /* the fewest (initramfs/bench/stop.h) */
+	double ci_target;      /* stop once the 95 % interval of the mean is within
+				* this many percent of it; 0: always `samples` */
 	int repeat;            /* how many times init runs the plan */
 	double test_timeout;   /* watchdog per test binary, seconds */
 };

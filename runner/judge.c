@@ -230,12 +230,19 @@ static void metric_json(struct records_json *out, const struct proto_record *rec
 	static const char *const strings[] = { "abi", "test", "name", "unit", "better" };
 	static const char *const numbers[] = { "median", "min", "max", "mean", "stddev",
 					       "cycles", "instructions" };
+	/* the adaptive sampling's fields (absent from older guests' records) */
+	static const char *const optional[] = { "ci", "ci_target" };
 	json_object *o = json_object_new_object();
 	for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
 		add_new(o, strings[i], json_cstring_utf8(field_or_empty(rec, strings[i])));
 	add_new(o, "n", number_field(rec, "n", true));
 	for (size_t i = 0; i < ARRAY_SIZE(numbers); i++)
 		add_new(o, numbers[i], number_field(rec, numbers[i], false));
+	for (size_t i = 0; i < ARRAY_SIZE(optional); i++)
+		if (proto_get(rec, optional[i]))
+			add_new(o, optional[i], number_field(rec, optional[i], false));
+	if (proto_get(rec, "stop"))
+		add_new(o, "stop", json_cstring_utf8(proto_get(rec, "stop")));
 	if (proto_get(rec, "iters"))
 		add_new(o, "iters", number_field(rec, "iters", true));
 	double *samples;

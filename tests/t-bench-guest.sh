@@ -55,13 +55,16 @@ wellformed() {
 	function bad(why) { print "line " NR ": " why ": " substr($0, 1, 160); }
 	function num(x) { return x ~ /^-?[0-9]+\.[0-9]+$/ }
 	/^METRIC / {
-		want = "^METRIC abi=[^ ]+ test=[^ ]+ name=[a-z0-9_]+ unit=[^ ]+ better=(lower|higher) n=[0-9]+ median=[^ ]+ min=[^ ]+ max=[^ ]+ mean=[^ ]+ stddev=[^ ]+ samples=[^ ]+ iters=[0-9]+ (counters=unavailable|cycles=[0-9.]+ instructions=[0-9.]+)$"
+		want = "^METRIC abi=[^ ]+ test=[^ ]+ name=[a-z0-9_]+ unit=[^ ]+ better=(lower|higher) n=[0-9]+ median=[^ ]+ min=[^ ]+ max=[^ ]+ mean=[^ ]+ stddev=[^ ]+ samples=[^ ]+ (ci=[0-9]+\.[0-9]{4} )?ci_target=[0-9]+\.[0-9]{4} stop=(target|max|fixed) iters=[0-9]+ (counters=unavailable|cycles=[0-9.]+ instructions=[0-9.]+)$"
 		if ($0 !~ want) { bad("fields"); next }
+		delete f
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = substr($i, length(kv[1]) + 2) }
 		if (f["abi"] != abi) bad("abi " f["abi"])
 		if (f["test"] != test) bad("test " f["test"])
 		c = split(f["samples"], s, ",")
 		if (c != f["n"]) bad("n=" f["n"] " but " c " samples")
+		if (c >= 2 && !("ci" in f)) bad("n=" c " but no ci=")
+		if (f["stop"] == "target" && !(f["ci"] + 0 <= f["ci_target"] + 0)) bad("stop=target but ci " f["ci"] " > ci_target " f["ci_target"])
 		for (i = 1; i <= c; i++) if (!num(s[i])) bad("sample " s[i])
 		split("median min max mean stddev", keys, " ")
 		for (k in keys) if (!num(f[keys[k]])) bad(keys[k] " not fixed point")

@@ -233,4 +233,32 @@ if has "only CAND (not BASE, 5 boots): Linux version 6.1.0-57-cloud-amd64" && ! 
 	ok "--logs: the version line differs, the noisy probe line does not"
 else not_ok "--logs" "$(grep only "$tmp/out")"; fi
 
+# --- the boots' own sampling (issue 14): n pooled, interval, unmet target ---
+mk s1 k-s1 24 $NULL:14.1:2
+mk s2 k-s2 25 $NULL:14.1:2
+# every CAND boot took its 5 samples without reaching +-1 %; boot 2 the widest
+for f in "$tmp"/s2/*/default/*/result.json; do
+	ci=12.5; case $f in */default/2/result.json) ci=31.25 ;; esac
+	sed -i "s/\"instructions\":null/\"instructions\":null, \"ci\":$ci, \"ci_target\":1.0, \"stop\":\"max\"/" "$f"
+done
+for f in "$tmp"/s1/*/default/*/result.json; do
+	sed -i 's/"instructions":null/"instructions":null, "ci":0.5, "ci_target":1.0, "stop":"target"/' "$f"
+done
+compare "$tmp/s1" "$tmp/s2"
+cat "$tmp/err" >>"$tmp/out"
+if has "$tmp/s2: x86_64.lat_syscall.null: 5 of 5 boots took the most samples without reaching ±1 % (widest ±31.25 %, 25 samples pooled)" &&
+   ! has "$tmp/s1: x86_64.lat_syscall.null"; then
+	ok "compare: a side whose boots did not settle within their target is warned about, the other is not"
+else not_ok "compare: unmet sampling target warning" "$(cat "$tmp/out")"; fi
+compare "$tmp/s1" "$tmp/s2" --format json -o "$tmp/s.json"
+got=$("$JGET" "$tmp/s.json" metrics.0.sides.1.samples) unmet=$("$JGET" "$tmp/s.json" metrics.0.sides.1.unmet)
+ci=$("$JGET" "$tmp/s.json" metrics.0.sides.1.ci_max_pct) base_ci=$("$JGET" "$tmp/s.json" metrics.0.sides.0.ci_max_pct)
+if [ "$got" = 25 ] && [ "$unmet" = 5 ] && [ "$ci" = 31.25 ] && [ "$base_ci" = 0.5 ]; then
+	ok "compare --json: samples pooled over the boots (25), unmet 5, widest interval per side"
+else not_ok "compare --json: pooled sampling" "samples=$got unmet=$unmet ci_max=$ci base=$base_ci"; fi
+compare "$tmp/a1" "$tmp/a2" --format json -o "$tmp/old.json"
+if [ "$("$JGET" "$tmp/old.json" metrics.0.sides.0.unmet)" = 0 ] && [ "$("$JGET" "$tmp/old.json" metrics.0.sides.0.ci_max_pct)" = "" ]; then
+	ok "compare --json: logs without ci/stop read as before (unmet 0, no interval)"
+else not_ok "compare --json: old logs" "$(head -c 400 "$tmp/old.json")"; fi
+
 echo "1..$_tap_n"

@@ -66,7 +66,7 @@ expect "BEGIN names the native ABI and the plan's source" framing '^0 BEGIN prot
 expect "SYSINFO carries uname, cpus, memory, uptime and the command line" framing \
 	'^1 SYSINFO release=[^ ]+ version=[^ ]+ machine=x86_64 cpus=[1-9][0-9]* memtotal_kb=[1-9][0-9]* uptime=[0-9]+\.[0-9]+ cmdline=quiet\\x20bootrig'
 expect "ABI record for the probe that exits 0" framing '^2 ABI abi=x86_64 status=ok$'
-expect "PLAN from the file" framing '^3 PLAN suite=unit repeat=1 samples=5 abis=x86_64 tests=metric,exit3,segv,hang,args,noisy,absent$'
+expect "PLAN from the file" framing '^3 PLAN suite=unit repeat=1 samples=5 abis=x86_64 tests=metric,exit3,segv,hang,args,noisy,absent min_samples=3 ci_target=1 clock_overhead_ns=[0-9]+ clock_res_ns=[1-9][0-9]* clock_noise_ppm=[0-9]+$'
 expect "a child's METRIC line becomes a METRIC record" framing \
 	'^[0-9]+ METRIC abi=x86_64 test=metric name=a unit=us better=lower n=2 median=1.5000 .*samples=1.0000,2.0000$'
 expect "an unknown kind from a child is passed on" framing '^[0-9]+ NEWKIND key=v$'
@@ -78,8 +78,8 @@ expect "the watchdog kills a hung test: TIMEOUT" framing '^[0-9]+ RESULT abi=x86
 expect "output before the hang is kept" framing '^[0-9]+ LOG abi=x86_64 test=hang text=started$'
 if [ "$took" -lt 30 ] && ! pgrep -f 'sleep 987654' >/dev/null; then ok "the hung test's process group is gone (init took ${took}s)"
 else not_ok "the hung test's process group is gone" "took ${took}s; $(pgrep -af 'sleep 987654')"; fi
-expect "argv is the path, abi=, samples= and every bootrig.knob.*" framing \
-	'^[0-9]+ LOG abi=x86_64 test=args text=argv:\\x20abi=x86_64\\x20samples=5\\x20foo=bar\\x20slow_null=10$'
+expect "argv is the path, abi=, samples=, min_samples=, ci=, every bootrig.knob.* and the boot's clock" framing \
+	'^[0-9]+ LOG abi=x86_64 test=args text=argv:\\x20abi=x86_64\\x20samples=5\\x20min_samples=3\\x20ci_bp=100\\x20foo=bar\\x20slow_null=10\\x20clock_res_ns=[1-9][0-9]*\\x20clock_noise_ppm=[0-9]+$'
 expect "a child cannot print init's own kinds (END becomes LOG)" framing '^[0-9]+ LOG abi=x86_64 test=noisy text=END\\x20tests=99\\x20passed=99$'
 expect "tabs, % and UTF-8 are escaped and come back intact" framing \
 	'^[0-9]+ LOG abi=x86_64 test=noisy text=tab\\x09here\\x20100%\\x20caf\\xc3\\xa9$'
@@ -99,10 +99,10 @@ awk 'length($0) > 4095 { bad = 1 } END { exit bad }' "$tmp/framing.log" &&
 # 2. Command-line overrides: bootrig.abi, bootrig.only, bootrig.repeat, bootrig.samples, bootrig.suite.
 run cmdline "$r" "bootrig.abi=x86_64 bootrig.only=args,metric bootrig.repeat=2 bootrig.samples=7 bootrig.suite=quick"
 decodes cmdline
-expect "the command line overrides the plan" cmdline '^[0-9]+ PLAN suite=quick repeat=2 samples=7 abis=x86_64 tests=args,metric$'
+expect "the command line overrides the plan" cmdline '^[0-9]+ PLAN suite=quick repeat=2 samples=7 abis=x86_64 tests=args,metric min_samples=3 ci_target=1 clock_overhead_ns=[0-9]+ clock_res_ns=[1-9][0-9]* clock_noise_ppm=[0-9]+$'
 if [ "$(count cmdline 'TEST abi=x86_64 test=args')" = 2 ] && [ "$(count cmdline 'RESULT .*status=PASS')" = 4 ]; then
 	ok "repeat=2 runs every planned test twice"; else not_ok "repeat=2 runs every planned test twice"; fi
-expect "samples= from the command line reaches the test" cmdline 'text=argv:\\x20abi=x86_64\\x20samples=7$'
+expect "samples= from the command line reaches the test" cmdline 'text=argv:\\x20abi=x86_64\\x20samples=7\\x20min_samples=3\\x20ci_bp=100\\x20clock_res_ns=[1-9][0-9]*\\x20clock_noise_ppm=[0-9]+$'
 if [ "$(cat "$tmp/cmdline.rc")" = 0 ]; then ok "test mode exits 0 when every test passed"; else not_ok "test mode exit 0" "$(cat "$tmp/cmdline.rc")"; fi
 
 # 3. No plan file: the built-in plan.
@@ -113,7 +113,7 @@ script "$r2" x86_64 lat_syscall 'echo "argv: $*"'
 run builtin "$r2" ""
 decodes builtin
 expect "without a plan, BEGIN says plan=builtin" builtin '^0 BEGIN .* plan=builtin$'
-expect "the built-in plan is the smoke suite" builtin '^[0-9]+ PLAN suite=smoke repeat=1 samples=11 abis=x86_64 tests=lat_syscall$'
+expect "the built-in plan is the smoke suite" builtin '^[0-9]+ PLAN suite=smoke repeat=1 samples=11 abis=x86_64 tests=lat_syscall min_samples=3 ci_target=1 clock_overhead_ns=[0-9]+ clock_res_ns=[1-9][0-9]* clock_noise_ppm=[0-9]+$'
 
 # 4. A bad plan: ERROR, then END, nothing run.
 mkdir -p "$r2/etc/bootrig"
@@ -144,7 +144,7 @@ expect "probe exits 0: ok" probes '^[0-9]+ ABI abi=x86_64 status=ok$'
 expect "the kernel refuses the binary (ENOEXEC): unsupported" probes '^[0-9]+ ABI abi=arm status=unsupported reason=ENOEXEC$'
 expect "a probe that exits 1: error with the reason" probes '^[0-9]+ ABI abi=i386 status=error reason=exit\\x201$'
 expect "an ABI directory without probe: error" probes '^[0-9]+ ABI abi=aarch64 status=error reason=probe\\x20missing$'
-expect "only ok ABIs are planned" probes '^[0-9]+ PLAN .* abis=x86_64 tests=none$'
+expect "only ok ABIs are planned" probes '^[0-9]+ PLAN .* abis=x86_64 tests=none min_samples=3 ci_target=1 clock_overhead_ns=[0-9]+ clock_res_ns=[1-9][0-9]* clock_noise_ppm=[0-9]+$'
 
 run noabi "$r3" "bootrig.abi=arm"
 decodes noabi

@@ -1,7 +1,10 @@
 #!/bin/sh
 # t-guest-size.sh: the guest binaries stay small: each init <= 32 KiB, all
-# test binaries of one ABI (probe included) <= 128 KiB together, every
-# file static and stripped. Sizes are printed for the record.
+# test binaries of one ABI (probe included) <= 144 KiB together, every
+# file static and stripped. Sizes are printed for the record. (The budget
+# was 128 KiB until adaptive sampling: its stopping rule and clock sizing
+# add about 1.3 KB to each of the 12 binaries, 138 KB for aarch64_ilp32,
+# the largest; the image they make stays about 80 KiB compressed.)
 . "$(dirname "$0")/lib.sh"
 set -u
 
@@ -21,6 +24,6 @@ for abi in x86_64 x32 i386 aarch64 aarch64_ilp32 arm; do
 		total=$((total + $(stat -c %s "$f"))) files=$((files + 1))
 	done
 	echo "# $abi: $files binaries, $total bytes"
-	if [ "$files" -ge 2 ] && [ "$total" -le 131072 ]; then ok "$abi test binaries: $files files, $total bytes (<= 128 KiB)"
-	else not_ok "$abi test binaries <= 128 KiB" "$files files, $total bytes"; fi
+	if [ "$files" -ge 2 ] && [ "$total" -le 147456 ]; then ok "$abi test binaries: $files files, $total bytes (<= 144 KiB)"
+	else not_ok "$abi test binaries <= 144 KiB" "$files files, $total bytes"; fi
 done

@@ -44,6 +44,34 @@ esac
 if [ -n "$("$JGET" "$r" metrics.0.median)" ] && [ "$("$JGET" "$r" metrics.#)" -gt 0 ]; then
 	ok "result.json: metrics with samples ($("$JGET" "$r" metrics.#))"
 else not_ok "result.json: metrics with samples" "$(head -c 300 "$r")"; fi
+# Adaptive sampling (issue 14): every metric says how many samples it took
+# and the interval they reached; on icount most stop at the minimum.
+nm=$("$JGET" "$r" metrics.#) bad="" at_min=0 i=0
+while [ "$i" -lt "${nm:-0}" ]; do
+	mn=$("$JGET" "$r" metrics.$i.n) ns=$("$JGET" "$r" metrics.$i.samples.#)
+	ci=$("$JGET" "$r" metrics.$i.ci) tg=$("$JGET" "$r" metrics.$i.ci_target) st=$("$JGET" "$r" metrics.$i.stop)
+	name=$("$JGET" "$r" metrics.$i.abi).$("$JGET" "$r" metrics.$i.name)
+	if [ "$mn" != "$ns" ] || [ "$mn" -lt 3 ] || [ "$mn" -gt 5 ] || [ -z "$ci" ] || [ "$tg" != 1.0 ]; then
+		bad="$bad $name(n=$mn samples=$ns ci=$ci target=$tg)"
+	fi
+	case $st in
+	target) awk -v c="$ci" 'BEGIN { exit !(c <= 1) }' || bad="$bad $name(stop=target ci=$ci)" ;;
+	max) [ "$mn" = 5 ] || bad="$bad $name(stop=max n=$mn)" ;;
+	*) bad="$bad $name(stop=$st)" ;;
+	esac
+	[ "$mn" = 3 ] && at_min=$((at_min + 1))
+	i=$((i + 1))
+done
+if [ "${nm:-0}" -gt 0 ] && [ -z "$bad" ]; then
+	ok "result.json: every metric's n (3..5), its interval ci and ci_target 1, stop=target within it"
+else not_ok "result.json: every metric's n, ci, ci_target and stop" "$bad"; fi
+if [ $((2 * at_min)) -gt "${nm:-0}" ]; then ok "icount: $at_min of $nm metrics stopped at the minimum (3)"
+else not_ok "icount: most metrics stop at the minimum" "$at_min of $nm at n=3"; fi
+expect "result.json: the plan's min_samples" "$r" plan.min_samples 3
+case $("$JGET" "$r" plan.clock_noise_ppm) in
+0|[0-9]|[0-9][0-9]|[0-9][0-9][0-9]|1000) ok "result.json: the boot's clock measured quiet on icount" ;;
+*) not_ok "result.json: the boot's clock measured quiet on icount" "noise $("$JGET" "$r" plan.clock_noise_ppm) ppm" ;;
+esac
 if grep -q "Linux version" "$d/console.log" && grep -q "@@BR 1 [0-9]* END " "$d/console.log"; then
 	ok "console.log: the whole console, kernel to END"
 else not_ok "console.log: the whole console, kernel to END" "$(tail -n 3 "$d/console.log")"; fi

@@ -167,6 +167,32 @@ static uint64_t read_counter(int fd)
 	return v;
 }
 
+/* The clock (knobs from init, else measured here), the timer overhead of
+ * this binary's ABI, and from them the sub-run length and count (bench.h,
+ * step 0). */
+static void size_subruns(struct bench *b)
+{
+	b->overhead_ns = UINT64_MAX;
+	for (int i = 0; i < 32; i++) {
+		uint64_t t0 = rt_now_ns(), d = rt_now_ns() - t0;
+		if (d < b->overhead_ns)
+			b->overhead_ns = d;
+	}
+	b->clock.res_ns = (uint64_t)bench_knob_long(b, "clock_res_ns", 1, 1, 1000000000l);
+	b->clock.noise_ppm = (uint32_t)bench_knob_long(b, "clock_noise_ppm", 1000000, 0, 1000000);
+	bool quiet = b->clock.noise_ppm <= BENCH_QUIET_PPM;
+	uint64_t quiet_ns = 1000 * b->clock.res_ns;
+	if (quiet_ns < BENCH_QUIET_SUBRUN_NS)
+		quiet_ns = BENCH_QUIET_SUBRUN_NS;
+	b->subrun_ns = quiet ? quiet_ns : 1000000ull * BENCH_DEFAULT_SAMPLE_MS;
+	if (bench_knob(b, "sample_us"))
+		b->subrun_ns = 1000ull * (uint64_t)bench_knob_long(b, "sample_us", 0, 1, 10000000);
+	if (bench_knob(b, "sample_ms"))
+		b->subrun_ns = 1000000ull * (uint64_t)bench_knob_long(b, "sample_ms", 0, 1, 10000);
+	b->reps = (int)bench_knob_long(b, "reps", quiet ? BENCH_QUIET_REPS : BENCH_DEFAULT_REPS, 1,
+				       100);
+}
+
 void bench_init(struct bench *b, int argc, char **argv, const char *test)
 {
 	memset(b, 0, sizeof *b);
@@ -178,13 +204,17 @@ void bench_init(struct bench *b, int argc, char **argv, const char *test)
 	if (!b->abi)
 		b->abi = RT_ABI_NAME;
 	b->samples = (int)bench_knob_long(b, "samples", BENCH_DEFAULT_SAMPLES, 1, BENCH_MAX_SAMPLES);
-	b->reps = (int)bench_knob_long(b, "reps", BENCH_DEFAULT_REPS, 1, 100);
-	b->subrun_ns = 1000000ull * (uint64_t)bench_knob_long(b, "sample_ms",
-							       BENCH_DEFAULT_SAMPLE_MS, 1, 10000);
+	b->rule.max = b->samples;
+	b->rule.min = (int)bench_knob_long(b, "min_samples", BENCH_DEFAULT_MIN_SAMPLES, 1,
+					   BENCH_MAX_SAMPLES);
+	if (b->rule.min > b->rule.max)
+		b->rule.min = b->rule.max;
+	b->rule.target_pct = (double)bench_knob_long(b, "ci_bp", BENCH_DEFAULT_CI_BP, 0, 10000) / 100;
 	if (bench_knob_long(b, "pin", 1, 0, 1))
 		pin_to_cpu0(b);
 	if (bench_knob_long(b, "counters", 1, 0, 1))
 		open_counters(b);
+	size_subruns(b);
 }
 
 /* ------------------------------------------------------------------ */
@@ -226,6 +256,7 @@ static uint64_t timed_run(struct bench *b, bench_loop_fn fn, void *ctx, unsigned
 		sum->ops += iters;
 	}
 	uint64_t ns = t1 - t0;
+	excluded += b->overhead_ns;         /* the clock read's own cost */
 	ns = excluded < ns ? ns - excluded : 1;
 	return ns ? ns : 1;
 }
@@ -237,6 +268,9 @@ static unsigned long calibrate(struct bench *b, bench_loop_fn fn, void *ctx)
 	unsigned long iters = 1;
 	const unsigned long max_iters = 1ul << 30;
 	uint64_t start = rt_now_ns();
+	/* A first run translates the loop (TCG) and faults its pages in: it
+	 * would make one operation look long enough on a short sub-run. */
+	timed_run(b, fn, ctx, 1, NULL);
 	for (;;) {
 		uint64_t ns = timed_run(b, fn, ctx, iters, NULL);
 		if (ns >= b->subrun_ns || iters >= max_iters)
@@ -265,7 +299,8 @@ static void set_counters(struct bench_run *r, const struct counter_sum *sum)
 void bench_time_set(struct bench *b, struct bench_metric *set, int count)
 {
 	struct counter_sum sum[BENCH_MAX_SET];
-	uint64_t best[BENCH_MAX_SET][BENCH_MAX_SAMPLES];
+	bool sampling[BENCH_MAX_SET];
+	int active = count;
 	if (count > BENCH_MAX_SET)
 		bench_fail(b, "internal error: %d metrics in a set (at most %d)", count, BENCH_MAX_SET);
 	for (int m = 0; m < count; m++) {
@@ -274,31 +309,43 @@ void bench_time_set(struct bench *b, struct bench_metric *set, int count)
 		memset(&sum[m], 0, sizeof sum[m]);
 		r->iters = calibrate(b, set[m].fn, set[m].ctx);
 		timed_run(b, set[m].fn, set[m].ctx, r->iters, NULL);     /* warm-up */
-		for (int s = 0; s < b->samples; s++)
-			best[m][s] = UINT64_MAX;
+		sampling[m] = true;
 	}
-	/* Sub-runs go round the samples and the metrics (sample s of metric
-	 * m gets runs s, s + samples, ... of m), so each sample's minimum is
-	 * drawn from the whole measuring period: a stretch of host
-	 * contention slows every sample a little, not a few a lot. */
-	for (int k = 0; k < b->reps; k++)
-		for (int s = 0; s < b->samples; s++)
+	/* One sample of every metric still sampling a round; a sample's
+	 * sub-runs go round those metrics (run k of m, then of m + 1, ...),
+	 * so a stretch of host contention slows every metric a little, not
+	 * one a lot. After the round each metric checks its stopping rule. */
+	while (active > 0) {
+		uint64_t best[BENCH_MAX_SET];
+		for (int m = 0; m < count; m++)
+			best[m] = UINT64_MAX;
+		for (int k = 0; k < b->reps; k++)
 			for (int m = 0; m < count; m++) {
+				if (!sampling[m])
+					continue;
 				uint64_t ns = timed_run(b, set[m].fn, set[m].ctx, set[m].run.iters, &sum[m]);
-				if (ns < best[m][s])
-					best[m][s] = ns;
+				if (ns < best[m])
+					best[m] = ns;
 			}
-	for (int m = 0; m < count; m++) {
-		struct bench_run *r = &set[m].run;
-		for (int s = 0; s < b->samples; s++)
-			r->ns_per_op[r->n++] = u64_double(best[m][s]) / (double)r->iters;
-		set_counters(r, &sum[m]);
+		for (int m = 0; m < count; m++) {
+			struct bench_run *r = &set[m].run;
+			if (!sampling[m])
+				continue;
+			r->ns_per_op[r->n++] = u64_double(best[m]) / (double)r->iters;
+			r->stop = bench_stop_check(&b->rule, r->ns_per_op, r->n);
+			if (r->stop != BENCH_STOP_MORE) {
+				sampling[m] = false;
+				active--;
+			}
+		}
 	}
+	for (int m = 0; m < count; m++)
+		set_counters(&set[m].run, &sum[m]);
 }
 
 void bench_time(struct bench *b, bench_loop_fn fn, void *ctx, struct bench_run *r)
 {
-	struct bench_metric one = { NULL, NULL, fn, ctx, { { 0 }, 0, 0, 0, 0 } };
+	struct bench_metric one = { NULL, NULL, fn, ctx, BENCH_RUN_INIT };
 	bench_time_set(b, &one, 1);
 	*r = one.run;
 }
@@ -310,14 +357,18 @@ void bench_time_fixed(struct bench *b, bench_loop_fn fn, void *ctx, uint64_t bud
 	uint64_t start = rt_now_ns(), longest = 0;
 	memset(r, 0, sizeof *r);
 	r->iters = 1;
-	while (r->n < b->samples) {
+	r->stop = BENCH_STOP_MORE;
+	while (r->stop == BENCH_STOP_MORE) {
 		uint64_t spent = rt_now_ns() - start;
-		if (r->n > 0 && spent + longest > budget_ns)
+		if (r->n > 0 && spent + longest > budget_ns) {
+			r->stop = BENCH_STOP_MAX;
 			break;
+		}
 		uint64_t ns = timed_run(b, fn, ctx, 1, &sum);
 		if (ns > longest)
 			longest = ns;
 		r->ns_per_op[r->n++] = u64_double(ns);
+		r->stop = bench_stop_check(&b->rule, r->ns_per_op, r->n);
 	}
 	set_counters(r, &sum);
 }
@@ -349,21 +400,6 @@ double bench_median(const double *v, int n)
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
-/* The square root of x >= 0 by Newton's method (no libm here). */
-static double square_root(double x)
-{
-	if (x <= 0)
-		return 0;
-	double g = x > 1 ? x : 1;
-	for (int i = 0; i < 200; i++) {
-		double next = (g + x / g) / 2;
-		if (next >= g)
-			break;
-		g = next;
-	}
-	return g;
-}
-
 /* ------------------------------------------------------------------ */
 /* Records.                                                             */
 
@@ -393,7 +429,7 @@ void bench_report(const struct bench *b, const char *name, const char *unit, boo
 	double mean = sum / n;
 	for (int i = 0; i < n; i++)
 		dev += (values[i] - mean) * (values[i] - mean);
-	double stddev = n > 1 ? square_root(dev / (n - 1)) : 0;
+	double stddev = n > 1 ? bench_sqrt(dev / (n - 1)) : 0;
 
 	append(line, sizeof line, &len,
 	       "METRIC abi=%s test=%s name=%s unit=%s better=%s n=%d median=%.4f min=%.4f "
@@ -402,6 +438,12 @@ void bench_report(const struct bench *b, const char *name, const char *unit, boo
 	       stddev);
 	for (int i = 0; i < n; i++)
 		append(line, sizeof line, &len, "%s%.4f", i ? "," : "", values[i]);
+	double ci = bench_ci_pct(values, n);
+	if (ci >= 0)
+		append(line, sizeof line, &len, " ci=%.4f", ci);
+	append(line, sizeof line, &len, " ci_target=%.4f", b->rule.target_pct);
+	if (r && r->stop != BENCH_STOP_MORE)
+		append(line, sizeof line, &len, " stop=%s", bench_stop_name(r->stop));
 	if (r)
 		append(line, sizeof line, &len, " iters=%lu", r->iters);
 	if (r && r->cycles >= 0)

@@ -8,31 +8,50 @@
  * any other line it prints becomes a LOG record.
  *
  * The method, for one metric:
+ *  0. the clock (once per binary): the timer overhead, the least time one
+ *     clock read adds to an interval (of 32 back-to-back reads, in this
+ *     binary's ABI), is measured and subtracted from every timed run; the
+ *     clock's step and noise come from init (knobs clock_res_ns=,
+ *     clock_noise_ppm=: rt_clock_measure once per boot); without them the
+ *     clock counts as noisy. They size the sub-run: on a quiet clock
+ *     (noise <= BENCH_QUIET_PPM: QEMU's icount) a sub-run lasts 1000 clock
+ *     steps, at least BENCH_QUIET_SUBRUN_NS, and a sample is the fastest of
+ *     BENCH_QUIET_REPS; on a noisy one (a wall clock under TCG) the lengths
+ *     that steadied it (BENCH_DEFAULT_SAMPLE_MS x BENCH_DEFAULT_REPS).
+ *     The knobs sample_ms= / sample_us= and reps= override both.
  *  1. calibration: the operation count `iters` is grown until one timed run
- *     lasts at least the sub-run length (knob sample_ms=, default below);
- *     it is decided once and then fixed, so every sample does the same work.
- *     Calibration is bounded by time (BENCH_CALIBRATE_MAX_NS).
+ *     lasts at least the sub-run length; it is decided once and then fixed,
+ *     so every sample does the same work. Calibration is bounded by time
+ *     (BENCH_CALIBRATE_MAX_NS).
  *  2. a warm-up run (not recorded);
- *  3. `samples` samples; a sample is `reps` sub-runs (knob reps=) of `iters`
- *     operations each, and its value is the fastest sub-run: a run that was
- *     interrupted (host preemption under TCG, a timer storm) only ever adds
- *     time, so the minimum is the least noisy estimate of the operation.
- *     The sub-runs are interleaved (sample s gets runs s, s + samples, ...;
- *     and across the metrics of a set: bench_time_set) so that every
- *     sample draws on the whole measuring period.
- *  4. every sample is printed, with median, min, max, mean and stddev.
+ *  3. samples, until the stopping rule (stop.h) says the figure is known:
+ *     at least min_samples= (default BENCH_DEFAULT_MIN_SAMPLES), at most
+ *     samples=, and in between until the 95 % confidence interval of the
+ *     mean is within ci_bp= hundredths of a percent (default
+ *     BENCH_DEFAULT_CI_BP; ci_bp=0: always `samples`). A sample is `reps` sub-runs of `iters` operations each,
+ *     and its value is the fastest sub-run: a run that was interrupted
+ *     (host preemption under TCG, a timer tick) only ever adds time, so the
+ *     minimum is the least noisy estimate of the operation. The metrics of
+ *     a set (bench_time_set) take their samples in rounds, their sub-runs
+ *     interleaved, and each stops on its own.
+ *  4. every sample is printed, with median, min, max, mean and stddev, the
+ *     interval reached (ci=), the target (ci_target=) and why sampling
+ *     stopped (stop=target|max|fixed).
  * Where perf_event_open gives hardware counters, cycles and instructions per
  * operation are reported too (else counters=unavailable); they count the
  * measuring process only (not a pipe's peer or a forked child). Under QEMU
  * TCG they exist only with -icount.
  *
- * Knobs every test accepts: sample_ms=MS (sub-run length), reps=N (sub-runs
- * per sample), pin=0 (do not pin to CPU 0), counters=0 (do not open perf).
+ * Knobs every test accepts: sample_ms=MS or sample_us=US (sub-run length),
+ * reps=N (sub-runs per sample), samples=N (the most), min_samples=N,
+ * ci_bp=N (the target in hundredths of a percent: 100 is 1 %), clock_res_ns=, clock_noise_ppm=, pin=0 (do
+ * not pin to CPU 0), counters=0 (do not open perf).
  */
 #ifndef BOOTRIG_BENCH_H
 #define BOOTRIG_BENCH_H
 
 #include "rt.h"
+#include "stop.h"
 
 #define BENCH_MAX_SAMPLES 100
 #define BENCH_DEFAULT_SAMPLES 11
@@ -44,14 +63,29 @@
 #define BENCH_DEFAULT_SAMPLE_MS 2
 #define BENCH_DEFAULT_REPS 10
 #define BENCH_CALIBRATE_MAX_NS 2000000000ull
+/* A quiet clock (icount: the same loop takes the same time, but for a
+ * timer tick): 2 ms sub-runs, the fastest of 3, and the stopping rule
+ * takes more samples when a tick spreads them. Not shorter: on
+ * cloud-arm64 under icount, null measured 3.55 us with 50 us sub-runs,
+ * 3.91 with 200 us, 3.98 with 1 ms and 4.00 with 2 ms (lmbench: 4.02, and
+ * 10 x 2 ms: 4.00): short runs read low by a few us a run, so the figure
+ * would depend on the sub-run, not only on the kernel. */
+#define BENCH_QUIET_PPM 1000
+#define BENCH_QUIET_SUBRUN_NS 2000000ull
+#define BENCH_QUIET_REPS 3
+#define BENCH_DEFAULT_MIN_SAMPLES 3
+#define BENCH_DEFAULT_CI_BP 100    /* 1 %, in hundredths of a percent */
 
 /* The run-time context of one test binary. */
 struct bench {
 	const char *abi;          /* abi= (else the runtime's native ABI name) */
 	const char *test;         /* the test family: the binary's name */
-	int samples;              /* samples per metric, 1..BENCH_MAX_SAMPLES */
+	int samples;              /* the most samples per metric, 1..BENCH_MAX_SAMPLES */
+	struct bench_rule rule;   /* when a metric stops (min, max = samples, ci) */
 	int reps;                 /* sub-runs per sample, >= 1 */
 	uint64_t subrun_ns;       /* minimum length of one sub-run */
+	uint64_t overhead_ns;     /* subtracted from every timed run */
+	struct rt_clock clock;    /* from init's knobs or measured here */
 	int argc;
 	char **argv;
 	int perf_cycles;          /* perf fds, or -1 */
@@ -71,7 +105,9 @@ struct bench_run {
 	unsigned long iters;      /* operations per sub-run */
 	double cycles;            /* per operation, < 0 when unavailable */
 	double instructions;
+	enum bench_stop stop;     /* why sampling stopped */
 };
+#define BENCH_RUN_INIT { { 0 }, 0, 0, 0, 0, BENCH_STOP_MORE }
 
 /* One metric of a set measured together (bench_time_set). */
 #define BENCH_MAX_SET 8
@@ -101,23 +137,26 @@ long bench_knob_size(const struct bench *b, const char *key, long def, long min,
 __attribute__((format(printf, 2, 3)))
 void bench_log(const struct bench *b, const char *fmt, ...);
 
-/* bench_time: calibrates fn, warms up and takes b->samples samples (see
- * the method above) into r. */
+/* bench_time: calibrates fn, warms up and takes samples until the
+ * stopping rule holds (see the method above) into r. */
 void bench_time(struct bench *b, bench_loop_fn fn, void *ctx, struct bench_run *r);
 /* bench_time_set: bench_time for count (<= BENCH_MAX_SET) metrics at once:
- * each is calibrated and warmed up, then their sub-runs are interleaved
- * (sample by sample, metric by metric), so every metric draws its minima
- * from the whole measuring period. Results in set[m].run. */
+ * each is calibrated and warmed up, then they take samples in rounds (one
+ * sample of every metric still sampling per round, their sub-runs
+ * interleaved), each metric until its own stopping rule holds, so they may
+ * end with different counts. Results in set[m].run. */
 void bench_time_set(struct bench *b, struct bench_metric *set, int count);
 /* bench_time_fixed: for operations too long to repeat (hackbench): one
- * operation per sample, no calibration, at most b->samples samples and no
- * new sample once budget_ns has been spent (always at least one). */
+ * operation per sample, no calibration, samples until the stopping rule
+ * holds, and no new sample once budget_ns has been spent (always at least
+ * one; stop=max then). */
 void bench_time_fixed(struct bench *b, bench_loop_fn fn, void *ctx, uint64_t budget_ns,
 		      struct bench_run *r);
 
 /* bench_report: prints the METRIC line for values[0..n-1] (already in
- * `unit`). higher_is_better picks better=higher. r (may be NULL) supplies
- * iters and counters. */
+ * `unit`), with the interval they reach (ci=, when n >= 2) and the rule's
+ * target. higher_is_better picks better=higher. r (may be NULL) supplies
+ * iters, counters and stop=. */
 void bench_report(const struct bench *b, const char *name, const char *unit, bool higher_is_better,
 		  const double *values, int n, const struct bench_run *r);
 

@@ -427,6 +427,24 @@ long rt_nanosleep(const struct rt_timespec *req, struct rt_timespec *rem);
 /* rt_sleep_ms: sleeps ms milliseconds (restarted after signals). */
 void rt_sleep_ms(unsigned ms);
 
+/* What the clock of rt_now_ns() is like, measured by rt_clock_measure():
+ *   overhead_ns  the least time one rt_now_ns() call adds to an interval
+ *                (the shortest of 64 back-to-back pairs);
+ *   res_ns       the clock's step: the smallest difference between two
+ *                distinct intervals of the faster half (a coarse clock
+ *                shows 0 and its tick), at least 1;
+ *   noise_ppm    how much the same back-to-back pair varies: (median -
+ *                fastest) / fastest of the 64, in millionths. 0 on a
+ *                deterministic clock (QEMU's icount); host preemption and
+ *                TCG's own jitter on a wall clock.
+ * It takes 128 clock reads. init measures it once per boot and
+ * gives it to every test (bench.h: clock_res_ns=, clock_noise_ppm=). */
+struct rt_clock {
+	uint64_t overhead_ns, res_ns;
+	uint32_t noise_ppm;
+};
+void rt_clock_measure(struct rt_clock *c);
+
 /* rt_sigaction: installs handler (or SIG_DFL / SIG_IGN) for sig with
  * SA_* flags; the per-ABI restorer is added where the ABI needs one. The
  * mask during the handler is empty. */

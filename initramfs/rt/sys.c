@@ -419,6 +419,45 @@ void rt_sleep_ms(unsigned ms)
 		req = rem;
 }
 
+/* Sorts v[0..n-1] ascending (n is small). */
+static void sort_u64(uint64_t *v, int n)
+{
+	for (int i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		int j = i;
+
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+void rt_clock_measure(struct rt_clock *c)
+{
+	enum { PAIRS = 64 };
+	uint64_t d[PAIRS];
+
+	for (int i = 0; i < PAIRS; i++) {
+		uint64_t t0 = rt_now_ns();
+		d[i] = rt_now_ns() - t0;
+	}
+	sort_u64(d, PAIRS);
+	c->overhead_ns = d[0];
+	/* The step: among the faster half (the slower ones took an interrupt),
+	 * the smallest difference; a coarse clock reads 0 then its tick. */
+	c->res_ns = 0;
+	for (int i = 1; i < PAIRS; i++)
+		if (d[i] != d[i - 1] && (i < PAIRS / 2 || d[i - 1] == 0) &&
+		    (!c->res_ns || d[i] - d[i - 1] < c->res_ns))
+			c->res_ns = d[i] - d[i - 1];
+	if (!c->res_ns)
+		c->res_ns = 1;
+	/* The noise: how far the median pair is from the fastest. */
+	uint64_t fastest = d[0] ? d[0] : c->res_ns;
+	uint64_t ppm = (d[PAIRS / 2] - d[0]) * 1000000u / fastest;
+	c->noise_ppm = ppm > 1000000u ? 1000000u : (uint32_t)ppm;
+}
+
 /* ---- signals ---- */
 
 /* struct sigaction as the kernel reads it for rt_sigaction on all our

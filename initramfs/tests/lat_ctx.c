@@ -133,11 +133,14 @@ int main(int argc, char **argv)
 	bench_check(&b, rt_pipe2(c.self, O_CLOEXEC), "pipe2");
 	start_ring(&b, &c, pids);
 	struct bench_metric set[] = {
-		{ "lap", "us", loop_lap, &c, { { 0 }, 0, 0, 0, 0 } },
-		{ "overhead", "us", loop_overhead, &c, { { 0 }, 0, 0, 0, 0 } },
+		{ "lap", "us", loop_lap, &c, BENCH_RUN_INIT },
+		{ "overhead", "us", loop_overhead, &c, BENCH_RUN_INIT },
 	};
 	bench_time_set(&b, set, 2);
 	struct bench_run *lap = &set[0].run, *over = &set[1].run;
+	/* Each stopped on its own: pair them up to the shorter series. */
+	if (over->n < lap->n)
+		lap->n = over->n;
 	for (int i = 0; i < lap->n; i++) {
 		double ns = (lap->ns_per_op[i] - c.procs * over->ns_per_op[i]) / c.procs;
 		per_switch[i] = (ns > 0 ? ns : 0) / 1e3;

@@ -118,8 +118,8 @@ int main(int argc, char **argv)
 	memset(&c, 0, sizeof c);
 	c.probe = bench_probe_path(&b, probe, sizeof probe);
 	struct bench_metric set[] = {
-		{ "fork", "us", loop_fork, &c, { { 0 }, 0, 0, 0, 0 } },
-		{ "exec", "us", loop_exec, &c, { { 0 }, 0, 0, 0, 0 } },
+		{ "fork", "us", loop_fork, &c, BENCH_RUN_INIT },
+		{ "exec", "us", loop_exec, &c, BENCH_RUN_INIT },
 	};
 	/* fork and exec are measured together, their sub-runs interleaved. */
 	bench_latency_set(&b, set, probe_runs(&b, &c) ? 2 : 1);

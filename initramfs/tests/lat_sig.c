@@ -60,8 +60,8 @@ int main(int argc, char **argv)
 	c.pid = rt_getpid();
 	bench_check(&b, rt_sigaction(SIGUSR1, on_usr1, SA_SIGINFO), "rt_sigaction");
 	struct bench_metric set[] = {
-		{ "install", "us", loop_install, &c, { { 0 }, 0, 0, 0, 0 } },
-		{ "catch", "us", loop_catch, &c, { { 0 }, 0, 0, 0, 0 } },
+		{ "install", "us", loop_install, &c, BENCH_RUN_INIT },
+		{ "catch", "us", loop_catch, &c, BENCH_RUN_INIT },
 	};
 	bench_latency_set(&b, set, 2);
 	if (c.err)

@@ -144,10 +144,10 @@ static const char *pick_file(struct bench *b, char *tmp, size_t size)
 static unsigned long slow_null_units(struct bench *b, double null_ns, long pct)
 {
 	struct bench_run r;
-	int samples = b->samples;
-	b->samples = 3;
+	struct bench_rule rule = b->rule;
+	b->rule.min = b->rule.max = 3;
 	bench_time(b, loop_spin, NULL, &r);
-	b->samples = samples;
+	b->rule = rule;
 	double unit_ns = bench_median(r.ns_per_op, r.n);
 	unsigned long units = (unsigned long)(null_ns * (double)pct / 100.0 / unit_ns + 0.5);
 	bench_log(b, "lat_syscall: slow_null=%ld: %lu extra spin units per null call "
@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 	for (int m = 0; m < N; m++) {
 		c[m].fd = -1;
 		c[m].path = path;
-		set[m] = (struct bench_metric){ names[m], "us", loops[m], &c[m], { { 0 }, 0, 0, 0, 0 } };
+		set[m] = (struct bench_metric){ names[m], "us", loops[m], &c[m], BENCH_RUN_INIT };
 	}
 	c[1].fd = open_or_die(&b, "/dev/zero", O_RDONLY);
 	c[2].fd = open_or_die(&b, "/dev/null", O_WRONLY);

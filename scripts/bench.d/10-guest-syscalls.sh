@@ -16,9 +16,16 @@
 #   the ratio column is CV(icount) / CV(tcg).
 #   Target: CV <= 2 % for null read write stat fstat open_close pipe
 #   install catch fork; the lat_syscall set <= 8 s of guest time a boot.
+#   Host time: every boot is timed on the host (qemu start to exit), and N
+#   more boots of the same kernel and initramfs run no test
+#   (bootrig.only= : init starts, probes, prints its plan and powers off),
+#   on icount (the baseline). Printed: host seconds a boot per clock, their
+#   CV across boots, and tests / baseline (issue 14's target: icount
+#   <= 1.5 with CV <= 2 %).
 # BENCH_GUEST_N changes N (default 5); BENCH_GUEST_MODES the clocks
 # (default "tcg icount"); BENCH_GUEST_APPEND adds kernel arguments (knobs:
-# bootrig.knob.reps=1).
+# bootrig.knob.reps=1); BENCH_GUEST_DIR the guest binaries (default
+# build/guest/aarch64: another tree's, to measure before and after).
 set -u
 cd "$(dirname "$0")/../.."
 
@@ -28,7 +35,7 @@ tests=lat_syscall,lat_pipe,lat_sig,lat_proc
 rm -rf "$out"
 mkdir -p "$out"
 kernel=$(sh scripts/fetch-kernels.sh cloud-arm64 | awk '{print $2}')
-g=build/guest/aarch64
+g=${BENCH_GUEST_DIR:-build/guest/aarch64}
 decode=build/tests/tools/br-decode
 for f in "$kernel" $g/init $g/probe $g/lat_syscall $g/lat_pipe $g/lat_sig $g/lat_proc; do
 	[ -s "$f" ] || { echo "10-guest-syscalls: missing $f (run make)" >&2; exit 1; }
@@ -43,16 +50,20 @@ for t in probe $(echo $tests | tr , ' '); do cp "$g/$t" "$stage/bench/aarch64/$t
 head -c 4096 /dev/zero | tr '\0' 'b' >"$stage/bench/data/file"
 (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip -9 >"$out/initrd.gz"
 
-# boot NAME MODE: one boot, its console in $out/NAME.log.
+# boot NAME MODE [ONLY]: one boot, its console in $out/NAME.log, its host
+# seconds appended to $out/MODE.host.
 boot() {
 	clock=
-	[ "$2" = icount ] && clock="-icount shift=3,sleep=off"
+	[ "$2" != tcg ] && clock="-icount shift=3,sleep=off"
+	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086
 	timeout -k 5 900 qemu-system-aarch64 -M virt -cpu cortex-a57 -m 512 -smp 1 -accel tcg $clock \
 		-nographic -no-reboot -kernel "$kernel" -initrd "$out/initrd.gz" \
-		-append "console=ttyAMA0 panic=-1 quiet bootrig.only=$tests bootrig.abi=aarch64 ${BENCH_GUEST_APPEND:-}" \
+		-append "console=ttyAMA0 panic=-1 quiet bootrig.only=${3-$tests} bootrig.abi=aarch64 ${BENCH_GUEST_APPEND:-}" \
 		-serial "file:$out/$1.log" -monitor none -display none </dev/null >/dev/null 2>&1
 	rc=$?
+	t1=$(date +%s.%N)
+	echo "$t1 $t0" | awk '{ printf "%.3f\n", $1 - $2 }' >>"$out/$2.host"
 	if [ $rc != 0 ]; then echo "10-guest-syscalls: boot $1: qemu exited $rc" >&2; return 1; fi
 	if [ -x "$decode" ] && ! "$decode" "$out/$1.log" >"$out/$1.dec" 2>&1; then
 		echo "10-guest-syscalls: boot $1: records do not decode: $(tail -n 1 "$out/$1.dec")" >&2
@@ -83,15 +94,17 @@ extract() {
 }
 
 modes=${BENCH_GUEST_MODES:-tcg icount}
-for mode in $modes; do
-	i=1
-	while [ $i -le $n ]; do
+# The boots alternate: no-test, then each clock, so host drift falls on all.
+i=1
+while [ $i -le $n ]; do
+	boot "notest.$i" notest "" || exit 1
+	for mode in $modes; do
 		boot "$mode.$i" "$mode" || exit 1
 		extract "$mode.$i" >"$out/$mode.$i.txt"
-		i=$((i + 1))
 	done
-	cat "$out/$mode".*.txt >"$out/$mode.all"
+	i=$((i + 1))
 done
+for mode in $modes; do cat "$out/$mode".*.txt >"$out/$mode.all"; done
 
 # stats MODE: "name median cv%" per metric over the boots, sorted by name.
 stats() {
@@ -138,4 +151,27 @@ for mode in $modes; do
 		v=$(awk -v t=$t '$1 == "set" && $2 == t { printf "%s%.2f", (n++ ? " " : ""), $3 }' "$out/$mode.all")
 		printf "   %-7s %-12s %s\n" "$mode" "$t" "$v"
 	done
+done
+
+# host MODE: "median cv%" of the host seconds a boot.
+host() {
+	sort -n "$out/$1.host" | awk '{ a[NR] = $1; s += $1 } END {
+		mean = s / NR; for (i = 1; i <= NR; i++) d += (a[i] - mean) ^ 2
+		sd = NR > 1 ? sqrt(d / (NR - 1)) : 0
+		med = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+		printf "%.3f %.2f\n", med, mean ? 100 * sd / mean : 0 }'
+}
+set -- $(host notest)
+base_s=$1
+echo "   host seconds per boot (qemu start to exit, median of $n; CV across boots):"
+printf "   %-26s %8.3f s  CV %5.2f %%\n" "no tests, icount (baseline)" "$1" "$2"
+for mode in $modes; do
+	set -- $(host "$mode")
+	printf "   %-26s %8.3f s  CV %5.2f %%  ratio %.3f" "the 4 tests, $mode" "$1" "$2" \
+		"$(echo "$1 $base_s" | awk '{ print $1 / $2 }')"
+	if [ "$mode" = icount ]; then
+		echo "$1 $base_s $2" | awk '{ printf "  (target ratio <= 1.5, CV <= 2 %%: %s)\n", ($1 / $2 <= 1.5 && $3 <= 2) ? "met" : "MISSED" }'
+	else
+		echo
+	fi
 done

@@ -11,6 +11,11 @@
 #   3. what the benchmark clock costs: the same smoke boot through `bootrig
 #      run` with --clock icount (the TCG default) and --clock wall, N of
 #      each, alternated: median wall times and the ratio icount/wall.
+#   4. what the smoke suite costs over booting at all: the smoke boot (every
+#      ABI, lat_syscall) through `bootrig run`, start to exit, beside the
+#      same kernel and initramfs with --append bootrig.only= (init starts,
+#      probes the ABIs, runs no test and powers off), N of each, alternated:
+#      the ratio smoke / no tests (target <= 1.5, issue 14).
 # Boots 1 and 2 run on the default clock (icount); the plain qemu boot of 1
 # gets the same -icount options, so the ratio compares like with like.
 # BENCH_RUN_N changes N (default 3).
@@ -34,8 +39,8 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2
 run_bootrig() {
 	rm -rf "$out/r"
 	t0=$(now)
-	"$bootrig" run --kernel "$kernel" --initramfs "$out/smoke.img" ${1:+--clock "$1"} -o "$out/r" \
-		>/dev/null 2>"$out/run.err"
+	"$bootrig" run --kernel "$kernel" --initramfs "$out/smoke.img" ${1:+--clock "$1"} ${2:+--append "$2"} \
+		-o "$out/r" >/dev/null 2>"$out/run.err"
 	rc=$?
 	t1=$(now)
 	[ $rc = 0 ] || { echo "30-run: bootrig run exited $rc: $(tail -n 2 "$out/run.err")" >&2; return 1; }
@@ -86,9 +91,17 @@ printf '   %-44s %8.2f s\n' "6 boots, -j 2" "$j2"
 printf '   %-44s %8.3f   (target >= 1.8; load now: %s)\n' "speedup -j1/-j2" "$(echo "$j1 / $j2" | bc -l)" \
 	"$(cut -d' ' -f1-3 /proc/loadavg)"
 
+# pair A B LABEL_A LABEL_B RATIO_LABEL [NOTE]: the medians of $out/t-A and
+# t-B and their ratio A/B.
+pair() {
+	a=$(median <"$out/t-$1")
+	b=$(median <"$out/t-$2")
+	printf '   %-44s %8.2f s\n' "$3 (median of $n)" "$a"
+	printf '   %-44s %8.2f s\n' "$4 (median of $n)" "$b"
+	printf '   %-44s %8.3f%s\n' "$5" "$(echo "$a / $b" | bc -l)" "${6:+   ($6)}"
+}
 alternate icount wall "run_bootrig icount" "run_bootrig wall"
-ic=$(median <"$out/t-icount")
-wa=$(median <"$out/t-wall")
-printf '   %-44s %8.2f s\n' "smoke boot, --clock icount (median of $n)" "$ic"
-printf '   %-44s %8.2f s\n' "smoke boot, --clock wall (median of $n)" "$wa"
-printf '   %-44s %8.3f\n' "ratio icount/wall (the clock's cost)" "$(echo "$ic / $wa" | bc -l)"
+pair icount wall "smoke boot, --clock icount" "smoke boot, --clock wall" "ratio icount/wall (the clock's cost)"
+
+alternate smoke notest "run_bootrig" "run_bootrig icount bootrig.only="
+pair smoke notest "smoke boot, bootrig run" "no-test boot (bootrig.only=)" "ratio smoke / no tests" "target <= 1.5"
