@@ -17,7 +17,10 @@
 # the module there (or in $BOOTRIG_PROVOKE_DIR/<release>/provoke.ko).
 set -eu
 
-src=$(cd "$(dirname "$0")/../initramfs/provoke" && pwd)
+# (the script's own directory, symlinks resolved: README blocks run it
+# through a link to scripts/)
+here=$(cd "$(dirname "$0")" && pwd -P)
+src=$(cd "$here/../initramfs/provoke" && pwd)
 base=${BOOTRIG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bootrig}
 kernels=$base/kernels
 cache=$base/provoke
