@@ -24,6 +24,15 @@ if [ -z "${BOOTRIG:-}" ]; then
 	BOOTRIG=$TOP/build/bootrig
 	[ -x "$TOP/build/bootrig-asan" ] && BOOTRIG=$TOP/build/bootrig-asan
 fi
+# The sanitized bootrig of the boot groups checks for leaks only where no
+# libvirt thread can still run at exit: LeakSanitizer's at-exit check
+# stops every thread of the process, and with the embedded driver's
+# threads alive it intermittently fails ("LeakSanitizer has encountered a
+# fatal error", exit 1; seen in t-accel and t-run-faults with the right
+# verdicts), which would make an exit-status check flaky. Address and
+# undefined-behaviour errors still abort; the unit tests keep leak checks.
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+export ASAN_OPTIONS
 # Real Debian kernels, fetched once into the cache: kernel_path FLAVOUR
 kernel_path() { sh "$TOP/scripts/fetch-kernels.sh" "$1" | awk '{print $2}'; }
 

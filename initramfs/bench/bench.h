@@ -64,15 +64,16 @@
 #define BENCH_DEFAULT_REPS 10
 #define BENCH_CALIBRATE_MAX_NS 2000000000ull
 /* A quiet clock (icount: the same loop takes the same time, but for a
- * timer tick): 2 ms sub-runs, the fastest of 3, and the stopping rule
- * takes more samples when a tick spreads them. Not shorter: on
+ * timer tick): 1 ms sub-runs, the fastest of 5 (a 4 ms tick lands in
+ * all five of a sample almost never), and the stopping rule takes more
+ * samples when one does. Not much shorter: on
  * cloud-arm64 under icount, null measured 3.55 us with 50 us sub-runs,
  * 3.91 with 200 us, 3.98 with 1 ms and 4.00 with 2 ms (lmbench: 4.02, and
  * 10 x 2 ms: 4.00): short runs read low by a few us a run, so the figure
  * would depend on the sub-run, not only on the kernel. */
 #define BENCH_QUIET_PPM 1000
-#define BENCH_QUIET_SUBRUN_NS 2000000ull
-#define BENCH_QUIET_REPS 3
+#define BENCH_QUIET_SUBRUN_NS 1000000ull
+#define BENCH_QUIET_REPS 5
 #define BENCH_DEFAULT_MIN_SAMPLES 3
 #define BENCH_DEFAULT_CI_BP 100    /* 1 %, in hundredths of a percent */
 
