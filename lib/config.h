@@ -85,7 +85,7 @@ struct suite {
 	size_t n_tests;
 	int samples;           /* the most samples per metric */
 	int min_samples;       /* the fewest (initramfs/bench/stop.h) */
-	double ci_target;      /* stop once the 95 % interval of the mean is within
+	double ci_target;      /* stop once the 95 % interval of the median is within
 				* this many percent of it; 0: always `samples` */
 	int repeat;            /* how many times init runs the plan */
 	double test_timeout;   /* watchdog per test binary, seconds */

@@ -27,7 +27,7 @@
  *  3. samples, until the stopping rule (stop.h) says the figure is known:
  *     at least min_samples= (default BENCH_DEFAULT_MIN_SAMPLES), at most
  *     samples=, and in between until the 95 % confidence interval of the
- *     mean is within ci_bp= hundredths of a percent (default
+ *     median (robust: from the MAD, stop.h) is within ci_bp= hundredths of a percent (default
  *     BENCH_DEFAULT_CI_BP; ci_bp=0: always `samples`). A sample is `reps` sub-runs of `iters` operations each,
  *     and its value is the fastest sub-run: a run that was interrupted
  *     (host preemption under TCG, a timer tick) only ever adds time, so the

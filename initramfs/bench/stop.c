@@ -31,23 +31,47 @@ double bench_sqrt(double x)
 	return g;
 }
 
+/* Sorts v[0..n-1] ascending (insertion: n is small). */
+static void sort_doubles(double *v, int n)
+{
+	for (int i = 1; i < n; i++) {
+		double x = v[i];
+		int j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* The median of sorted v[0..n-1], n >= 1. */
+static double sorted_median(const double *v, int n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 double bench_ci_pct(const double *v, int n)
 {
+	double s[BENCH_CI_MAX];
 	if (n < 2)
 		return -1;
-	double sum = 0, dev = 0;
+	if (n > BENCH_CI_MAX)
+		n = BENCH_CI_MAX;
 	for (int i = 0; i < n; i++)
-		sum += v[i];
-	double mean = sum / n;
+		s[i] = v[i];
+	sort_doubles(s, n);
+	double med = sorted_median(s, n);
 	for (int i = 0; i < n; i++)
-		dev += (v[i] - mean) * (v[i] - mean);
-	if (dev <= 0)
+		s[i] = s[i] < med ? med - s[i] : s[i] - med;
+	sort_doubles(s, n);
+	double mad = sorted_median(s, n);
+	if (mad <= 0)
 		return 0;
-	double half = bench_t975(n - 1) * bench_sqrt(dev / (n - 1)) / bench_sqrt((double)n);
-	double abs_mean = mean < 0 ? -mean : mean;
-	if (abs_mean <= 0)
+	double half = bench_t975(n - 1) * BENCH_MEDIAN_SE * BENCH_MAD_SIGMA * mad /
+		      bench_sqrt((double)n);
+	double abs_med = med < 0 ? -med : med;
+	if (abs_med <= 0)
 		return 1e9;
-	double pct = 100 * half / abs_mean;
+	double pct = 100 * half / abs_med;
 	return pct < 1e9 ? pct : 1e9;
 }
 
