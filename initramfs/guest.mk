@@ -9,6 +9,9 @@
 #   build/guest-selftest/<abi>/rt-selftest   the runtime's own test (not
 #                                shipped in images)
 #
+#   build/guest-selftest/aarch64/peer   make bench's PID 1 for peer programs
+#                                (initramfs/peer.c, not shipped in images)
+#
 # Everything is freestanding (initramfs/rt/, no libc), static and stripped.
 # One source tree for six ABIs: only GUEST_CC_<abi> and the link differ.
 # Objects go to build/guest/<abi>/obj/.
@@ -117,3 +120,12 @@ $(ILP32_WRONG): $(BUILD)/guest/aarch64_ilp32/obj/rt/selftest.o \
 	$(call say,LD,$@)$(GUEST_LINK_aarch64_ilp32)
 .SECONDARY: $(BUILD)/guest/aarch64/obj/ilp32_trap.o $(BUILD)/guest-selftest/aarch64_ilp32/wrong/sys.o
 guest: $(ILP32_TRAP) $(ILP32_WRONG)
+
+# make bench's peer PID 1 (initramfs/peer.c, scripts/bench.d/12-hackbench-peer.sh),
+# never in an image.
+PEER_INIT := $(BUILD)/guest-selftest/aarch64/peer
+$(PEER_INIT): $(BUILD)/guest/aarch64/obj/peer.o $(GUEST_RT_aarch64)
+	@mkdir -p $(dir $@)
+	$(call say,LD,$@)$(GUEST_CC_aarch64) $(GUEST_LDFLAGS) -o $@ $^ $(GUEST_LIBS_aarch64)
+.SECONDARY: $(BUILD)/guest/aarch64/obj/peer.o
+guest: $(PEER_INIT)

@@ -63,6 +63,14 @@ runfg() { runbg "$@"; wait "$pid"; rc=$?; }
 result() { echo "$runs/$1/$2"-*/default/"${3:-1}"/result.json; }
 # volumes URI: the names of the pool's volumes on that host, one a line.
 volumes() { virsh -q -c "$1" vol-list bootrig 2>/dev/null | awk '{print $1}' | sort; }
+# boots_said RUN: each boot's verdict, reason, host and attempts, a line each
+# (for a failure's diagnostic).
+boots_said() {
+	for r in "$runs/$1"/*/default/*/result.json; do
+		[ -f "$r" ] || continue
+		echo "${r#"$runs/$1/"}: $("$JGET" "$r" verdict) ($("$JGET" "$r" reason)) on $("$JGET" "$r" host.uri), accel $("$JGET" "$r" accelerator), attempts $("$JGET" "$r" attempts.#)"
+	done
+}
 domains() { virsh -q -c "$1" list --all --name 2>/dev/null | grep -c .; }
 
 mkdir -p "$tmp/a" "$tmp/b"
@@ -137,7 +145,9 @@ before_a=$(volumes "$A") before_b=$(volumes "$B")
 runfg m2 --kernel "$a64" --kernel "$x86" --kernel "$arm" --connect "$A" --connect "$B" -j 3
 if [ $rc = 0 ] && ! grep -q ": uploaded " "$tmp/m2.err"; then
 	ok "second run: exit 0, nothing uploaded again"
-else not_ok "second run: exit 0, nothing uploaded again" "exit $rc: $(grep uploaded "$tmp/m2.err")"; fi
+else not_ok "second run: exit 0, nothing uploaded again" "exit $rc: $(grep uploaded "$tmp/m2.err")
+$(boots_said m2)
+first run: $(boots_said m1)"; fi
 if [ "$(volumes "$A")" = "$before_a" ] && [ "$(volumes "$B")" = "$before_b" ]; then
 	ok "second run: the pools hold the same volumes"
 else not_ok "second run: the pools hold the same volumes"; fi
