@@ -115,7 +115,12 @@ enum machine_state {
 
 struct backend {
 	const char *name;            /* result.json "backend": "libvirt", "board" */
+	const char *accelerator;     /* result.json "accelerator" of a boot whose
+				      * machine has none (it failed before prepare()
+				      * chose one): "tcg" (libvirt), "board" */
 	char *where;                 /* result.json "uri" (libvirt) or the board name */
+	bool where_is_uri;           /* where (or the machine's host_uri) is a URI for
+				      * result.json "uri" (libvirt); a board's name is not */
 	char error[512];             /* why open() failed (also printed) */
 	void *priv;
 	bool no_wait;                /* boards: refuse a busy board at once (--no-wait)

@@ -952,6 +952,7 @@ struct backend *backend_board_new(void)
 	struct board_backend *bb = xcalloc(1, sizeof(*bb));
 	bb->lock_fd = -1;
 	be->name = "board";
+	be->accelerator = "board";
 	be->priv = bb;
 	be->open = board_open;
 	be->prepare = board_prepare;

@@ -1910,6 +1910,8 @@ struct backend *backend_libvirt_new(void)
 	lv->guardian = -1;
 	lv->guardian_fd = -1;
 	be->name = "libvirt";
+	be->accelerator = "tcg";
+	be->where_is_uri = true;
 	be->priv = lv;
 	be->threaded_ops = true;
 	be->open = lv_open;
