@@ -26,9 +26,9 @@
  *   be->close(be)                     stops whatever still runs, frees be
  *
  * Every operation that fails returns -1 (or MACHINE_FAILED) after writing a
- * one-line reason into m->infra_reason (or printing it with error() for
- * open); the runner turns it into INFRA_ERROR (exit 125). A backend never
- * calls exit().
+ * one-line reason into m->infra_reason (open(), before any machine: printed
+ * with error() and kept in be->error); the runner turns it into INFRA_ERROR
+ * (exit 125). A backend never calls exit() (lib/usage.h, 3.).
  *
  * Interruption: be->emergency_stop(be) may be called from a signal handler
  * or an atexit() handler; it must only use async-signal-safe calls (kill(),
