@@ -45,6 +45,7 @@
 struct config;
 struct target;
 struct backend;
+struct json_object;
 
 /* The most libvirt hosts one run may use. */
 #define BACKEND_MAX_HOSTS 128
@@ -160,10 +161,14 @@ struct backend {
 	const char *(*console_log_file)(struct machine *m);
 	/* Async-signal-safe: kill every machine this backend started. */
 	void (*emergency_stop)(struct backend *be);
+	/* Optional (may be NULL): the backend's own section of m's result.json
+	 * (boards: method, attempts, firmware time, serial gaps), a new object
+	 * that result.json takes under the backend's name ("board"); called
+	 * once, after stop() and before the runner writes result.json. */
+	struct json_object *(*result_section)(struct machine *m);
 	/* Optional (may be NULL): called after the runner wrote the boot's
 	 * files into dir; the backend may add to them (boards: the serial
-	 * line's gaps into console.tlog, a "board" section into result.json).
-	 * 0 or -1 (error printed). */
+	 * line's gaps into console.tlog). 0 or -1 (error printed). */
 	int (*annotate)(struct machine *m, const char *dir);
 	/* Optional (may be NULL): what boots of target t showed of KVM on host
 	 * (struct machine .host): works (a boot under it printed kernel output)

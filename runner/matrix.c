@@ -419,6 +419,8 @@ static int write_boot(struct live_boot *b, double t)
 		.clock = b->m.clock[0] ? b->m.clock : "wall",
 		.started = b->started ? b->started : time(NULL), .duration = t,
 		.console_recovered = recovered,
+		.backend_section = be && b->m.priv && be->result_section
+			? be->result_section(&b->m) : NULL,
 	};
 	if (b->n_attempts) {    /* the last attempt is this one */
 		record_attempt(b, job->verdict == VERDICT_INFRA_ERROR ? job->reason : NULL);
