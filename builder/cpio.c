@@ -83,18 +83,18 @@ struct walk {
 	cpio_visit_fn visit;
 	void *ctx;
 	size_t max_inflated;
-	char *err;
-	size_t errlen;
+	char *why;
+	size_t why_len;
 	long count;
 };
 
 __attribute__((format(printf, 2, 3)))
-/* Formats the reader's error into wk->err; returns -1. */
+/* Formats the reader's reason into wk->why; returns -1. */
 static int walk_fail(struct walk *wk, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(wk->err, wk->errlen, fmt, ap);
+	vsnprintf(wk->why, wk->why_len, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -239,11 +239,11 @@ static int walk_buffer(struct walk *wk, const unsigned char *data, size_t len, s
 }
 
 long cpio_walk(const unsigned char *data, size_t len, size_t max_inflated,
-	       cpio_visit_fn visit, void *ctx, char *err, size_t errlen)
+	       cpio_visit_fn visit, void *ctx, char *why, size_t why_len)
 {
-	struct walk wk = { visit, ctx, max_inflated, err, errlen, 0 };
-	if (errlen)
-		err[0] = '\0';
+	struct walk wk = { visit, ctx, max_inflated, why, why_len, 0 };
+	if (why_len)
+		why[0] = '\0';
 	if (walk_buffer(&wk, data, len, 0, 0) < 0)
 		return -1;
 	return wk.count;

@@ -49,12 +49,13 @@ typedef void (*cpio_visit_fn)(const struct cpio_entry *e, void *ctx);
  * cpio_walk: calls visit for each entry of an initramfs image held in
  * data: plain newc archives, gzip'd ones, and any concatenation of them
  * with zero padding between (as the kernel accepts). Trailers are not
- * visited. Returns the number of entries, or -1 with a message in err
- * (the offset and what is wrong) when the image is truncated or corrupt.
+ * visited. Returns the number of entries, or -1 with a one-line reason in
+ * why (the offset and what is wrong; lib/usage.h, 4.) when the image is
+ * truncated or corrupt.
  * Gzip members inflate to at most max_inflated bytes each.
  */
 long cpio_walk(const unsigned char *data, size_t len, size_t max_inflated,
-	       cpio_visit_fn visit, void *ctx, char *err, size_t errlen);
+	       cpio_visit_fn visit, void *ctx, char *why, size_t why_len);
 
 /*
  * gzip_compress: data as one gzip member, through libdeflate (three times

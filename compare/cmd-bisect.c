@@ -270,13 +270,13 @@ static int spawn(char *const argv[], const char *dir, int out_fd, struct strbuf 
 			dup2(fd, STDERR_FILENO);
 		}
 		if (dir && chdir(dir) < 0) {
-			fprintf(stderr, "bootrig: cannot enter %s: %s\n", dir, strerror(errno));
+			error("cannot enter %s: %s", dir, strerror(errno));
 			_exit(EXIT_NOEXEC);
 		}
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		execvp(argv[0], argv);
-		fprintf(stderr, "bootrig: cannot run %s: %s\n", argv[0], strerror(errno));
+		error("cannot run %s: %s", argv[0], strerror(errno));
 		_exit(EXIT_NOEXEC);
 	}
 	setpgid(pid, pid);

@@ -25,7 +25,6 @@
 #include "builtin.h"
 #include "compare.h"
 #include "console.h"
-#include "crash.h"
 #include "judge.h"
 #include "judgelog.h"
 #include "exitcodes.h"
@@ -60,8 +59,8 @@ struct log_side {
 	size_t nlines;                  /* its lines, as log_parse() splits them */
 	size_t only;                    /* how many of them the other side lacks */
 	struct log_read read;           /* what reading it met (cut lines, size) */
-	struct json_object *judged;     /* judge_to_json() of the log */
-	struct json_object *events;     /* its "events" array (borrowed) */
+	struct judge *judge;            /* the judged log (judgelog_judge()), NULL: unreadable */
+	size_t nevents;                 /* its events (judge_event_at()) */
 	double milestone[NMILESTONES];  /* printk seconds, NAN when absent */
 	double last_time;               /* the last printk time */
 	struct json_object *result;     /* result.json beside the log, or NULL */
@@ -154,52 +153,39 @@ static int first_pass(struct log_side *ls, struct line_pairs *pairs, uint64_t ma
 	return rc;
 }
 
-/* Judges the log as `bootrig judge` does (judgelog.h), and keeps of
- * judge_to_json() what the report uses (not the records). */
+/* Judges the log as `bootrig judge` does (judgelog.h). */
 static void judge_log(struct log_side *ls, uint64_t max_bytes)
 {
-	static const char *const unused[] = { "sysinfo", "abis", "tests", "metrics", "plan" };
 	struct judged_log read;
-	struct judge *j = judgelog_judge(ls->path, max_bytes, &read);
-	ls->judged = json_object_new_object();
-	if (j) {
-		judge_to_json(j, ls->judged);
-		for (size_t i = 0; i < sizeof(unused) / sizeof(unused[0]); i++)
-			json_object_object_del(ls->judged, unused[i]);
-		judge_free(j);
-	}
-	if (!json_object_object_get_ex(ls->judged, "events", &ls->events) ||
-	    !json_object_is_type(ls->events, json_type_array))
-		ls->events = NULL;
+	struct judge_event e;
+	ls->judge = judgelog_judge(ls->path, max_bytes, &read);
+	while (ls->judge && judge_event_at(ls->judge, ls->nevents, &e))
+		ls->nevents++;
 }
 
-/* A string member of the judged log ("verdict", "reason"), or "". */
-static const char *judged_str(const struct log_side *ls, const char *key)
+/* The judged log's verdict name, or "" when it could not be judged. */
+static const char *side_verdict(const struct log_side *ls)
 {
-	struct json_object *v;
-	if (json_object_object_get_ex(ls->judged, key, &v) && json_object_is_type(v, json_type_string))
-		return json_object_get_string(v);
-	return "";
+	return ls->judge ? verdict_name(judge_verdict(ls->judge)) : "";
+}
+
+/* Why that verdict ("" for PASS or no verdict). */
+static const char *side_reason(const struct log_side *ls)
+{
+	return ls->judge ? judge_reason(ls->judge) : "";
 }
 
 static size_t event_count(const struct log_side *ls)
 {
-	return ls->events ? json_object_array_length(ls->events) : 0;
+	return ls->nevents;
 }
 
-/* Member key of the log's event i, as a string ("" when absent). */
-static const char *event_str(const struct log_side *ls, size_t i, const char *key)
+/* The log's event i (i < event_count()). */
+static struct judge_event side_event(const struct log_side *ls, size_t i)
 {
-	struct json_object *e = json_object_array_get_idx(ls->events, i), *v;
-	if (e && json_object_object_get_ex(e, key, &v) && json_object_is_type(v, json_type_string))
-		return json_object_get_string(v);
-	return "";
-}
-
-static long event_line(const struct log_side *ls, size_t i)
-{
-	struct json_object *e = json_object_array_get_idx(ls->events, i), *v;
-	return e && json_object_object_get_ex(e, "line", &v) ? (long)json_object_get_int64(v) : 0;
+	struct judge_event e;
+	judge_event_at(ls->judge, i, &e);
+	return e;
 }
 
 /* The result.json in the log's directory, if any. */
@@ -226,7 +212,7 @@ static int load_side(struct log_side *ls, struct line_pairs *pairs, uint64_t max
 static void free_side(struct log_side *ls)
 {
 	free(ls->path);
-	json_object_put(ls->judged);
+	judge_free(ls->judge);
 	json_object_put(ls->result);
 }
 
@@ -262,12 +248,12 @@ static void each_only_line(const struct log_side *ls, struct line_pairs *pairs,
 /* Is a's event i absent from b's (matched by title, as a multiset)? */
 static bool event_unmatched(const struct log_side *a, size_t i, const struct log_side *b)
 {
-	const char *title = event_str(a, i, "title");
+	const char *title = side_event(a, i).title;
 	size_t rank = 0, in_b = 0;
 	for (size_t k = 0; k < i; k++)
-		rank += !strcmp(event_str(a, k, "title"), title);
+		rank += !strcmp(side_event(a, k).title, title);
 	for (size_t k = 0; k < event_count(b); k++)
-		in_b += !strcmp(event_str(b, k, "title"), title);
+		in_b += !strcmp(side_event(b, k).title, title);
 	return rank >= in_b;
 }
 
@@ -291,8 +277,9 @@ static void print_events(FILE *out, const struct log_side *a, const struct log_s
 		if (!header)
 			fprintf(out, "\nkernel failures only in %s:\n", which);
 		header = true;
-		fprintf(out, "%c [%s] %s (line %ld)\n", mark, term_str(event_str(a, i, "kind")),
-			term_str(event_str(a, i, "title")), event_line(a, i));
+		struct judge_event e = side_event(a, i);
+		fprintf(out, "%c [%s] %s (line %ld)\n", mark, term_str(e.kind), term_str(e.title),
+			e.line);
 	}
 }
 
@@ -365,9 +352,9 @@ static void report_logdiff_text(FILE *out, const struct log_side *ls, struct lin
 				uint64_t max_bytes)
 {
 	for (int k = 0; k < 2; k++) {
-		const char *reason = judged_str(&ls[k], "reason");
+		const char *reason = side_reason(&ls[k]);
 		fprintf(out, "%c %s (%zu lines): %s%s%s\n", "AB"[k], term_str(ls[k].path), ls[k].nlines,
-			term_str(judged_str(&ls[k], "verdict")), *reason ? ": " : "", term_str(reason));
+			term_str(side_verdict(&ls[k])), *reason ? ": " : "", term_str(reason));
 	}
 	print_events(out, &ls[0], &ls[1], '-', "A");
 	print_events(out, &ls[1], &ls[0], '+', "B");
@@ -388,9 +375,9 @@ static struct json_object *side_json(const struct log_side *a, const struct log_
 	json_object_object_add(o, "lines", json_object_new_int((int)a->nlines));
 	for (size_t i = 0; i < event_count(a); i++)
 		if (event_unmatched(a, i, b))
-			json_object_array_add(events, json_object_get(json_object_array_get_idx(a->events, i)));
-	json_object_object_add(o, "verdict", json_cstring_utf8(judged_str(a, "verdict")));
-	json_object_object_add(o, "reason", json_cstring_utf8(judged_str(a, "reason")));
+			json_object_array_add(events, judge_event_json(a->judge, i));
+	json_object_object_add(o, "verdict", json_cstring_utf8(side_verdict(a)));
+	json_object_object_add(o, "reason", json_cstring_utf8(side_reason(a)));
 	json_object_object_add(o, "new_events", events);
 	for (int m = 0; m < NMILESTONES; m++)
 		if (!isnan(a->milestone[m]))

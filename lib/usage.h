@@ -21,11 +21,31 @@
  *
  *   3. A failure during a boot is not printed but kept as a one-line
  *      reason where the runner reads it: a backend writes it into
- *      m->infra_reason (or be->error for open(); runner/backend.h), the
- *      runner hands it to judge_infra_error(), and it becomes the verdict
- *      INFRA_ERROR with that "reason" in result.json (exit 125). A loader
- *      that cannot find a module keeps why in module_error() (module.h)
- *      for the forwarder, which turns it into 1. or 3.
+ *      m->infra_reason (runner/backend.h), the runner hands it to
+ *      judge_infra_error(), and it becomes the verdict INFRA_ERROR with
+ *      that "reason" in result.json (exit 125). What stays apart, and why:
+ *        - be->error: open() failed, before any machine exists to hold a
+ *          reason; open() prints it (2.) and the runner makes it the
+ *          reason of every boot of the run;
+ *        - a part of a backend whose failure is a state, not one call's
+ *          result, keeps its last one in a field the backend copies into
+ *          m->infra_reason: a serial line's last_error (serial.h: why the
+ *          line is down, quoted for as long as it stays down), the U-Boot
+ *          dialogue's error (uboot.h), the reason libvirt's event thread
+ *          sets for a domain that failed (libvirt.c);
+ *        - module_error() (module.h): why the loader could not load a
+ *          module; the forwarder (runner/backend.c, builder/sdimage-load.c)
+ *          turns it into 2. or 3. The loader cannot print it itself: the
+ *          same failure is a message for `build --sd-image` and a boot's
+ *          reason for `run`.
+ *
+ *   4. A helper that cannot know its caller's words, because it serves
+ *      several callers or runs under a boot, prints nothing: it writes a
+ *      one-line reason into its caller's buffer (`char *why` and its size)
+ *      and returns -1. cpio_walk() (builder/cpio.h), serial_parse(),
+ *      power_run() and libvirt.c's helpers do. The caller either prints it
+ *      inside its own sentence (2.: "IMAGE: not an initramfs: WHY") or
+ *      passes it on as a boot's reason (3.), so a reason is printed once.
  *
  * warning(): prints, changes nothing (a setting ignored, a limit hit).
  */

@@ -33,12 +33,16 @@ static void unloadable_close(struct backend *be)
 	free(be);
 }
 
-/* A backend named name whose open() fails with reason; the runner calls
- * nothing but open(), emergency_stop() and close() on it. */
-static struct backend *unloadable_backend(const char *name, const char *reason)
+/* A backend named name (its result.json "accelerator" accelerator, where
+ * a URI or not) whose open() fails with reason; the runner calls nothing
+ * but open(), emergency_stop() and close() on it. */
+static struct backend *unloadable_backend(const char *name, const char *accelerator,
+					  bool where_is_uri, const char *reason)
 {
 	struct backend *be = xcalloc(1, sizeof(*be));
 	be->name = name;
+	be->accelerator = accelerator;
+	be->where_is_uri = where_is_uri;
 	memcpy(be->error, reason, strnlen(reason, sizeof(be->error) - 1));
 	be->open = unloadable_open;
 	be->emergency_stop = unloadable_emergency_stop;
@@ -53,7 +57,7 @@ struct backend *backend_libvirt_new(void)
 	struct backend *(*new_backend)(void) =
 		(struct backend *(*)(void))module_symbol("virt", "module_backend_libvirt_new");
 	if (!new_backend)
-		return unloadable_backend("libvirt", module_error());
+		return unloadable_backend("libvirt", "tcg", true, module_error());
 	return new_backend();
 }
 

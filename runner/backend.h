@@ -26,9 +26,9 @@
  *   be->close(be)                     stops whatever still runs, frees be
  *
  * Every operation that fails returns -1 (or MACHINE_FAILED) after writing a
- * one-line reason into m->infra_reason (or printing it with error() for
- * open); the runner turns it into INFRA_ERROR (exit 125). A backend never
- * calls exit().
+ * one-line reason into m->infra_reason (open(), before any machine: printed
+ * with error() and kept in be->error); the runner turns it into INFRA_ERROR
+ * (exit 125). A backend never calls exit() (lib/usage.h, 3.).
  *
  * Interruption: be->emergency_stop(be) may be called from a signal handler
  * or an atexit() handler; it must only use async-signal-safe calls (kill(),
@@ -45,6 +45,7 @@
 struct config;
 struct target;
 struct backend;
+struct json_object;
 
 /* The most libvirt hosts one run may use. */
 #define BACKEND_MAX_HOSTS 128
@@ -115,7 +116,12 @@ enum machine_state {
 
 struct backend {
 	const char *name;            /* result.json "backend": "libvirt", "board" */
+	const char *accelerator;     /* result.json "accelerator" of a boot whose
+				      * machine has none (it failed before prepare()
+				      * chose one): "tcg" (libvirt), "board" */
 	char *where;                 /* result.json "uri" (libvirt) or the board name */
+	bool where_is_uri;           /* where (or the machine's host_uri) is a URI for
+				      * result.json "uri" (libvirt); a board's name is not */
 	char error[512];             /* why open() failed (also printed) */
 	void *priv;
 	bool no_wait;                /* boards: refuse a busy board at once (--no-wait)
@@ -155,10 +161,14 @@ struct backend {
 	const char *(*console_log_file)(struct machine *m);
 	/* Async-signal-safe: kill every machine this backend started. */
 	void (*emergency_stop)(struct backend *be);
+	/* Optional (may be NULL): the backend's own section of m's result.json
+	 * (boards: method, attempts, firmware time, serial gaps), a new object
+	 * that result.json takes under the backend's name ("board"); called
+	 * once, after stop() and before the runner writes result.json. */
+	struct json_object *(*result_section)(struct machine *m);
 	/* Optional (may be NULL): called after the runner wrote the boot's
 	 * files into dir; the backend may add to them (boards: the serial
-	 * line's gaps into console.tlog, a "board" section into result.json).
-	 * 0 or -1 (error printed). */
+	 * line's gaps into console.tlog). 0 or -1 (error printed). */
 	int (*annotate)(struct machine *m, const char *dir);
 	/* Optional (may be NULL): what boots of target t showed of KVM on host
 	 * (struct machine .host): works (a boot under it printed kernel output)

@@ -20,9 +20,10 @@
  * is the host's fault: MACHINE_FAILED, INFRA_ERROR.
  *
  * The serial line's gaps, the firmware time (power-on to "Starting kernel")
- * and the attempts go to <dir>/board.json when the machine stops, and into
- * console.tlog and result.json through annotate() (the runner calls it after
- * writing them: console.log stays the raw bytes).
+ * and the attempts go to <dir>/board.json when the machine stops, into
+ * result.json's "board" section (result_section(), which the runner writes
+ * with the rest), and into console.tlog through annotate() (the runner calls
+ * it after writing the files: console.log stays the raw bytes).
  *
  * Divided into: the lock, staging, the board thread, the backend
  * operations, and annotate.
@@ -911,11 +912,17 @@ static char *insert_notes(const char *tlog, const struct board_machine *bm)
 	return out.buf;
 }
 
+/* result.json's "board" section (method, attempts, firmware_seconds,
+ * serial_gaps, notes): the runner writes it with the rest. */
+static json_object *board_result_section(struct machine *m)
+{
+	return m->priv ? board_json(m->priv) : NULL;
+}
+
 /*
  * board_annotate: after the runner wrote dir's files: the serial gaps into
- * console.tlog (as "[T] [bootrig: serial lost at A s, back at B s]" lines)
- * and a "board" section (method, attempts, firmware_seconds, serial_gaps,
- * notes) into result.json. 0 or -1 (error printed).
+ * console.tlog (as "[T] [bootrig: serial lost at A s, back at B s]" lines).
+ * 0 or -1 (error printed).
  */
 static int board_annotate(struct machine *m, const char *dir)
 {
@@ -932,17 +939,6 @@ static int board_annotate(struct machine *m, const char *dir)
 		free(text);
 	}
 	free(path);
-	path = xasprintf("%s/result.json", dir);
-	json_object *res = json_object_from_file(path);
-	if (res) {
-		json_object_object_add(res, "board", board_json(bm));
-		struct strbuf sb = STRBUF_INIT;
-		strbuf_add_json(&sb, res, JSON_C_TO_STRING_PRETTY);
-		rc |= write_file_atomic(path, sb.buf, sb.len);
-		strbuf_release(&sb);
-		json_object_put(res);
-	}
-	free(path);
 	return rc ? -1 : 0;
 }
 
@@ -952,6 +948,7 @@ struct backend *backend_board_new(void)
 	struct board_backend *bb = xcalloc(1, sizeof(*bb));
 	bb->lock_fd = -1;
 	be->name = "board";
+	be->accelerator = "board";
 	be->priv = bb;
 	be->open = board_open;
 	be->prepare = board_prepare;
@@ -963,6 +960,7 @@ struct backend *backend_board_new(void)
 	be->release = board_release_machine;
 	be->console_log_file = NULL;
 	be->emergency_stop = board_emergency_stop;
+	be->result_section = board_result_section;
 	be->annotate = board_annotate;
 	be->close = board_close;
 	return be;

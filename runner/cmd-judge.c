@@ -60,41 +60,33 @@ static void print_excerpt(const char *excerpt)
 }
 
 /* The text report: verdict and reason, stages, then every event. */
-static void print_text(const char *path, json_object *res, enum time_source src)
+static void print_text(const char *path, const struct judge *j, enum verdict v,
+		       enum time_source src)
 {
-	json_object *v, *stages, *events;
-	json_object_object_get_ex(res, "verdict", &v);
-	printf("%s: %s", term_str(path), json_object_get_string(v));
-	json_object_object_get_ex(res, "reason", &v);
-	if (*json_object_get_string(v))
-		printf(": %s", term_str(json_object_get_string(v)));
+	printf("%s: %s", term_str(path), verdict_name(v));
+	if (*judge_reason(j))
+		printf(": %s", term_str(judge_reason(j)));
 	putchar('\n');
-	json_object_object_get_ex(res, "stages", &stages);
 	printf("  stages:");
 	for (int s = 0; s < STAGE_COUNT; s++) {
-		if (json_object_object_get_ex(stages, stage_name(s), &v)) {
-			if (src == TIMES_NONE)
-				printf(" %s", stage_name(s));
-			else
-				printf(" %s %.3f", stage_name(s), json_object_get_double(v));
-		}
+		double t = judge_stage_time(j, s);
+		if (t < 0)
+			continue;
+		if (src == TIMES_NONE)
+			printf(" %s", stage_name(s));
+		else
+			printf(" %s %.3f", stage_name(s), t);
 	}
 	putchar('\n');
-	json_object_object_get_ex(res, "events", &events);
-	size_t n = json_object_array_length(events);
+	struct judge_event e;
+	size_t n = 0;
+	while (judge_event_at(j, n, &e))
+		n++;
 	printf("  events: %zu\n", n);
-	for (size_t i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(events, i), *k, *title, *line, *fatal,
-			    *excerpt;
-		json_object_object_get_ex(e, "kind", &k);
-		json_object_object_get_ex(e, "title", &title);
-		json_object_object_get_ex(e, "line", &line);
-		json_object_object_get_ex(e, "fatal", &fatal);
-		json_object_object_get_ex(e, "excerpt", &excerpt);
-		printf("  %zu. %s%s, line %lld: %s\n", i + 1, term_str(json_object_get_string(k)),
-		       json_object_get_boolean(fatal) ? " (fatal)" : "",
-		       (long long)json_object_get_int64(line), term_str(json_object_get_string(title)));
-		print_excerpt(json_object_get_string(excerpt));
+	for (size_t i = 0; judge_event_at(j, i, &e); i++) {
+		printf("  %zu. %s%s, line %ld: %s\n", i + 1, term_str(e.kind),
+		       e.fatal ? " (fatal)" : "", e.line, term_str(e.title));
+		print_excerpt(e.excerpt);
 	}
 }
 
@@ -148,18 +140,19 @@ int cmd_judge(int argc, char **argv)
 	if (judge_events_not_kept(j))
 		warning("judge: %s: %zu further events not kept (the first %d are listed; the "
 			"verdict counts them all)", a.log, judge_events_not_kept(j), CRASH_MAX_EVENTS);
-	json_object *res = json_object_new_object();
-	json_object_object_add(res, "log", json_cstring_utf8(a.log));
-	json_object_object_add(res, "times", json_object_new_string(
-		src == TIMES_TLOG ? "tlog" : src == TIMES_PRINTK ? "printk" : "none"));
-	judge_to_json(j, res);
-	if (src == TIMES_NONE)
-		null_times(res);
-	if (!strcmp(a.format, "json"))
+	if (!strcmp(a.format, "json")) {
+		json_object *res = json_object_new_object();
+		json_object_object_add(res, "log", json_cstring_utf8(a.log));
+		json_object_object_add(res, "times", json_object_new_string(
+			src == TIMES_TLOG ? "tlog" : src == TIMES_PRINTK ? "printk" : "none"));
+		judge_to_json(j, res);
+		if (src == TIMES_NONE)
+			null_times(res);
 		json_fputs(res, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, stdout);
-	else
-		print_text(a.log, res, src);
-	json_object_put(res);
+		json_object_put(res);
+	} else {
+		print_text(a.log, j, v, src);
+	}
 	judge_free(j);
 	return verdict_exit_code(v);
 }

@@ -632,7 +632,7 @@ int cmd_run(int argc, char **argv)
 		rs.plan.backend->no_wait = rs.args.no_wait;
 		rs.plan.cfg = &rs.cfg;
 		int slots = plan_hosts(&rs);
-		if (rs.plan.backend && slots) {
+		if (slots) {
 			rs.plan.backend->hosts = rs.hosts;
 			rs.plan.backend->n_hosts = rs.n_hosts;
 		}

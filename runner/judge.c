@@ -45,6 +45,7 @@
 #include "util.h"
 
 #include <fnmatch.h>
+#include <math.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,13 @@
 
 struct started_test {
 	char *abi, *test;
+};
+
+/* A protocol problem that lost data: an event of kind "protocol". */
+struct protocol_event {
+	char *title, *excerpt;
+	long line;
+	double time;
 };
 
 struct judge {
@@ -113,7 +121,10 @@ struct judge {
 	size_t nkept, kept_alloc;
 	size_t kept_bytes, records_not_kept;
 	size_t started_not_kept;        /* TEST starts past MAX_STARTED */
-	json_object *protocol_events;
+	struct protocol_event protocol_events[MAX_PROTOCOL_EVENTS];
+	size_t nprotocol_events;
+	size_t *tests, ntests, tests_alloc;     /* kept[] indices of RESULT records */
+	size_t *metrics, nmetrics, metrics_alloc;       /* and of METRIC records */
 	size_t nerrors;
 	char *first_error;
 	char *provoke[3];               /* the last PROVOKE record's kind, status, reason */
@@ -373,6 +384,22 @@ static void keep_record(struct judge *j, const struct proto_record *rec)
 	copy->time = rec->time;
 }
 
+/* keep_record(), and rec's place among the kept records of its kind in
+ * *index (for judge_test_at() and judge_metric_at()) when it was kept. */
+static void keep_indexed(struct judge *j, const struct proto_record *rec, size_t **index,
+			 size_t *n, size_t *alloc)
+{
+	size_t before = j->nkept;
+	keep_record(j, rec);
+	if (j->nkept == before)
+		return;
+	if (*n == *alloc) {
+		*alloc = *alloc ? 2 * *alloc : 64;
+		*index = xrealloc(*index, *alloc * sizeof(**index));
+	}
+	(*index)[(*n)++] = before;
+}
+
 /* TEST start: remembered until its RESULT comes (MAX_STARTED at once;
  * past that, counted as never reported). */
 static void on_test_start(struct judge *j, const struct proto_record *rec)
@@ -466,12 +493,12 @@ static void on_record(void *ctx, const struct proto_record *rec)
 		break;
 	case PROTO_KIND_METRIC:
 		set_stage(j, STAGE_RESULTS, rec->time);
-		keep_record(j, rec);
+		keep_indexed(j, rec, &j->metrics, &j->nmetrics, &j->metrics_alloc);
 		break;
 	case PROTO_KIND_RESULT:
 		set_stage(j, STAGE_RESULTS, rec->time);
 		on_result(j, rec);
-		keep_record(j, rec);
+		keep_indexed(j, rec, &j->tests, &j->ntests, &j->tests_alloc);
 		break;
 	case PROTO_KIND_ERROR:
 		on_error(j, rec);
@@ -507,21 +534,15 @@ static void on_problem(void *ctx, const struct proto_problem *p)
 	struct judge *j = ctx;
 	if (p->kind == PROTO_REPAIRED || p->kind == PROTO_UNKNOWN_KIND)
 		return;
-	if (json_object_array_length(j->protocol_events) >= MAX_PROTOCOL_EVENTS)
+	if (j->nprotocol_events >= MAX_PROTOCOL_EVENTS)
 		return;
-	json_object *o = json_object_new_object();
-	put_string(o, "kind", "protocol");
-	char *title = xasprintf("%s record: %s", proto_problem_name(p->kind),
-				p->detail ? p->detail : "");
-	text_clean_title(title);
-	put_string(o, "title", title);
-	free(title);
-	json_object_object_add(o, "line", json_object_new_int64(p->line));
-	json_object_object_add(o, "time", json_object_new_double(p->time));
-	put_string(o, "function", "");
-	put_string(o, "excerpt", p->detail);
-	json_object_object_add(o, "fatal", json_object_new_boolean(false));
-	json_object_array_add(j->protocol_events, o);
+	struct protocol_event *e = &j->protocol_events[j->nprotocol_events++];
+	e->title = xasprintf("%s record: %s", proto_problem_name(p->kind),
+			     p->detail ? p->detail : "");
+	text_clean_title(e->title);
+	e->excerpt = xstrdup(p->detail ? p->detail : "");
+	e->line = p->line;
+	e->time = p->time;
 }
 
 /* ------------------------------------------------------------ lines */
@@ -538,7 +559,6 @@ struct judge *judge_new(const struct judge_limits *limits)
 	j->stage = STAGE_FIRMWARE;
 	j->stage_t[STAGE_FIRMWARE] = 0;
 	j->line_t = -1;
-	j->protocol_events = json_object_new_array();
 	for (size_t i = 0; i < j->limits.n_known_issues; i++)
 		judge_expect_event(j, j->limits.known_issues[i]);
 	return j;
@@ -559,7 +579,12 @@ void judge_free(struct judge *j)
 	free(j->first_error);
 	for (int i = 0; i < 3; i++)
 		free(j->provoke[i]);
-	json_object_put(j->protocol_events);
+	for (size_t i = 0; i < j->nprotocol_events; i++) {
+		free(j->protocol_events[i].title);
+		free(j->protocol_events[i].excerpt);
+	}
+	free(j->tests);
+	free(j->metrics);
 	for (size_t i = 0; i < j->nstarted; i++) {
 		free(j->started[i].abi);
 		free(j->started[i].test);
@@ -1100,6 +1125,11 @@ enum verdict judge_finish(struct judge *j, double t)
 	return j->verdict;
 }
 
+enum verdict judge_verdict(const struct judge *j)
+{
+	return j->verdict;
+}
+
 const char *judge_reason(const struct judge *j)
 {
 	return j->reason ? j->reason : "";
@@ -1115,22 +1145,101 @@ enum stage judge_stage(const struct judge *j)
 	return j->stage;
 }
 
+/* ------------------------------------------------------- accessors */
+
+double judge_stage_time(const struct judge *j, enum stage s)
+{
+	return (unsigned)s < STAGE_COUNT ? j->stage_t[s] : -1;
+}
+
+bool judge_event_at(const struct judge *j, size_t i, struct judge_event *e)
+{
+	size_t ncrash = crash_event_count(j->crash);
+	if (i < ncrash) {
+		const struct crash_event *c = crash_event_at(j->crash, i);
+		*e = (struct judge_event){ crash_kind_name(c->kind), c->title, c->function,
+					   c->excerpt, c->line, c->time, c->fatal,
+					   is_expected(j, c), c };
+		return true;
+	}
+	i -= ncrash;
+	if (i < j->nprotocol_events) {
+		const struct protocol_event *p = &j->protocol_events[i];
+		*e = (struct judge_event){ "protocol", p->title, "", p->excerpt, p->line, p->time,
+					   false, false, NULL };
+		return true;
+	}
+	if (i > j->nprotocol_events || !j->infra)
+		return false;
+	/* the host failure stands after the last line read */
+	*e = (struct judge_event){ "infra", j->infra_reason ? j->infra_reason : "", "", "",
+				   j->lineno, j->infra_t, false, false, NULL };
+	return true;
+}
+
+bool judge_test_at(const struct judge *j, size_t i, struct judge_test *row)
+{
+	if (i >= j->ntests)
+		return false;
+	const struct proto_record *rec = &j->kept[j->tests[i]];
+	*row = (struct judge_test){ field_or_empty(rec, "abi"), field_or_empty(rec, "test"),
+				    field_or_empty(rec, "status"), field_or_empty(rec, "reason"),
+				    false, 0 };
+	row->has_ms = proto_get_u64(rec, "ms", &row->ms);
+	return true;
+}
+
+/* A numeric field, or NAN when absent or malformed. */
+static double double_or_nan(const struct proto_record *rec, const char *key)
+{
+	double d;
+	return proto_get_double(rec, key, &d) ? d : NAN;
+}
+
+bool judge_metric_at(const struct judge *j, size_t i, struct judge_metric *row)
+{
+	if (i >= j->nmetrics)
+		return false;
+	const struct proto_record *rec = &j->kept[j->metrics[i]];
+	*row = (struct judge_metric){
+		field_or_empty(rec, "abi"), field_or_empty(rec, "test"),
+		field_or_empty(rec, "name"), field_or_empty(rec, "unit"),
+		field_or_empty(rec, "better"), false, 0,
+		double_or_nan(rec, "median"), double_or_nan(rec, "min"),
+		double_or_nan(rec, "max"), double_or_nan(rec, "mean"),
+		double_or_nan(rec, "stddev"), proto_get(rec, "samples"),
+	};
+	row->has_n = proto_get_u64(rec, "n", &row->n);
+	return true;
+}
+
 /* ------------------------------------------------------------ JSON */
 
-static json_object *event_json(const struct judge *j, const struct crash_event *e)
+/* An event as result.json has it: a kernel report's has alt_title,
+ * corrupted and expected too (RESULTS.md). */
+static json_object *event_json(const struct judge_event *e)
 {
 	json_object *o = json_object_new_object();
-	put_string(o, "kind", crash_kind_name(e->kind));
+	put_string(o, "kind", e->kind);
 	put_string(o, "title", e->title);
 	json_object_object_add(o, "line", json_object_new_int64(e->line));
 	json_object_object_add(o, "time", json_object_new_double(e->time));
-	put_string(o, "alt_title", e->alt_title);
-	json_object_object_add(o, "corrupted", json_object_new_boolean(e->corrupted));
+	if (e->crash) {
+		put_string(o, "alt_title", e->crash->alt_title);
+		json_object_object_add(o, "corrupted", json_object_new_boolean(e->crash->corrupted));
+	}
 	put_string(o, "function", e->function);
 	put_string(o, "excerpt", e->excerpt);
 	json_object_object_add(o, "fatal", json_object_new_boolean(e->fatal));
-	json_object_object_add(o, "expected", json_object_new_boolean(is_expected(j, e)));
+	if (e->crash)
+		json_object_object_add(o, "expected", json_object_new_boolean(e->expected));
 	return o;
+}
+
+json_object *judge_event_json(const struct judge *j, size_t i)
+{
+	struct judge_event e;
+	return judge_event_at(j, i, &e) ? event_json(&e) : NULL;
 }
 
 /* The decoder's counts as result.json's "protocol" object. */
@@ -1160,16 +1269,6 @@ static json_object *protocol_json(const struct judge *j)
 	return o;
 }
 
-/* A deep copy of o (NULL stays NULL), for judge_to_json's const judge. */
-static json_object *copy(json_object *o)
-{
-	json_object *c = NULL;
-	if (!o)
-		return NULL;
-	json_object_deep_copy(o, &c, NULL);
-	return c;
-}
-
 void judge_to_json(const struct judge *j, struct json_object *obj)
 {
 	put_string(obj, "verdict", verdict_name(j->verdict));
@@ -1178,27 +1277,14 @@ void judge_to_json(const struct judge *j, struct json_object *obj)
 	put_string(obj, "reason", judge_reason(j));
 	json_object *stages = json_object_new_object();
 	for (int s = 0; s < STAGE_COUNT; s++)
-		if (j->stage_t[s] >= 0)
+		if (judge_stage_time(j, s) >= 0)
 			json_object_object_add(stages, stage_name(s),
-					       json_object_new_double(j->stage_t[s]));
+					       json_object_new_double(judge_stage_time(j, s)));
 	json_object_object_add(obj, "stages", stages);
 	json_object *events = json_object_new_array();
-	for (size_t i = 0; i < crash_event_count(j->crash); i++)
-		json_object_array_add(events, event_json(j, crash_event_at(j->crash, i)));
-	for (size_t i = 0; i < json_object_array_length(j->protocol_events); i++)
-		json_object_array_add(events,
-				      copy(json_object_array_get_idx(j->protocol_events, i)));
-	if (j->infra) {
-		json_object *o = json_object_new_object();
-		put_string(o, "kind", "infra");
-		put_string(o, "title", j->infra_reason);
-		json_object_object_add(o, "line", json_object_new_int64(j->lineno));
-		json_object_object_add(o, "time", json_object_new_double(j->infra_t));
-		put_string(o, "function", "");
-		put_string(o, "excerpt", "");
-		json_object_object_add(o, "fatal", json_object_new_boolean(false));
-		json_object_array_add(events, o);
-	}
+	struct judge_event e;
+	for (size_t i = 0; judge_event_at(j, i, &e); i++)
+		json_object_array_add(events, event_json(&e));
 	json_object_object_add(obj, "events", events);
 	if (crash_events_dropped(j->crash))
 		json_object_object_add(obj, "events_not_kept",

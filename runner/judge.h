@@ -53,8 +53,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct json_object;
+struct crash_event;
 
 enum verdict {
 	VERDICT_PASS,
@@ -119,6 +121,9 @@ void judge_infra_error(struct judge *j, const char *reason);
 /* Ends the boot at time t and decides the verdict; idempotent. */
 enum verdict judge_finish(struct judge *j, double t);
 
+/* The verdict judge_finish() decided (PASS before it is called). */
+enum verdict judge_verdict(const struct judge *j);
+
 /* One line: why the verdict ("" for PASS). Valid until judge_free(). */
 const char *judge_reason(const struct judge *j);
 
@@ -141,9 +146,65 @@ struct judge_abi {
 bool judge_abi_at(const struct judge *j, size_t i, struct judge_abi *row);
 
 /*
+ * The rest of what the console showed, typed (the same facts result.json
+ * holds, without building JSON). Each *_at() fills row i (from 0), in
+ * result.json's order, and is false past the last row; strings are the
+ * guest's or the detector's, raw, valid until judge_free() (a printer
+ * makes them terminal-safe, JSON makes them UTF-8). Call after
+ * judge_finish(), or on a running judge for what came so far.
+ */
+
+/* When stage s began (host seconds since power-on), or -1: never reached. */
+double judge_stage_time(const struct judge *j, enum stage s);
+
+/*
+ * Event i of result.json's "events": the kernel reports (crash.h, the first
+ * CRASH_MAX_EVENTS), then the protocol problems that lost data (up to 32),
+ * then the host failure (judge_infra_error()), if any.
+ */
+struct judge_event {
+	const char *kind;               /* crash_kind_name(), "protocol" or "infra" */
+	const char *title;              /* never NULL */
+	const char *function;           /* "" when unknown */
+	const char *excerpt;            /* the report's lines, '\n'-separated ("" for none) */
+	long line;                      /* 1-based console line */
+	double time;                    /* host time of that line */
+	bool fatal;
+	bool expected;                  /* a known issue (judge_expect_event()) */
+	const struct crash_event *crash; /* the kernel report (alt_title, corrupted...),
+					  * NULL for protocol and infra events */
+};
+bool judge_event_at(const struct judge *j, size_t i, struct judge_event *e);
+
+/* Event i as result.json has it (a new object: json_object_put() it), or NULL past the last. */
+struct json_object *judge_event_json(const struct judge *j, size_t i);
+
+/* Row i of result.json's "tests": one RESULT record each. */
+struct judge_test {
+	const char *abi, *test, *status, *reason;       /* "" when absent */
+	bool has_ms;                    /* ms was sent and is a number */
+	uint64_t ms;
+};
+bool judge_test_at(const struct judge *j, size_t i, struct judge_test *row);
+
+/* Row i of result.json's "metrics": one METRIC record each. A number that
+ * is absent or malformed is NAN (n: has_n false). */
+struct judge_metric {
+	const char *abi, *test, *name, *unit, *better;  /* "" when absent */
+	bool has_n;
+	uint64_t n;
+	double median, min, max, mean, stddev;
+	const char *samples;            /* the samples as sent ("1.2,1.3": proto_parse_list()
+					 * reads them), or NULL */
+};
+bool judge_metric_at(const struct judge *j, size_t i, struct judge_metric *row);
+
+/*
  * Adds to obj what RESULTS.md puts in result.json from the console:
  * verdict, exit_code, reason, stages, events, protocol, sysinfo, abis,
- * tests, metrics.
+ * tests, metrics. The judge's one JSON builder: result.c calls it once a
+ * boot, `bootrig judge --format json` once a log; a reader of the judge
+ * uses the accessors above, never this JSON.
  */
 void judge_to_json(const struct judge *j, struct json_object *obj);
 

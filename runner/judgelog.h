@@ -46,7 +46,8 @@ int judgelog_feed(struct judge *j, const char *path, uint64_t max_bytes,
 
 /*
  * judgelog_judge: the one way a saved log is judged (`bootrig judge` and
- * `bootrig logdiff`): a judge with no limits (a saved log has no clock to
+ * `bootrig logdiff`; `compare --logs` judges no log, it takes the verdicts
+ * from result.json and compares the lines): a judge with no limits (a saved log has no clock to
  * run out), fed the log at path (judgelog_feed()) and finished at its last
  * line's time. Returns the judge (judge_free() it; judge_finish() again
  * gives its verdict), or NULL with errno set when the log cannot be read.

@@ -249,7 +249,7 @@ static bool span_has(const char *s, const char *end, const char *needle)
 	return p && p < end;
 }
 
-static int split_machine(const char *spec, char **machine, int *gic, char *why, size_t why_len);
+static int split_machine(const char *spec, char **machine, int *gic, char *why, size_t len);
 
 /*
  * host_can_boot: h's capabilities have an emulator for t's arch and t's
@@ -1053,7 +1053,7 @@ static void add_element(struct strbuf *sb, const char *indent, const char *tag, 
  * The machine type goes to <type machine=>; gic-version becomes
  * <features><gic version=/>; other options are refused (returns -1).
  */
-static int split_machine(const char *spec, char **machine, int *gic, char *why, size_t why_len)
+static int split_machine(const char *spec, char **machine, int *gic, char *why, size_t len)
 {
 	char *copy = xstrdup(spec);
 	char *opts = strchr(copy, ',');
@@ -1068,7 +1068,7 @@ static int split_machine(const char *spec, char **machine, int *gic, char *why, 
 			*gic = atoi(opt + 12);
 			continue;
 		}
-		snprintf(why, why_len, "machine option '%s' is not supported (only gic-version=N)", opt);
+		snprintf(why, len, "machine option '%s' is not supported (only gic-version=N)", opt);
 		free(copy);
 		return -1;
 	}
@@ -1119,12 +1119,12 @@ static void add_os(struct strbuf *sb, const struct machine_spec *spec, const cha
  * element for it).
  */
 static char *domain_xml(const struct machine_spec *spec, bool kvm, const char *emulator,
-			const char *serial_log, char *why, size_t why_len)
+			const char *serial_log, char *why, size_t len)
 {
 	const struct target *t = spec->target;
 	char *machine;
 	int gic;
-	if (split_machine(t->machine, &machine, &gic, why, why_len) < 0)
+	if (split_machine(t->machine, &machine, &gic, why, len) < 0)
 		return NULL;
 	struct strbuf sb = STRBUF_INIT;
 	const char *icount = kvm ? NULL : spec->icount;
@@ -1910,6 +1910,8 @@ struct backend *backend_libvirt_new(void)
 	lv->guardian = -1;
 	lv->guardian_fd = -1;
 	be->name = "libvirt";
+	be->accelerator = "tcg";
+	be->where_is_uri = true;
 	be->priv = lv;
 	be->threaded_ops = true;
 	be->open = lv_open;

@@ -63,6 +63,8 @@ enum boot_phase { PHASE_STARTING, PHASE_RUNNING, PHASE_STOPPING, PHASE_DRAINING 
 /* A boot on its way (on the heap: a worker holds a pointer to it). */
 struct live_boot {
 	struct boot_job *job;
+	struct backend *be;       /* the run's backend, even for a boot that never
+				   * reached it (m.backend NULL) */
 	struct machine m;
 	struct judge *judge;
 	struct capture cap;
@@ -376,7 +378,7 @@ static void drain_console(struct live_boot *b)
  */
 static int write_boot(struct live_boot *b, double t)
 {
-	struct backend *be = b->m.backend;
+	struct backend *be = b->m.backend;    /* NULL: the boot never reached it */
 	if (be && b->m.priv && b->stopped_by_itself)
 		judge_machine_stopped(b->judge, t);
 	struct boot_job *job = b->job;
@@ -406,17 +408,19 @@ static int write_boot(struct live_boot *b, double t)
 		.kernel_arch = job->kernel_arch, .kernel_version = job->kernel_version,
 		.variant = job->variant, .boot = job->boot, .append = job->cmdline,
 		.initramfs = job->initrd, .initramfs_sha256 = job->initrd_sha256,
-		.backend = be ? be->name : job->board ? "board" : "libvirt",
+		.backend = b->be->name,
 		.target = job->board ? job->board : job->target->name,
-		.uri = be && !job->board ? (b->m.host_uri ? b->m.host_uri : be->where) : NULL,
+		.uri = be && be->where_is_uri ? (b->m.host_uri ? b->m.host_uri : be->where) : NULL,
 		.host_name = b->m.host_name, .host_qemu_version = b->m.host_qemu_version,
 		.host_libvirt_version = b->m.host_libvirt_version,
-		.accelerator = b->m.accelerator[0] ? b->m.accelerator : (job->board ? "board" : "tcg"),
+		.accelerator = b->m.accelerator[0] ? b->m.accelerator : b->be->accelerator,
 		.accelerator_reason = b->m.accel_reason[0] ? b->m.accel_reason : NULL,
 		.accelerator_fallback = b->kvm_failure,
 		.clock = b->m.clock[0] ? b->m.clock : "wall",
 		.started = b->started ? b->started : time(NULL), .duration = t,
 		.console_recovered = recovered,
+		.backend_section = be && b->m.priv && be->result_section
+			? be->result_section(&b->m) : NULL,
 	};
 	if (b->n_attempts) {    /* the last attempt is this one */
 		record_attempt(b, job->verdict == VERDICT_INFRA_ERROR ? job->reason : NULL);
@@ -510,6 +514,7 @@ static bool start_boot(struct backend *be, const struct config *cfg, struct boot
 {
 	memset(b, 0, sizeof(*b));
 	b->job = job;
+	b->be = be;
 	b->judge = judge_new(&job->limits);
 	b->closed_at = -1;
 	b->shown_stage = STAGE_FIRMWARE;
@@ -900,6 +905,7 @@ static void fail_all(struct run_plan *plan, const char *reason)
 		struct live_boot b;
 		memset(&b, 0, sizeof(b));
 		b.job = &plan->jobs[i];
+		b.be = plan->backend;
 		b.judge = judge_new(&b.job->limits);
 		capture_init(&b.cap);
 		if (mkdir_p(b.job->dir, 0755) == 0)

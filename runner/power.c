@@ -13,7 +13,7 @@ const char *power_action_name(enum power_action a)
 	return a < POWER_NACTIONS ? names[a] : "?";
 }
 
-int power_run(const struct power *p, enum power_action a, char *reason, size_t len)
+int power_run(const struct power *p, enum power_action a, char *why, size_t len)
 {
 	char **argv = p->argv[a];
 	if (!argv || !argv[0])
@@ -24,16 +24,16 @@ int power_run(const struct power *p, enum power_action a, char *reason, size_t l
 	if (rc == 0)
 		return 0;
 	if (rc == -2)
-		snprintf(reason, len, "power %s: '%s' timed out after %.0f s",
+		snprintf(why, len, "power %s: '%s' timed out after %.0f s",
 			 power_action_name(a), argv[0], p->timeout);
 	else if (rc == -1 || rc == 127)
-		snprintf(reason, len, "power %s: '%s' could not be run",
+		snprintf(why, len, "power %s: '%s' could not be run",
 			 power_action_name(a), argv[0]);
 	else if (rc > 128)
-		snprintf(reason, len, "power %s: '%s' killed by signal %d",
+		snprintf(why, len, "power %s: '%s' killed by signal %d",
 			 power_action_name(a), argv[0], rc - 128);
 	else
-		snprintf(reason, len, "power %s: '%s' exited %d", power_action_name(a),
+		snprintf(why, len, "power %s: '%s' exited %d", power_action_name(a),
 			 argv[0], rc);
 	return -1;
 }

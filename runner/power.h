@@ -26,9 +26,9 @@ const char *power_action_name(enum power_action a);
 /*
  * power_run: run the action's argv. Returns 0 when it exited 0 or is not
  * configured, -1 otherwise with a one-line reason ("power on: 'cmd' exited
- * 3") in reason.
+ * 3") in why (lib/usage.h, 4.).
  */
-int power_run(const struct power *p, enum power_action a, char *reason, size_t len);
+int power_run(const struct power *p, enum power_action a, char *why, size_t len);
 
 /* Frees the argvs. */
 void power_release(struct power *p);

@@ -98,6 +98,9 @@ int result_write(const char *dir, const struct result_info *info, const struct j
 	judge_to_json(j, o);
 	/* The judge's fields follow; the runner's duration is the measured one. */
 	json_object_object_add(o, "duration", json_object_new_double(info->duration));
+	if (info->backend_section)
+		json_object_object_add(o, info->backend ? info->backend : "backend",
+				       info->backend_section);
 	char *path = xasprintf("%s/result.json", dir);
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_add_json(&sb, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -6,9 +6,11 @@
 #ifndef BOOTRIG_RESULT_H
 #define BOOTRIG_RESULT_H
 
+#include <stddef.h>
 #include <time.h>
 
 struct judge;
+struct json_object;
 
 /* One attempt of a boot on a libvirt host (result.json "attempts"). */
 struct result_attempt {
@@ -41,9 +43,13 @@ struct result_info {
 	const struct result_attempt *attempts;   /* every attempt, in order (n >= 2
 						  * only when a host failed it) */
 	size_t n_attempts;
+	struct json_object *backend_section;    /* the backend's own section, or NULL:
+						 * result_write() takes it, under the
+						 * backend's name, last (backend.h) */
 };
 
-/* Writes DIR/result.json. 0, or -1 (error printed, errno set). */
+/* Writes DIR/result.json, the one time a boot's is written (it takes
+ * info->backend_section). 0, or -1 (error printed, errno set). */
 int result_write(const char *dir, const struct result_info *info, const struct judge *j);
 
 /* The ISO 8601 UTC form of t ("2026-11-29T23:30:00Z") into buf[21]. */

@@ -30,11 +30,11 @@ enum { TS_DATA, TS_IAC, TS_OPT, TS_SB, TS_SB_IAC };
 /* ---------------------------------------------------------------- parsing */
 
 /* Splits "HOST:PORT" (HOST may be [v6]) into s->host and s->port. */
-static int parse_host_port(const char *hp, struct serial *s, char *err, size_t errlen)
+static int parse_host_port(const char *hp, struct serial *s, char *why, size_t len)
 {
 	const char *colon = strrchr(hp, ':');
 	if (!colon || colon == hp || !colon[1]) {
-		snprintf(err, errlen, "'%s': expected HOST:PORT", hp);
+		snprintf(why, len, "'%s': expected HOST:PORT", hp);
 		return -1;
 	}
 	const char *h = hp, *h_end = colon;
@@ -47,7 +47,7 @@ static int parse_host_port(const char *hp, struct serial *s, char *err, size_t e
 	return 0;
 }
 
-int serial_parse(const char *uri, int baud, struct serial *s, char *err, size_t errlen)
+int serial_parse(const char *uri, int baud, struct serial *s, char *why, size_t len)
 {
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
@@ -58,15 +58,15 @@ int serial_parse(const char *uri, int baud, struct serial *s, char *err, size_t 
 	int rc = 0;
 	if (!strncmp(uri, "tcp:", 4)) {
 		s->kind = SERIAL_TCP;
-		rc = parse_host_port(uri + 4, s, err, errlen);
+		rc = parse_host_port(uri + 4, s, why, len);
 	} else if (!strncmp(uri, "telnet:", 7)) {
 		s->kind = SERIAL_TELNET;
-		rc = parse_host_port(uri + 7, s, err, errlen);
+		rc = parse_host_port(uri + 7, s, why, len);
 	} else if (!strncmp(uri, "unix:", 5) && uri[5]) {
 		s->kind = SERIAL_UNIX;
 		s->path = xstrdup(uri + 5);
 		if (strlen(s->path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-			snprintf(err, errlen, "'%s': socket path too long", uri);
+			snprintf(why, len, "'%s': socket path too long", uri);
 			rc = -1;
 		}
 	} else if (!strncmp(uri, "tty:", 4) && uri[4] == '/') {
@@ -76,7 +76,7 @@ int serial_parse(const char *uri, int baud, struct serial *s, char *err, size_t 
 		s->kind = SERIAL_TTY;
 		s->path = xstrdup(uri);
 	} else {
-		snprintf(err, errlen, "'%s': not a serial line (/dev/ttyX, tcp:HOST:PORT, "
+		snprintf(why, len, "'%s': not a serial line (/dev/ttyX, tcp:HOST:PORT, "
 			 "telnet:HOST:PORT or unix:PATH)", uri);
 		rc = -1;
 	}

@@ -65,9 +65,9 @@ struct serial {
 
 /*
  * serial_parse: fill s from a URI (forms above) and a baud rate (ttys).
- * Returns 0, or -1 with a message in err.
+ * Returns 0, or -1 with a one-line reason in why (lib/usage.h, 4.).
  */
-int serial_parse(const char *uri, int baud, struct serial *s, char *err, size_t errlen);
+int serial_parse(const char *uri, int baud, struct serial *s, char *why, size_t len);
 
 /* Times in gaps are measured from here (power-on). */
 void serial_set_epoch(struct serial *s, double monotonic_now);

@@ -75,6 +75,16 @@ if [ "$rc" = 125 ] && grep -q "cannot load module virt: no virt.so in $tmp/alone
 else
 	not_ok "run without the virt module: INFRA_ERROR 125" "exit $rc: $(tail -n 2 "$tmp/alone.out")"
 fi
+# Its result.json names the backend and accelerator as the backend gives
+# them (runner/backend.h: name, accelerator), and no URI: none was reached.
+alone_result=$(find "$tmp/run-alone" -name result.json | head -n 1)
+if [ -n "$alone_result" ] && grep -q '"backend":"libvirt"' "$alone_result" &&
+	grep -q '"accelerator":"tcg"' "$alone_result" && ! grep -q '"uri"' "$alone_result"; then
+	ok "run without the virt module: result.json says backend libvirt, accelerator tcg, no uri"
+else
+	not_ok "run without the virt module: result.json's backend and accelerator" \
+		"$(grep -E '"(backend|accelerator|uri)"' "$alone_result" 2>/dev/null | tr '\n' ' ')"
+fi
 BOOTRIG_DATADIR=$tmp/alone/data "$tmp/alone/bin/bootrig" build --kernel "$kernel" --sd-image \
 	-o "$tmp/sd.img" >"$tmp/sd.out" 2>&1
 rc=$?

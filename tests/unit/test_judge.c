@@ -25,34 +25,7 @@
 #include "protocol.h"
 #include "util.h"
 
-/* A log being built, with its records numbered from 0. */
-struct log {
-	struct strbuf sb;
-	uint64_t seq;
-};
-
-static void line(struct log *l, const char *text)
-{
-	strbuf_addstr(&l->sb, text);
-	strbuf_addstr(&l->sb, "\n");
-}
-
-/* Appends one record; fields: key, value, ..., NULL. */
-static void rec(struct log *l, const char *kind, ...)
-{
-	const char *fields[32];
-	size_t n = 0;
-	va_list ap;
-	va_start(ap, kind);
-	while (n < 31 && (fields[n] = va_arg(ap, const char *)))
-		n++;
-	va_end(ap);
-	fields[n] = NULL;
-	char buf[PROTO_MAX_LINE + 1];
-	size_t len = proto_encode(buf, sizeof(buf), l->seq++, kind, fields);
-	assert_true(len > 0);
-	strbuf_add(&l->sb, buf, len);
-}
+#include "judge_log.h"
 
 static void kernel_boot(struct log *l)
 {

@@ -76,10 +76,23 @@ static void test_backend_forwarder(void **state)
 	struct backend *be = backend_libvirt_new();
 	assert_non_null(be);
 	assert_string_equal(be->name, "libvirt");
+	assert_string_equal(be->accelerator, "tcg");    /* result.json's, before prepare() */
+	assert_true(be->where_is_uri);
 	assert_non_null(be->prepare);
 	assert_non_null(be->power_on);
 	assert_non_null(be->console_read);
 	assert_non_null(strstr(file_of((void *)be->open), "/asan-modules/virt.so"));
+	be->close(be);
+}
+
+/* The board backend is in the executable: its names for result.json. */
+static void test_board_backend_names(void **state)
+{
+	(void)state;
+	struct backend *be = backend_new("some-board");
+	assert_string_equal(be->name, "board");
+	assert_string_equal(be->accelerator, "board");
+	assert_false(be->where_is_uri);
 	be->close(be);
 }
 
@@ -91,6 +104,7 @@ int main(void)
 		cmocka_unit_test(test_missing_symbol),
 		cmocka_unit_test(test_guestfs_module),
 		cmocka_unit_test(test_backend_forwarder),
+		cmocka_unit_test(test_board_backend_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
