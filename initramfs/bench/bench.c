@@ -376,29 +376,7 @@ void bench_time_fixed(struct bench *b, bench_loop_fn fn, void *ctx, uint64_t bud
 /* ------------------------------------------------------------------ */
 /* Statistics.                                                          */
 
-/* Sorts v[0..n-1] ascending (insertion sort: n <= BENCH_MAX_SAMPLES). */
-static void sort_doubles(double *v, int n)
-{
-	for (int i = 1; i < n; i++) {
-		double x = v[i];
-		int j = i;
-		for (; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-}
-
-double bench_median(const double *v, int n)
-{
-	double s[BENCH_MAX_SAMPLES];
-	if (n <= 0)
-		return 0;
-	if (n > BENCH_MAX_SAMPLES)
-		n = BENCH_MAX_SAMPLES;
-	memcpy(s, v, (size_t)n * sizeof *s);
-	sort_doubles(s, n);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
+/* bench_median lives in stop.c, beside the interval of the same median. */
 
 /* ------------------------------------------------------------------ */
 /* Records.                                                             */

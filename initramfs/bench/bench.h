@@ -176,8 +176,7 @@ double bench_report_latency(const struct bench *b, const char *name, const char 
 void bench_bandwidth(struct bench *b, const char *name, double bytes_per_op, bench_loop_fn fn,
 		     void *ctx);
 
-/* bench_median: the median of v[0..n-1] (v is not changed). */
-double bench_median(const double *v, int n);
+/* bench_median (stop.h): the median of v[0..n-1]. */
 
 /* bench_random: a small deterministic generator (xorshift32), for test
  * data that must be the same on every boot; *state starts non-zero. */

@@ -49,6 +49,19 @@ static double sorted_median(const double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+double bench_median(const double *v, int n)
+{
+	double s[BENCH_CI_MAX];
+	if (n <= 0)
+		return 0;
+	if (n > BENCH_CI_MAX)
+		n = BENCH_CI_MAX;
+	for (int i = 0; i < n; i++)
+		s[i] = v[i];
+	sort_doubles(s, n);
+	return sorted_median(s, n);
+}
+
 double bench_ci_pct(const double *v, int n)
 {
 	double s[BENCH_CI_MAX];

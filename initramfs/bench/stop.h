@@ -59,6 +59,10 @@ double bench_t975(int df);
  * the guest has no libm. */
 double bench_sqrt(double x);
 
+/* bench_median: the median of v[0..n-1] (the first BENCH_CI_MAX values;
+ * v is not changed; 0 when n <= 0). */
+double bench_median(const double *v, int n);
+
 /* bench_ci_pct: the relative half-width (percent) of the 95 % interval of
  * the median of v[0..n-1] (above; the first BENCH_CI_MAX values); 0 when
  * more than half the values are the same, -1 when n < 2 (no interval) and

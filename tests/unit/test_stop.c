@@ -53,6 +53,10 @@ static void test_ci(void **state)
 	/* an even count: the median and the MAD of the middle two */
 	const double four[] = { 1, 2, 3, 4 };       /* median 2.5, MAD 1 */
 	assert_float_equal(bench_ci_pct(four, 4), 100 * 3.182 * 1.2533 * 1.4826 / 2 / 2.5, 1e-9);
+	assert_float_equal(bench_median(v, 5), 10, 0);
+	assert_float_equal(bench_median(four, 4), 2.5, 0);
+	assert_float_equal(bench_median(v, 0), 0, 0);
+	assert_float_equal(v[0], 10, 0);            /* not sorted in place */
 	const double zero_mean[] = { -1, 1 };
 	assert_true(bench_ci_pct(zero_mean, 2) >= 1e9);
 	const double negative[] = { -10, -11, -12, -9, -8 };
