@@ -41,14 +41,14 @@ amd64 stack-overflow PANIC provoke_recurse BUG: stack guard page was hit in prov
 amd64,arm64 refcount FAIL provoke_put_underflow WARNING: refcount bug in provoke_put_underflow
 amd64,arm64 list-corruption PANIC provoke_list_corruption BUG: corrupted list in provoke_list_corruption
 amd64,arm64 usercopy PANIC provoke_copy_exposure BUG: bad usercopy in provoke_copy_exposure
-amd64,arm64 double-free FAIL provoke_double_free BUG: Object already free in provoke_double_free
+amd64,arm64 double-free FAIL provoke_double_free BUG: Object already free
 amd64,arm64,armmp-lpae panic PANIC - kernel panic: provoke: panic requested
 amd64,arm64 sysrq-c PANIC - kernel panic: sysrq triggered crash
 arm64 gpf unsupported - x86-64 only
 arm64 undef PANIC provoke_undef Oops - Undefined instruction in provoke_undef
 arm64,armmp-lpae divide unsupported - integer division by zero does not trap on this arch
 arm64 hard-lockup unsupported - no NMI watchdog: writing 1 to /proc/sys/kernel/nmi_watchdog
-arm64 stack-overflow PANIC - kernel panic: kernel stack overflow
+arm64 stack-overflow PANIC provoke_recurse kernel stack overflow in provoke_recurse
 armmp-lpae undef PANIC provoke_undef Oops - undefined instruction in provoke_undef
 END
 
