@@ -319,6 +319,8 @@ static const char *const skip_leak[] = { "kmemleak", "kmalloc", "kcalloc", "kzal
 					 "strdup", "strndup", "memdup", NULL };
 static const char *const skip_spin[] = { "spin_", "_raw_", "rwlock", "read_lock", "write_lock",
 					 "_lock", "_unlock", NULL };
+static const char *const skip_skb[] = { "^skb_", "^__skb_", NULL };
+static const char *const skip_lock_sock[] = { "lock_sock", "release_sock", NULL };
 static const char *const skip_key[] = { "stack", "lock", "IRQ", NULL };
 static const char *const skip_div0[] = { "div0", "aeabi_", "do_div", NULL };
 static const char *const skip_odebug[] = { "debug_", "rcu", "hrtimer_", "timer_", "work_",
@@ -416,6 +418,10 @@ static const struct header headers[] = {
 	/* kernel/locking/lockdep.c: print_lock_contention_bug() */
 	{ "bad contention detected!", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
 	  "*: bad contention", 0, NULL, NULL, false },
+	/* kernel/locking/lockdep.c: print_lock_invalid_wait_context() ("[ BUG: Invalid wait
+	 * context ]"); syzbot titles it as x86's lockdep WARN, "WARNING: locking bug" */
+	{ "BUG: Invalid wait context", false, CRASH_LOCKDEP, false, ST_STACK,
+	  "WARNING: locking bug", 0, skip_lock_sock, NULL, false },
 	/* kernel/locking/lockdep.c: print_collision() */
 	{ "chain_key collision", false, CRASH_LOCKDEP, false, ST_STACK,
 	  "WARNING: chain_key collision", 0, NULL, NULL, false },
@@ -499,8 +505,8 @@ static const struct header headers[] = {
 	/* mm/usercopy.c: usercopy_abort() */
 	{ "kernel BUG at mm/usercopy.c", false, CRASH_BUG, true, ST_STACK,
 	  "BUG: bad usercopy", 0, skip_usercopy, NULL, false },
-	/* lib/bug.c: report_bug() */
-	{ "kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, NULL, NULL, false },
+	/* lib/bug.c: report_bug() (the skb helpers' BUG_ON()s blame their caller) */
+	{ "kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, skip_skb, NULL, false },
 	/* lib/bug.c: report_bug() without a file ("Kernel BUG at %pB [verbose debug info
 	 * unavailable]") */
 	{ "Kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, NULL, NULL, false },
@@ -722,7 +728,14 @@ static const char *const stall_anchors[] = {
 	"blkdev_ioctl", "do_dentry_open", "vfs_open", "__do_fault", "handle_mm_fault",
 	"do_page_fault", "__fput", "task_work_run", "exit_to_usermode",
 	"el0_svc_common", "invoke_syscall", "el0t_64_sync", "ret_fast_syscall",
-	"secondary_start_kernel", "do_idle",
+	"secondary_start_kernel", "do_idle", "el0_svc_handler", "hrtimer_run", "ksys_ioctl",
+	"compat_ioctl", "new_sync_read", "new_sync_write", "call_read_iter", "call_write_iter",
+	"do_iter_readv_writev", "call_mmap", "mmap_region", "do_mmap", "^sock_sendmsg",
+	"^sock_recvmsg", "^sock_release", "^__sock_release", "kernel_setsockopt",
+	"sock_common_setsockopt", "kernel_listen", "sk_common_release", "^sock_mmap",
+	"kernel_accept", "^sock_do_ioctl", "^sock_ioctl", "^compat_sock_ioctl",
+	"^nfnetlink_rcv_msg", "^rtnetlink_rcv_msg", "^netlink_dump", "tasklet_action",
+	"tasklet_hi_action", "smp_call_function",
 	/* an initcall (a module's init, a built-in one at boot) is dispatched
 	 * work too: the stall is the init function's */
 	"do_one_initcall", NULL,
@@ -810,11 +823,13 @@ static const char *hung_function(const struct report *r)
 	static const char *const waits[] = { "sched", "_lock", "_slowlock", "down", "completion",
 					     "kthread", "wait", "synchronize", "context_switch",
 					     "__switch_to", "cancel_delayed_work", "ret_from_fork",
-					     NULL };
+					     "rwsem", "rcu_barrier", NULL };
+	static const char *const rcu_waits[] = { "synchronize_rcu", "synchronize_srcu",
+						 "synchronize_net", "synchronize_sched", NULL };
 	for (size_t i = 0; i < r->nframes; i++) {
-		if (!strncmp(r->frames[i], "rtnl_lock", 9))
+		if (strstr(r->frames[i], "rtnl_lock"))
 			return r->frames[i];
-		if (!strncmp(r->frames[i], "synchronize_", 12) && strstr(r->frames[i], "rcu"))
+		if (in_list(r->frames[i], rcu_waits, false))
 			return "synchronize_rcu";
 	}
 	for (size_t i = 0; i < r->nframes; i++)
@@ -1143,7 +1158,10 @@ static char *report_title(const struct report *r, const char **fn)
 		const char *t = strstr(r->header_text, "UBSAN: ") + 7;
 		char *type = slice(t, " in ");
 		*fn = first_unskipped(r, false, false, h->skip);
-		prefix = xasprintf("UBSAN: %s", type);
+		/* before 5.x: "UBSAN: Undefined behaviour in FILE:LINE:COL",
+		 * syzbot's "UBSAN: undefined-behaviour in F" */
+		prefix = xasprintf("UBSAN: %s",
+				   strcmp(type, "Undefined behaviour") ? type : "undefined-behaviour");
 		free(type);
 		break;
 	}
@@ -1773,6 +1791,9 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 		return false;
 	if (h->style == ST_SLUB && !find(s, n, "): ") && !find(s, n, ": "))
 		return false;
+	if (h->kind == CRASH_OOPS && find(s, n, " ip:") && find(s, n, " sp:"))
+		return false;   /* arch/x86/kernel/traps.c show_signal(): a user task's
+				 * "comm[pid] general protection fault ip:X sp:Y error:0" */
 	if (starts(h->needle, strlen(h->needle), "ODEBUG") && !find(s, n, "object type: ") &&
 	    !find(s, n, "type: "))
 		return false;   /* "ODEBUG: 12 of 54 active objects replaced" at boot */
