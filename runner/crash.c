@@ -1231,7 +1231,8 @@ static bool report_corrupted(const struct report *r, const char *fn)
 		return true;
 	case ST_PANIC:
 		return strstr(r->header_text, "Fatal exception") ||
-		       strstr(r->header_text, "panic_on_warn set");
+		       strstr(r->header_text, "panic_on_warn set") ||
+		       strstr(r->header_text, "hung_task: blocked tasks");
 	default:
 		return !fn[0];
 	}

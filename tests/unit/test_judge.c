@@ -494,6 +494,8 @@ static void test_convention_titles(void **state)
 		  "kernel panic: Attempted to kill init!", NULL, false },
 		{ "Kernel panic - not syncing: Fatal exception\n", "kernel panic: Fatal exception", NULL,
 		  true },
+		{ "Kernel panic - not syncing: hung_task: blocked tasks\n",
+		  "kernel panic: hung_task: blocked tasks", NULL, true },
 		{ "BUG: kernel NULL pointer dereference, address: 0000000000000008\n",
 		  "BUG: unable to handle kernel NULL pointer dereference in guilty_fn", NULL, false },
 		{ "Division by zero in kernel.\nCPU: 0 PID: 1\n"
