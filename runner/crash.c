@@ -662,7 +662,9 @@ static const char *const skip_helpers[] = {
 	"pointer", "copy_to_user", "copy_from_user", "put_user", "get_user", "list_add",
 	"list_del", "list_replace", "list_move", "list_splice", "memdup", "strstr", "strdup",
 	"strndup", "copy_to_iter", "copy_from_iter", "copy_page_to_iter", "copy_page_from_iter",
-	"atomic_", "atomic64_", "set_bit", "clear_bit", "change_bit", "test_bit",
+	"atomic_dec", "atomic_inc", "atomic_read", "atomic_set", "atomic_or", "atomic_xor",
+	"atomic_and", "atomic_add", "atomic_sub", "atomic_fetch", "atomic_xchg", "atomic_cmpxchg",
+	"atomic_try", "atomic64_", "set_bit", "clear_bit", "change_bit", "test_bit",
 	"test_and_set_bit", "test_and_clear_bit",
 	"skb_pull",     /* __skb_pull() BUG()s on its caller's length */
 	NULL,
