@@ -763,7 +763,8 @@ struct report {
 	size_t nframes;
 	bool in_trace, trace_done;
 	bool foreign;               /* a line that is no part of a report came after the header */
-	bool rebooting;             /* a panic's "Rebooting in N seconds.." (no end marker follows) */
+	bool epilogue;              /* what a panic prints after its stack ("Kernel Offset:",
+				 * "Rebooting in N seconds..", after which no end marker comes) */
 	bool cut;                   /* the console ended in the middle of it */
 	char *header_text;          /* the first header line, stripped */
 	char access[8];             /* KASAN: "Read" or "Write" */
@@ -1636,8 +1637,8 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	bool questionable;
 	r->nlines++;
 	add_excerpt_line(r, s, n);
-	if (starts(s, n, "Rebooting in "))
-		r->rebooting = true;
+	if (starts(s, n, "Rebooting in ") || starts(s, n, "Kernel Offset:"))
+		r->epilogue = true;
 	if (!r->pc_fn[0] && parse_pc_line(s, n, fn)) {
 		memcpy(r->pc_fn, fn, FN_MAX);
 		/* a stall's own stack starts at its PC (syzkaller's parts: the
@@ -1913,7 +1914,7 @@ void crash_feed_line(struct crash_detector *d, const char *line, size_t len, lon
  * that is no part of a report came after its header (the kernel went on
  * printing other things). Otherwise, a report that has an end of its own
  * (a WARN's or an oops' "---[ end trace" after the stack, a panic's
- * registers, "Kernel Offset" or end marker, a sanitizer's closing rule
+ * "Kernel Offset:", "Rebooting in" or end marker, a sanitizer's closing rule
  * line) is cut when the console ended before its stack was (the last
  * lines were still frames, or none came), or, for a sanitizer, before its
  * rule; a report with nothing after its stack (stalls, lockups, lockdep,
@@ -1932,7 +1933,7 @@ static bool report_cut(const struct report *r)
 	case CRASH_UBSAN:
 		return true;    /* their closing rule closes them */
 	case CRASH_PANIC:
-		return mid_stack && !r->rebooting;
+		return mid_stack && !r->epilogue;  /* (no stack: a panic in an oops prints none) */
 	case CRASH_WARNING:
 		if (r->h->style == ST_WARNING || r->h->style == ST_PRELUDE)
 			return mid_stack;

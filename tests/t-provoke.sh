@@ -22,8 +22,8 @@ mkdir -p "$tmp"
 # FLAVOURS KIND VERDICT FUNCTION TITLE   (FUNCTION "-": the title names none)
 # FLAVOURS KIND unsupported - REASON     (REASON: a part of result.json's provoke.reason)
 # FLAVOURS: the kernels (comma-separated) the line holds for
-# Not listed: rcu-stall, whose spin after call_rcu() and yield() does not
-# yet make these one-CPU guests report a stall (its module returns, PASS).
+# rcu-stall: amd64's preemptible RCU lets one CPU stall (a reader holds the
+# grace period); arm64's is not preemptible, and these guests have one CPU.
 cat >"$tmp/expected" <<'END'
 amd64,arm64,armmp-lpae bug PANIC provoke_bug kernel BUG in provoke_bug
 amd64,arm64,armmp-lpae warning FAIL provoke_warning WARNING in provoke_warning
@@ -35,6 +35,8 @@ amd64 divide PANIC provoke_divide divide error in provoke_divide
 amd64,arm64 soft-lockup FAIL provoke_init BUG: soft lockup in provoke_init
 amd64 hard-lockup unsupported - no NMI watchdog: writing 1 to /proc/sys/kernel/nmi_watchdog: ENOTSUPP
 amd64,arm64 hung-task FAIL provoke_hung_task INFO: task hung in provoke_hung_task
+amd64 rcu-stall FAIL provoke_init INFO: rcu detected stall in provoke_init
+arm64 rcu-stall unsupported - non-preemptible RCU (CONFIG_PREEMPT_RCU is not set) on one CPU
 amd64,arm64 sleep-atomic unsupported - CONFIG_DEBUG_ATOMIC_SLEEP is not set
 amd64,arm64 sched-atomic FAIL provoke_sched_atomic BUG: scheduling while atomic in provoke_sched_atomic
 amd64 stack-overflow PANIC provoke_recurse BUG: stack guard page was hit in provoke_recurse
