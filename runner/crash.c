@@ -194,8 +194,8 @@ static bool parse_frame(const char *s, size_t n, char *fn, bool *questionable)
 	i += k;
 	if (starts(s + i, n - i, "+0x"))
 		return true;
-	if (paren && starts(s + i, n - i, " [")) {
-		/* a module's function: "(f [mod]) from" */
+	if (starts(s + i, n - i, " [")) {
+		/* a module's function: "(f [mod]) from", " f [mod] from" */
 		const char *end = memchr(s + i, ']', n - i);
 		if (end)
 			i = (size_t)(end - s) + 1;
@@ -924,11 +924,12 @@ static char *warning_title(const struct report *r, const char **fn)
 		return **fn ? xasprintf("WARNING in %s/usb_submit_urb", *fn)
 			    : xstrdup("WARNING in usb_submit_urb");
 	}
-	/* syzkaller's warningStackFmt: the PC, then the stack, past the skipped
-	 * frames (a WARN in a list or string helper names its caller); the
-	 * header's own function when neither was printed */
-	*fn = first_unskipped(r, true, false, NULL);
-	if (!**fn)
+	/* syzkaller's warningStackFmt: the PC (the header's function, which
+	 * arm prints with no PC line), then the stack, past the skipped frames
+	 * (a WARN in a list or string helper names its caller) */
+	if (r->header_fn[0] && !skipped(r->header_fn, NULL))
+		*fn = strip_frame_prefix(r->header_fn);
+	else if (!*(*fn = first_unskipped(r, true, false, NULL)))
 		*fn = r->header_fn;
 	return with_function("WARNING", *fn);
 }
