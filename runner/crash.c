@@ -194,6 +194,12 @@ static bool parse_frame(const char *s, size_t n, char *fn, bool *questionable)
 	i += k;
 	if (starts(s + i, n - i, "+0x"))
 		return true;
+	if (starts(s + i, n - i, " [")) {
+		/* a module's function: "(f [mod]) from", " f [mod] from" */
+		const char *end = memchr(s + i, ']', n - i);
+		if (end)
+			i = (size_t)(end - s) + 1;
+	}
 	if (paren && starts(s + i, n - i, ") from "))
 		return true;
 	if (!paren && starts(s + i, n - i, " (") && s[n - 1] == ')' && memchr(s + i, ':', n - i))
@@ -281,6 +287,8 @@ enum style {
 	ST_SLUB,        /* "BUG cache (Tainted): MSG" -> "BUG: MSG" */
 	ST_HEADER_FN,   /* "<title> in F", F named by the header ("INFO: Freed in f+0x") */
 	ST_PRELUDE,     /* a WARN's message line; the "WARNING:" line after it joins */
+	ST_OVERFLOW,    /* "kernel stack overflow in F": PC then stack (arm64's
+			 * "Insufficient stack space", its panic joins) */
 };
 
 #define K(kind) (1u << (kind))
@@ -310,13 +318,17 @@ static const char *const skip_leak[] = { "kmemleak", "kmalloc", "kcalloc", "kzal
 					 "list_lru_init", "kasprintf", "kvasprintf", "pcpu_create",
 					 "strdup", "strndup", "memdup", NULL };
 static const char *const skip_spin[] = { "spin_", "_raw_", "rwlock", "read_lock", "write_lock",
-					 NULL };
+					 "_lock", "_unlock", NULL };
+static const char *const skip_skb[] = { "^skb_", "^__skb_", NULL };
+static const char *const skip_lock_sock[] = { "lock_sock", "release_sock", NULL };
 static const char *const skip_key[] = { "stack", "lock", "IRQ", NULL };
 static const char *const skip_div0[] = { "div0", "aeabi_", "do_div", NULL };
 static const char *const skip_odebug[] = { "debug_", "rcu", "hrtimer_", "timer_", "work_",
 					   "percpu_", "kmem_", "slab_", "kfree", "vunmap",
 					   "vfree", "__free_", "kobject_", NULL };
 static const char *const skip_refcount[] = { "refcount", "kobject_", NULL };
+/* the arm64 overflow handler and the panic it calls (arch/arm64/kernel/traps.c) */
+static const char *const skip_overflow[] = { "bad_stack", NULL };
 /* syzkaller's usercopy skips: usercopy_abort, __check_object_size, ... */
 static const char *const skip_usercopy[] = { "usercopy", "__check", "check_heap_object", NULL };
 
@@ -406,12 +418,16 @@ static const struct header headers[] = {
 	/* kernel/locking/lockdep.c: print_lock_contention_bug() */
 	{ "bad contention detected!", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
 	  "*: bad contention", 0, NULL, NULL, false },
+	/* kernel/locking/lockdep.c: print_lock_invalid_wait_context() ("[ BUG: Invalid wait
+	 * context ]"); syzbot titles it as x86's lockdep WARN, "WARNING: locking bug" */
+	{ "BUG: Invalid wait context", false, CRASH_LOCKDEP, false, ST_STACK,
+	  "WARNING: locking bug", 0, skip_lock_sock, NULL, false },
 	/* kernel/locking/lockdep.c: print_collision() */
 	{ "chain_key collision", false, CRASH_LOCKDEP, false, ST_STACK,
 	  "WARNING: chain_key collision", 0, NULL, NULL, false },
 	/* kernel/locking/lockdep.c: lockdep_rcu_suspicious() ("INFO:" before 4.x) */
 	{ "suspicious RCU usage", false, CRASH_LOCKDEP, false, ST_STACK,
-	  "WARNING: suspicious RCU usage", 0, skip_rcu, NULL, false },
+	  "*: suspicious RCU usage", 0, skip_rcu, NULL, false },
 	/* kernel/locking/lockdep.c: assign_lock_key() */
 	{ "trying to register non-static key", false, CRASH_LOCKDEP, false, ST_STACK,
 	  "INFO: trying to register non-static key", 0, skip_key, NULL, false },
@@ -489,8 +505,8 @@ static const struct header headers[] = {
 	/* mm/usercopy.c: usercopy_abort() */
 	{ "kernel BUG at mm/usercopy.c", false, CRASH_BUG, true, ST_STACK,
 	  "BUG: bad usercopy", 0, skip_usercopy, NULL, false },
-	/* lib/bug.c: report_bug() */
-	{ "kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, NULL, NULL, false },
+	/* lib/bug.c: report_bug() (the skb helpers' BUG_ON()s blame their caller) */
+	{ "kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, skip_skb, NULL, false },
 	/* lib/bug.c: report_bug() without a file ("Kernel BUG at %pB [verbose debug info
 	 * unavailable]") */
 	{ "Kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, NULL, NULL, false },
@@ -516,6 +532,15 @@ static const struct header headers[] = {
 	 * "Oops: divide error: 0000") */
 	{ "divide error: ", false, CRASH_OOPS, true, ST_FN, "divide error", K(CRASH_OOPS), NULL,
 	  NULL, false },
+	/* arch/x86/kernel/traps.c, linux 5.8-5.9: "divide_error: 0000 [#1]" (the
+	 * IDTENTRY conversion misspelt the trap's name) */
+	{ "divide_error: ", false, CRASH_OOPS, true, ST_FN, "divide error", K(CRASH_OOPS), NULL,
+	  NULL, false },
+	/* arch/arm64/kernel/traps.c: handle_bad_stack(), then nmi_panic("kernel stack
+	 * overflow"), whose "Kernel panic" line joins this report; arch/arm/kernel/traps.c:
+	 * handle_bad_stack(), then die("kernel stack overflow") ("Internal error:" joins) */
+	{ "Insufficient stack space to handle exception", false, CRASH_PANIC, true, ST_OVERFLOW,
+	  "kernel stack overflow", 0, skip_overflow, NULL, false },
 	/* arch/arm/kernel/traps.c: __div0() (arm64 does not trap on a division by zero) */
 	{ "Division by zero in kernel", false, CRASH_WARNING, false, ST_STACK, "divide error", 0,
 	  skip_div0, NULL, false },
@@ -537,12 +562,12 @@ static const struct header headers[] = {
 	/* net/core/dev.c: netdev_wait_allrefs_any() */
 	{ "unregister_netdevice: waiting for ", true, CRASH_HUNG_TASK, false, ST_FIXED,
 	  "unregister_netdevice: waiting for DEV to become free", 0, NULL, NULL, false },
-	/* fs/super.c: generic_shutdown_super() */
+	/* fs/super.c: generic_shutdown_super(); fs/open.c: filp_close() (older kernels). The
+	 * titles add syzbot's "(use-after-free)", what these messages mean */
 	{ "VFS: Busy inodes after unmount", true, CRASH_BUG, false, ST_FIXED,
-	  "VFS: Busy inodes after unmount", 0, NULL, NULL, false },
-	/* fs/open.c: filp_close() */
+	  "VFS: Busy inodes after unmount (use-after-free)", 0, NULL, NULL, false },
 	{ "VFS: Close: file count is 0", true, CRASH_BUG, false, ST_FIXED,
-	  "VFS: Close: file count is 0", 0, NULL, NULL, false },
+	  "VFS: Close: file count is zero (use-after-free)", 0, NULL, NULL, false },
 	/* lib/debugobjects.c: debug_print_object(), the WARN's message: the WARNING
 	 * line that follows joins it */
 	{ "ODEBUG: ", true, CRASH_WARNING, false, ST_PRELUDE, "WARNING: ODEBUG bug", 0,
@@ -616,6 +641,15 @@ static const char *const skip_common[] = {
 	/* reporting frames of their own: the scheduler's and UBSAN's reporters,
 	 * the preemption check */
 	"__schedule_bug", "handle_overflow", "^__ubsan_", "^ubsan_", "check_preemption_disabled",
+	/* from syzkaller's later list: reporters, the unwinder, lockdep's and the
+	 * locks' internals, atomics and bit operations, work queueing */
+	"print_report", "print_usage_bug", "walk_stack", "warn_bogus", "print_tainted",
+	"mark_lock", "mark_held_locks", "raw_spin_rq", "read_lock", "read_trylock",
+	"read_unlock", "write_lock", "write_trylock", "write_unlock", "^mutex_", "^__mutex_",
+	"^rt_mutex_", "owner_on_cpu", "^kref_", "ref_tracker", "^refcount_", "stack_trace_save",
+	"arch_stack_walk", "stack_trace_consume_entry", "hex_dump_to_buffer", "print_hex_dump",
+	"insert_work", "__queue_delayed_work", "queue_delayed_work_on", "__fortify_report",
+	"lock_timer_base", "__timer_delete_sync", "el1h_64_sync_handler",
 	NULL,
 };
 
@@ -626,7 +660,12 @@ static const char *const skip_helpers[] = {
 	"memcpy", "memcmp", "memset", "memchr", "memmove", "strcmp", "strncmp", "strcpy",
 	"strlcpy", "strncpy", "strscpy", "strlen", "strnstr", "strnlen", "strchr", "string",
 	"pointer", "copy_to_user", "copy_from_user", "put_user", "get_user", "list_add",
-	"list_del", "list_replace", "list_move", "list_splice",
+	"list_del", "list_replace", "list_move", "list_splice", "memdup", "strstr", "strdup",
+	"strndup", "copy_to_iter", "copy_from_iter", "copy_page_to_iter", "copy_page_from_iter",
+	"atomic_dec", "atomic_inc", "atomic_read", "atomic_set", "atomic_or", "atomic_xor",
+	"atomic_and", "atomic_add", "atomic_sub", "atomic_fetch", "atomic_xchg", "atomic_cmpxchg",
+	"atomic_try", "atomic64_", "set_bit", "clear_bit", "change_bit", "test_bit",
+	"test_and_set_bit", "test_and_clear_bit",
 	"skb_pull",     /* __skb_pull() BUG()s on its caller's length */
 	NULL,
 };
@@ -634,6 +673,27 @@ static const char *const skip_helpers[] = {
 /* Exact names (too short for a substring match). */
 static const char *const skip_exact[] = { "die", "down", "do_exit", "__bug", "bug", "warn",
 					  "__report_bad_irq", NULL };
+
+/* syzkaller's stripFramePrefixes: a title's function loses the one of these
+ * prefixes that leaves it shortest ("__x64_sys_ioctl" -> "sys_ioctl",
+ * "__do_sys_finit_module" -> "finit_module"), so that arches and syscall
+ * wrappers name the same bug alike. */
+static const char *const frame_prefixes[] = {
+	"SYSC_", "SyS_", "sys_", "__x64_", "__ia32_", "__arm64_", "____sys_", "___sys_", "__sys_",
+	"__se_", "__se_sys_", "__do_sys_", "compat_SYSC_", "compat_SyS_", "ksys_", NULL,
+};
+
+/* fn without its longest frame_prefixes prefix (a pointer into fn). */
+static const char *strip_frame_prefix(const char *fn)
+{
+	const char *best = fn;
+	for (const char *const *p = frame_prefixes; *p; p++) {
+		size_t n = strlen(*p);
+		if (!strncmp(fn, *p, n) && fn[n] && fn + n > best)
+			best = fn + n;
+	}
+	return best;
+}
 
 /* Is fn in list: exact names, substrings, or "^prefix" entries? */
 static bool in_list(const char *fn, const char *const *list, bool exact)
@@ -670,14 +730,19 @@ static const char *const stall_anchors[] = {
 	"blkdev_ioctl", "do_dentry_open", "vfs_open", "__do_fault", "handle_mm_fault",
 	"do_page_fault", "__fput", "task_work_run", "exit_to_usermode",
 	"el0_svc_common", "invoke_syscall", "el0t_64_sync", "ret_fast_syscall",
-	"secondary_start_kernel", "do_idle",
+	"secondary_start_kernel", "do_idle", "el0_svc_handler", "hrtimer_run", "ksys_ioctl",
+	"compat_ioctl", "new_sync_read", "new_sync_write", "call_read_iter", "call_write_iter",
+	"do_iter_readv_writev", "call_mmap", "mmap_region", "do_mmap", "^sock_sendmsg",
+	"^sock_recvmsg", "^sock_release", "^__sock_release", "kernel_setsockopt",
+	"sock_common_setsockopt", "kernel_listen", "sk_common_release", "^sock_mmap",
+	"kernel_accept", "^sock_do_ioctl", "^sock_ioctl", "^compat_sock_ioctl",
+	"^nfnetlink_rcv_msg", "^rtnetlink_rcv_msg", "^netlink_dump", "tasklet_action",
+	"tasklet_hi_action", "smp_call_function",
 	/* an initcall (a module's init, a built-in one at boot) is dispatched
 	 * work too: the stall is the init function's */
 	"do_one_initcall", NULL,
 };
 
-static const char *const syscall_prefixes[] = { "__x64_", "__arm64_", "__ia32_", "__se_",
-						"__do_", "SyS_", "SYSC_", NULL };
 
 /* ----------------------------------------------------- 5. (state) report */
 
@@ -697,6 +762,10 @@ struct report {
 	char frames[MAX_FRAMES][FN_MAX];
 	size_t nframes;
 	bool in_trace, trace_done;
+	bool foreign;               /* a line that is no part of a report came after the header */
+	bool epilogue;              /* what a panic prints after its stack ("Kernel Offset:",
+				 * "Rebooting in N seconds..", after which no end marker comes) */
+	bool cut;                   /* the console ended in the middle of it */
 	char *header_text;          /* the first header line, stripped */
 	char access[8];             /* KASAN: "Read" or "Write" */
 };
@@ -728,10 +797,10 @@ static const char *first_unskipped(const struct report *r, bool use_pc, bool use
 	if (use_header && r->header_fn[0] && !skipped(r->header_fn, extra))
 		return r->header_fn;
 	if (use_pc && r->pc_fn[0] && !skipped(r->pc_fn, extra))
-		return r->pc_fn;
+		return strip_frame_prefix(r->pc_fn);
 	for (size_t i = 0; i < r->nframes; i++)
 		if (!skipped(r->frames[i], extra))
-			return r->frames[i];
+			return strip_frame_prefix(r->frames[i]);
 	return "";
 }
 
@@ -743,12 +812,7 @@ static const char *stall_function(const struct report *r)
 		if (in_list(r->frames[i], stall_anchors, false)) {
 			if (!prev)
 				break;
-			for (const char *const *p = syscall_prefixes; *p; p++)
-				if (!strncmp(prev, *p, strlen(*p)))
-					prev += strlen(*p);
-			if (!strncmp(prev, "sys_", 4))
-				prev += 4;
-			return prev;
+			return strip_frame_prefix(prev);
 		}
 		if (!skipped(r->frames[i], skip_rcu) || !prev)
 			prev = r->frames[i];
@@ -762,16 +826,18 @@ static const char *hung_function(const struct report *r)
 	static const char *const waits[] = { "sched", "_lock", "_slowlock", "down", "completion",
 					     "kthread", "wait", "synchronize", "context_switch",
 					     "__switch_to", "cancel_delayed_work", "ret_from_fork",
-					     NULL };
+					     "rwsem", "rcu_barrier", NULL };
+	static const char *const rcu_waits[] = { "synchronize_rcu", "synchronize_srcu",
+						 "synchronize_net", "synchronize_sched", NULL };
 	for (size_t i = 0; i < r->nframes; i++) {
-		if (!strncmp(r->frames[i], "rtnl_lock", 9))
+		if (strstr(r->frames[i], "rtnl_lock"))
 			return r->frames[i];
-		if (!strncmp(r->frames[i], "synchronize_", 12) && strstr(r->frames[i], "rcu"))
+		if (in_list(r->frames[i], rcu_waits, false))
 			return "synchronize_rcu";
 	}
 	for (size_t i = 0; i < r->nframes; i++)
 		if (!in_list(r->frames[i], waits, false) && !skipped(r->frames[i], NULL))
-			return r->frames[i];
+			return strip_frame_prefix(r->frames[i]);
 	return "";
 }
 
@@ -858,7 +924,13 @@ static char *warning_title(const struct report *r, const char **fn)
 		return **fn ? xasprintf("WARNING in %s/usb_submit_urb", *fn)
 			    : xstrdup("WARNING in usb_submit_urb");
 	}
-	*fn = r->header_fn[0] ? r->header_fn : first_unskipped(r, true, false, NULL);
+	/* syzkaller's warningStackFmt: the PC (the header's function, which
+	 * arm prints with no PC line), then the stack, past the skipped frames
+	 * (a WARN in a list or string helper names its caller) */
+	if (r->header_fn[0] && !skipped(r->header_fn, NULL))
+		*fn = strip_frame_prefix(r->header_fn);
+	else if (!*(*fn = first_unskipped(r, true, false, NULL)))
+		*fn = r->header_fn;
 	return with_function("WARNING", *fn);
 }
 
@@ -973,6 +1045,11 @@ static char *panic_title(const struct report *r, const char **fn)
 			*fn = first_unskipped(r, false, false, skip_chk);
 		return with_function("kernel panic: stack is corrupted", *fn);
 	}
+	if (!strncmp(msg, "kernel stack overflow", 21)) {
+		/* arm64's handle_bad_stack() (the report without its first lines) */
+		*fn = first_unskipped(r, true, false, skip_overflow);
+		return with_function("kernel stack overflow", *fn);
+	}
 	if (!strncmp(msg, "corrupted stack end", 19)) {
 		*fn = stall_function(r);
 		return with_function("kernel panic: corrupted stack end", *fn);
@@ -992,17 +1069,17 @@ static const char *const skip_slub[] = {
 };
 
 /* "BUG kmalloc-64 (Not tainted): Object already free" -> "BUG: Object already
- * free in F", F the first frame that is not SLUB's (none: no " in F"). */
+ * free": the message alone, as syzbot titles it (the cache and the taint
+ * vary); the event's function is still the first frame that is not SLUB's. */
 static char *slub_title(const struct report *r, const char **fn)
 {
 	const char *t = r->header_text;
 	const char *colon = strstr(t, "): ");
 	colon = colon ? colon + 3 : strstr(t, ": ") ? strstr(t, ": ") + 2 : t + 4;
 	char *msg = slice(colon, NULL);
-	char *prefix = xasprintf("BUG: %s", msg);
+	char *title = xasprintf("BUG: %s", msg);
 	*fn = first_unskipped(r, false, false, skip_slub);
-	char *title = with_function(prefix, *fn);
-	free(msg), free(prefix);
+	free(msg);
 	return title;
 }
 
@@ -1070,7 +1147,8 @@ static char *report_title(const struct report *r, const char **fn)
 		return with_function(h->title, *fn);
 	case ST_STACK:
 		*fn = first_unskipped(r, false, false, h->skip);
-		return with_function(h->title, *fn);
+		prefix = lead_title(r, h->title);
+		break;
 	case ST_PANIC:
 		return panic_title(r, fn);
 	case ST_WARNING:
@@ -1084,7 +1162,10 @@ static char *report_title(const struct report *r, const char **fn)
 		const char *t = strstr(r->header_text, "UBSAN: ") + 7;
 		char *type = slice(t, " in ");
 		*fn = first_unskipped(r, false, false, h->skip);
-		prefix = xasprintf("UBSAN: %s", type);
+		/* before 5.x: "UBSAN: Undefined behaviour in FILE:LINE:COL",
+		 * syzbot's "UBSAN: undefined-behaviour in F" */
+		prefix = xasprintf("UBSAN: %s",
+				   strcmp(type, "Undefined behaviour") ? type : "undefined-behaviour");
 		free(type);
 		break;
 	}
@@ -1125,6 +1206,7 @@ static char *report_title(const struct report *r, const char **fn)
 		*fn = r->header_fn;
 		return with_function(h->title, *fn);
 	case ST_PRELUDE:
+	case ST_OVERFLOW:
 		*fn = first_unskipped(r, true, false, h->skip);
 		return with_function(h->title, *fn);
 	}
@@ -1153,7 +1235,8 @@ static bool report_corrupted(const struct report *r, const char *fn)
 		return true;
 	case ST_PANIC:
 		return strstr(r->header_text, "Fatal exception") ||
-		       strstr(r->header_text, "panic_on_warn set");
+		       strstr(r->header_text, "panic_on_warn set") ||
+		       strstr(r->header_text, "hung_task: blocked tasks");
 	default:
 		return !fn[0];
 	}
@@ -1261,7 +1344,7 @@ static void close_report(struct crash_detector *d)
 	if (r->h->style != ST_FIXED)    /* a fixed title is the kernel's own words */
 		ev.title = sanitize_title(ev.title);
 	ev.function = xstrdup(fn);
-	ev.corrupted = report_corrupted(r, fn) || (r->in_trace && !r->nframes);
+	ev.corrupted = report_corrupted(r, fn) || (r->in_trace && !r->nframes) || r->cut;
 	ev.alt_title = alt_title(r, ev.title, fn);
 	text_clean_title(ev.title);            /* the raw bytes stay in console.log */
 	text_clean_title(ev.alt_title);
@@ -1555,6 +1638,8 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	bool questionable;
 	r->nlines++;
 	add_excerpt_line(r, s, n);
+	if (starts(s, n, "Rebooting in ") || starts(s, n, "Kernel Offset:"))
+		r->epilogue = true;
 	if (!r->pc_fn[0] && parse_pc_line(s, n, fn)) {
 		memcpy(r->pc_fn, fn, FN_MAX);
 		/* a stall's own stack starts at its PC (syzkaller's parts: the
@@ -1602,6 +1687,8 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 		close_report(d);
 		return;
 	}
+	if (!is_report_body(s, n) && !parse_frame(s, n, fn, &questionable))
+		r->foreign = true;      /* the kernel went on with other things */
 	if (r->in_trace && r->nframes && !starts(s, n, "<") && !starts(s, n, " ") &&
 	    !starts(s, n, "RIP:") && !starts(s, n, "[<"))
 		r->trace_done = true;
@@ -1709,6 +1796,9 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 		return false;
 	if (h->style == ST_SLUB && !find(s, n, "): ") && !find(s, n, ": "))
 		return false;
+	if (h->kind == CRASH_OOPS && find(s, n, " ip:") && find(s, n, " sp:"))
+		return false;   /* arch/x86/kernel/traps.c show_signal(): a user task's
+				 * "comm[pid] general protection fault ip:X sp:Y error:0" */
 	if (starts(h->needle, strlen(h->needle), "ODEBUG") && !find(s, n, "object type: ") &&
 	    !find(s, n, "type: "))
 		return false;   /* "ODEBUG: 12 of 54 active objects replaced" at boot */
@@ -1732,6 +1822,16 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 		r->nheaders++;
 		r->nlines++;
 		add_excerpt_line(r, s, n);
+		return true;
+	}
+	if (r && r->h->style == ST_OVERFLOW && r->h != h && !r->in_trace &&
+	    (h->kind == CRASH_PANIC || h->style == ST_ARM_ERROR)) {
+		/* the panic that arm64's handle_bad_stack() ends in, after the
+		 * registers, or arm's die("kernel stack overflow"): one report,
+		 * titled from the overflow's PC */
+		d->panic_seen = d->panic_seen || h->kind == CRASH_PANIC;
+		r->kind = h->kind;
+		extend_report(d, s, n);
 		return true;
 	}
 	if (r && (h->joins & K(r->kind)) && !r->trace_done) {
@@ -1810,12 +1910,79 @@ void crash_feed_line(struct crash_detector *d, const char *line, size_t len, lon
 	}
 }
 
+/*
+ * Did the console end in the middle of the open report r? Not when a line
+ * that is no part of a report came after its header (the kernel went on
+ * printing other things). Otherwise, a report that has an end of its own
+ * (a WARN's or an oops' "---[ end trace" after the stack, a panic's
+ * "Kernel Offset:", "Rebooting in" or end marker, a sanitizer's closing rule
+ * line) is cut when the console ended before its stack was (the last
+ * lines were still frames, or none came), or, for a sanitizer, before its
+ * rule; a report with nothing after its stack (stalls, lockups, lockdep,
+ * hung tasks, ...) when its stack had not begun.
+ */
+static bool report_cut(const struct report *r)
+{
+	bool mid_stack = !r->nframes || (r->in_trace && !r->trace_done);
+	if (r->foreign)
+		return false;
+	switch (r->kind) {
+	case CRASH_KASAN:
+	case CRASH_KFENCE:
+	case CRASH_KMSAN:
+	case CRASH_KCSAN:
+	case CRASH_UBSAN:
+		return true;    /* their closing rule closes them */
+	case CRASH_PANIC:
+		return mid_stack && !r->epilogue;  /* (no stack: a panic in an oops prints none) */
+	case CRASH_WARNING:
+		if (r->h->style == ST_WARNING || r->h->style == ST_PRELUDE)
+			return mid_stack;
+		break;
+	case CRASH_OOPS:
+	case CRASH_BUG:
+		if (r->fatal)
+			return mid_stack;
+		break;
+	default:
+		break;
+	}
+	switch (r->h->style) {
+	case ST_FIXED:
+	case ST_LINE:
+	case ST_SLUB:
+	case ST_HEADER_FN:
+		return false;   /* reports of one line, or with no stack of their own */
+	default:
+		return !r->nframes;
+	}
+}
+
 void crash_finish(struct crash_detector *d)
 {
 	if (d->finished)
 		return;
 	d->finished = true;
+	struct report *r = d->open;
+	if (!r || !report_cut(r)) {
+		close_report(d);
+		return;
+	}
+	r->cut = true;
+	long line = r->line;
 	close_report(d);
+	const struct crash_event *cut = d->nevents ? &d->events[d->nevents - 1] : NULL;
+	if (cut && cut->line == line) {     /* (not when the event was dropped) */
+		char *text = xasprintf("the console ended in the report of line %ld: %s", line,
+				       cut->title);
+		struct crash_event ev = { .kind = CRASH_TRUNCATED, .fatal = false,
+					  .title = xstrdup("console ended mid-report"),
+					  .function = xstrdup(cut->function), .line = d->last_line,
+					  .time = cut->time, .corrupted = true };
+		ev.alt_title = xstrdup(ev.title);
+		ev.excerpt = text;
+		keep_event(d, &ev);
+	}
 }
 
 size_t crash_event_count(const struct crash_detector *d)
@@ -1875,7 +2042,7 @@ const char *crash_kind_name(enum crash_kind k)
 	static const char *const names[] = {
 		"panic", "oops", "bug", "warning", "kasan", "kfence", "kmsan", "kcsan", "ubsan",
 		"lockdep", "rcu_stall", "soft_lockup", "hard_lockup", "hung_task", "kmemleak",
-		"reboot", "firmware_error",
+		"reboot", "firmware_error", "truncated",
 	};
 	return (unsigned)k < ARRAY_SIZE(names) ? names[k] : "unknown";
 }

@@ -3,7 +3,11 @@
  * and finds the reports a kernel prints when something goes wrong (panic,
  * oops, BUG, WARNING, KASAN, KFENCE, KMSAN, KCSAN, UBSAN, lockdep, RCU
  * stalls, lockups, hung tasks, kmemleak, an unexpected reboot) and the
- * firmware errors that stop a boot before the kernel. Each report becomes
+ * firmware errors that stop a boot before the kernel. A console that ends
+ * in the middle of a report (crash_finish(): its stack not begun or still
+ * being printed, a sanitizer's closing rule not come, and no other output
+ * after its header) is an event of its own, CRASH_TRUNCATED, and the cut
+ * report's event is marked corrupted. Each report becomes
  * one event with a title by syzbot's convention ("WARNING in foo", "KASAN:
  * use-after-free Read in bar", "kernel panic: REASON", "BUG: unable to
  * handle kernel NULL pointer dereference in f"), addresses and numbers
@@ -20,7 +24,11 @@
  * Lockdep titles take the lock site ("at: f+0x1/0x2"), RCU stalls and
  * soft lockups the frame above the dispatcher (syscall entry,
  * workqueue, timer), hung tasks the first frame that is not scheduling or
- * waiting.
+ * waiting. A stack overflow (x86's "stack guard page was hit", arm64's
+ * "Insufficient stack space" and its "kernel stack overflow" panic) takes
+ * the PC, then the first frame past the overflow handler. A function taken
+ * from a frame loses its syscall wrapper's prefix as syzkaller's
+ * stripFramePrefixes does ("__x64_sys_ioctl" -> "sys_ioctl").
  *
  * Fatal or not: an event is fatal when the kernel or the running task died
  * (panic, Oops, kernel BUG, page faults, general protection fault, invalid
@@ -67,6 +75,8 @@ enum crash_kind {
 	CRASH_KMEMLEAK,
 	CRASH_REBOOT,
 	CRASH_FIRMWARE_ERROR,
+	CRASH_TRUNCATED,        /* the console ended in the middle of a report (that
+				 * report's event is kept too, marked corrupted) */
 	CRASH_KIND_COUNT,
 };
 

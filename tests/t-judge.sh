@@ -49,7 +49,7 @@ n=$(ls "$FIX"/*.log | wc -l)
 if [ "$n" -ge 60 ]; then ok "corpus holds $n logs (>= 60)"; else not_ok "corpus holds $n logs" "want >= 60"; fi
 missing=
 for kind in panic oops bug warning kasan kfence kmsan kcsan ubsan lockdep rcu_stall \
-	soft_lockup hard_lockup hung_task kmemleak reboot firmware_error; do
+	soft_lockup hard_lockup hung_task kmemleak reboot firmware_error truncated; do
 	grep -q "^# EVENT: $kind |" "$FIX"/*.log || missing="$missing $kind"
 done
 clean=$(grep -l '^# EVENT: none' "$FIX"/*.log | wc -l)

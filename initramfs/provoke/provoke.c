@@ -31,6 +31,7 @@
 #include <linux/interrupt.h>
 #include <linux/bottom_half.h>
 #include <linux/jiffies.h>
+#include <linux/cpumask.h>
 
 static char *kind = "";
 module_param(kind, charp, 0444);
@@ -167,19 +168,37 @@ static void provoke_rcu_cb(struct rcu_head *h)
 
 static noinline int provoke_rcu_stall(void)
 {
-	struct rcu_head *h = kmalloc(sizeof(*h), GFP_KERNEL);
+	struct rcu_head *h;
 
+	/*
+	 * A grace period must start and then wait on us past the stall
+	 * timeout (init set rcu_cpu_stall_timeout=3, its least). On one CPU
+	 * with non-preemptible RCU it cannot: the grace-period kthread needs
+	 * this CPU to start the period, and the context switch back to us is
+	 * the quiescent state that ends it. With preemptible RCU a reader
+	 * that is preempted holds the period whatever the CPUs: stay in one,
+	 * busy (the tick checks for stalls only on a CPU that is not idle),
+	 * rescheduling every millisecond so that the kthread can start the
+	 * period. With a second CPU the kthread runs there and this CPU,
+	 * spinning with preemption off, never reports its quiescent state.
+	 */
+	if (!IS_ENABLED(CONFIG_PREEMPT_RCU) && num_online_cpus() < 2)
+		return unsupported("non-preemptible RCU (CONFIG_PREEMPT_RCU is not set) on one CPU: no grace period can wait on it");
+	h = kmalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
 		return -ENOMEM;
 	call_rcu(h, provoke_rcu_cb);    /* a grace period that waits on us */
-	/* let the grace-period kthread start it (without going idle, which
-	 * would let it end the period too): then it starves while we spin on
-	 * one CPU, or the period waits for our reader; either way a stall */
-	yield();
-	/* init set rcu_cpu_stall_timeout=3 (its least) */
-	rcu_read_lock();
-	provoke_spin(5000, false);
-	rcu_read_unlock();
+	if (IS_ENABLED(CONFIG_PREEMPT_RCU)) {
+		rcu_read_lock();
+		for (unsigned int i = 0; i < 8000; i++) {
+			mdelay(1);
+			cond_resched();
+		}
+		rcu_read_unlock();
+	} else {
+		yield();
+		provoke_spin(8000, false);
+	}
 	return 0;
 }
 

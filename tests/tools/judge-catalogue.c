@@ -65,7 +65,8 @@ static const char *const report_starts[] = {
 	"VFS: Busy", "VFS: Close", "unregister_netdevice: waiting", "general protection fault",
 	"divide error", "invalid opcode", "PANIC: ", "Oops", "Division by zero",
 	"Watchdog detected", "%s%s%s: rcu_", "%s: %s detected stall", "Kernel BUG at",
-	"stack segment", "%d new suspected memory leaks", NULL,
+	"stack segment", "%d new suspected memory leaks", "Insufficient stack space", "[ BUG: ",
+	NULL,
 };
 
 /* Literals that start like a report but are printed inside one, or are
