@@ -426,5 +426,5 @@ const char *abi_status(const struct side *side, const char *abi)
 
 bool event_is_kernel_failure(const char *kind)
 {
-	return strcmp(kind, "protocol") && strcmp(kind, "infra");
+	return strcmp(kind, "protocol") && strcmp(kind, "infra") && strcmp(kind, "truncated");
 }

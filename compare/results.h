@@ -92,7 +92,9 @@ const char *abi_status(const struct side *side, const char *abi);
 const struct metric_series *side_metric(const struct side *side, const char *abi,
 					const char *test, const char *name);
 
-/* Is this event kind a kernel failure (everything but protocol and infra)? */
+/* Is this event kind a kernel failure (everything but protocol, infra and
+ * truncated: a console cut mid-report says so of the capture, and the cut
+ * report has an event of its own)? */
 bool event_is_kernel_failure(const char *kind);
 
 #endif

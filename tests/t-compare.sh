@@ -93,6 +93,13 @@ else not_ok "a new panic: exit 1, listed, its boot left out" "rc=$rc"; fi
 compare "$tmp/crash" "$tmp/crash"
 [ $rc -eq 0 ] && ok "a panic BASE has too is not new" || not_ok "a panic BASE has too is not new" "rc=$rc"
 
+# A console cut mid-report: the cut report is the failure, not the cut.
+mk cut k-cut 31 $NULL:14.1:2 --boot '3=PANIC:truncated:console ended mid-report'
+compare "$tmp/a1" "$tmp/cut"
+if ! has "[truncated]" && ! has "console ended mid-report (1 of" && has "CAND  k-cut default #3 PANIC"; then
+	ok "a truncated event is not a new kernel failure of its own; its boot is still left out"
+else not_ok "a truncated event is not a new kernel failure" "rc=$rc: $(head -c 600 "$tmp/out")"; fi
+
 # --- the ABI table: x32 unsupported -> ok is a change, ok -> error a regression ---
 "$MK" "$tmp/x32" k-x32 default 5 18 $NULL:14.1:2 --abi x86_64=ok --abi x32=ok
 compare "$tmp/a1" "$tmp/x32"
