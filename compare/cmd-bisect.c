@@ -93,7 +93,7 @@ static const struct opt bisect_opts_table[] = {
 	OPT_STRING(0, "title", &A.title, "PATTERN", "crash mode: bad is a crash titled so (fnmatch)"),
 	OPT_STRING(0, "boots", &A.boots, "N", "boots per end and per commit (default 5)"),
 	OPT_STRING(0, "max-boots", &A.max_boots, "M",
-		   "boots of an undecided commit at most (default 3 x N)"),
+		   "boots of an undecided commit or pair of ends at most (default 3 x N)"),
 	OPT_STRING(0, "alpha", &A.alpha, "P", "significance of Welch's t-test (default 0.01)"),
 	OPT_STRING(0, "threshold", &A.threshold, "PCT", "smallest |%change| that counts (default 5)"),
 	OPT_STRING(0, "append", &A.append, "ARGS", "kernel command-line arguments for every boot"),
@@ -932,18 +932,48 @@ static int test_ends(struct bisection *b, struct strbuf *git_out)
 	int rc = pick_metric(b);
 	if (rc)
 		return rc;
-	/* the ends' samples of the chosen metric */
-	struct step_boots sb;
-	for (int e = 0; e < 2; e++) {
-		char *d = xasprintf("%s/%.12s/results", b->dir, b->ends[e].sha);
-		count_boots(b, d, &b->ends[e], &sb);
-		free(d);
-		bisect_summarize(b->ends[e].obs, b->ends[e].nobs, &b->ends[e].st);
-		b->ends[e].mark = e ? MARK_BAD : MARK_GOOD;
+	/* The ends' samples of the chosen metric. A change past the threshold
+	 * that is not yet significant (a few boots, one end a little spread: a
+	 * kernel's steady states a few percent apart) gets more boots of both
+	 * ends, N at a time up to --max-boots, as an undecided step does. */
+	size_t want = b->o.boots;
+	bool differ;
+	for (;;) {
+		struct step_boots sb;
+		for (int e = 0; e < 2; e++) {
+			char *d = xasprintf("%s/%.12s/results", b->dir, b->ends[e].sha);
+			count_boots(b, d, &b->ends[e], &sb);
+			free(d);
+			bisect_summarize(b->ends[e].obs, b->ends[e].nobs, &b->ends[e].st);
+			b->ends[e].mark = e ? MARK_BAD : MARK_GOOD;
+		}
+		free(b->ends_why);
+		differ = bisect_ends_differ(&b->o, b->ends[0].obs, b->ends[0].nobs, b->ends[1].obs,
+					    b->ends[1].nobs, &b->ends_st, &b->ends_why);
+		double ch = b->ends_st.change_good;
+		if (differ || want >= b->o.max_boots || isnan(ch) || fabs(ch) < b->o.threshold_pct)
+			break;
+		want = want + b->o.boots < b->o.max_boots ? want + b->o.boots : b->o.max_boots;
+		fprintf(stderr, "bisect: the ends are not yet significantly apart (%s): %zu boots of each\n",
+			term_str(b->ends_why), want);
+		for (int e = 0; e < 2; e++) {
+			struct step *s = &b->ends[e];
+			if (git(b, git_out, "checkout", "-q", "--detach", s->sha, NULL) != 0)
+				return error("git checkout %s: %s", s->sha, git_out->buf), EXIT_INFRA;
+			size_t saved = b->o.boots;
+			b->o.boots = want;
+			int trc = test_commit(b, s, true);
+			b->o.boots = saved;
+			if (trc == TEST_INTERRUPTED)
+				return EXIT_SIGINT;
+			if (trc == TEST_ERROR)
+				return EXIT_INFRA;
+			if (s->mark == MARK_SKIP) {
+				error("bisect: the %s %.12s cannot be tested: %s", s->role, s->sha, s->why);
+				return EXIT_INFRA;
+			}
+		}
 	}
-	free(b->ends_why);
-	bool differ = bisect_ends_differ(&b->o, b->ends[0].obs, b->ends[0].nobs, b->ends[1].obs,
-					 b->ends[1].nobs, &b->ends_st, &b->ends_why);
 	struct step *g = &b->ends[0], *bd = &b->ends[1];
 	bd->st.p_good = b->ends_st.p_good, bd->st.mwu_good = b->ends_st.mwu_good;
 	bd->st.change_good = b->ends_st.change_good;
