@@ -763,10 +763,11 @@ static void set_why(struct step *s, char *why)
 
 /*
  * test_commit: builds the checked-out commit s->sha, boots it and decides
- * its mark (end: an end in performance mode: N boots, no decision).
+ * its mark (end_boots > 0: an end, which in performance mode takes that
+ * many boots and no decision; 0 for a step).
  * TEST_DONE, TEST_INTERRUPTED, or TEST_ERROR (the state dir unusable).
  */
-static int test_commit(struct bisection *b, struct step *s, bool end)
+static int test_commit(struct bisection *b, struct step *s, size_t end_boots)
 {
 	char *dir = xasprintf("%s/%.12s", b->dir, s->sha);
 	char *results = xasprintf("%s/results", dir);
@@ -808,8 +809,8 @@ static int test_commit(struct bisection *b, struct step *s, bool end)
 			break;
 		}
 		char *why = NULL;
-		if (end && !b->o.crash) {
-			bool enough = sb.nboots >= b->o.boots && (sb.npass >= 2 || sb.nboots >= b->o.max_boots ||
+		if (end_boots && !b->o.crash) {
+			bool enough = sb.nboots >= end_boots && (sb.npass >= 2 || sb.nboots >= b->o.max_boots ||
 								  sb.npass == 0);
 			s->mark = enough ? (sb.npass >= 2 ? MARK_GOOD : MARK_SKIP) : MARK_NONE;
 			why = xasprintf("%zu PASS boots of %zu", sb.npass, sb.nboots);
@@ -908,7 +909,7 @@ static int test_ends(struct bisection *b, struct strbuf *git_out)
 		s->subject = subject_of(b, s->sha);
 		if (git(b, git_out, "checkout", "-q", "--detach", s->sha, NULL) != 0)
 			return error("git checkout %s: %s", s->sha, git_out->buf), EXIT_INFRA;
-		int rc = test_commit(b, s, true);
+		int rc = test_commit(b, s, b->o.boots);
 		if (rc == TEST_INTERRUPTED)
 			return EXIT_SIGINT;
 		if (rc == TEST_ERROR)
@@ -960,10 +961,7 @@ static int test_ends(struct bisection *b, struct strbuf *git_out)
 			struct step *s = &b->ends[e];
 			if (git(b, git_out, "checkout", "-q", "--detach", s->sha, NULL) != 0)
 				return error("git checkout %s: %s", s->sha, git_out->buf), EXIT_INFRA;
-			size_t saved = b->o.boots;
-			b->o.boots = want;
-			int trc = test_commit(b, s, true);
-			b->o.boots = saved;
+			int trc = test_commit(b, s, want);
 			if (trc == TEST_INTERRUPTED)
 				return EXIT_SIGINT;
 			if (trc == TEST_ERROR)
@@ -1182,7 +1180,7 @@ static int bisect_loop(struct bisection *b)
 		char role[32];
 		snprintf(role, sizeof(role), "step %zu", b->nsteps + 1);
 		s->role = role;
-		int t = test_commit(b, s, false);
+		int t = test_commit(b, s, 0);
 		s->role = NULL;
 		if (t != TEST_DONE) {
 			free(s->subject), free(s->why), free(s->obs);
