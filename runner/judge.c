@@ -123,8 +123,6 @@ struct judge {
 	size_t started_not_kept;        /* TEST starts past MAX_STARTED */
 	struct protocol_event protocol_events[MAX_PROTOCOL_EVENTS];
 	size_t nprotocol_events;
-	size_t *tests, ntests, tests_alloc;     /* kept[] indices of RESULT records */
-	size_t *metrics, nmetrics, metrics_alloc;       /* and of METRIC records */
 	size_t nerrors;
 	char *first_error;
 	char *provoke[3];               /* the last PROVOKE record's kind, status, reason */
@@ -384,22 +382,6 @@ static void keep_record(struct judge *j, const struct proto_record *rec)
 	copy->time = rec->time;
 }
 
-/* keep_record(), and rec's place among the kept records of its kind in
- * *index (for judge_test_at() and judge_metric_at()) when it was kept. */
-static void keep_indexed(struct judge *j, const struct proto_record *rec, size_t **index,
-			 size_t *n, size_t *alloc)
-{
-	size_t before = j->nkept;
-	keep_record(j, rec);
-	if (j->nkept == before)
-		return;
-	if (*n == *alloc) {
-		*alloc = *alloc ? 2 * *alloc : 64;
-		*index = xrealloc(*index, *alloc * sizeof(**index));
-	}
-	(*index)[(*n)++] = before;
-}
-
 /* TEST start: remembered until its RESULT comes (MAX_STARTED at once;
  * past that, counted as never reported). */
 static void on_test_start(struct judge *j, const struct proto_record *rec)
@@ -493,12 +475,12 @@ static void on_record(void *ctx, const struct proto_record *rec)
 		break;
 	case PROTO_KIND_METRIC:
 		set_stage(j, STAGE_RESULTS, rec->time);
-		keep_indexed(j, rec, &j->metrics, &j->nmetrics, &j->metrics_alloc);
+		keep_record(j, rec);
 		break;
 	case PROTO_KIND_RESULT:
 		set_stage(j, STAGE_RESULTS, rec->time);
 		on_result(j, rec);
-		keep_indexed(j, rec, &j->tests, &j->ntests, &j->tests_alloc);
+		keep_record(j, rec);
 		break;
 	case PROTO_KIND_ERROR:
 		on_error(j, rec);
@@ -583,8 +565,6 @@ void judge_free(struct judge *j)
 		free(j->protocol_events[i].title);
 		free(j->protocol_events[i].excerpt);
 	}
-	free(j->tests);
-	free(j->metrics);
 	for (size_t i = 0; i < j->nstarted; i++) {
 		free(j->started[i].abi);
 		free(j->started[i].test);
@@ -1177,11 +1157,21 @@ bool judge_event_at(const struct judge *j, size_t i, struct judge_event *e)
 	return true;
 }
 
+/* The i-th kept record of kind (from 0), or NULL: the rows of result.json's
+ * "tests" and "metrics" are the kept records in the order they came. */
+static const struct proto_record *kept_nth(const struct judge *j, enum proto_kind kind, size_t i)
+{
+	for (size_t k = 0; k < j->nkept; k++)
+		if (j->kept[k].kind == kind && i-- == 0)
+			return &j->kept[k];
+	return NULL;
+}
+
 bool judge_test_at(const struct judge *j, size_t i, struct judge_test *row)
 {
-	if (i >= j->ntests)
+	const struct proto_record *rec = kept_nth(j, PROTO_KIND_RESULT, i);
+	if (!rec)
 		return false;
-	const struct proto_record *rec = &j->kept[j->tests[i]];
 	*row = (struct judge_test){ field_or_empty(rec, "abi"), field_or_empty(rec, "test"),
 				    field_or_empty(rec, "status"), field_or_empty(rec, "reason"),
 				    false, 0 };
@@ -1198,9 +1188,9 @@ static double double_or_nan(const struct proto_record *rec, const char *key)
 
 bool judge_metric_at(const struct judge *j, size_t i, struct judge_metric *row)
 {
-	if (i >= j->nmetrics)
+	const struct proto_record *rec = kept_nth(j, PROTO_KIND_METRIC, i);
+	if (!rec)
 		return false;
-	const struct proto_record *rec = &j->kept[j->metrics[i]];
 	*row = (struct judge_metric){
 		field_or_empty(rec, "abi"), field_or_empty(rec, "test"),
 		field_or_empty(rec, "name"), field_or_empty(rec, "unit"),
