@@ -157,10 +157,8 @@ static int first_pass(struct log_side *ls, struct line_pairs *pairs, uint64_t ma
 static void judge_log(struct log_side *ls, uint64_t max_bytes)
 {
 	struct judged_log read;
-	struct judge_event e;
 	ls->judge = judgelog_judge(ls->path, max_bytes, &read);
-	while (ls->judge && judge_event_at(ls->judge, ls->nevents, &e))
-		ls->nevents++;
+	ls->nevents = ls->judge ? judge_event_count(ls->judge) : 0;
 }
 
 /* The judged log's verdict name, or "" when it could not be judged. */

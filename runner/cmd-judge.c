@@ -79,10 +79,7 @@ static void print_text(const char *path, const struct judge *j, enum verdict v,
 	}
 	putchar('\n');
 	struct judge_event e;
-	size_t n = 0;
-	while (judge_event_at(j, n, &e))
-		n++;
-	printf("  events: %zu\n", n);
+	printf("  events: %zu\n", judge_event_count(j));
 	for (size_t i = 0; judge_event_at(j, i, &e); i++) {
 		printf("  %zu. %s%s, line %ld: %s\n", i + 1, term_str(e.kind),
 		       e.fatal ? " (fatal)" : "", e.line, term_str(e.title));

@@ -1167,6 +1167,11 @@ static const struct proto_record *kept_nth(const struct judge *j, enum proto_kin
 	return NULL;
 }
 
+size_t judge_event_count(const struct judge *j)
+{
+	return crash_event_count(j->crash) + j->nprotocol_events + (j->infra ? 1 : 0);
+}
+
 bool judge_test_at(const struct judge *j, size_t i, struct judge_test *row)
 {
 	const struct proto_record *rec = kept_nth(j, PROTO_KIND_RESULT, i);

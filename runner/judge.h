@@ -175,6 +175,8 @@ struct judge_event {
 					  * NULL for protocol and infra events */
 };
 bool judge_event_at(const struct judge *j, size_t i, struct judge_event *e);
+/* How many events judge_event_at() has. */
+size_t judge_event_count(const struct judge *j);
 
 /* Event i as result.json has it (a new object: json_object_put() it), or NULL past the last. */
 struct json_object *judge_event_json(const struct judge *j, size_t i);

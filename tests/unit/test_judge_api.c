@@ -1,7 +1,7 @@
 /*
  * test_judge_api.c: the judge's typed accessors (runner/judge.h:
- * judge_stage_time, judge_event_at, judge_event_json, judge_test_at,
- * judge_metric_at, judge_verdict) say exactly what judge_to_json() puts in
+ * judge_stage_time, judge_event_at, judge_event_count, judge_event_json,
+ * judge_test_at, judge_metric_at, judge_verdict) say exactly what judge_to_json() puts in
  * result.json, row for row: the commands that read a judge (`bootrig judge`,
  * `logdiff`, the run's summary) use them instead of parsing JSON back.
  *
@@ -161,6 +161,7 @@ static void test_events(void **state)
 	}
 	assert_int_equal(n, ARRAY_SIZE(kinds));
 	assert_int_equal(n, json_object_array_length(events));
+	assert_int_equal(judge_event_count(j), n);
 	assert_null(judge_event_json(j, n));
 	assert_true(judge_event_at(j, 0, &e));
 	assert_string_equal(e.title, "WARNING in cache_line_size_check");
@@ -245,6 +246,7 @@ static void test_empty_judge(void **state)
 	struct judge_metric m;
 	assert_int_equal(judge_verdict(j), VERDICT_PASS);
 	assert_false(judge_event_at(j, 0, &e));
+	assert_int_equal(judge_event_count(j), 0);
 	assert_false(judge_test_at(j, 0, &t));
 	assert_false(judge_metric_at(j, 0, &m));
 	assert_true(judge_stage_time(j, STAGE_FIRMWARE) == 0);
