@@ -296,7 +296,12 @@ static void set_counters(struct bench_run *r, const struct counter_sum *sum)
 	}
 }
 
-void bench_time_set(struct bench *b, struct bench_metric *set, int count)
+/* The rounds of bench_time_set and bench_time_derived. With derive NULL
+ * each metric stops on its own series; otherwise every metric samples
+ * every round and all stop together, when the rule holds on the derived
+ * series (out[0..*n-1], its stop in *stop). */
+static void time_rounds(struct bench *b, struct bench_metric *set, int count, bench_derive_fn derive,
+			void *dctx, double *out, int *n, enum bench_stop *stop)
 {
 	struct counter_sum sum[BENCH_MAX_SET];
 	bool sampling[BENCH_MAX_SET];
@@ -332,15 +337,41 @@ void bench_time_set(struct bench *b, struct bench_metric *set, int count)
 			if (!sampling[m])
 				continue;
 			r->ns_per_op[r->n++] = u64_double(best[m]) / (double)r->iters;
+			if (derive)
+				continue;
 			r->stop = bench_stop_check(&b->rule, r->ns_per_op, r->n);
 			if (r->stop != BENCH_STOP_MORE) {
 				sampling[m] = false;
 				active--;
 			}
 		}
+		if (derive) {
+			out[*n] = derive(set, *n, dctx);
+			(*n)++;
+			*stop = bench_stop_check(&b->rule, out, *n);
+			if (*stop != BENCH_STOP_MORE) {
+				for (int m = 0; m < count; m++)
+					set[m].run.stop = *stop;
+				active = 0;
+			}
+		}
 	}
 	for (int m = 0; m < count; m++)
 		set_counters(&set[m].run, &sum[m]);
+}
+
+void bench_time_set(struct bench *b, struct bench_metric *set, int count)
+{
+	time_rounds(b, set, count, NULL, NULL, NULL, NULL, NULL);
+}
+
+int bench_time_derived(struct bench *b, struct bench_metric *set, int count, bench_derive_fn derive,
+		       void *ctx, double *out, enum bench_stop *stop)
+{
+	int n = 0;
+	*stop = BENCH_STOP_MORE;
+	time_rounds(b, set, count, derive, ctx, out, &n, stop);
+	return n;
 }
 
 void bench_time(struct bench *b, bench_loop_fn fn, void *ctx, struct bench_run *r)

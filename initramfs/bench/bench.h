@@ -147,6 +147,17 @@ void bench_time(struct bench *b, bench_loop_fn fn, void *ctx, struct bench_run *
  * interleaved), each metric until its own stopping rule holds, so they may
  * end with different counts. Results in set[m].run. */
 void bench_time_set(struct bench *b, struct bench_metric *set, int count);
+/* bench_derive_fn: the reported figure of round i, from sample i of every
+ * metric of the set (set[m].run.ns_per_op[i]). */
+typedef double (*bench_derive_fn)(const struct bench_metric *set, int i, void *ctx);
+/* bench_time_derived: bench_time_set for a figure derived from the set
+ * (lat_ctx's lap less its pipe overhead): every metric takes a sample every
+ * round, and all stop together when the stopping rule holds on the derived
+ * series, so its interval, not its parts', meets the target. Writes the
+ * series to out[0..n-1] (BENCH_MAX_SAMPLES) and its stop to *stop; every
+ * set[m].run has the same n and stop. Returns n. */
+int bench_time_derived(struct bench *b, struct bench_metric *set, int count, bench_derive_fn derive,
+		       void *ctx, double *out, enum bench_stop *stop);
 /* bench_time_fixed: for operations too long to repeat (hackbench): one
  * operation per sample, no calibration, samples until the stopping rule
  * holds, and no new sample once budget_ns has been spent (always at least

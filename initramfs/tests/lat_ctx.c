@@ -7,9 +7,10 @@
  * Like lmbench, the cost of the pipe write+read a hop needs is measured in
  * a single process (no switch) and taken away: the metric is microseconds
  * per switch, named ctx_<procs>p_<size in KiB>k (ctx_2p_0k). The laps and
- * the overhead are measured interleaved (bench_time_set), so both see the
- * same conditions; a sample where the difference is not positive (noise
- * larger than a switch) counts as 0.
+ * the overhead are measured interleaved (bench_time_derived), so both see
+ * the same conditions, and sampled until the difference's interval, not
+ * the lap's, meets the target; a sample where the difference is not
+ * positive (noise larger than a switch) counts as 0.
  */
 #include "bench.h"
 
@@ -77,6 +78,15 @@ static uint64_t loop_lap(void *ctx, unsigned long iters)
 	return 0;
 }
 
+/* The figure of round i: microseconds a switch, the lap less procs hops'
+ * overhead (0 when the noise is larger than a switch). */
+static double per_switch_us(const struct bench_metric *set, int i, void *ctx)
+{
+	const struct ring_ctx *c = ctx;
+	double ns = (set[0].run.ns_per_op[i] - c->procs * set[1].run.ns_per_op[i]) / c->procs;
+	return (ns > 0 ? ns : 0) / 1e3;
+}
+
 /* The overhead of one hop without a switch: a write and a read on a pipe
  * of this process, and the memory touch. */
 static uint64_t loop_overhead(void *ctx, unsigned long iters)
@@ -136,18 +146,12 @@ int main(int argc, char **argv)
 		{ "lap", "us", loop_lap, &c, BENCH_RUN_INIT },
 		{ "overhead", "us", loop_overhead, &c, BENCH_RUN_INIT },
 	};
-	bench_time_set(&b, set, 2);
+	enum bench_stop stop;
+	int n = bench_time_derived(&b, set, 2, per_switch_us, &c, per_switch, &stop);
 	struct bench_run *lap = &set[0].run, *over = &set[1].run;
-	/* Each stopped on its own: pair them up to the shorter series. */
-	if (over->n < lap->n)
-		lap->n = over->n;
-	for (int i = 0; i < lap->n; i++) {
-		double ns = (lap->ns_per_op[i] - c.procs * over->ns_per_op[i]) / c.procs;
-		per_switch[i] = (ns > 0 ? ns : 0) / 1e3;
-	}
 	double overhead_ns = bench_median(over->ns_per_op, over->n);
 	rt_snprintf(name, sizeof name, "ctx_%dp_%ldk", c.procs, c.size >> 10);
-	bench_report(&b, name, "us", false, per_switch, lap->n, lap);
+	bench_report(&b, name, "us", false, per_switch, n, lap);
 	bench_log(&b, "lat_ctx: %d processes, %ld bytes each: lap %.4f us, hop overhead %.4f us",
 		  c.procs, c.size, bench_median(lap->ns_per_op, lap->n) / 1e3, overhead_ns / 1e3);
 
