@@ -50,13 +50,18 @@ void capture_feed(struct capture *c, const char *bytes, size_t n, double t)
  * capture_reconcile: the live stream is attached while the machine is
  * still paused, so it should see every byte; the backend's log file is
  * written by QEMU itself from the first byte on, whoever listens. When
- * the log file holds more and ends with exactly what the stream gave, the
- * stream missed the start: console.log takes the log file (the authority
- * for the raw bytes), and the missed lines get the stream's first stamp,
- * the earliest time we can vouch for. When the two differ otherwise (the
- * stream lost bytes in the middle), the longer one is kept and stamps
- * stay at their offsets, which is approximate past the loss. A shorter or
- * missing log file (QEMU killed before flushing) changes nothing.
+ * the log file holds more and starts with exactly what the stream gave,
+ * the stream lost the end (a daemon's console stream, under load, was
+ * seen to end seconds before its domain did): the rest is appended, its
+ * bytes stamped with the stream's last stamp (they came no earlier), and
+ * recovered_tail says how many, for the judge to read too. When the log
+ * ends with exactly what the stream gave, the stream missed the start:
+ * console.log takes the log file (the authority for the raw bytes), and
+ * the missed lines get the stream's first stamp, the earliest time we can
+ * vouch for. When the two differ otherwise (the stream lost bytes in the
+ * middle), the longer one is kept and stamps stay at their offsets, which
+ * is approximate past the loss. A shorter or missing log file (QEMU
+ * killed before flushing) changes nothing.
  */
 size_t capture_reconcile(struct capture *c, const char *backend_log)
 {
@@ -67,9 +72,14 @@ size_t capture_reconcile(struct capture *c, const char *backend_log)
 		return 0;
 	}
 	size_t missed = len - c->raw.len;
-	bool suffix = !memcmp(log + missed, c->raw.buf, c->raw.len);
+	bool prefix = !memcmp(log, c->raw.buf, c->raw.len);
+	bool suffix = !prefix && !memcmp(log + missed, c->raw.buf, c->raw.len);
 	double first = c->n_chunks ? c->chunk_t[0] : 0.0;
-	if (suffix) {
+	if (prefix) {
+		c->recovered_tail = missed;
+		if (!c->n_chunks)
+			add_stamp(c, 0, 0.0);
+	} else if (suffix) {
 		for (size_t i = 0; i < c->n_chunks; i++)
 			c->chunk_off[i] += missed;
 		add_stamp(c, 0, first);

@@ -25,6 +25,8 @@ struct capture {
 	double *chunk_t;
 	size_t n_chunks, alloc_chunks;
 	size_t recovered;          /* bytes taken from the backend's own log */
+	size_t recovered_tail;     /* of them, those after all the stream gave:
+				    * the last recovered_tail bytes of raw */
 };
 
 void capture_init(struct capture *c);
@@ -36,8 +38,8 @@ void capture_feed(struct capture *c, const char *bytes, size_t n, double t);
 /*
  * capture_reconcile: compare what the live stream gave with the backend's
  * own copy of the console (libvirt's serial <log> file; NULL: none) and
- * keep the complete one. Returns the bytes the stream missed at its start
- * (0 when the stream was complete); see capture.c for the rule.
+ * keep the complete one. Returns the bytes the stream missed, at its start
+ * or its end (0 when the stream was complete); see capture.c for the rule.
  */
 size_t capture_reconcile(struct capture *c, const char *backend_log);
 

@@ -8,8 +8,9 @@
  * loop must run for as long as the connection does. A thread runs
  * libvirt's default event loop for every connection; it receives the
  * console streams' bytes (virDomainOpenConsole: the console of every host
- * comes over libvirt's own protocol, no file of the host is read) and the
- * domains' lifecycle events, and hands them to the runner's thread through
+ * comes over libvirt's own protocol; the serial port's log file, a volume
+ * on a daemon's host, is fetched through libvirt after the domain to
+ * complete a stream that lost the end) and the domains' lifecycle events, and hands them to the runner's thread through
  * a mutex-protected queue per machine and a pipe that poll() sees.
  *
  * A daemon's host gets the boot's files through libvirt too: a directory
@@ -18,10 +19,11 @@
  * and reused by later boots and runs, pruned least-recently-used under a
  * size cap. The embedded driver reads the local files as they are.
  *
- * Each boot goes to the least busy host (running / slots) whose
- * capabilities have the target's arch and machine; a host that fails the
- * boot is avoided by its next attempt, and one that keeps failing is taken
- * out of the run (lv_host_failed()).
+ * Each boot goes to a host whose capabilities have the target's arch and
+ * machine, with a free slot first, then the one holding its files, then
+ * the least busy (better_place()); a host that fails the boot is avoided
+ * by its next attempt, and one that keeps failing is taken out of the run
+ * (lv_host_failed()).
  *
  * The file is divided into:
  *   - the embedded root (a locked slot under the cache, with qemu.conf);
@@ -79,8 +81,15 @@ struct lv_machine {
 	char *name;
 	char *xml;
 	struct lv_host *host;      /* where it runs (NULL until chosen) */
-	char *serial_log;          /* the embedded driver's <log> of the serial port, or
-				    * NULL (a daemon's host: the stream is all we read) */
+	char *serial_log;          /* the serial port's <log> as read here: the embedded
+				    * driver's file, or a daemon's log volume once fetched */
+	char *log_volume;          /* a daemon's host: the log's volume in our pool */
+	bool log_fetched;
+	/* TEST ONLY: BOOTRIG_FAULT_STREAM_CUT=N drops every stream byte past
+	 * the first N, as a loaded daemon's stream was seen to lose the end
+	 * (-1: no fault); streamed counts the bytes the stream gave. */
+	long long cut_after;
+	unsigned long long streamed;
 	virDomainPtr dom;
 	virStreamPtr stream;
 	int wake[2];               /* event thread -> runner: bytes or a state change */
@@ -112,6 +121,9 @@ struct lv_host {
 	pthread_mutex_t pool_lock; /* one upload or prune at a time per host */
 	char **staged;             /* volume names this run uses (never pruned) */
 	size_t n_staged;
+	char **present;            /* the pool's volumes as we know them (uploads,
+				    * prunes), for choose_host(); under lv->lock */
+	size_t n_present;
 	/* under lv->lock */
 	int running, failures;
 	bool out;                  /* taken out of the run */
@@ -301,17 +313,40 @@ static void format_version(unsigned long v, char *buf, size_t len)
 	snprintf(buf, len, "%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
 }
 
+static int host_holds(const struct lv_host *h, char *const *names, int n);
+
+/* Is a host with a free slot (free), holding `holds` of the boot's files,
+ * at `load` (running / slots), a better place than the best so far? A free
+ * slot first; among free hosts the one that already has the most of the
+ * files (no upload: a second run of the same kernels goes where they are),
+ * then the least loaded; when every host is full (-j past the slots), the
+ * least loaded, then the files. Ties keep the host listed first. */
+static bool better_place(bool free, int holds, double load, bool best_free, int best_holds,
+			 double best_load)
+{
+	if (free != best_free)
+		return free;
+	if (free && holds != best_holds)
+		return holds > best_holds;
+	if (load != best_load)
+		return load < best_load;
+	return holds > best_holds;
+}
+
 /*
  * choose_host: the host for spec's boot: of the hosts still in the run,
- * reachable, not in spec->avoid_hosts and able to boot its target, the one
- * with the most free slots (least running / slots); its running count is
- * taken. NULL when none can (why says so, with each host's reason).
+ * reachable, not in spec->avoid_hosts and able to boot its target, the
+ * best place (better_place()) for a boot whose files have the volume
+ * names names[0..2] (NULL: none); its running count is taken. NULL when
+ * none can (why says so, with each host's reason).
  */
 static struct lv_host *choose_host(struct lv_backend *lv, const struct machine_spec *spec,
-				   char *why, size_t len)
+				   char *const names[3], char *why, size_t len)
 {
 	struct lv_host *best = NULL;
 	double best_load = 0;
+	bool best_free = false;
+	int best_holds = 0;
 	struct strbuf no = STRBUF_INIT;
 	strbuf_add(&no, "", 0);
 	pthread_mutex_lock(&lv->lock);
@@ -329,8 +364,10 @@ static struct lv_host *choose_host(struct lv_backend *lv, const struct machine_s
 			continue;
 		}
 		double load = (double)h->running / h->slots;
-		if (!best || load < best_load)
-			best = h, best_load = load;
+		bool free = h->running < h->slots;
+		int holds = h->embed ? 0 : host_holds(h, names, 3);
+		if (!best || better_place(free, holds, load, best_free, best_holds, best_load))
+			best = h, best_load = load, best_free = free, best_holds = holds;
 	}
 	if (best)
 		best->running++;
@@ -544,6 +581,37 @@ static int choose_accel(const struct lv_host *h, const struct machine_spec *spec
 
 static void add_xml_text(struct strbuf *sb, const char *s);
 
+/* Marks volume name as in h's pool or not (what choose_host() knows). */
+static void set_present(struct lv_host *h, const char *name, bool there)
+{
+	pthread_mutex_lock(&h->lv->lock);
+	size_t i = 0;
+	while (i < h->n_present && strcmp(h->present[i], name))
+		i++;
+	if (there && i == h->n_present) {
+		h->present = xrealloc(h->present, (h->n_present + 1) * sizeof(*h->present));
+		h->present[h->n_present++] = xstrdup(name);
+	} else if (!there && i < h->n_present) {
+		free(h->present[i]);
+		h->present[i] = h->present[--h->n_present];
+	}
+	pthread_mutex_unlock(&h->lv->lock);
+}
+
+/* How many of names[0..n-1] (NULL ones skipped) h's pool holds, as far as
+ * we know. Under lv->lock. */
+static int host_holds(const struct lv_host *h, char *const *names, int n)
+{
+	int holds = 0;
+	for (int k = 0; k < n; k++)
+		for (size_t i = 0; names[k] && i < h->n_present; i++)
+			if (!strcmp(h->present[i], names[k])) {
+				holds++;
+				break;
+			}
+	return holds;
+}
+
 /*
  * ensure_pool: h's storage pool "bootrig" (a directory, h->pool_path on
  * that host), found, or defined, built (mkdir) and started on first use;
@@ -579,6 +647,13 @@ static int ensure_pool(struct lv_host *h, char *why, size_t len)
 	}
 	virStoragePoolRefresh(p, 0);
 	h->pool = p;
+	virStorageVolPtr *vols = NULL;
+	int n = virStoragePoolListAllVolumes(p, &vols, 0);
+	for (int i = 0; i < n; i++) {
+		set_present(h, virStorageVolGetName(vols[i]), true);
+		virStorageVolFree(vols[i]);
+	}
+	free(vols);
 	return 0;
 }
 
@@ -612,6 +687,16 @@ static long long last_use(const char *record, const char *name)
 	return 0;
 }
 
+/* Volume name of h is this run's: never pruned (under h->pool_lock). */
+static void keep_for_run(struct lv_host *h, const char *name)
+{
+	for (size_t i = 0; i < h->n_staged; i++)
+		if (!strcmp(h->staged[i], name))
+			return;
+	h->staged = xrealloc(h->staged, (h->n_staged + 1) * sizeof(*h->staged));
+	h->staged[h->n_staged++] = xstrdup(name);
+}
+
 /* Records that volume name of h is used now (under h->pool_lock). */
 static void note_use(struct lv_host *h, const char *name)
 {
@@ -638,11 +723,7 @@ static void note_use(struct lv_host *h, const char *name)
 		warning("cannot record the use of %s in %s", name, path);
 	strbuf_release(&sb);
 	free(text), free(path);
-	for (size_t i = 0; i < h->n_staged; i++)
-		if (!strcmp(h->staged[i], name))
-			return;
-	h->staged = xrealloc(h->staged, (h->n_staged + 1) * sizeof(*h->staged));
-	h->staged[h->n_staged++] = xstrdup(name);
+	keep_for_run(h, name);
 }
 
 /*
@@ -681,8 +762,10 @@ static void prune_pool(struct lv_host *h, unsigned long long need)
 			break;
 		fprintf(stderr, "bootrig: host %s: pruning volume %s (%llu bytes, least recently used)\n",
 			h->name, virStorageVolGetName(vols[oldest]), size[oldest]);
-		if (virStorageVolDelete(vols[oldest], 0) == 0)
+		if (virStorageVolDelete(vols[oldest], 0) == 0) {
 			total -= size[oldest];
+			set_present(h, virStorageVolGetName(vols[oldest]), false);
+		}
 		virStorageVolFree(vols[oldest]);
 		vols[oldest] = NULL;
 	}
@@ -781,6 +864,7 @@ static char *stage_file(struct lv_host *h, const char *path, const char *suffix,
 		virStorageVolDelete(vol, 0);     /* an upload that did not finish */
 		virStorageVolFree(vol);
 		vol = NULL;
+		set_present(h, name, false);
 	}
 	if (!vol) {
 		prune_pool(h, size);
@@ -806,12 +890,111 @@ static char *stage_file(struct lv_host *h, const char *path, const char *suffix,
 	if (!vpath)
 		snprintf(why, len, "host %s: volume %s has no path: %s", h->name, name, lv_error());
 	else
-		note_use(h, name);
+		note_use(h, name), set_present(h, name, true);
 	virStorageVolFree(vol);
 out:
 	pthread_mutex_unlock(&h->pool_lock);
 	free(name);
 	return vpath;
+}
+
+/*
+ * The serial log of a daemon's domain: the console stream is live but not
+ * the whole truth (under load one was seen to end seconds before its
+ * domain, losing the boot's last lines), so the serial port also logs to a
+ * file on that host, a volume of our pool, "<domain>.serial", made empty
+ * before the domain (mode 0600). After the domain it is fetched through
+ * libvirt (virStorageVolDownload), read by capture_reconcile() beside what
+ * the stream gave, and deleted. A stale one (a run that died) is never
+ * recorded as used, so it is pruned first.
+ */
+
+/* Makes m's log volume on h; its path there (malloc'd), or NULL (why set). */
+static char *make_log_volume(struct lv_host *h, struct lv_machine *m, char *why, size_t len)
+{
+	char *vpath = NULL;
+	char *name = xasprintf("%s.serial", m->name);
+	pthread_mutex_lock(&h->pool_lock);
+	if (ensure_pool(h, why, len) < 0)
+		goto out;
+	virStorageVolPtr vol = virStorageVolLookupByName(h->pool, name);
+	if (vol)    /* a domain of the same name's, long gone */
+		virStorageVolDelete(vol, 0), virStorageVolFree(vol);
+	char *xml = xasprintf("<volume><name>%s</name><capacity unit='bytes'>0</capacity><target>"
+			      "<format type='raw'/><permissions><mode>0600</mode></permissions>"
+			      "</target></volume>\n", name);
+	vol = virStorageVolCreateXML(h->pool, xml, 0);
+	free(xml);
+	vpath = vol ? virStorageVolGetPath(vol) : NULL;
+	if (!vpath) {
+		snprintf(why, len, "host %s: cannot make the console's log volume %s: %s", h->name,
+			 name, lv_error());
+		if (vol)
+			virStorageVolDelete(vol, 0);
+	} else {
+		keep_for_run(h, name);
+		m->log_volume = name;
+		name = NULL;
+	}
+	if (vol)
+		virStorageVolFree(vol);
+out:
+	pthread_mutex_unlock(&h->pool_lock);
+	free(name);
+	return vpath;
+}
+
+/* virStreamRecvAll()'s sink: appends to the buffer (opaque: a strbuf). */
+static int add_from_stream(virStreamPtr st, const char *data, size_t nbytes, void *opaque)
+{
+	(void)st;
+	strbuf_add(opaque, data, nbytes);
+	return (int)nbytes;
+}
+
+/*
+ * fetch_log_volume: m's log volume, downloaded once into a file of ours
+ * (m->serial_log, in $TMPDIR), and deleted from the host. Nothing when it
+ * cannot be (a lost connection): the stream's bytes are then all there
+ * is, with a warning.
+ */
+static void fetch_log_volume(struct lv_machine *m)
+{
+	if (!m->log_volume || m->log_fetched)
+		return;
+	m->log_fetched = true;
+	struct lv_host *h = m->host;
+	struct strbuf log = STRBUF_INIT;
+	strbuf_add(&log, "", 0);
+	virStorageVolPtr vol = h->pool ? virStorageVolLookupByName(h->pool, m->log_volume) : NULL;
+	virStreamPtr st = vol ? virStreamNew(h->conn, 0) : NULL;
+	bool ok = false;
+	if (st && virStorageVolDownload(vol, st, 0, 0, 0) == 0) {
+		if (virStreamRecvAll(st, add_from_stream, &log) == 0 && virStreamFinish(st) == 0)
+			ok = true;
+		else
+			virStreamAbort(st);
+	}
+	const char *tmp = getenv("TMPDIR");
+	char *path = xasprintf("%s/%s.serial", tmp && *tmp ? tmp : "/tmp", m->name);
+	if (ok && write_file_atomic_nosync(path, log.buf, log.len) < 0) {
+		warning("cannot keep the console's log of %s in %s: %s", m->name, path, strerror(errno));
+		ok = false;
+	} else if (!ok) {
+		warning("host %s: cannot fetch the console's log %s (%s): only the stream's bytes are kept",
+			h->name, m->log_volume, lv_error());
+	}
+	if (st)
+		virStreamFree(st);
+	if (vol) {
+		virStorageVolDelete(vol, 0);
+		virStorageVolFree(vol);
+	}
+	strbuf_release(&log);
+	if (ok)
+		m->serial_log = path;
+	else
+		free(path);
 }
 
 /* ---------------------------------------------------------------- guardian */
@@ -954,7 +1137,14 @@ static void stream_event(virStreamPtr st, int events, void *opaque)
 	for (;;) {
 		int n = virStreamRecv(st, buf, sizeof(buf));
 		if (n > 0) {
-			strbuf_add(&m->queue, buf, (size_t)n);
+			size_t keep = (size_t)n;
+			if (m->cut_after >= 0) {
+				unsigned long long left = (unsigned long long)m->cut_after;
+				left = m->streamed < left ? left - m->streamed : 0;
+				keep = left < keep ? (size_t)left : keep;
+			}
+			m->streamed += (unsigned long long)n;
+			strbuf_add(&m->queue, buf, keep);
 			continue;
 		}
 		if (n != -2)        /* 0: end of stream; -1: error */
@@ -1255,6 +1445,24 @@ static int connect_host(struct lv_host *h, char *why, size_t len)
 	return -1;
 }
 
+/* A daemon's host whose pool exists already: what it holds is known
+ * before the first boot is placed (choose_host()). A host without one gets
+ * it on first use. */
+static void know_pool(struct lv_host *h)
+{
+	if (h->embed)
+		return;
+	virStoragePoolPtr p = virStoragePoolLookupByName(h->conn, POOL_NAME);
+	if (!p)
+		return;
+	virStoragePoolFree(p);
+	char why[400];
+	pthread_mutex_lock(&h->pool_lock);
+	if (ensure_pool(h, why, sizeof(why)) < 0)
+		warning("%s", why);
+	pthread_mutex_unlock(&h->pool_lock);
+}
+
 /*
  * lv_open: the run's hosts are be->hosts, or else the one URI where (NULL:
  * the embedded driver). Every host is connected; one that cannot be is
@@ -1319,9 +1527,10 @@ static int lv_open(struct backend *be, const char *where)
 	for (size_t i = 0; i < lv->n_hosts; i++) {
 		struct lv_host *h = &lv->hosts[i];
 		char why[400];
-		if (connect_host(h, why, sizeof(why)) == 0)
+		if (connect_host(h, why, sizeof(why)) == 0) {
 			reachable++;
-		else if (lv->n_hosts == 1)
+			know_pool(h);
+		} else if (lv->n_hosts == 1)
 			return open_failed(be, "%s", why);
 		else
 			error("host %s is unreachable, skipped for this run: %s", h->name, why);
@@ -1368,6 +1577,31 @@ static char *serial_log_path(const struct lv_host *h, const struct machine_spec 
 	return xasprintf("%s/log/%s.serial", h->lv->embed_root, spec->name);
 }
 
+/* The volume suffix of spec's kernel, initrd and dtb. */
+static const char *const volume_suffix[3] = { ".kernel", ".initrd", ".dtb" };
+
+/*
+ * volume_names: the volume names spec's kernel, initrd and DTB have on a
+ * daemon's host (names[k] malloc'd; NULL without that file, or when it
+ * cannot be read: stage_file() says why), for choose_host(). All NULL when
+ * every host is the embedded driver.
+ */
+static void volume_names(struct lv_backend *lv, const struct machine_spec *spec, char *names[3])
+{
+	const char *files[3] = { spec->kernel, spec->initrd, spec->dtb };
+	bool daemon = false;
+	for (size_t i = 0; i < lv->n_hosts; i++)
+		daemon |= !lv->hosts[i].embed;
+	for (int k = 0; k < 3; k++) {
+		char sha[65];
+		struct stat st;
+		names[k] = NULL;
+		if (daemon && files[k] && stat(files[k], &st) == 0 &&
+		    file_sha256(lv, files[k], &st, sha) == 0)
+			names[k] = xasprintf("%s%s", sha, volume_suffix[k]);
+	}
+}
+
 /*
  * stage_files: on a daemon's host, the boot's kernel, initramfs and DTB
  * as volumes of our pool (stage_file()); spec's paths are replaced by
@@ -1380,11 +1614,10 @@ static int stage_files(struct lv_host *h, struct machine *mach, struct machine_s
 	if (h->embed)
 		return 0;
 	const char **files[3] = { &spec->kernel, &spec->initrd, &spec->dtb };
-	static const char *const suffix[3] = { ".kernel", ".initrd", ".dtb" };
 	for (int i = 0; i < 3; i++) {
 		if (!*files[i])
 			continue;
-		paths[i] = stage_file(h, *files[i], suffix[i], mach->infra_reason,
+		paths[i] = stage_file(h, *files[i], volume_suffix[i], mach->infra_reason,
 				      sizeof(mach->infra_reason));
 		if (!paths[i])
 			return -1;
@@ -1406,7 +1639,13 @@ static int lv_prepare(struct backend *be, struct machine *mach, const struct mac
 	pthread_mutex_init(&m->lock, NULL);
 	m->name = xstrdup(spec->name);
 	m->state = MACHINE_RUNNING;
-	struct lv_host *h = choose_host(lv, spec, mach->infra_reason, sizeof(mach->infra_reason));
+	const char *cut = getenv("BOOTRIG_FAULT_STREAM_CUT");
+	m->cut_after = cut && *cut ? atoll(cut) : -1;
+	char *names[3];
+	volume_names(lv, spec, names);
+	struct lv_host *h = choose_host(lv, spec, names, mach->infra_reason,
+					sizeof(mach->infra_reason));
+	free(names[0]), free(names[1]), free(names[2]);
 	if (!h)
 		return -1;
 	m->host = h;
@@ -1428,10 +1667,13 @@ static int lv_prepare(struct backend *be, struct machine *mach, const struct mac
 	char *paths[3] = { NULL, NULL, NULL };
 	char *emulator = h->embed ? NULL : host_emulator(h, spec->target);
 	m->serial_log = serial_log_path(h, spec);
-	if (stage_files(h, mach, &there, paths) == 0)
+	char *log_there = h->embed ? NULL : make_log_volume(h, m, mach->infra_reason,
+							     sizeof(mach->infra_reason));
+	if ((h->embed || log_there) && stage_files(h, mach, &there, paths) == 0)
 		m->xml = domain_xml(&there, kvm, emulator ? emulator : spec->target->emulator,
-				    m->serial_log, mach->infra_reason, sizeof(mach->infra_reason));
-	free(paths[0]), free(paths[1]), free(paths[2]), free(emulator);
+				    h->embed ? m->serial_log : log_there, mach->infra_reason,
+				    sizeof(mach->infra_reason));
+	free(paths[0]), free(paths[1]), free(paths[2]), free(emulator), free(log_there);
 	if (!m->xml)
 		return -1;
 	char *xml_path = xasprintf("%s/domain.xml", spec->dir);
@@ -1758,6 +2000,11 @@ static void lv_release(struct machine *mach)
 		virDomainFree(m->dom);
 	if (m->serial_log)
 		unlink(m->serial_log);
+	if (m->log_volume && !m->log_fetched && m->host->pool) {    /* never fetched */
+		virStorageVolPtr vol = virStorageVolLookupByName(m->host->pool, m->log_volume);
+		if (vol)
+			virStorageVolDelete(vol, 0), virStorageVolFree(vol);
+	}
 	if (m->host) {
 		pthread_mutex_lock(&m->lv->lock);
 		m->host->running--;
@@ -1766,8 +2013,8 @@ static void lv_release(struct machine *mach)
 	if (m->wake[0] >= 0)
 		close(m->wake[0]), close(m->wake[1]);
 	strbuf_release(&m->queue);
-	free(m->serial_log), free(m->xml), free(m->name);
-	m->serial_log = m->xml = m->name = NULL;
+	free(m->serial_log), free(m->log_volume), free(m->xml), free(m->name);
+	m->serial_log = m->log_volume = m->xml = m->name = NULL;
 	mach->priv = NULL;
 	if (m->callback_added && !atomic_load(&m->callback_gone)) {
 		/* detach_console()'s wait ran out (a loaded host): libvirt's
@@ -1831,7 +2078,9 @@ static bool lv_host_failed(struct backend *be, int host, const struct machine_sp
 
 static const char *lv_console_log_file(struct machine *mach)
 {
-	const struct lv_machine *m = mach->priv;
+	struct lv_machine *m = mach->priv;
+	if (m)
+		fetch_log_volume(m);
 	return m ? m->serial_log : NULL;
 }
 
@@ -1884,7 +2133,9 @@ static void lv_close(struct backend *be)
 		struct lv_host *h = &lv->hosts[i];
 		for (size_t k = 0; k < h->n_staged; k++)
 			free(h->staged[k]);
-		free(h->staged), free(h->caps), free(h->pool_path), free(h->name), free(h->uri);
+		for (size_t k = 0; k < h->n_present; k++)
+			free(h->present[k]);
+		free(h->staged), free(h->present), free(h->caps), free(h->pool_path), free(h->name), free(h->uri);
 		pthread_mutex_destroy(&h->pool_lock);
 	}
 	for (size_t i = 0; i < lv->n_shas; i++)

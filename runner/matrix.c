@@ -379,6 +379,14 @@ static void drain_console(struct live_boot *b)
 static int write_boot(struct live_boot *b, double t)
 {
 	struct backend *be = b->m.backend;    /* NULL: the boot never reached it */
+	/* The backend's own copy of the console first: what the stream lost
+	 * at its end is the judge's to read before the verdict, as if it had
+	 * come live (a daemon's console stream may end before its domain). */
+	const char *log = be && b->m.priv && be->console_log_file ? be->console_log_file(&b->m) : NULL;
+	size_t recovered = capture_reconcile(&b->cap, log);
+	if (b->cap.recovered_tail)
+		judge_feed(b->judge, b->cap.raw.buf + b->cap.raw.len - b->cap.recovered_tail,
+			   b->cap.recovered_tail, t);
 	if (be && b->m.priv && b->stopped_by_itself)
 		judge_machine_stopped(b->judge, t);
 	struct boot_job *job = b->job;
@@ -386,8 +394,6 @@ static int write_boot(struct live_boot *b, double t)
 	 * on this host, and later boots go straight to TCG. */
 	if (b->kvm_failure && judge_stage(b->judge) > STAGE_FIRMWARE && be && be->accel_learned)
 		be->accel_learned(be, b->kvm_host, job->target, false, b->kvm_failure);
-	const char *log = be && b->m.priv && be->console_log_file ? be->console_log_file(&b->m) : NULL;
-	size_t recovered = capture_reconcile(&b->cap, log);
 	/* A boot whose console was not kept is not a result: INFRA_ERROR. */
 	int rc = 0;
 	if (capture_write(&b->cap, job->dir) < 0) {

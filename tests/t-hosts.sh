@@ -111,11 +111,12 @@ for k in arm64:aarch64:arm amd64:x86_64:i386 armmp-lpae:arm:arm; do
 	esac
 	d=$(dirname "$r")
 	if grep -q "<kernel>/var/lib/bootrig/pool/[0-9a-f]\{64\}.kernel</kernel>" "$d/domain.xml" &&
-	   ! grep -q "<log " "$d/domain.xml"; then ok "$k: domain.xml boots the pool's volume, no log file"
+	   grep -q "<log file='/var/lib/bootrig/pool/bootrig-[0-9]*-[0-9]*.serial' append='off'/>" "$d/domain.xml"
+	then ok "$k: domain.xml boots the pool's volume, its serial log a volume of the pool"
 	else not_ok "$k: domain.xml boots the pool's volume" "$(grep -E 'kernel|log' "$d/domain.xml")"; fi
 	if grep -q "Linux version" "$d/console.log" && grep -q "@@BR 1 [0-9]* END " "$d/console.log"
-	then ok "$k: the whole console came over the stream"
-	else not_ok "$k: the whole console came over the stream" "$(tail -n 3 "$d/console.log")"; fi
+	then ok "$k: the whole console is kept"
+	else not_ok "$k: the whole console is kept" "$(tail -n 3 "$d/console.log")"; fi
 done
 expect "armmp-lpae went to host A (B lacks armv7l)" "$(result m1 armmp-lpae.vmlinuz)" host.uri "$A"
 n_hosts=$(for k in arm64 amd64 armmp-lpae; do "$JGET" "$(result m1 $k.vmlinuz)" host.uri; done | sort -u | wc -l)
@@ -141,16 +142,26 @@ for h in A B; do
 done
 
 # --- a second run reuses the volumes ----------------------------------------
+# With a free slot for each boot on either host, each goes where its files
+# are, whatever order -j 3's boots are placed in (CI once saw amd64 go to
+# the other host and upload again: placement ignored the files).
+cat >"$tmp/hosts.cfg" <<EOF
+hosts = ( { name = "$A"; uri = "$A"; slots = 3; }, { name = "$B"; uri = "$B"; slots = 3; } );
+EOF
 before_a=$(volumes "$A") before_b=$(volumes "$B")
-runfg m2 --kernel "$a64" --kernel "$x86" --kernel "$arm" --connect "$A" --connect "$B" -j 3
+runfg m2 --kernel "$a64" --kernel "$x86" --kernel "$arm" --config "$tmp/hosts.cfg" -j 3
 if [ $rc = 0 ] && ! grep -q ": uploaded " "$tmp/m2.err"; then
 	ok "second run: exit 0, nothing uploaded again"
 else not_ok "second run: exit 0, nothing uploaded again" "exit $rc: $(grep uploaded "$tmp/m2.err")
 $(boots_said m2)
 first run: $(boots_said m1)"; fi
 if [ "$(volumes "$A")" = "$before_a" ] && [ "$(volumes "$B")" = "$before_b" ]; then
-	ok "second run: the pools hold the same volumes"
-else not_ok "second run: the pools hold the same volumes"; fi
+	ok "second run: the pools hold the same volumes (no serial log left behind)"
+else not_ok "second run: the pools hold the same volumes" "A: $(volumes "$A" | tr '\n' ' ') B: $(volumes "$B" | tr '\n' ' ')"; fi
+for k in arm64 amd64 armmp-lpae; do
+	was=$("$JGET" "$(result m1 $k.vmlinuz)" host.uri)
+	expect "second run: $k went to the host that has its files" "$(result m2 $k.vmlinuz)" host.uri "$was"
+done
 expect "second run: armmp-lpae PASS" "$(result m2 armmp-lpae.vmlinuz)" verdict PASS
 
 # --- compare: a side from several hosts is warned of; --by-host pairs them --
@@ -164,6 +175,25 @@ rc=$?
 if [ $rc -le 1 ] && [ "$(grep -c "^host qemu+tcp://127.0.0.1:$portA/system$" "$tmp/cmpb.out")" = 1 ] &&
    ! grep -q "come from" "$tmp/cmpb.err"; then ok "compare --by-host: one report per host"
 else not_ok "compare --by-host: one report per host" "exit $rc: $(head -c 300 "$tmp/cmpb.out") $(cat "$tmp/cmpb.err")"; fi
+
+# --- a stream that loses the end of the console -----------------------------
+# Under load a daemon's console stream was seen to end seconds before its
+# domain (CI: an arm64 boot's console stopped at "TEST abi=arm
+# test=lat_syscall status=start" and was judged FAIL, the capture's loss
+# blamed on the kernel). BOOTRIG_FAULT_STREAM_CUT drops every stream byte
+# past the first 6000: the serial log, a volume of the pool fetched after
+# the domain, must give the rest, to console.log and to the judge.
+BOOTRIG_FAULT_STREAM_CUT=6000 runfg cut --kernel "$a64" --connect "$A"
+r=$(result cut arm64.vmlinuz)
+[ $rc = 0 ] && ok "stream cut at 6000 bytes: exit 0" || not_ok "stream cut: exit 0" "exit $rc: $(tail -n 4 "$tmp/cut.err")"
+expect "stream cut: PASS, judged on the whole console" "$r" verdict PASS
+rec=$("$JGET" "$r" console_recovered_bytes)
+if [ "${rec:-0}" -gt 0 ] && [ "$(wc -c <"$(dirname "$r")/console.log")" = $((6000 + rec)) ] &&
+   grep -q "@@BR 1 [0-9]* END " "$(dirname "$r")/console.log"
+then ok "stream cut: console.log whole (6000 bytes streamed, $rec from the host's log)"
+else not_ok "stream cut: console.log whole" "recovered '$rec', $(wc -c <"$(dirname "$r")/console.log") bytes"; fi
+if volumes "$A" | grep -q '\.serial$'; then not_ok "stream cut: the log volume was deleted" "$(volumes "$A")"
+else ok "stream cut: the log volume was deleted after it was read"; fi
 
 # --- a host lacking the arch never gets its boots ---------------------------
 runfg noarm --kernel "$arm" --connect "$B" --connect "qemu+tcp://127.0.0.1:1/system"
@@ -181,10 +211,12 @@ then ok "an unreachable URI is reported and skipped; the boot PASSes on the othe
 else not_ok "an unreachable URI is reported and skipped" "exit $rc: $(tail -n 4 "$tmp/unreach.err")"; fi
 expect "unreachable: the boot ran on A" "$(result unreach amd64.vmlinuz)" host.uri "$A"
 
-# two_boots NAME: arm64 and amd64 over both hosts, in the background, once
-# both boots run (2 s after both started); sets pid.
+# two_boots NAME: two amd64 boots (8 s each) over both hosts, one a host
+# (a slot each), in the background, once both run (2 s after both
+# started); sets pid. One kernel for both: boots of different kernels go
+# where their files are, and a 3 s arm64 boot was over before the kill.
 two_boots() {
-	runbg "$1" --kernel "$a64" --kernel "$x86" --connect "$A" --connect "$B" -j 2
+	runbg "$1" --kernel "$x86" --repeat 2 --connect "$A" --connect "$B" -j 2
 	for _ in $(seq 150); do
 		[ "$(grep -c '\] started$' "$tmp/$1.err")" -ge 2 ] && break
 		sleep 0.2
@@ -209,8 +241,9 @@ rc=$?
 if [ $rc = 0 ]; then ok "host B killed mid-run: exit 0"
 else not_ok "host B killed mid-run: exit 0" "exit $rc: $(tail -n 6 "$tmp/kill.err")"; fi
 retried=0
-for k in arm64 amd64; do
-	r=$(result kill $k.vmlinuz)
+for n in 1 2; do
+	k="amd64 boot $n"
+	r=$(result kill amd64.vmlinuz $n)
 	expect "host B killed: $k PASS" "$r" verdict PASS
 	if [ "$("$JGET" "$r" attempts.# 2>/dev/null)" = 2 ]; then
 		retried=$((retried + 1))

@@ -104,6 +104,49 @@ static void stream_that_missed_the_start_takes_the_log_file(void **state)
 	capture_release(&c);
 }
 
+/* A daemon's console stream ended seconds before its domain did (CI, a
+ * loaded host): the log file's rest is appended, stamped no earlier than
+ * the stream's last byte, and recovered_tail tells the judge what it has
+ * not read. */
+static void stream_that_lost_the_end_takes_the_rest(void **state)
+{
+	char *serial = xasprintf("%s/serial", (char *)*state);
+	const char *full = "Linux version 6.1\nTEST start\nTEST end\nEND\n";
+	assert_int_equal(write_file_atomic(serial, full, strlen(full)), 0);
+	struct capture c;
+	capture_init(&c);
+	capture_feed(&c, "Linux version 6.1\n", 18, 1.0);
+	capture_feed(&c, "TEST start\n", 11, 2.5);
+	assert_int_equal(capture_reconcile(&c, serial), 13);
+	assert_int_equal(c.recovered, 13);
+	assert_int_equal(c.recovered_tail, 13);
+	assert_memory_equal(c.raw.buf + c.raw.len - c.recovered_tail, "TEST end\nEND\n", 13);
+	assert_int_equal(capture_write(&c, *state), 0);
+	char *log = slurp(*state, "console.log");
+	char *tlog = slurp(*state, "console.tlog");
+	assert_string_equal(log, full);
+	assert_string_equal(tlog, "[0001.000000] Linux version 6.1\n[0002.500000] TEST start\n"
+				  "[0002.500000] TEST end\n[0002.500000] END\n");
+	free(log), free(tlog), free(serial);
+	capture_release(&c);
+}
+
+/* A stream that gave nothing at all: the whole log is its tail. */
+static void empty_stream_takes_the_whole_log_as_its_tail(void **state)
+{
+	char *serial = xasprintf("%s/serial", (char *)*state);
+	assert_int_equal(write_file_atomic(serial, "SeaBIOS\n", 8), 0);
+	struct capture c;
+	capture_init(&c);
+	assert_int_equal(capture_reconcile(&c, serial), 8);
+	assert_int_equal(c.recovered_tail, 8);
+	assert_int_equal(capture_write(&c, *state), 0);
+	char *tlog = slurp(*state, "console.tlog");
+	assert_string_equal(tlog, "[0000.000000] SeaBIOS\n");
+	free(tlog), free(serial);
+	capture_release(&c);
+}
+
 static void shorter_or_missing_log_file_changes_nothing(void **state)
 {
 	char *serial = xasprintf("%s/serial", (char *)*state);
@@ -135,6 +178,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(lines_are_stamped_by_their_first_byte, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(empty_console_gives_empty_files, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(stream_that_missed_the_start_takes_the_log_file, make_dir,
+						remove_dir),
+		cmocka_unit_test_setup_teardown(stream_that_lost_the_end_takes_the_rest, make_dir,
+						remove_dir),
+		cmocka_unit_test_setup_teardown(empty_stream_takes_the_whole_log_as_its_tail, make_dir,
 						remove_dir),
 		cmocka_unit_test_setup_teardown(shorter_or_missing_log_file_changes_nothing, make_dir,
 						remove_dir),
