@@ -10,8 +10,9 @@
  * console streams' bytes (virDomainOpenConsole: the console of every host
  * comes over libvirt's own protocol; the serial port's log file, a volume
  * on a daemon's host, is fetched through libvirt after the domain to
- * complete a stream that lost the end) and the domains' lifecycle events, and hands them to the runner's thread through
- * a mutex-protected queue per machine and a pipe that poll() sees.
+ * complete a stream that lost the end) and the domains' lifecycle events,
+ * and hands them to the runner's thread through a mutex-protected queue
+ * per machine and a pipe that poll() sees.
  *
  * A daemon's host gets the boot's files through libvirt too: a directory
  * storage pool of ours ("bootrig"), one volume per file content
@@ -2135,7 +2136,8 @@ static void lv_close(struct backend *be)
 			free(h->staged[k]);
 		for (size_t k = 0; k < h->n_present; k++)
 			free(h->present[k]);
-		free(h->staged), free(h->present), free(h->caps), free(h->pool_path), free(h->name), free(h->uri);
+		free(h->staged), free(h->present), free(h->caps), free(h->pool_path);
+		free(h->name), free(h->uri);
 		pthread_mutex_destroy(&h->pool_lock);
 	}
 	for (size_t i = 0; i < lv->n_shas; i++)
