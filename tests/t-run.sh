@@ -154,6 +154,27 @@ expect "amd64 syscall.x32=y: x32 ok" "$r" abis.x32.status ok
 expect "amd64 syscall.x32=y: variant recorded" "$r" variant x32
 check "no QEMU left after amd64" no_qemu_left "$pid"
 
+# --- a console flood -------------------------------------------------------------
+# initcall_debug (shown by ignore_loglevel) prints two lines for each of the
+# kernel's initcalls, about 100 KB, and bootrig.only= runs no test: the
+# console must come whole, every line stamped in order in console.tlog.
+# (Bytes the live stream missed at the end, if any, come from QEMU's own
+# serial log: console_recovered_bytes says how many.)
+run flood --kernel "$a64" --append "initcall_debug ignore_loglevel bootrig.only="
+d=$(boot_dir flood cloud-arm64.vmlinuz default)
+expect "initcall_debug flood: PASS" "$d/result.json" verdict PASS
+rec=$("$JGET" "$d/result.json" console_recovered_bytes)
+calls=$(grep -c "initcall .* returned" "$d/console.log")
+if [ "${calls:-0}" -gt 500 ] && grep -q "reboot: Power down" "$d/console.log"; then
+	ok "initcall_debug flood: console.log whole ($calls initcalls, ${rec:-0} bytes recovered)"
+else not_ok "initcall_debug flood: console.log whole" "$calls initcall lines, recovered '$rec'"; fi
+if [ "$(wc -l <"$d/console.log")" = "$(wc -l <"$d/console.tlog")" ] &&
+   awk '{ t = substr($1, 2) + 0; if (t < last) exit 1; last = t }' "$d/console.tlog"; then
+	ok "initcall_debug flood: every line stamped, in order"
+else not_ok "initcall_debug flood: every line stamped, in order" \
+	"$(wc -l <"$d/console.log") lines, $(wc -l <"$d/console.tlog") stamped"; fi
+check "no QEMU left after the flood" no_qemu_left "$pid"
+
 # --- usage ---------------------------------------------------------------------
 "$BOOTRIG" run --help >"$tmp/help" 2>&1
 if [ $? = 0 ] && grep -q -- "--variant NAME=ARGS" "$tmp/help"; then ok "run --help: exit 0, the options"

@@ -20,8 +20,10 @@
 #   more boots of the same kernel and initramfs run no test
 #   (bootrig.only= : init starts, probes, prints its plan and powers off),
 #   on icount (the baseline). Printed: host seconds a boot per clock, their
-#   CV across boots, and tests / baseline (issue 14's target: icount
-#   <= 1.5 with CV <= 2 %).
+#   CV across boots, and tests / baseline. Issue 14's target: icount <= 1.5
+#   with the ten metrics' CV across the boots <= 2 % (the figures stay
+#   steady while they cost less); the host seconds' own CV is printed
+#   beside the baseline's, which is the host's noise (no test runs there).
 # BENCH_GUEST_N changes N (default 5); BENCH_GUEST_MODES the clocks
 # (default "tcg icount"); BENCH_GUEST_APPEND adds kernel arguments (knobs:
 # bootrig.knob.reps=1); BENCH_GUEST_DIR the guest binaries (default
@@ -170,7 +172,11 @@ for mode in $modes; do
 	printf "   %-26s %8.3f s  CV %5.2f %%  ratio %.3f" "the 4 tests, $mode" "$1" "$2" \
 		"$(echo "$1 $base_s" | awk '{ print $1 / $2 }')"
 	if [ "$mode" = icount ]; then
-		echo "$1 $base_s $2" | awk '{ printf "  (target ratio <= 1.5, CV <= 2 %%: %s)\n", ($1 / $2 <= 1.5 && $3 <= 2) ? "met" : "MISSED" }'
+		# the ten metrics' CV across boots on this clock (the table above)
+		worst=$(awk -v t="$targets" 'index(t, " " $1 " ") && $3 > w { w = $3 } END { printf "%.2f", w }' \
+			"$out/icount.stats")
+		echo "$1 $base_s $worst" | awk '{ printf "  (target ratio <= 1.5 with the ten metrics'"'"' CV <= 2 %% (worst %.2f %%): %s)\n",
+			$3, ($1 / $2 <= 1.5 && $3 <= 2) ? "met" : "MISSED" }'
 	else
 		echo
 	fi
