@@ -6,13 +6,16 @@
  * either the one host is the embedded QEMU driver (qemu:///embed?root=DIR),
  * which needs no daemon: the driver lives in this process, so an event
  * loop must run for as long as the connection does. A thread runs
- * libvirt's default event loop for every connection; it receives the
- * console streams' bytes (virDomainOpenConsole: the console of every host
- * comes over libvirt's own protocol; the serial port's log file, a volume
- * on a daemon's host, is fetched through libvirt after the domain to
- * complete a stream that lost the end) and the domains' lifecycle events,
- * and hands them to the runner's thread through a mutex-protected queue
- * per machine and a pipe that poll() sees.
+ * libvirt's default event loop for every connection; it receives a
+ * daemon's console streams' bytes (virDomainOpenConsole: the console comes
+ * over libvirt's own protocol; the serial port's log file, a volume on the
+ * daemon's host, is fetched through libvirt after the domain to complete a
+ * stream that lost the end) and the domains' lifecycle events, and hands
+ * them to the runner's thread through a mutex-protected queue per machine
+ * and a pipe that poll() sees. The embedded driver's console is its serial
+ * log file, written by QEMU itself and read as it grows (console_tick()):
+ * no stream, so no wake-up per byte and no bytes lost in the pty when QEMU
+ * exits.
  *
  * A daemon's host gets the boot's files through libvirt too: a directory
  * storage pool of ours ("bootrig"), one volume per file content
@@ -64,6 +67,9 @@
 #include <unistd.h>
 
 #define MAX_MACHINES 256
+/* How often the event thread looks whether an embedded machine's serial
+ * log grew (console_tick()): the live console's granularity. */
+#define CONSOLE_TICK_MS 20
 /* Console streams buried this long ago are safe to abort (libvirt frees
  * the domain's console bookkeeping milliseconds after the domain ended;
  * see detach_console()). */
@@ -96,6 +102,9 @@ struct lv_machine {
 	int wake[2];               /* event thread -> runner: bytes or a state change */
 	struct strbuf queue;       /* console bytes not yet read by the runner */
 	bool stream_closed;
+	int log_fd;                /* the embedded driver: serial_log, read as the console
+				    * (-1: the console is the stream) */
+	off_t log_seen;            /* its size when the runner was last woken for it */
 	bool callback_added;
 	atomic_bool callback_gone;  /* libvirt let go of the stream callback */
 	bool started, stop_requested;
@@ -1160,6 +1169,28 @@ static void stream_event(virStreamPtr st, int events, void *opaque)
 	pthread_mutex_unlock(&m->lock);
 }
 
+/* Event thread, every CONSOLE_TICK_MS: wakes the runner for each embedded
+ * machine whose serial log grew. */
+static void console_tick(int timer, void *opaque)
+{
+	(void)timer;
+	struct lv_backend *lv = opaque;
+	pthread_mutex_lock(&lv->lock);
+	for (int i = 0; i < MAX_MACHINES; i++) {
+		struct lv_machine *m = lv->machines[i];
+		if (!m)
+			continue;
+		pthread_mutex_lock(&m->lock);
+		struct stat st;
+		if (m->log_fd >= 0 && fstat(m->log_fd, &st) == 0 && st.st_size > m->log_seen) {
+			m->log_seen = st.st_size;
+			wake_runner(m);
+		}
+		pthread_mutex_unlock(&m->lock);
+	}
+	pthread_mutex_unlock(&lv->lock);
+}
+
 /* Event thread: libvirt dropped the stream callback for good (it will not
  * run again), so the machine may be freed. */
 static void stream_callback_gone(void *opaque)
@@ -1521,6 +1552,7 @@ static int lv_open(struct backend *be, const char *where)
 	if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0)
 		return open_failed(be, "cannot initialize libvirt: %s", lv_error());
 	virEventAddTimeout(200, tick, lv, NULL);
+	virEventAddTimeout(CONSOLE_TICK_MS, console_tick, lv, NULL);
 	if (pthread_create(&lv->thread, NULL, event_thread, lv) != 0)
 		return open_failed(be, "cannot start the libvirt event thread");
 	lv->thread_running = true;
@@ -1568,9 +1600,9 @@ static void unregister_machine(struct lv_backend *lv, struct lv_machine *m)
 	pthread_mutex_unlock(&lv->lock);
 }
 
-/* The serial <log> file of the embedded driver (kept in its root, read
- * back after the boot as a check of the live capture); a daemon's host
- * gets none: its files are its own, the console stream is what we read. */
+/* The serial <log> file of the embedded driver, in its root: its live
+ * console (read_serial_log()); a daemon's host gets none here (its log
+ * is a volume, make_log_volume()). */
 static char *serial_log_path(const struct lv_host *h, const struct machine_spec *spec)
 {
 	if (!h->embed)
@@ -1637,6 +1669,7 @@ static int lv_prepare(struct backend *be, struct machine *mach, const struct mac
 	mach->host = -1;
 	m->lv = lv;
 	m->wake[0] = m->wake[1] = -1;
+	m->log_fd = -1;
 	pthread_mutex_init(&m->lock, NULL);
 	m->name = xstrdup(spec->name);
 	m->state = MACHINE_RUNNING;
@@ -1728,6 +1761,8 @@ static int lv_power_on(struct machine *mach)
 	struct lv_backend *lv = m->lv;
 	struct lv_host *h = m->host;
 	unsigned flags = VIR_DOMAIN_START_PAUSED | (h->embed ? 0 : VIR_DOMAIN_START_AUTODESTROY);
+	if (m->serial_log)
+		unlink(m->serial_log);    /* QEMU appends: a stale file's bytes are not this boot's */
 	m->dom = virDomainCreateXML(h->conn, m->xml, flags);
 	if (!m->dom) {
 		set_reason(mach, "cannot start %s%s%s: %s", m->name, h->embed ? "" : " on host ",
@@ -1736,6 +1771,23 @@ static int lv_power_on(struct machine *mach)
 	}
 	m->started = true;
 	remember_pid(lv, m);
+	if (h->embed) {
+		/* the console is the serial log, from its first byte (paused) */
+		int fd = m->serial_log ? open(m->serial_log, O_RDONLY | O_CLOEXEC) : -1;
+		if (fd < 0) {
+			set_reason(mach, "%s: cannot read the serial log %s: %s", m->name,
+				   m->serial_log ? m->serial_log : "(none)", strerror(errno));
+			return -1;
+		}
+		pthread_mutex_lock(&m->lock);
+		m->log_fd = fd;
+		pthread_mutex_unlock(&m->lock);
+		if (virDomainResume(m->dom) < 0) {
+			set_reason(mach, "cannot resume %s: %s", m->name, lv_error());
+			return -1;
+		}
+		return 0;
+	}
 	m->stream = virStreamNew(h->conn, VIR_STREAM_NONBLOCK);
 	if (!m->stream || virDomainOpenConsole(m->dom, NULL, m->stream, VIR_DOMAIN_CONSOLE_FORCE) < 0 ||
 	    virStreamEventAddCallback(m->stream, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR |
@@ -1760,12 +1812,44 @@ static int lv_console_fd(struct machine *mach)
 	return m->wake[0];
 }
 
+/* The embedded QEMU of pid has exited (a zombie of ours, or gone). */
+static bool qemu_gone(pid_t pid)
+{
+	siginfo_t si = { 0 };
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0)
+		return si.si_pid == pid;
+	return kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+/* The embedded driver's console: the serial log's new bytes; it has ended
+ * (-1) once QEMU has and every byte is read. */
+static ssize_t read_serial_log(struct lv_machine *m, char *buf, size_t len)
+{
+	pthread_mutex_lock(&m->lock);
+	bool ended = m->state != MACHINE_RUNNING || m->stop_requested;
+	pid_t pid = ended ? 0 : m->qemu_pid;    /* reap_qemu() only runs after stop_requested */
+	pthread_mutex_unlock(&m->lock);
+	/* decided before the read: what QEMU wrote before it exited is there */
+	ended = ended || (pid > 0 && qemu_gone(pid));
+	ssize_t n;
+	do
+		n = read(m->log_fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		return n;
+	if (n < 0)
+		warning("%s: reading the serial log: %s", m->name, strerror(errno));
+	return n < 0 || ended ? -1 : 0;
+}
+
 static ssize_t lv_console_read(struct machine *mach, char *buf, size_t len)
 {
 	struct lv_machine *m = mach->priv;
 	char drain[256];
 	while (read(m->wake[0], drain, sizeof(drain)) > 0)
 		;
+	if (m->log_fd >= 0)
+		return read_serial_log(m, buf, len);
 	pthread_mutex_lock(&m->lock);
 	size_t n = m->queue.len < len ? m->queue.len : len;
 	ssize_t rc = (ssize_t)n;
@@ -2013,6 +2097,8 @@ static void lv_release(struct machine *mach)
 	}
 	if (m->wake[0] >= 0)
 		close(m->wake[0]), close(m->wake[1]);
+	if (m->log_fd >= 0)
+		close(m->log_fd);
 	strbuf_release(&m->queue);
 	free(m->serial_log), free(m->log_volume), free(m->xml), free(m->name);
 	m->serial_log = m->log_volume = m->xml = m->name = NULL;
