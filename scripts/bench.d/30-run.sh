@@ -10,10 +10,11 @@
 #      alternated: median wall times and the speedup -j1/-j2 (target >= 1.8
 #      on an otherwise idle 2-core host); beside it what this host gives
 #      two plain qemu processes: the same 6 boots by hand one at a time and
-#      two at a time (3 each), N of each, alternated. Two TCG guests on two
-#      cores slow each other (shared caches, hyperthreads, the host's own
-#      work), so that speedup is the ceiling; bootrig's is printed as a
-#      share of it too;
+#      two at a time (3 each), N of each, alternated: what two TCG guests on
+#      two cores gain on this host without bootrig (they can slow each
+#      other: shared caches, hyperthreads, the host's own work; and a lone
+#      guest can run slower than two, seen here: by hand above 2.0);
+#      bootrig's speedup is printed as a share of it too;
 #   3. what the benchmark clock costs: the same smoke boot through `bootrig
 #      run` with --clock icount (the TCG default) and --clock wall, N of
 #      each, alternated: median wall times and the ratio icount/wall.
@@ -123,8 +124,8 @@ printf '   %-44s %8.3f   (target >= 1.8; load now: %s)\n' "speedup -j1/-j2" "$sp
 	"$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '   %-44s %8.2f s\n' "6 plain qemu boots, 1 at a time (median)" "$p1"
 printf '   %-44s %8.2f s\n' "6 plain qemu boots, 2 at a time (median)" "$p2"
-printf '   %-44s %8.3f   (%s)\n' "speedup by hand" "$ceiling" "this host's ceiling for two guests"
-printf '   %-44s %8.3f\n' "bootrig's speedup / the ceiling" "$(echo "$speedup / $ceiling" | bc -l)"
+printf '   %-44s %8.3f   (%s)\n' "speedup by hand" "$ceiling" "two plain qemu on this host"
+printf '   %-44s %8.3f\n' "bootrig's speedup / by hand" "$(echo "$speedup / $ceiling" | bc -l)"
 
 # pair A B LABEL_A LABEL_B RATIO_LABEL [NOTE]: the medians of $out/t-A and
 # t-B and their ratio A/B.
