@@ -37,22 +37,33 @@ GUESTFS_LIBS := $(shell pkg-config --libs libguestfs 2>/dev/null)
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
-HOST_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ilib -Ibuilder -Irunner -Icompare \
+HOST_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ilib -Ibuilder -Irunner -Irunner/board -Icompare \
 	       -DBOOTRIG_VERSION='"$(VERSION)"' $(PKG_CFLAGS) -MMD -MP
 # -rdynamic: the modules call back into the executable (util, judge...).
 HOST_LIBS := $(PKG_LIBS) -lm -lpthread -ldl -rdynamic
 
 # Plugin modules: sources built into shared objects that bootrig loads when
-# a command needs them (lib/module.h), not into the executable. Their public
-# function is renamed module_<name> there; runner/backend.c and
+# a command needs them (lib/module.h), not into the executable. A module is
+# the objects of its sources (compiled with -fPIC into build/module-obj/ or
+# build/asan-module-obj/), linked with its library. Their public function
+# is renamed module_<name> there; runner/backend.c and
 # builder/sdimage-load.c define the usual name as a forwarder.
-MODULE_SRCS := runner/libvirt.c builder/sdimage.c
-MODULE_CFLAGS := -fPIC -shared -Dbackend_libvirt_new=module_backend_libvirt_new \
+VIRT_SRCS    := $(sort $(wildcard runner/libvirt/*.c))
+GUESTFS_SRCS := builder/sdimage.c
+MODULE_SRCS  := $(VIRT_SRCS) $(GUESTFS_SRCS)
+MODULE_CFLAGS := -fPIC -Dbackend_libvirt_new=module_backend_libvirt_new \
 	       -Dbuild_sd_image=module_build_sd_image
 MODULES     := $(BUILD)/modules/virt.so $(BUILD)/modules/guestfs.so
 SAN_MODULES := $(BUILD)/asan-modules/virt.so $(BUILD)/asan-modules/guestfs.so
+# mod_objs(FLAVOUR,SRCS): a module's objects (FLAVOUR module-obj or asan-module-obj).
+mod_objs = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(2))
+MODULE_OBJS := $(call mod_objs,module-obj,$(MODULE_SRCS)) \
+	       $(call mod_objs,asan-module-obj,$(MODULE_SRCS))
 
 HOST_SRCS := $(filter-out $(MODULE_SRCS),$(sort $(wildcard lib/*.c builder/*.c runner/*.c compare/*.c)))
+# The backends' folders (runner/<backend>/, backend.h) are host sources too,
+# but for those of a module.
+HOST_SRCS += $(filter-out $(MODULE_SRCS),$(sort $(wildcard runner/*/*.c)))
 MAIN_SRC  := lib/bootrig.c
 LIB_SRCS  := $(filter-out $(MAIN_SRC),$(HOST_SRCS))
 
@@ -88,18 +99,25 @@ $(BUILD)/bootrig: $(HOST_OBJS) | $(MODULES)
 $(BUILD)/bootrig-asan: $(SAN_OBJS) | $(SAN_MODULES)
 	$(call say,LD,$@)$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(HOST_LIBS) $(SAN_LIBS)
 
-# A module: one source compiled and linked with its library in one step.
-module_cc = $(call say,CCLD,$@)mkdir -p $(dir $@) && \
-	$(CC) $(HOST_CFLAGS) $(1) $(MODULE_CFLAGS) -MT $@ -MF $(@:.so=.d) -o $@ $< $(2)
+# A module: its objects linked with its library (ld_module(FLAGS,LIBS)).
+ld_module = $(call say,LD,$@)mkdir -p $(dir $@) && $(CC) $(HOST_CFLAGS) $(1) -shared -o $@ $^ $(2)
 
-$(BUILD)/modules/virt.so: runner/libvirt.c
-	$(call module_cc,,$(VIRT_LIBS))
-$(BUILD)/modules/guestfs.so: builder/sdimage.c
-	$(call module_cc,,$(GUESTFS_LIBS))
-$(BUILD)/asan-modules/virt.so: runner/libvirt.c
-	$(call module_cc,$(SAN_FLAGS) $(SAN_DEFS),$(VIRT_LIBS))
-$(BUILD)/asan-modules/guestfs.so: builder/sdimage.c
-	$(call module_cc,$(SAN_FLAGS) $(SAN_DEFS),$(GUESTFS_LIBS))
+$(BUILD)/modules/virt.so: $(call mod_objs,module-obj,$(VIRT_SRCS))
+	$(call ld_module,,$(VIRT_LIBS))
+$(BUILD)/modules/guestfs.so: $(call mod_objs,module-obj,$(GUESTFS_SRCS))
+	$(call ld_module,,$(GUESTFS_LIBS))
+$(BUILD)/asan-modules/virt.so: $(call mod_objs,asan-module-obj,$(VIRT_SRCS))
+	$(call ld_module,$(SAN_FLAGS),$(VIRT_LIBS))
+$(BUILD)/asan-modules/guestfs.so: $(call mod_objs,asan-module-obj,$(GUESTFS_SRCS))
+	$(call ld_module,$(SAN_FLAGS),$(GUESTFS_LIBS))
+
+$(BUILD)/module-obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) $(HOST_CFLAGS) $(MODULE_CFLAGS) -c -o $@ $<
+
+$(BUILD)/asan-module-obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(SAN_DEFS) $(MODULE_CFLAGS) -c -o $@ $<
 
 $(BUILD)/host/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -168,4 +186,4 @@ install: all
 clean:
 	rm -rf $(BUILD)
 
--include $(HOST_OBJS:.o=.d) $(SAN_OBJS:.o=.d) $(MODULES:.so=.d) $(SAN_MODULES:.so=.d)
+-include $(HOST_OBJS:.o=.d) $(SAN_OBJS:.o=.d) $(MODULE_OBJS:.o=.d)

@@ -1,9 +1,11 @@
 /*
  * backend.c: making a backend (backend.h): backend_new() picks libvirt or
- * the boards, and this file is the one place that knows libvirt lives in
- * the "virt" module (lib/module.h) and where libvirt's own log goes.
+ * the boards, backend_alloc() makes one from its table (backend-impl.h),
+ * and this file is the one place that knows libvirt lives in the "virt"
+ * module (lib/module.h) and where libvirt's own log goes.
  */
 #include "backend.h"
+#include "backend-impl.h"
 #include "module.h"
 #include "util.h"
 
@@ -50,8 +52,9 @@ static struct backend *unloadable_backend(const char *name, const char *accelera
 	return be;
 }
 
-/* The executable's backend_libvirt_new(): the virt module's (runner/libvirt.c,
- * built as module_backend_libvirt_new), loaded the first time. */
+/* The executable's backend_libvirt_new(): the virt module's
+ * (runner/libvirt/libvirt.c, built as module_backend_libvirt_new), loaded
+ * the first time. */
 struct backend *backend_libvirt_new(void)
 {
 	struct backend *(*new_backend)(void) =
@@ -59,6 +62,14 @@ struct backend *backend_libvirt_new(void)
 	if (!new_backend)
 		return unloadable_backend("libvirt", "tcg", true, module_error());
 	return new_backend();
+}
+
+struct backend *backend_alloc(const struct backend *ops, void *priv)
+{
+	struct backend *be = xmalloc(sizeof(*be));
+	*be = *ops;
+	be->priv = priv;
+	return be;
 }
 
 struct backend *backend_new(const char *board)

@@ -6,9 +6,10 @@
  * capture files and result.json, and is the same for every backend. Model:
  * redis ae.h / ae_epoll.c: one small fixed table of operations.
  *
- * Backends: libvirt (runner/libvirt.c, any URI; the default is the
- * embedded QEMU driver) and boards (runner/board*.c: serial console, power
- * control, U-Boot).
+ * Backends, each in a folder of its own: libvirt (runner/libvirt/, any
+ * URI; the default is the embedded QEMU driver; built as the "virt"
+ * module) and boards (runner/board/: serial console, power control,
+ * U-Boot). A backend's files make its table with backend-impl.h.
  *
  * Life of a backend and its machines (all calls from the runner's thread,
  * except that with be->threaded_ops set, prepare + power_on and stop of a
@@ -77,7 +78,7 @@ struct machine_spec {
 				      * ("shift=3,sleep=off"), or NULL: the wall clock */
 	bool icount_forced;          /* --clock icount: use TCG even where KVM works */
 	const char *accel;           /* libvirt: "auto", "kvm" or "tcg" (--accel, the
-				      * target's accel); see libvirt.c's accelerator rule */
+				      * target's accel); see runner/libvirt/hosts.c's accelerator rule */
 	const bool *avoid_hosts;     /* libvirt: [i] true: do not use host i (it failed
 				      * this boot before), or NULL */
 };
@@ -189,7 +190,7 @@ struct backend {
 };
 
 /*
- * backend_new: the backend for a run: the boards' (runner/board.c) when
+ * backend_new: the backend for a run: the boards' (runner/board/) when
  * board is not NULL (the board's name, opened later), else libvirt's.
  * libvirt's is made by the "virt" module (lib/module.h); when that module
  * cannot be loaded, the backend returned fails open() with the reason
@@ -197,8 +198,9 @@ struct backend {
  */
 struct backend *backend_new(const char *board);
 
-/* The two backends (backend_new() picks one). libvirt's is runner/libvirt.c,
- * in the virt module: this name, in the executable, loads it (backend.c). */
+/* The two backends (backend_new() picks one). libvirt's is
+ * runner/libvirt/libvirt.c, in the virt module: this name, in the
+ * executable, loads it (backend.c). */
 struct backend *backend_libvirt_new(void);
 struct backend *backend_board_new(void);
 

@@ -6,7 +6,7 @@
 # include of a lib/ file is checked against the headers of those folders.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
-upper=$(ls runner/*.h builder/*.h compare/*.h | sed 's|.*/||' | sort -u)
+upper=$(ls runner/*.h runner/*/*.h builder/*.h compare/*.h | sed 's|.*/||' | sort -u)
 bad=""
 for f in lib/*.c lib/*.h; do
 	for inc in $(sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^">]+)[">].*/\1/p' "$f"); do
@@ -22,7 +22,7 @@ done
 	not_ok "the upper layers' headers are found"
 [ -z "$bad" ] && ok "no lib/ file includes a header of runner/, builder/ or compare/" ||
 	not_ok "no lib/ file includes a header of runner/, builder/ or compare/" "$bad"
-weak=$(grep -ln "__attribute__((weak))\|#pragma weak" lib/* runner/* builder/* compare/* 2>/dev/null)
+weak=$(grep -ln "__attribute__((weak))\|#pragma weak" lib/* runner/* runner/*/* builder/* compare/* 2>/dev/null)
 [ -z "$weak" ] && ok "no weak symbols in the host code" || not_ok "no weak symbols in the host code" "$weak"
 # Every folder is on the include path, before the system's: a header named
 # as a standard C header, or one the C library's and zlib's headers include
@@ -33,14 +33,14 @@ math.h setjmp.h signal.h stdalign.h stdarg.h stdatomic.h stdbool.h stddef.h stdi
 stdlib.h stdnoreturn.h string.h tgmath.h threads.h time.h uchar.h wchar.h wctype.h
 features.h unistd.h fcntl.h sched.h pthread.h endian.h alloca.h zconf.h zlib.h"
 shadow=""
-for h in lib/*.h runner/*.h builder/*.h compare/*.h; do
+for h in lib/*.h runner/*.h runner/*/*.h builder/*.h compare/*.h; do
 	for name in $std; do [ "${h##*/}" = "$name" ] && shadow="$shadow $h"; done
 done
 [ -z "$shadow" ] && ok "no header takes a standard header's name" ||
 	not_ok "no header takes a standard header's name" "$shadow"
 # Every exit status is named (lib/exitcodes.h): no exit(), _exit() or
 # die_status() with a bare number in the host code.
-bare=$(grep -nE '(^|[^a-z_])(_?exit|die_status)\([0-9]+' lib/*.c runner/*.c builder/*.c compare/*.c)
+bare=$(grep -nE '(^|[^a-z_])(_?exit|die_status)\([0-9]+' lib/*.c runner/*.c runner/*/*.c builder/*.c compare/*.c)
 [ -z "$bare" ] && ok "every exit status is named in exitcodes.h" ||
 	not_ok "every exit status is named in exitcodes.h" "$bare"
 # The check itself: a file including judge.h is caught.

@@ -42,7 +42,7 @@ make_var() {
 	printf 'fuzz-print-%%:\n\t@echo $($*)\n' |
 		make -s --no-print-directory -f Makefile -f - "fuzz-print-$1"
 }
-cflags="-std=c11 -D_GNU_SOURCE -g -O1 -Wall -Ilib -Ibuilder -Irunner -Icompare \
+cflags="-std=c11 -D_GNU_SOURCE -g -O1 -Wall -Ilib -Ibuilder -Irunner -Irunner/board -Icompare \
 -DBOOTRIG_VERSION=\"fuzz\" -fsanitize=fuzzer-no-link,address,undefined \
 -fno-sanitize-recover=all -fno-omit-frame-pointer $(make_var PKG_CFLAGS)"
 libs=$(make_var HOST_LIBS)
@@ -60,14 +60,11 @@ compile() {
 	echo "$obj"
 }
 
-# The plugin modules' sources (libvirt, libguestfs) are not linked in: the
+# The host sources as the Makefile finds them, but main() (LIB_SRCS). The
+# plugin modules' sources (libvirt, libguestfs) are not among them: the
 # fuzz targets reach their functions through lib/module.c's forwarders.
-module_srcs=" $(make_var MODULE_SRCS) "
 objs=""
-for src in lib/*.c builder/*.c runner/*.c compare/*.c; do
-	[ -f "$src" ] || continue
-	[ "$src" = lib/bootrig.c ] && continue
-	case $module_srcs in *" $src "*) continue ;; esac
+for src in $(make_var LIB_SRCS); do
 	obj=$(compile "$src") || { echo "fuzz: cannot compile $src" >&2; exit 125; }
 	objs="$objs $obj"
 done

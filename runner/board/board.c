@@ -10,7 +10,7 @@
  * A boot: prepare() stages the files (the TFTP root, or an SD image);
  * power_on() opens the serial line (it may not exist yet), runs pre-power,
  * off, then on, and starts the board thread. The thread talks to U-Boot
- * (runner/uboot.c) and then forwards the console; every byte it reads goes
+ * (uboot.c) and then forwards the console; every byte it reads goes
  * through a pipe to the runner, who judges. A U-Boot error (the image or
  * its files are at fault) is retried `retries` times, each failed attempt
  * kept in <dir>/attempt-K/ (console.log, console.tlog, attempt.json); the
@@ -29,6 +29,7 @@
  * operations, and annotate.
  */
 #include "backend.h"
+#include "backend-impl.h"
 #include "board.h"
 #include "build.h"
 #include "capture.h"
@@ -942,26 +943,16 @@ static int board_annotate(struct machine *m, const char *dir)
 	return rc ? -1 : 0;
 }
 
+static const struct backend board_ops = {
+	.name = "board", .accelerator = "board",
+	BACKEND_OPS(board),
+	.release = board_release_machine, .result_section = board_result_section,
+	.annotate = board_annotate,
+};
+
 struct backend *backend_board_new(void)
 {
-	struct backend *be = xcalloc(1, sizeof(*be));
 	struct board_backend *bb = xcalloc(1, sizeof(*bb));
 	bb->lock_fd = -1;
-	be->name = "board";
-	be->accelerator = "board";
-	be->priv = bb;
-	be->open = board_open;
-	be->prepare = board_prepare;
-	be->power_on = board_power_on;
-	be->console_fd = board_console_fd;
-	be->console_read = board_console_read;
-	be->state = board_state;
-	be->stop = board_stop;
-	be->release = board_release_machine;
-	be->console_log_file = NULL;
-	be->emergency_stop = board_emergency_stop;
-	be->result_section = board_result_section;
-	be->annotate = board_annotate;
-	be->close = board_close;
-	return be;
+	return backend_alloc(&board_ops, bb);
 }
