@@ -22,7 +22,7 @@
  *   suites  = ( { name = "smoke"; tests = [ "lat_syscall" ]; samples = 11;
  *                 min_samples = 3; ci_target = 1.0;
  *                 repeat = 1; test_timeout = 120.0; } );
- *   boards  = ( { name = "sim-arm64-tftp"; ... } );   (runner/board*.c reads these)
+ *   boards  = ( { name = "sim-arm64-tftp"; ... } );   (runner/board/ reads these)
  *   files   = ( "/path/on/host:/path/in/initramfs" );
  *   hosts   = ( { name = "arm-box"; uri = "qemu+ssh://arm-box/system"; slots = 4;
  *                 pool = "/var/lib/bootrig/pool"; pool_max_mb = 4096; } );
@@ -60,7 +60,7 @@ struct target {
 	char *icount;          /* QEMU -icount options for TCG boots ("shift=3,sleep=off"),
 				* "" = off: the guest's clock then counts instructions,
 				* not host time (never with KVM) */
-	char *accel;           /* "auto" (default), "kvm" or "tcg": see runner/libvirt.c's
+	char *accel;           /* "auto" (default), "kvm" or "tcg": see runner/libvirt/hosts.c's
 				* accelerator rule; --accel overrides */
 	double kvm_proof;      /* timeouts.kvm_proof: how long a boot under a KVM not yet
 				* proven on this host may print no kernel output before
@@ -138,7 +138,7 @@ struct config_setting_t *config_find_board(const struct config *cfg, const char 
 					   const char **file);
 
 /*
- * The libconfig readers: config.c's own, and runner/board-config.c's for a
+ * The libconfig readers: config.c's own, and runner/board/board-config.c's for a
  * board. Each reads g's member key when it is there (absent: 0 and *out
  * unchanged) and reports a wrong one at its line, as
  * "FILE:LINE: message", or "FILE:LINE: WHAT 'NAME': message" when where

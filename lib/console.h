@@ -2,7 +2,7 @@
  * console.h: what bootrig knows of a kernel console's lines, in one place
  * for every reader of them: the judge and its crash detector (runner/),
  * the protocol decoder (lib/protocol.c), the log normalizer and logdiff
- * (compare/), the boards' serial line (runner/board.c).
+ * (compare/), the boards' serial line (runner/board/).
  *
  *   - controls: ANSI escape sequences (ECMA-48) and the bytes a line is
  *     cleaned of (console_escape_length, console_clean); the judge's

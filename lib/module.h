@@ -7,9 +7,9 @@
  * first time a command calls into them; `build`, `judge` and `compare`
  * start without them.
  *
- *   module    source              linked with   public function (renamed
+ *   module    sources             linked with   public function (renamed
  *                                               module_<name> in the .so)
- *   virt      runner/libvirt.c    -lvirt        backend_libvirt_new()
+ *   virt      runner/libvirt/     -lvirt        backend_libvirt_new()
  *   guestfs   builder/sdimage.c   -lguestfs     build_sd_image()
  *
  * The rest of bootrig calls those functions by their usual names

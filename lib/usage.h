@@ -32,7 +32,7 @@
  *          m->infra_reason: a serial line's last_error (serial.h: why the
  *          line is down, quoted for as long as it stays down), the U-Boot
  *          dialogue's error (uboot.h), the reason libvirt's event thread
- *          sets for a domain that failed (libvirt.c);
+ *          sets for a domain that failed (runner/libvirt/console.c);
  *        - module_error() (module.h): why the loader could not load a
  *          module; the forwarder (runner/backend.c, builder/sdimage-load.c)
  *          turns it into 2. or 3. The loader cannot print it itself: the
@@ -43,7 +43,7 @@
  *      several callers or runs under a boot, prints nothing: it writes a
  *      one-line reason into its caller's buffer (`char *why` and its size)
  *      and returns -1. cpio_walk() (builder/cpio.h), serial_parse(),
- *      power_run() and libvirt.c's helpers do. The caller either prints it
+ *      power_run() and the libvirt backend's helpers do. The caller either prints it
  *      inside its own sentence (2.: "IMAGE: not an initramfs: WHY") or
  *      passes it on as a boot's reason (3.), so a reason is printed once.
  *

@@ -84,7 +84,7 @@ struct live_boot {
 	bool worker_running;      /* handed to a worker and not yet joined */
 	atomic_bool worker_done;
 	int worker_rc;            /* the operation's 0 or -1 */
-	/* The accelerator rule (runner/libvirt.c): why an unproven KVM boot was
+	/* The accelerator rule (runner/libvirt/hosts.c): why an unproven KVM boot was
 	 * booted again under TCG (result.json "accelerator_fallback"), or NULL. */
 	char *kvm_failure;
 	int kvm_host;             /* the host that KVM attempt ran on */

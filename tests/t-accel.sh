@@ -1,5 +1,5 @@
 #!/bin/sh
-# t-accel.sh: the accelerator rule (runner/libvirt.c): KVM only once a real
+# t-accel.sh: the accelerator rule (runner/libvirt/hosts.c): KVM only once a real
 # boot under it printed kernel output; a boot under an unproven KVM that
 # prints nothing is booted again under TCG, never blamed on the kernel.
 #

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t-hosts.sh: many libvirt hosts (runner/libvirt.c): real libvirt daemons,
+# t-hosts.sh: many libvirt hosts (runner/libvirt/): real libvirt daemons,
 # reached over libvirt's remote protocol (qemu+tcp), get the kernels,
 # initramfs images and DTBs as volumes of our storage pool (uploaded once
 # per sha256, reused), give the console over the stream, and share a

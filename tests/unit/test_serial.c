@@ -1,5 +1,5 @@
 /*
- * test_serial.c: the serial line (runner/serial.c): URI parsing, the
+ * test_serial.c: the serial line (runner/board/serial.c): URI parsing, the
  * telnet filter (IAC escapes, option answers, sub-negotiation, sequences
  * split across reads), IAC doubling on writes, a tty (a pty) set raw at its
  * baud rate, a telnet server over TCP (ser2net's telnet mode), and

@@ -1,5 +1,5 @@
 /*
- * test_uboot.c: the U-Boot dialogue (runner/uboot.c) against a fake U-Boot
+ * test_uboot.c: the U-Boot dialogue (runner/board/uboot.c) against a fake U-Boot
  * on the other end of a socketpair: a thread that prints the banner and
  * the autoboot prompt, echoes what is typed, and answers each command as
  * Debian's U-Boot does (the prompt, a TFTP error, a bad image, "Starting

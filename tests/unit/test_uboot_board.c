@@ -1,5 +1,5 @@
 /*
- * test_uboot_board.c: a board's config (runner/board-config.c): the
+ * test_uboot_board.c: a board's config (runner/board/board-config.c): the
  * fields and their defaults, ${...} expansion (bootrig's names expanded,
  * U-Boot's left alone), and each mistake refused with exit 78 and its
  * FILE:LINE (an unknown key, a wrong type, a missing power action or
