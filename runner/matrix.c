@@ -11,11 +11,11 @@
  * Starting a machine and stopping one block for a while (libvirt: ~0.5 s
  * to create a domain and open its console; killing QEMU and destroying the
  * domain). With a backend that allows it (be->threaded_ops), each of these
- * runs in a worker thread (one per -j slot, made before the backend opens),
- * so that the loop keeps serving the other boots and -j 2 overlaps two
- * boots fully; the worker touches only
- * the boot's machine (m) and its power-on time, and wakes the loop
- * through a pipe. The judge, the capture and the output stay on the
+ * runs in a worker thread (one per -j slot, made before the backend opens:
+ * matrix-workers.c), so that the loop keeps serving the other boots and
+ * -j 2 overlaps two boots fully; the worker touches only the boot's
+ * machine (m) and its power-on time, and wakes the loop through a pipe.
+ * The judge, the capture and the output (matrix-report.c) stay on the
  * loop's thread. A boot's phase says who holds it:
  *
  *   STARTING  a worker prepares and powers the machine on
@@ -23,23 +23,17 @@
  *   STOPPING  a worker stops the machine (the boot is decided)
  *   DRAINING  the loop reads the console's last bytes (DRAIN_LIMIT)
  *
- * The file is divided into: signals and emergency cleanup; workers; one
- * boot's life; progress output; the summary; matrix_run().
+ * The file is divided into: signals and emergency cleanup; one boot's
+ * life; matrix_run(). What the loop's files share: matrix-live.h.
  */
-#include "matrix.h"
-#include "backend.h"
-#include "capture.h"
+#include "matrix-live.h"
 #include "config.h"
 #include "exitcodes.h"
-#include "result.h"
 #include "textsafe.h"
-#include "util.h"
 
 #include <errno.h>
 #include <json-c/json.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -57,43 +51,6 @@
 #define DEADLINE_SLACK 30.0
 /* How long the last console bytes may lag behind the machine's end. */
 #define DRAIN_LIMIT 1.0
-
-enum boot_phase { PHASE_STARTING, PHASE_RUNNING, PHASE_STOPPING, PHASE_DRAINING };
-
-/* A boot on its way (on the heap: a worker holds a pointer to it). */
-struct live_boot {
-	struct boot_job *job;
-	struct backend *be;       /* the run's backend, even for a boot that never
-				   * reached it (m.backend NULL) */
-	struct machine m;
-	struct judge *judge;
-	struct capture cap;
-	struct machine_spec spec; /* what prepare() got; spec.name owned */
-	enum boot_phase phase;
-	double t0;                /* monotonic time at power-on */
-	time_t started;
-	double deadline;          /* relative to t0 */
-	double closed_at;         /* console closed (relative), or -1 */
-	enum stage shown_stage;
-	/* The end, once decided. */
-	double end_t;             /* relative time when the boot was decided */
-	bool stopped_by_itself;   /* the machine ended on its own */
-	double drain_until;       /* monotonic: DRAINING ends then at the latest */
-	/* Its operation in a worker (STARTING, STOPPING). */
-	void *(*op)(void *);
-	bool worker_running;      /* handed to a worker and not yet joined */
-	atomic_bool worker_done;
-	int worker_rc;            /* the operation's 0 or -1 */
-	/* The accelerator rule (runner/libvirt/hosts.c): why an unproven KVM boot was
-	 * booted again under TCG (result.json "accelerator_fallback"), or NULL. */
-	char *kvm_failure;
-	int kvm_host;             /* the host that KVM attempt ran on */
-	/* Hosts (libvirt) that failed this boot: its next attempt avoids them;
-	 * every attempt, for result.json. */
-	bool avoid[BACKEND_MAX_HOSTS];
-	struct result_attempt *attempts;
-	size_t n_attempts;
-};
 
 /* ---------------------------------------------------------------- signals */
 
@@ -128,30 +85,12 @@ static void install_signals(void)
 	registered = true;
 }
 
-/* ---------------------------------------------------------------- workers */
+/* ---------------------------------------------------------------- one boot */
 
-/* Written by a worker that finished, read by the loop's poll(). */
-static int worker_pipe[2] = { -1, -1 };
-
-static void worker_wake(void)
+/* Worker (matrix-workers.c): prepare and power on b's machine; b->t0 is
+ * when the guest could run (power_on() returned). */
+static void start_machine(struct live_boot *b)
 {
-	char c = 1;
-	if (write(worker_pipe[1], &c, 1) < 0 && errno != EAGAIN)
-		warning("worker pipe: %s", strerror(errno));
-}
-
-static void worker_pipe_drain(void)
-{
-	char buf[64];
-	while (read(worker_pipe[0], buf, sizeof(buf)) > 0)
-		;
-}
-
-/* Worker: prepare and power on b's machine; b->t0 is when the guest could
- * run (power_on() returned). */
-static void *start_worker(void *arg)
-{
-	struct live_boot *b = arg;
 	struct backend *be = b->m.backend;
 	int rc = be->prepare(be, &b->m, &b->spec);
 	if (rc == 0) {
@@ -162,143 +101,12 @@ static void *start_worker(void *arg)
 			b->t0 = now_monotonic();
 	}
 	b->worker_rc = rc;
-	atomic_store(&b->worker_done, true);
-	worker_wake();
-	return NULL;
 }
 
 /* Worker: stop b's machine. */
-static void *stop_worker(void *arg)
+static void stop_machine(struct live_boot *b)
 {
-	struct live_boot *b = arg;
 	b->worker_rc = b->m.backend->stop(&b->m);
-	atomic_store(&b->worker_done, true);
-	worker_wake();
-	return NULL;
-}
-
-/*
- * The workers: a few threads, made before the backend is opened and kept
- * until the run ends, that take one operation at a time from a queue.
- * Made before open(): libvirt loads its drivers (with thread-local data)
- * at open, and threads made after that and ended during the run left
- * LeakSanitizer stale thread data to trip on at exit.
- */
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t work;          /* an operation waits, or quit */
-	pthread_cond_t done;          /* an operation ended */
-	struct live_boot **queue;     /* FIFO of boots whose op waits */
-	size_t head, len, cap;
-	pthread_t *threads;
-	int n;
-	bool quit;
-} pool = { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER,
-	   .done = PTHREAD_COND_INITIALIZER };
-
-static void *pool_thread(void *arg)
-{
-	(void)arg;
-	pthread_mutex_lock(&pool.lock);
-	for (;;) {
-		while (!pool.len && !pool.quit)
-			pthread_cond_wait(&pool.work, &pool.lock);
-		if (!pool.len)
-			break;
-		struct live_boot *b = pool.queue[pool.head];
-		pool.head = (pool.head + 1) % pool.cap;
-		pool.len--;
-		pthread_mutex_unlock(&pool.lock);
-		b->op(b);
-		pthread_mutex_lock(&pool.lock);
-		pthread_cond_broadcast(&pool.done);
-	}
-	pthread_mutex_unlock(&pool.lock);
-	return NULL;
-}
-
-/* Starts n workers (fewer if threads cannot be made); they never take
- * SIGINT/SIGTERM: the loop's thread does. */
-static void pool_start(int n)
-{
-	pool.cap = (size_t)n;
-	pool.queue = xcalloc(pool.cap, sizeof(*pool.queue));
-	pool.head = pool.len = 0;
-	pool.quit = false;
-	pool.threads = xcalloc((size_t)n, sizeof(*pool.threads));
-	pool.n = 0;
-	sigset_t stop, old;
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &stop, &old);
-	for (int i = 0; i < n; i++) {
-		int rc = pthread_create(&pool.threads[pool.n], NULL, pool_thread, NULL);
-		if (rc) {
-			warning("cannot start a worker thread: %s", strerror(rc));
-			break;
-		}
-		pool.n++;
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
-/* Ends the workers (every operation must have been joined). */
-static void pool_stop(void)
-{
-	pthread_mutex_lock(&pool.lock);
-	pool.quit = true;
-	pthread_cond_broadcast(&pool.work);
-	pthread_mutex_unlock(&pool.lock);
-	for (int i = 0; i < pool.n; i++)
-		pthread_join(pool.threads[i], NULL);
-	free(pool.threads);
-	free(pool.queue);
-	pool.threads = NULL;
-	pool.queue = NULL;
-	pool.n = 0;
-}
-
-/*
- * run_worker: has a worker run fn(b) when the backend allows it (and
- * there are workers), else runs it at once in this thread; either way the
- * loop learns of the end from b->worker_done (and the pipe). A boot has
- * one operation at a time, so the queue (one slot per worker, one worker
- * per boot at once) never overflows.
- */
-static void run_worker(struct live_boot *b, void *(*fn)(void *))
-{
-	atomic_store(&b->worker_done, false);
-	b->op = fn;
-	if (!b->m.backend->threaded_ops || !pool.n) {
-		fn(b);
-		return;
-	}
-	pthread_mutex_lock(&pool.lock);
-	pool.queue[(pool.head + pool.len) % pool.cap] = b;
-	pool.len++;
-	b->worker_running = true;
-	pthread_cond_signal(&pool.work);
-	pthread_mutex_unlock(&pool.lock);
-}
-
-/* Waits until b's operation, if any, has ended. */
-static void join_worker(struct live_boot *b)
-{
-	if (!b->worker_running)
-		return;
-	pthread_mutex_lock(&pool.lock);
-	while (!atomic_load(&b->worker_done))
-		pthread_cond_wait(&pool.done, &pool.lock);
-	pthread_mutex_unlock(&pool.lock);
-	b->worker_running = false;
-}
-
-/* ---------------------------------------------------------------- one boot */
-
-static double since(const struct live_boot *b)
-{
-	return now_monotonic() - b->t0;
 }
 
 /* The sum of the stage limits: the safety-net deadline. */
@@ -342,18 +150,9 @@ static bool pump_console(struct live_boot *b)
 	}
 }
 
-static void progress_clear_active(void);
 static bool boot_again_under_tcg(struct live_boot *b);
 static bool boot_elsewhere(struct live_boot *b, const char *why);
 static void record_attempt(struct live_boot *b, const char *error);
-
-/* One plain event line on stderr (live lines, if any, are cleared first). */
-static void print_event(const struct live_boot *b, const char *what)
-{
-	progress_clear_active();
-	fprintf(stderr, "bootrig: [%s %s %d] %s\n", term_str(b->job->kernel_id),
-		term_str(b->job->variant), b->job->boot, term_str(what));
-}
 
 /*
  * drain_console: after the machine stopped, the last bytes may still be on
@@ -450,7 +249,7 @@ static int write_boot(struct live_boot *b, double t)
 	job->done = true;
 	char *what = xasprintf("%s in %.1fs%s%s", verdict_name(job->verdict), t,
 			       *job->reason ? ": " : "", job->reason);
-	print_event(b, what);
+	report_event(b, what);
 	free(what);
 	return rc;
 }
@@ -489,7 +288,7 @@ static void end_boot(struct live_boot *b, bool stopped_by_itself)
 		return;
 	}
 	b->phase = PHASE_STOPPING;
-	run_worker(b, stop_worker);
+	workers_run(b, stop_machine);
 }
 
 /* Ends a boot that could not start: INFRA_ERROR with the backend's reason. */
@@ -541,7 +340,7 @@ static bool start_boot(struct backend *be, const struct config *cfg, struct boot
 	b->deadline = total_limit(&job->limits);
 	b->m.backend = be;
 	b->phase = PHASE_STARTING;
-	run_worker(b, start_worker);
+	workers_run(b, start_machine);
 	return true;
 }
 
@@ -552,7 +351,7 @@ static bool start_boot(struct backend *be, const struct config *cfg, struct boot
  */
 static bool started(struct live_boot *b)
 {
-	join_worker(b);
+	workers_join(b);
 	if (b->worker_rc < 0 && kernel_refused(b->m.infra_reason)) {
 		warning("%s: %s", b->job->kernel_id, b->m.infra_reason);
 		finish_boot(b, true);
@@ -570,7 +369,7 @@ static bool started(struct live_boot *b)
 		return false;
 	}
 	b->phase = PHASE_RUNNING;
-	print_event(b, "started");
+	report_event(b, "started");
 	return true;
 }
 
@@ -648,9 +447,9 @@ static void restart_boot(struct live_boot *b, const char *attempt_dir, const cha
 	b->t0 = 0;
 	b->started = 0;
 	b->stopped_by_itself = false;
-	print_event(b, event);
+	report_event(b, event);
 	b->phase = PHASE_STARTING;
-	run_worker(b, start_worker);
+	workers_run(b, start_machine);
 }
 
 /*
@@ -749,7 +548,7 @@ static bool advance_boot(struct live_boot *b)
 	case PHASE_STOPPING:
 		if (!done)
 			return false;
-		join_worker(b);
+		workers_join(b);
 		if (b->worker_rc < 0)
 			judge_infra_error(b->judge, b->m.infra_reason);
 		b->phase = PHASE_DRAINING;
@@ -770,13 +569,13 @@ static bool advance_boot(struct live_boot *b)
 static void abandon_boot(struct live_boot *b)
 {
 	struct backend *be = b->m.backend;
-	join_worker(b);
+	workers_join(b);
 	if (b->m.priv) {
 		be->stop(&b->m);
 		be->release(&b->m);
 	}
 	b->job->interrupted = true;
-	print_event(b, "interrupted: machine stopped, no result");
+	report_event(b, "interrupted: machine stopped, no result");
 }
 
 static void free_live(struct live_boot *b)
@@ -788,118 +587,6 @@ static void free_live(struct live_boot *b)
 	judge_free(b->judge);
 	capture_release(&b->cap);
 	free((char *)b->spec.name);
-}
-
-/* ---------------------------------------------------------------- progress */
-
-/* Live lines on a terminal: one per running boot, redrawn in place. */
-struct progress {
-	bool tty;
-	int drawn;                /* lines drawn last time */
-	double last;
-};
-
-static struct progress *active_progress;
-
-static void progress_clear(struct progress *p)
-{
-	if (!p || !p->tty || !p->drawn)
-		return;
-	fprintf(stderr, "\033[%dA\033[J", p->drawn);
-	p->drawn = 0;
-}
-
-static void progress_clear_active(void)
-{
-	progress_clear(active_progress);
-}
-
-/* Redraws the live lines: at once after they were cleared, else twice a
- * second. */
-static void progress_draw(struct progress *p, struct live_boot **live, int n_live)
-{
-	if (!p->tty || (p->drawn && now_monotonic() - p->last < 0.5))
-		return;
-	progress_clear(p);
-	for (int i = 0; i < n_live; i++) {
-		struct live_boot *b = live[i];
-		bool starting = b->phase == PHASE_STARTING;
-		fprintf(stderr, "  %-40.40s %-12.12s #%-3d %-9s %7.1fs\n", term_str(b->job->kernel_id),
-			term_str(b->job->variant), b->job->boot,
-			starting ? "starting" : stage_name(judge_stage(b->judge)),
-			starting ? 0.0 : since(b));
-	}
-	p->drawn = n_live;
-	p->last = now_monotonic();
-}
-
-/* Off a terminal: one plain line when a boot enters a stage. */
-static void progress_stages(struct progress *p, struct live_boot **live, int n_live)
-{
-	if (p->tty)
-		return;
-	for (int i = 0; i < n_live; i++) {
-		struct live_boot *b = live[i];
-		if (b->phase == PHASE_STARTING)
-			continue;
-		enum stage s = judge_stage(b->judge);
-		if (s == b->shown_stage)
-			continue;
-		b->shown_stage = s;
-		char *what = xasprintf("stage %s at %.2fs", stage_name(s), since(b));
-		print_event(b, what);
-		free(what);
-	}
-}
-
-/* ---------------------------------------------------------------- summary */
-
-/* qsort: boot jobs by summary_rank. */
-static int by_summary_rank(const void *a, const void *b)
-{
-	const struct boot_job *x = *(const struct boot_job *const *)a;
-	const struct boot_job *y = *(const struct boot_job *const *)b;
-	return (x->summary_rank > y->summary_rank) - (x->summary_rank < y->summary_rank);
-}
-
-/* The table on stdout, in kernel, variant, boot order (the boots ran
- * repeat by repeat). */
-static void print_summary(const struct run_plan *plan)
-{
-	printf("%-40s %-12s %3s  %-11s %8s  %s\n", "kernel", "variant", "n", "verdict", "duration",
-	       "ABIs");
-	const struct boot_job **order = xcalloc(plan->n_jobs ? plan->n_jobs : 1, sizeof(*order));
-	for (size_t i = 0; i < plan->n_jobs; i++)
-		order[i] = &plan->jobs[i];
-	qsort(order, plan->n_jobs, sizeof(*order), by_summary_rank);
-	for (size_t i = 0; i < plan->n_jobs; i++) {
-		const struct boot_job *job = order[i];
-		const char *verdict = job->done ? verdict_name(job->verdict)
-					: job->interrupted ? "INTERRUPTED" : "NOT RUN";
-		printf("%-40s %-12s %3d  %-11s %7.1fs  %s\n", term_str(job->kernel_id),
-		       term_str(job->variant), job->boot, verdict, job->duration, term_str(job->abis));
-		if (job->done && job->reason && *job->reason)
-			printf("%56s %s\n", "", term_str(job->reason));
-	}
-	free(order);
-	fflush(stdout);
-}
-
-/* The contract's exit status for what happened. */
-static int plan_exit_status(const struct run_plan *plan)
-{
-	if (interrupted_by)
-		return interrupted_by == SIGTERM ? EXIT_SIGTERM : EXIT_SIGINT;
-	int worst = -1;
-	enum verdict wv = VERDICT_PASS;
-	for (size_t i = 0; i < plan->n_jobs; i++) {
-		const struct boot_job *job = &plan->jobs[i];
-		if (job->done && verdict_severity(job->verdict) > worst) {
-			worst = verdict_severity(job->verdict);
-			wv = job->verdict;
-		}
-	}
-	return worst < 0 ? EXIT_INFRA : verdict_exit_code(wv);
 }
 
 /* ---------------------------------------------------------------- the loop */
@@ -927,7 +614,7 @@ static void wait_for_events(struct live_boot **live, int n_live)
 {
 	struct pollfd fds[n_live + 1];
 	nfds_t n = 0;
-	fds[n++] = (struct pollfd){ .fd = worker_pipe[0], .events = POLLIN };
+	fds[n++] = (struct pollfd){ .fd = workers_fd(), .events = POLLIN };
 	for (int i = 0; i < n_live; i++) {
 		struct live_boot *b = live[i];
 		if (b->phase == PHASE_RUNNING || b->phase == PHASE_DRAINING)
@@ -936,7 +623,7 @@ static void wait_for_events(struct live_boot **live, int n_live)
 	}
 	if (poll(fds, n, TICK_MS) < 0 && errno != EINTR)
 		warning("poll: %s", strerror(errno));
-	worker_pipe_drain();
+	workers_drain();
 }
 
 int matrix_run(struct run_plan *plan)
@@ -948,22 +635,20 @@ int matrix_run(struct run_plan *plan)
 	if ((size_t)parallel > plan->n_jobs)
 		parallel = plan->n_jobs ? (int)plan->n_jobs : 1;
 	if (be->threaded_ops)
-		pool_start(parallel);
+		workers_start(parallel);
 	if (be->open(be, plan->where) < 0) {
-		pool_stop();
+		workers_stop();
 		fail_all(plan, *be->error ? be->error : "the backend could not be opened");
-		print_summary(plan);
+		report_summary(plan);
 		be->close(be);
 		return EXIT_INFRA;
 	}
 	emergency_backend = be;
-	if (worker_pipe[0] < 0 && pipe2(worker_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
-		die("pipe: %s", strerror(errno));
+	workers_open_pipe();
 	struct live_boot **live = xcalloc((size_t)parallel, sizeof(*live));
 	int n_live = 0, seq = 0;
 	size_t next = 0;
-	struct progress progress = { .tty = isatty(STDERR_FILENO) == 1 };
-	active_progress = &progress;
+	report_start();
 	while (!interrupted_by && (next < plan->n_jobs || n_live > 0)) {
 		while (!interrupted_by && n_live < parallel && next < plan->n_jobs) {
 			struct live_boot *b = xcalloc(1, sizeof(*b));
@@ -974,9 +659,9 @@ int matrix_run(struct run_plan *plan)
 				free(b);
 			}
 		}
-		progress_draw(&progress, live, n_live);
+		report_live(live, n_live);
 		wait_for_events(live, n_live);
-		progress_stages(&progress, live, n_live);
+		report_stages(live, n_live);
 		for (int i = 0; i < n_live && !interrupted_by; i++) {
 			if (!advance_boot(live[i]))
 				continue;
@@ -986,21 +671,20 @@ int matrix_run(struct run_plan *plan)
 			i--;
 		}
 	}
-	progress_clear(&progress);
-	active_progress = NULL;
+	report_end();
 	for (int i = 0; i < n_live; i++)   /* every operation under way ends first */
-		join_worker(live[i]);
+		workers_join(live[i]);
 	for (int i = 0; i < n_live; i++) {
 		abandon_boot(live[i]);
 		free_live(live[i]);
 		free(live[i]);
 	}
 	free(live);
-	pool_stop();
+	workers_stop();
 	be->close(be);
 	emergency_backend = NULL;
-	print_summary(plan);
-	return plan_exit_status(plan);
+	report_summary(plan);
+	return report_exit_status(plan, interrupted_by);
 }
 
 void boot_job_release(struct boot_job *job)
@@ -1010,3 +694,4 @@ void boot_job_release(struct boot_job *job)
 	free(job->abis);
 	free(job->reason);
 }
+
