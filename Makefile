@@ -61,10 +61,10 @@ MODULE_OBJS := $(call mod_objs,module-obj,$(MODULE_SRCS)) \
 	       $(call mod_objs,asan-module-obj,$(MODULE_SRCS))
 
 HOST_SRCS := $(filter-out $(MODULE_SRCS),$(sort $(wildcard lib/*.c builder/*.c runner/*.c compare/*.c)))
+MAIN_SRC  := lib/bootrig.c
 # The backends' folders (runner/<backend>/, backend.h) are host sources too,
 # but for those of a module.
 HOST_SRCS += $(filter-out $(MODULE_SRCS),$(sort $(wildcard runner/*/*.c)))
-MAIN_SRC  := lib/bootrig.c
 LIB_SRCS  := $(filter-out $(MAIN_SRC),$(HOST_SRCS))
 
 # Two flavours of the host objects: the release one and one built with
