@@ -6,7 +6,7 @@
  * capture files and result.json, and is the same for every backend. Model:
  * redis ae.h / ae_epoll.c: one small fixed table of operations.
  *
- * Backends, each in a folder of its own: libvirt (runner/libvirt/, any
+ * Backends, each a group of files of its own: libvirt (runner/libvirt/, any
  * URI; the default is the embedded QEMU driver; built as the "virt"
  * module) and boards (runner/board/: serial console, power control,
  * U-Boot). A backend's files make its table with backend-impl.h.
