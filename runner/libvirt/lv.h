@@ -195,9 +195,9 @@ int format_reason(char *buf, size_t size, const char *fmt, ...);
 
 /* ---- hosts.c */
 
-/* Is the embedded host h's target t bootable here, or a daemon's host's
- * capabilities offer t's arch and machine? Else why (if not NULL) says
- * what is missing. */
+/* Can h boot t: the embedded driver has t's emulator here, a daemon's
+ * host's capabilities have t's arch and machine? Else why (if not NULL)
+ * says what is missing. */
 bool host_can_boot(const struct lv_host *h, const struct target *t, char *why, size_t len);
 /* The emulator h's capabilities name for t's arch (malloc'd), or NULL. */
 char *host_emulator(const struct lv_host *h, const struct target *t);
