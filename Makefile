@@ -6,8 +6,8 @@
 #   make bench      performance figures, each against a baseline run here
 #   make install    PREFIX (/usr/local) and DESTDIR honoured
 #
-# Host sources are found by wildcard: a new .c file in lib/, builder/, runner/
-# or compare/ is part of build/bootrig without touching this file. The guest
+# Host sources are found by wildcard: a new .c file in lib/, judge/, builder/,
+# runner/ or compare/ is part of build/bootrig without touching this file. The guest
 # side has its own fragment, initramfs/guest.mk.
 
 VERSION   := 0.1.0
@@ -37,7 +37,7 @@ GUESTFS_LIBS := $(shell pkg-config --libs libguestfs 2>/dev/null)
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
-HOST_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ilib -Ibuilder -Irunner -Icompare \
+HOST_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ilib -Ijudge -Ibuilder -Irunner -Icompare \
 	       -DBOOTRIG_VERSION='"$(VERSION)"' $(PKG_CFLAGS) -MMD -MP
 # -rdynamic: the modules call back into the executable (util, judge...).
 HOST_LIBS := $(PKG_LIBS) -lm -lpthread -ldl -rdynamic
@@ -52,7 +52,7 @@ MODULE_CFLAGS := -fPIC -shared -Dbackend_libvirt_new=module_backend_libvirt_new 
 MODULES     := $(BUILD)/modules/virt.so $(BUILD)/modules/guestfs.so
 SAN_MODULES := $(BUILD)/asan-modules/virt.so $(BUILD)/asan-modules/guestfs.so
 
-HOST_SRCS := $(filter-out $(MODULE_SRCS),$(sort $(wildcard lib/*.c builder/*.c runner/*.c compare/*.c)))
+HOST_SRCS := $(filter-out $(MODULE_SRCS),$(sort $(wildcard lib/*.c judge/*.c builder/*.c runner/*.c compare/*.c)))
 MAIN_SRC  := lib/bootrig.c
 LIB_SRCS  := $(filter-out $(MAIN_SRC),$(HOST_SRCS))
 
