@@ -114,6 +114,19 @@ struct header {
 extern const struct header crash_headers[];
 extern const size_t crash_nheaders;
 
+/* A line that starts a boot (crash.c: banner()); a second boot on one
+ * console is an event, crash_reboot_title. */
+struct boot_line {
+	const char *needle;
+	bool at_start;          /* needle starts the line, else anywhere */
+	bool early;             /* printed before the banner: a reboot is seen there */
+	bool progress;          /* names the kernel stage (crash_line_progress()) */
+};
+
+extern const struct boot_line crash_boot_lines[];
+extern const size_t crash_nboot_lines;
+extern const char crash_reboot_title[];
+
 /* The firmware's failures (before any kernel banner), NULL-terminated. */
 extern const char *const crash_firmware_errors[];
 

@@ -51,16 +51,9 @@ const char *const crash_skip_overflow[] = { "bad_stack", NULL };
 /* syzkaller's usercopy skips: usercopy_abort, __check_object_size, ... */
 const char *const crash_skip_usercopy[] = { "usercopy", "__check", "check_heap_object", NULL };
 
-/*
- * The headers, most specific first: the first match wins. Each entry
- * names the kernel source file that prints it (linux 6.1 unless said);
- * tests/tools/judge-catalogue.c checks every header those files print
- * against this table, and that every entry is needed by one of them.
- * "joins" lists the kinds of an open report that this line belongs to
- * (x86 prints "BUG: unable to handle page fault", then "Oops:").
- */
+/* The headers, most specific first: the first match wins. */
 const struct header crash_headers[] = {
-	/* kernel/panic.c: panic() */
+	/* kernel/panic.c: panic() ("Kernel panic - not syncing: %s") */
 	{ CONSOLE_PANIC, false, CRASH_PANIC, true, ST_PANIC, NULL, 0, NULL, NULL, false },
 	/* mm/kasan/report.c */
 	{ "BUG: KASAN: ", false, CRASH_KASAN, false, ST_SANITIZER, "KASAN", 0, NULL, NULL, false },
@@ -72,7 +65,7 @@ const struct header crash_headers[] = {
 	{ "BUG: KCSAN: ", false, CRASH_KCSAN, false, ST_KCSAN, NULL, 0, NULL, NULL, false },
 	/* lib/ubsan.c: ubsan_prologue() */
 	{ "UBSAN: ", true, CRASH_UBSAN, false, ST_UBSAN, NULL, 0, skip_ubsan, NULL, false },
-	/* kernel/watchdog.c: watchdog_timer_fn() */
+	/* kernel/watchdog.c: watchdog_timer_fn() ("BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]") */
 	{ "BUG: soft lockup", false, CRASH_SOFT_LOCKUP, false, ST_STALL, "BUG: soft lockup", 0, NULL,
 	  NULL, false },
 	/* kernel/watchdog_hld.c: watchdog_overflow_callback() */
@@ -98,10 +91,12 @@ const struct header crash_headers[] = {
 	/* kernel/workqueue.c: process_one_work() (the function: "last function: f") */
 	{ "BUG: workqueue leaked lock or atomic", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
 	  "BUG: workqueue leaked lock or atomic", 0, NULL, NULL, false },
-	/* mm/kmemleak.c: print_unreferenced() */
+	/* mm/kmemleak.c: print_unreferenced() ("unreferenced object 0x%08lx (size %zu):"), then
+	 * its "backtrace:"; syzbot's "memory leak in F", F the allocating caller */
 	{ "unreferenced object 0x", true, CRASH_KMEMLEAK, false, ST_LEAK, "memory leak",
 	  K(CRASH_KMEMLEAK), skip_leak, NULL, false },
-	/* mm/kmemleak.c: kmemleak_scan() */
+	/* mm/kmemleak.c: kmemleak_scan() ("%d new suspected memory leaks (see
+	 * /sys/kernel/debug/kmemleak)"); the leak that follows takes its place */
 	{ "new suspected memory leaks", false, CRASH_KMEMLEAK, false, ST_FIXED,
 	  "kmemleak: new suspected memory leaks", K(CRASH_KMEMLEAK), NULL, NULL, false },
 	/* kernel/locking/lockdep.c: print_circular_bug_header() */
@@ -162,7 +157,9 @@ const struct header crash_headers[] = {
 	  false },
 	/* kernel/locking/spinlock_debug.c: rwlock_bug() */
 	{ "BUG: rwlock ", true, CRASH_LOCKDEP, false, ST_HEAD, "", 0, skip_spin, " on CPU", false },
-	/* lib/smp_processor_id.c: check_preemption_disabled() */
+	/* lib/smp_processor_id.c: check_preemption_disabled() ("BUG: using %s%s() in
+	 * preemptible [%08x] code: %s/%d"): syzbot's "BUG: using smp_processor_id() in
+	 * preemptible code in F", F the stack's first frame past the check */
 	{ "BUG: using ", true, CRASH_WARNING, false, ST_HEAD, " in preemptible code", 0,
 	  skip_preempt, " in preemptible", false },
 	/* kernel/sched/core.c: __might_resched() */
@@ -294,7 +291,8 @@ const struct header crash_headers[] = {
 	/* lib/refcount.c: refcount_warn_saturate(), the WARN's message */
 	{ "refcount_t: ", true, CRASH_WARNING, false, ST_PRELUDE, "WARNING: refcount bug", 0,
 	  crash_skip_refcount, NULL, true },
-	/* kernel/panic.c: __warn() ("WARNING: CPU: %d PID: %d at %pS"), lib/bug.c */
+	/* kernel/panic.c: __warn() ("WARNING: CPU: %d PID: %d at %s:%d %pS", "WARNING: CPU: %d
+	 * PID: %d at %pS"), lib/bug.c */
 	{ "WARNING: ", true, CRASH_WARNING, false, ST_WARNING, NULL, 0, NULL, NULL, false },
 };
 
@@ -302,6 +300,29 @@ const size_t crash_nheaders = ARRAY_SIZE(crash_headers);
 
 _Static_assert(ARRAY_SIZE(crash_headers) <= 256,
 	       "crash_detector.ignored and anywhere_index hold 256");
+
+/*
+ * The lines that start a boot, early ones first (a line that is both is
+ * early). A second boot on one console, with no report that explains it, is
+ * an event of its own: kind CRASH_REBOOT, fatal, titled as syzbot does
+ * (tests/fixtures/crash/boot-reboot-cloud-arm64.log). An early line (printed
+ * before the banner) marks the reboot when it follows a banner, even if the
+ * new banner never comes; the banner after it is then the same reboot.
+ */
+const char crash_reboot_title[] = "unexpected kernel reboot";
+
+const struct boot_line crash_boot_lines[] = {
+	/* arch/x86/boot/compressed/misc.c: extract_kernel() ("done.\nBooting the kernel
+	 * (entry_offset: 0x%08lx).\n"; "Booting the kernel.\n" before 6.1) */
+	{ "Booting the kernel", true, true, false },
+	/* arch/arm64/kernel/setup.c: smp_setup_processor_id() ("Booting Linux on physical CPU
+	 * 0x%010lx [0x%08x]\n"), arch/arm/kernel/setup.c ("... CPU 0x%x\n") */
+	{ "Booting Linux on physical CPU", false, true, true },
+	/* init/main.c: start_kernel() pr_notice("%s", linux_banner) ("Linux version %s ...") */
+	{ CONSOLE_BANNER, true, false, true },
+};
+
+const size_t crash_nboot_lines = ARRAY_SIZE(crash_boot_lines);
 
 /* The firmware's failures (before any kernel banner). */
 const char *const crash_firmware_errors[] = {

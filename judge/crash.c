@@ -159,16 +159,22 @@ static void index_headers(void)
 	}
 }
 
-/* The progress messages (crash_line_progress()), anywhere in a line. */
-static const char *const banner_needles[] = { "Booting Linux on physical CPU", NULL };
+/* Does the stripped line s hold the boot line b where b says? */
+static bool boot_line_in(const struct boot_line *b, const char *s, size_t n)
+{
+	return b->at_start ? starts(s, n, b->needle) : find(s, n, b->needle) != NULL;
+}
 
 /* What a stripped line says of the boot's progress (the banner first). */
 static enum crash_progress progress_of(const char *s, size_t n)
 {
-	if (starts(s, n, CONSOLE_BANNER))
-		return CRASH_PROGRESS_BANNER;
-	for (const char *const *p = banner_needles; *p; p++)
-		if (find(s, n, *p))
+	for (size_t i = 0; i < crash_nboot_lines; i++)
+		if (crash_boot_lines[i].progress && crash_boot_lines[i].at_start &&
+		    boot_line_in(&crash_boot_lines[i], s, n))
+			return CRASH_PROGRESS_BANNER;
+	for (size_t i = 0; i < crash_nboot_lines; i++)
+		if (crash_boot_lines[i].progress && !crash_boot_lines[i].at_start &&
+		    boot_line_in(&crash_boot_lines[i], s, n))
 			return CRASH_PROGRESS_BANNER;
 	for (const char *const *p = console_stop_needles; *p; p++)
 		if (find(s, n, *p))
@@ -212,8 +218,9 @@ static void index_needles(void)
 		push_needle(needles, &n, more[i]);
 	for (const char *const *f = crash_firmware_errors; *f; f++)
 		push_needle(needles, &n, *f);
-	for (const char *const *p = banner_needles; *p; p++)
-		push_needle(needles, &n, *p);
+	for (size_t i = 0; i < crash_nboot_lines; i++)
+		if (!crash_boot_lines[i].at_start)
+			push_needle(needles, &n, crash_boot_lines[i].needle);
 	for (const char *const *p = console_stop_needles; *p; p++)
 		push_needle(needles, &n, *p);
 	needle_set_init(&anywhere_needles, needles, n);
@@ -234,9 +241,11 @@ static bool starts_special(const char *s, size_t n)
 	case '-':
 		return crash_is_rule_line(s, n);
 	case 'L':
-		return starts(s, n, CONSOLE_BANNER);
 	case 'B':
-		return starts(s, n, "Booting the kernel");
+		for (size_t i = 0; i < crash_nboot_lines; i++)
+			if (crash_boot_lines[i].at_start && starts(s, n, crash_boot_lines[i].needle))
+				return true;
+		return false;
 	case 'O':
 		return starts(s, n, "ODEBUG: ");
 	case 'r':
@@ -491,21 +500,23 @@ static bool firmware_error(const char *s, size_t n)
  */
 static bool banner(struct crash_detector *d, const char *s, size_t n, long lineno, double t)
 {
-	bool early = starts(s, n, "Booting the kernel") || find(s, n, "Booting Linux on physical CPU");
-	if (!early && !starts(s, n, CONSOLE_BANNER))
+	const struct boot_line *b = NULL;
+	for (size_t i = 0; i < crash_nboot_lines && !b; i++)
+		if (boot_line_in(&crash_boot_lines[i], s, n))
+			b = &crash_boot_lines[i];
+	if (!b)
 		return false;
 	close_report(d);
-	if (early) {
+	if (b->early) {
 		if (d->banners >= 1 && !d->reboot_pending) {
 			d->reboot_pending = true;
-			add_line_event(d, CRASH_REBOOT, true, xstrdup("unexpected kernel reboot"), s, n,
+			add_line_event(d, CRASH_REBOOT, true, xstrdup(crash_reboot_title), s, n,
 				       lineno, t);
 		}
 		return true;
 	}
 	if (++d->banners >= 2 && !d->reboot_pending)
-		add_line_event(d, CRASH_REBOOT, true, xstrdup("unexpected kernel reboot"), s, n,
-			       lineno, t);
+		add_line_event(d, CRASH_REBOOT, true, xstrdup(crash_reboot_title), s, n, lineno, t);
 	d->reboot_pending = false;
 	return true;
 }
