@@ -1,5 +1,5 @@
 /*
- * test_protocol.c: unit tests of the result-protocol decoder (lib/protocol.c)
+ * test_protocol.c: unit tests of the result-protocol decoder (judge/protocol.c)
  * against the cases a serial console really produces: records cut by kernel
  * messages, flipped bytes, lost, duplicated and reordered lines, CRLF, ANSI
  * escapes, NUL bytes, huge lines, and streams that end early.
