@@ -6,8 +6,8 @@
 #   make bench      performance figures, each against a baseline run here
 #   make install    PREFIX (/usr/local) and DESTDIR honoured
 #
-# Host sources are found by wildcard: a new .c file in lib/, builder/, runner/
-# or compare/ is part of build/bootrig without touching this file. The guest
+# Host sources are found by wildcard: a new .c file in lib/, judge/, builder/,
+# runner/ or compare/ is part of build/bootrig without touching this file. The guest
 # side has its own fragment, initramfs/guest.mk.
 
 VERSION   := 0.1.0
@@ -37,7 +37,7 @@ GUESTFS_LIBS := $(shell pkg-config --libs libguestfs 2>/dev/null)
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
-HOST_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ilib -Ibuilder -Irunner -Irunner/board -Icompare \
+HOST_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ilib -Ijudge -Ibuilder -Irunner -Irunner/board -Icompare \
 	       -DBOOTRIG_VERSION='"$(VERSION)"' $(PKG_CFLAGS) -MMD -MP
 # -rdynamic: the modules call back into the executable (util, judge...).
 HOST_LIBS := $(PKG_LIBS) -lm -lpthread -ldl -rdynamic
@@ -60,7 +60,7 @@ mod_objs = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(2))
 MODULE_OBJS := $(call mod_objs,module-obj,$(MODULE_SRCS)) \
 	       $(call mod_objs,asan-module-obj,$(MODULE_SRCS))
 
-HOST_SRCS := $(filter-out $(MODULE_SRCS),$(sort $(wildcard lib/*.c builder/*.c runner/*.c compare/*.c)))
+HOST_SRCS := $(filter-out $(MODULE_SRCS),$(sort $(wildcard lib/*.c judge/*.c builder/*.c runner/*.c compare/*.c)))
 MAIN_SRC  := lib/bootrig.c
 # The backends' folders (runner/<backend>/, backend.h) are host sources too,
 # but for those of a module.

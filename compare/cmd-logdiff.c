@@ -4,7 +4,7 @@
  *
  * A and B are console logs (console.log from bootrig, or any capture), or a
  * boot's directory (its console.log), or a results directory (its first
- * boot). Each log goes through the judge (runner/judge.h), as `bootrig
+ * boot). Each log goes through the judge (judge/judge.h), as `bootrig
  * judge` does, with printk times. The report has three parts, most
  * important first: the judge's verdicts and the kernel failure events one
  * log has and the other lacks, matched by title; milestones side by side

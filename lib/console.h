@@ -1,12 +1,18 @@
 /*
  * console.h: what bootrig knows of a kernel console's lines, in one place
+<<<<<<< HEAD
  * for every reader of them: the judge and its crash detector (runner/),
  * the protocol decoder (lib/protocol.c), the log normalizer and logdiff
  * (compare/), the boards' serial line (runner/board/).
+=======
+ * for every reader of them: the judge and its crash detector (judge/),
+ * the protocol decoder (judge/protocol.c), the log normalizer and logdiff
+ * (compare/), the boards' serial line (runner/board.c).
+>>>>>>> judge
  *
  *   - controls: ANSI escape sequences (ECMA-48) and the bytes a line is
  *     cleaned of (console_escape_length, console_clean); the judge's
- *     streaming reader (runner/judge.c feed_byte) applies the same rule a
+ *     streaming reader (judge/judge.c feed_byte) applies the same rule a
  *     byte at a time, and lib/textsafe.h renders text for a terminal;
  *   - prefixes: printk's "<6>[    1.234567] [    T1] " (console_strip_prefix)
  *     and a console.tlog's host time "[0001.234567] " (console_tlog_stamp);

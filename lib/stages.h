@@ -1,8 +1,8 @@
 /*
  * stages.h: the stages of a boot and the time limits on them, what the
  * configuration (lib/config.h: a target's timeouts) gives the judge
- * (runner/judge.h). Both layers read them from here, so lib/ needs nothing
- * from runner/.
+ * (judge/judge.h). Both layers read them from here, so lib/ needs nothing
+ * from judge/.
  *
  *   firmware -> kernel ("Linux version") -> init (the protocol's BEGIN)
  *            -> results (first test record) -> end (END) -> poweroff

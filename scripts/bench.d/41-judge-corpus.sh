@@ -7,7 +7,7 @@
 #     naive   the usual CI grep: a log "crashed" when a line matches
 #             Kernel panic|Oops|BUG:|WARNING:|Call Trace|Call trace|
 #             Unable to handle|INFO: task|UBSAN:|general protection (baseline);
-#     judge   bootrig's judge (runner/judge.c + crash.c), through
+#     judge   bootrig's judge (judge/judge.c + judge/crash*.c), through
 #             build/tests/tools/judge-corpus --stats;
 #   for each: crash logs detected, clean logs flagged, and for the judge the
 #   titles that are exact and the functions it names right; the ratio

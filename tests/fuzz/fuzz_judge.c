@@ -1,5 +1,5 @@
 /*
- * fuzz_judge.c: libFuzzer target for the console judge (runner/judge.c).
+ * fuzz_judge.c: libFuzzer target for the console judge (judge/judge.c).
  * Input: console bytes, fed in chunks of varying size (as a serial line
  * delivers them) with growing host times, asking judge_should_stop() after
  * each like a runner does; then the machine stops, the verdict is decided

@@ -2,7 +2,7 @@
 # tests/fuzz/run-fuzz.sh [short|long|build] [TARGET...]
 #
 # Builds the libFuzzer targets (tests/fuzz/fuzz_*.c) with clang against the
-# host sources (lib/ builder/ runner/ compare/, without lib/bootrig.c), with
+# host sources (lib/ judge/ builder/ runner/ compare/, without lib/bootrig.c), with
 # AddressSanitizer and UBSan, and runs each one:
 #   short  ~20 s a target (make check, through tests/t-fuzz.sh)
 #   long   10 min a target (make fuzz); FUZZ_SECONDS overrides either
@@ -42,7 +42,7 @@ make_var() {
 	printf 'fuzz-print-%%:\n\t@echo $($*)\n' |
 		make -s --no-print-directory -f Makefile -f - "fuzz-print-$1"
 }
-cflags="-std=c11 -D_GNU_SOURCE -g -O1 -Wall -Ilib -Ibuilder -Irunner -Irunner/board -Icompare \
+cflags="-std=c11 -D_GNU_SOURCE -g -O1 -Wall -Ilib -Ijudge -Ibuilder -Irunner -Irunner/board -Icompare \
 -DBOOTRIG_VERSION=\"fuzz\" -fsanitize=fuzzer-no-link,address,undefined \
 -fno-sanitize-recover=all -fno-omit-frame-pointer $(make_var PKG_CFLAGS)"
 libs=$(make_var HOST_LIBS)
@@ -53,7 +53,7 @@ compile() {
 	src=$1
 	obj=$out/obj/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')
 	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] ||
-	   [ -n "$(find lib builder runner compare -name '*.h' -newer "$obj" 2>/dev/null | head -n 1)" ]; then
+	   [ -n "$(find lib judge builder runner compare -name '*.h' -newer "$obj" 2>/dev/null | head -n 1)" ]; then
 		# shellcheck disable=SC2086
 		$CLANG $cflags -c -o "$obj" "$src" || return 1
 	fi

@@ -1,5 +1,5 @@
 /*
- * judge-catalogue: the judge's header table (runner/crash.c) against the
+ * judge-catalogue: the judge's header table (judge/crash-table.c) against the
  * kernel's own reporting code.
  *
  *   judge-catalogue [-x EXTRA] [-d] [-g GOLDEN | -w GOLDEN] SRCDIR

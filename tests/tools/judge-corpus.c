@@ -121,8 +121,12 @@ static void score(struct scores *s, const struct expected *e, json_object *got)
 		const char *in = strstr(e->title[k], " in ");
 		s->titles++;
 		s->titles_right += ev && !strcmp(field(ev, "title"), e->title[k]);
+		/* the title ends in its function: after the last " in " ("BUG: using
+		 * smp_processor_id() in preemptible code in F"), of which the first
+		 * word (KCSAN names two: "data-race in f / g") */
+		for (const char *later = in; later; later = strstr(in + 4, " in "))
+			in = later;
 		if (in) {
-			/* the function is the first word after " in " (KCSAN names two) */
 			size_t len = strcspn(in + 4, " ");
 			const char *fn = ev ? field(ev, "function") : "";
 			s->functions++;

@@ -1,6 +1,6 @@
 /*
- * test_judge.c: unit tests of the boot judge (runner/judge.c) and its crash
- * detector (runner/crash.c): stages, timeouts, when to stop, every verdict
+ * test_judge.c: unit tests of the boot judge (judge/judge.c) and its crash
+ * detector (judge/crash.c): stages, timeouts, when to stop, every verdict
  * and its reason, what result.json gets, and what a serial console does to
  * the bytes (chunks cut anywhere, CRLF, a lone CR, ANSI escapes, NUL bytes,
  * a megabyte line). The crash corpus itself is checked by tests/t-judge.sh.

@@ -1,5 +1,5 @@
 /*
- * test_judge_api.c: the judge's typed accessors (runner/judge.h:
+ * test_judge_api.c: the judge's typed accessors (judge/judge.h:
  * judge_stage_time, judge_event_at, judge_event_count, judge_event_json,
  * judge_test_at, judge_metric_at, judge_verdict) say exactly what judge_to_json() puts in
  * result.json, row for row: the commands that read a judge (`bootrig judge`,

@@ -1,6 +1,6 @@
 /*
- * test_needle_set.c: unit tests of the judge's fast paths (runner/crash.c,
- * runner/judge.c): the needle set that lets most console lines through
+ * test_needle_set.c: unit tests of the judge's fast paths (judge/crash.c,
+ * judge/judge.c): the needle set that lets most console lines through
  * with one scan, checked against memmem() on random lines full of near
  * misses, for every stride; the progress lines (banner, power-off) the
  * crash detector names for the judge's stages; and the line assembly's

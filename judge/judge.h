@@ -12,7 +12,7 @@
  * judge_limits). It finds kernel failures (panic, oops, BUG, WARNING, KASAN,
  * lockdep, RCU stalls, lockups, hung tasks, an unexpected reboot, ...) and
  * turns each into an event with a syzbot-style title. It decodes the result
- * protocol (lib/protocol.h) into sysinfo, the ABI table, tests and metrics.
+ * protocol (judge/protocol.h) into sysinfo, the ABI table, tests and metrics.
  *
  * Verdicts, in this order of precedence (judge.c decides):
  *   INFRA_ERROR  judge_infra_error() was called: the kernel is not blamed;
@@ -37,7 +37,7 @@
  * (up to CRASH_MAX_EVENTS, crash.h; the verdict counts the others too);
  * duplicated or reordered record lines are listed but lose nothing;
  * records after END and a metric twice in one test run are not read, and
- * FAIL (lib/protocol.h).
+ * FAIL (judge/protocol.h).
  *
  * Bounds: what the judge keeps does not grow with the console: a line is
  * read as its first 64 KiB and its last 16 KiB, records are kept up to

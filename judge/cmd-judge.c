@@ -3,7 +3,7 @@
  * judge (judge.h) over a saved console log, from bootrig or from anywhere
  * else (LAVA, a terminal capture).
  *
- * The log is read as a stream (runner/judgelog.h: each line's time from a
+ * The log is read as a stream (judge/judgelog.h: each line's time from a
  * console.tlog's or the kernel's printk stamps; at most --max-bytes of it,
  * 4 GiB by default, so that an endless input like /dev/zero ends, judged
  * as cut: INFRA_ERROR unless a kernel report was seen); a log with no

@@ -11,7 +11,7 @@
  * one event with a title by syzbot's convention ("WARNING in foo", "KASAN:
  * use-after-free Read in bar", "kernel panic: REASON", "BUG: unable to
  * handle kernel NULL pointer dereference in f"), addresses and numbers
- * replaced by ADDR and NUM. The header table (runner/crash.c) names for
+ * replaced by ADDR and NUM. The header table (judge/crash-table.c) names for
  * each entry the kernel file that prints it; tests/t-judge-catalogue.sh
  * checks it against linux-source-6.1.
  *

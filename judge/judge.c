@@ -9,15 +9,16 @@
  * last LINE_TAIL bytes in a ring: a longer line is read as its start and its
  * end, so a report printed after megabytes of text on one line is still
  * found. Each line goes to three readers:
- *   - the crash detector (runner/crash.c: reports and their titles; it
+ *   - the crash detector (judge/crash.c: reports and their titles; it
  *     also names the kernel banner and power-off messages),
  *   - the stage tracker, from what the detector named,
- *   - the protocol decoder (lib/protocol.c), whose records fill sysinfo,
+ *   - the protocol decoder (judge/protocol.h), whose records fill sysinfo,
  *     the ABI table, tests and metrics, and move the init/results/end stages.
  * Speed (the judge reads a console at hundreds of MB/s): plain text is
  * taken in runs, a whole line that lies in its chunk is read in place, and
  * the records are kept as given and turned into JSON only by
- * judge_to_json() (a console may carry a great many METRIC records).
+ * judge_to_json() (judge-json.c: a console may carry a great many METRIC
+ * records; judge-internal.h holds what the two files share).
  * judge_finish() then decides the verdict, in this order:
  *   INFRA_ERROR  the host failed (judge_infra_error);
  *   PANIC        a fatal kernel event: panic, Oops, kernel BUG, page fault,
@@ -37,111 +38,16 @@
  * A non-fatal event whose title matches a known issue of the target
  * (judge_expect_event) is kept and marked "expected", and decides nothing.
  */
-#include "judge.h"
-#include "crash.h"
+#include "judge-internal.h"
 #include "exitcodes.h"
-#include "protocol.h"
 #include "textsafe.h"
 #include "util.h"
 
 #include <fnmatch.h>
-#include <math.h>
-#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A line is read as its first LINE_HEAD bytes, LINE_SEAM, and its last
- * LINE_TAIL bytes (the seam keeps a match from spanning the cut). */
-#define LINE_HEAD 65536
-#define LINE_TAIL 16384
-#define LINE_SEAM " [...] "
-#define MAX_PROTOCOL_EVENTS 32
-/* Bounds on what the records keep (a guest printing records forever):
- * record text for result.json, and tests started but not yet reported. */
-#define MAX_KEPT_BYTES (8 << 20)
-#define MAX_STARTED 1024
-#define PANIC_QUIET 5.0         /* seconds of silence that end a panic */
-
-struct started_test {
-	char *abi, *test;
-};
-
-/* A protocol problem that lost data: an event of kind "protocol". */
-struct protocol_event {
-	char *title, *excerpt;
-	long line;
-	double time;
-};
-
-struct judge {
-	struct judge_limits limits;
-	char **expected;                /* title patterns of known issues */
-	size_t nexpected;
-	struct crash_detector *crash;
-	struct decoder *decoder;
-
-	/* line assembly: the head, then the last LINE_TAIL bytes in a ring */
-	struct strbuf line;
-	char *tail;                     /* LINE_TAIL bytes, once a line needs it */
-	size_t tail_len, tail_pos;      /* bytes held, next write in the ring */
-	bool tail_dropped;              /* the ring overwrote bytes */
-	struct strbuf joined;           /* head, seam and tail of a long line */
-	double line_t;
-	int esc;                        /* 0 none, 1 after ESC, 2 in CSI */
-	bool cr;                        /* a '\r' waits for what follows */
-	long lineno;
-	bool any_output;
-	double last_output;
-
-	/* stages: when each began, -1 when never */
-	enum stage stage;
-	double stage_t[STAGE_COUNT];
-	bool banner, poweroff_seen, machine_stopped;
-	double stopped_t;
-
-	/* timeouts */
-	bool timed_out;
-	char *timeout_reason;
-
-	/* events the crash detector did not keep (CRASH_MAX_EVENTS) */
-	size_t dropped_counted;         /* of them, not known issues */
-	char *dropped_title;            /* the first of those that is not fatal */
-
-	char *cut_reason;               /* judge_console_cut() */
-
-	bool infra;
-	char *infra_reason;
-	double infra_t;                 /* the last output before it */
-
-	/* what the records said: the records that fill result.json are kept
-	 * as given and turned into JSON by judge_to_json() only (a console
-	 * may carry a great many METRIC records); the verdict's facts are
-	 * taken as they come */
-	struct proto_record *kept;
-	size_t nkept, kept_alloc;
-	size_t kept_bytes, records_not_kept;
-	size_t started_not_kept;        /* TEST starts past MAX_STARTED */
-	struct protocol_event protocol_events[MAX_PROTOCOL_EVENTS];
-	size_t nprotocol_events;
-	size_t nerrors;
-	char *first_error;
-	char *provoke[3];               /* the last PROVOKE record's kind, status, reason */
-	struct started_test *started;
-	size_t nstarted;
-	bool end_seen;
-	uint64_t end_tests, end_passed, end_failed, end_timeout;
-	size_t results, results_failed;
-	char *first_test_failure;
-
-	bool finished;
-	enum verdict verdict;
-	char *reason;
-	double end_t;
-};
-
 /* ---------------------------------------------------------- records */
-
-static bool is_expected(const struct judge *j, const struct crash_event *e);
 
 /* Moves to stage s at time t; stages only move forward (skipped ones stay unknown). */
 static void set_stage(struct judge *j, enum stage s, double t)
@@ -150,192 +56,6 @@ static void set_stage(struct judge *j, enum stage s, double t)
 		return;
 	j->stage = s;
 	j->stage_t[s] = t;
-}
-
-/* Sets o[key] to the string v ("" for NULL), valid UTF-8 (textsafe.h). */
-static void put_string(json_object *o, const char *key, const char *v)
-{
-	json_object_object_add(o, key, json_cstring_utf8(v ? v : ""));
-}
-
-/* Adds v under the literal key, new in the fresh object o (no copy, no lookup). */
-static void add_new(json_object *o, const char *key, json_object *v)
-{
-	json_object_object_add_ex(o, key, v,
-				  JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT);
-}
-
-/* A record field, or "" when absent. */
-static const char *field_or_empty(const struct proto_record *rec, const char *key)
-{
-	const char *v = proto_get(rec, key);
-	return v ? v : "";
-}
-
-/* A numeric field as a JSON number, or null when absent or malformed. */
-static json_object *number_field(const struct proto_record *rec, const char *key, bool integer)
-{
-	if (integer) {
-		uint64_t u;
-		return proto_get_u64(rec, key, &u) ? json_object_new_int64((int64_t)u) : NULL;
-	}
-	double d;
-	return proto_get_double(rec, key, &d) ? json_object_new_double(d) : NULL;
-}
-
-/* The JSON of the kept records (judge_to_json's sysinfo ... init_errors). */
-struct records_json {
-	json_object *sysinfo, *abis, *tests, *metrics, *plan, *errors;
-};
-
-/* SYSINFO: uname, CPUs, memory, uptime and command line into sysinfo. */
-static void sysinfo_json(struct records_json *out, const struct proto_record *rec)
-{
-	static const char *const strings[] = { "release", "version", "machine", "cmdline" };
-	for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
-		if (proto_get(rec, strings[i]))
-			put_string(out->sysinfo, strings[i], proto_get(rec, strings[i]));
-	json_object_object_add(out->sysinfo, "cpus", number_field(rec, "cpus", true));
-	json_object_object_add(out->sysinfo, "memtotal_kb", number_field(rec, "memtotal_kb", true));
-	json_object_object_add(out->sysinfo, "uptime", number_field(rec, "uptime", false));
-}
-
-/* ABI: one row of the ABI table (status, and the reason when not ok). */
-static void abi_json(struct records_json *out, const struct proto_record *rec)
-{
-	const char *abi = proto_get(rec, "abi");
-	if (!abi)
-		return;
-	json_object *o = json_object_new_object();
-	add_new(o, "status", json_cstring_utf8(field_or_empty(rec, "status")));
-	if (proto_get(rec, "reason"))
-		add_new(o, "reason", json_cstring_utf8(proto_get(rec, "reason")));
-	json_object_add_utf8_key(out->abis, abi, o);
-}
-
-/* PLAN: kept as given (the last one wins). */
-static void plan_json(struct records_json *out, const struct proto_record *rec)
-{
-	json_object_put(out->plan);
-	out->plan = json_object_new_object();
-	for (size_t i = 0; i < rec->nfields; i++)
-		put_string(out->plan, rec->fields[i].key, rec->fields[i].value);
-}
-
-/* RESULT: a row of tests. */
-static void result_json(struct records_json *out, const struct proto_record *rec)
-{
-	static const char *const strings[] = { "abi", "test", "status", "reason" };
-	json_object *o = json_object_new_object();
-	for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
-		add_new(o, strings[i], json_cstring_utf8(field_or_empty(rec, strings[i])));
-	add_new(o, "ms", number_field(rec, "ms", true));
-	json_object_array_add(out->tests, o);
-}
-
-/* METRIC: a row of metrics with every sample; bad numbers become null. */
-static void metric_json(struct records_json *out, const struct proto_record *rec)
-{
-	static const char *const strings[] = { "abi", "test", "name", "unit", "better" };
-	static const char *const numbers[] = { "median", "min", "max", "mean", "stddev",
-					       "cycles", "instructions" };
-	/* the adaptive sampling's fields (absent from older guests' records) */
-	static const char *const optional[] = { "ci", "ci_target" };
-	json_object *o = json_object_new_object();
-	for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
-		add_new(o, strings[i], json_cstring_utf8(field_or_empty(rec, strings[i])));
-	add_new(o, "n", number_field(rec, "n", true));
-	for (size_t i = 0; i < ARRAY_SIZE(numbers); i++)
-		add_new(o, numbers[i], number_field(rec, numbers[i], false));
-	for (size_t i = 0; i < ARRAY_SIZE(optional); i++)
-		if (proto_get(rec, optional[i]))
-			add_new(o, optional[i], number_field(rec, optional[i], false));
-	if (proto_get(rec, "stop"))
-		add_new(o, "stop", json_cstring_utf8(proto_get(rec, "stop")));
-	if (proto_get(rec, "iters"))
-		add_new(o, "iters", number_field(rec, "iters", true));
-	double *samples;
-	size_t n;
-	json_object *arr = json_object_new_array();
-	const char *list = proto_get(rec, "samples");
-	if (list && proto_parse_list(list, &samples, &n)) {
-		for (size_t i = 0; i < n; i++)
-			json_object_array_add(arr, json_object_new_double(samples[i]));
-		free(samples);
-	}
-	add_new(o, "samples", arr);
-	if (proto_get(rec, "counters"))
-		add_new(o, "counters", json_cstring_utf8(proto_get(rec, "counters")));
-	json_object_array_add(out->metrics, o);
-}
-
-/* Is kept record k the first ABI record of its ABI? */
-static bool first_of_abi(const struct judge *j, size_t k, const char *abi)
-{
-	for (size_t i = 0; i < k; i++)
-		if (j->kept[i].kind == PROTO_KIND_ABI && proto_get(&j->kept[i], "abi") &&
-		    !strcmp(proto_get(&j->kept[i], "abi"), abi))
-			return false;
-	return true;
-}
-
-bool judge_abi_at(const struct judge *j, size_t i, struct judge_abi *row)
-{
-	size_t seen = 0;
-	for (size_t k = 0; k < j->nkept; k++) {
-		const char *abi = proto_get(&j->kept[k], "abi");
-		if (j->kept[k].kind != PROTO_KIND_ABI || !abi || !first_of_abi(j, k, abi) ||
-		    seen++ != i)
-			continue;
-		row->abi = abi;
-		/* the last record of that ABI decides, as in result.json */
-		for (size_t l = k; l < j->nkept; l++) {
-			const char *same = proto_get(&j->kept[l], "abi");
-			if (j->kept[l].kind == PROTO_KIND_ABI && same && !strcmp(same, abi)) {
-				row->status = field_or_empty(&j->kept[l], "status");
-				row->reason = proto_get(&j->kept[l], "reason");
-			}
-		}
-		return true;
-	}
-	return false;
-}
-
-/* Builds the JSON of every kept record, in the order they came. */
-static void build_records_json(const struct judge *j, struct records_json *out)
-{
-	out->sysinfo = json_object_new_object();
-	out->abis = json_object_new_object();
-	out->tests = json_object_new_array();
-	out->metrics = json_object_new_array();
-	out->plan = NULL;
-	out->errors = json_object_new_array();
-	for (size_t i = 0; i < j->nkept; i++) {
-		const struct proto_record *rec = &j->kept[i];
-		switch (rec->kind) {
-		case PROTO_KIND_SYSINFO:
-			sysinfo_json(out, rec);
-			break;
-		case PROTO_KIND_ABI:
-			abi_json(out, rec);
-			break;
-		case PROTO_KIND_PLAN:
-			plan_json(out, rec);
-			break;
-		case PROTO_KIND_RESULT:
-			result_json(out, rec);
-			break;
-		case PROTO_KIND_METRIC:
-			metric_json(out, rec);
-			break;
-		case PROTO_KIND_ERROR:
-			json_object_array_add(out->errors, json_cstring_utf8(
-				field_or_empty(rec, "reason")));
-			break;
-		default:
-			break;
-		}
-	}
 }
 
 /* A copy of rec's fields in one allocation: the array, then the keys and values. */
@@ -391,8 +111,8 @@ static void on_test_start(struct judge *j, const struct proto_record *rec)
 		return;
 	}
 	j->started = xrealloc(j->started, (j->nstarted + 1) * sizeof(*j->started));
-	j->started[j->nstarted].abi = xstrdup(field_or_empty(rec, "abi"));
-	j->started[j->nstarted].test = xstrdup(field_or_empty(rec, "test"));
+	j->started[j->nstarted].abi = xstrdup(judge_field_or_empty(rec, "abi"));
+	j->started[j->nstarted].test = xstrdup(judge_field_or_empty(rec, "test"));
 	j->nstarted++;
 }
 
@@ -412,10 +132,10 @@ static void forget_started(struct judge *j, const char *abi, const char *test)
 /* RESULT: closes its test; the first non-PASS one is kept for the reason. */
 static void on_result(struct judge *j, const struct proto_record *rec)
 {
-	const char *abi = field_or_empty(rec, "abi");
-	const char *test = field_or_empty(rec, "test");
-	const char *status = field_or_empty(rec, "status");
-	const char *reason = field_or_empty(rec, "reason");
+	const char *abi = judge_field_or_empty(rec, "abi");
+	const char *test = judge_field_or_empty(rec, "test");
+	const char *status = judge_field_or_empty(rec, "status");
+	const char *reason = judge_field_or_empty(rec, "reason");
 	forget_started(j, abi, test);
 	j->results++;
 	if (strcmp(status, "PASS")) {
@@ -430,16 +150,16 @@ static void on_result(struct judge *j, const struct proto_record *rec)
 static void on_error(struct judge *j, const struct proto_record *rec)
 {
 	if (!j->nerrors++)
-		j->first_error = xstrdup(field_or_empty(rec, "reason"));
+		j->first_error = xstrdup(judge_field_or_empty(rec, "reason"));
 }
 
 /* PROVOKE (bootrig run --provoke): its kind, status and reason or result,
  * the last record's. */
 static void on_provoke(struct judge *j, const struct proto_record *rec)
 {
-	const char *v[3] = { field_or_empty(rec, "kind"), field_or_empty(rec, "status"),
-			     proto_get(rec, "reason") ? field_or_empty(rec, "reason")
-						      : field_or_empty(rec, "result") };
+	const char *v[3] = { judge_field_or_empty(rec, "kind"), judge_field_or_empty(rec, "status"),
+			     proto_get(rec, "reason") ? judge_field_or_empty(rec, "reason")
+						      : judge_field_or_empty(rec, "result") };
 	for (int i = 0; i < 3; i++) {
 		free(j->provoke[i]);
 		j->provoke[i] = xstrdup(v[i]);
@@ -503,7 +223,7 @@ static void on_record(void *ctx, const struct proto_record *rec)
 static void on_dropped_event(void *ctx, const struct crash_event *e)
 {
 	struct judge *j = ctx;
-	if (e->kind == CRASH_FIRMWARE_ERROR || is_expected(j, e))
+	if (e->kind == CRASH_FIRMWARE_ERROR || judge_is_expected(j, e))
 		return;
 	j->dropped_counted++;
 	if (!e->fatal && !j->dropped_title)
@@ -930,7 +650,7 @@ void judge_expect_event(struct judge *j, const char *title_pattern)
 }
 
 /* Is e a known issue? Only a non-fatal event can be: a crash is never. */
-static bool is_expected(const struct judge *j, const struct crash_event *e)
+bool judge_is_expected(const struct judge *j, const struct crash_event *e)
 {
 	if (e->fatal)
 		return false;
@@ -945,7 +665,7 @@ static size_t counted_events(const struct judge *j)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < crash_event_count(j->crash); i++)
-		n += !is_expected(j, crash_event_at(j->crash, i));
+		n += !judge_is_expected(j, crash_event_at(j->crash, i));
 	return n;
 }
 
@@ -953,7 +673,7 @@ static const struct crash_event *first_event(const struct judge *j, bool fatal)
 {
 	for (size_t i = 0; i < crash_event_count(j->crash); i++) {
 		const struct crash_event *e = crash_event_at(j->crash, i);
-		if (e->fatal == fatal && e->kind != CRASH_FIRMWARE_ERROR && !is_expected(j, e))
+		if (e->fatal == fatal && e->kind != CRASH_FIRMWARE_ERROR && !judge_is_expected(j, e))
 			return e;
 	}
 	return NULL;
@@ -1125,187 +845,6 @@ enum stage judge_stage(const struct judge *j)
 	return j->stage;
 }
 
-/* ------------------------------------------------------- accessors */
-
-double judge_stage_time(const struct judge *j, enum stage s)
-{
-	return (unsigned)s < STAGE_COUNT ? j->stage_t[s] : -1;
-}
-
-bool judge_event_at(const struct judge *j, size_t i, struct judge_event *e)
-{
-	size_t ncrash = crash_event_count(j->crash);
-	if (i < ncrash) {
-		const struct crash_event *c = crash_event_at(j->crash, i);
-		*e = (struct judge_event){ crash_kind_name(c->kind), c->title, c->function,
-					   c->excerpt, c->line, c->time, c->fatal,
-					   is_expected(j, c), c };
-		return true;
-	}
-	i -= ncrash;
-	if (i < j->nprotocol_events) {
-		const struct protocol_event *p = &j->protocol_events[i];
-		*e = (struct judge_event){ "protocol", p->title, "", p->excerpt, p->line, p->time,
-					   false, false, NULL };
-		return true;
-	}
-	if (i > j->nprotocol_events || !j->infra)
-		return false;
-	/* the host failure stands after the last line read */
-	*e = (struct judge_event){ "infra", j->infra_reason ? j->infra_reason : "", "", "",
-				   j->lineno, j->infra_t, false, false, NULL };
-	return true;
-}
-
-/* The i-th kept record of kind (from 0), or NULL: the rows of result.json's
- * "tests" and "metrics" are the kept records in the order they came. */
-static const struct proto_record *kept_nth(const struct judge *j, enum proto_kind kind, size_t i)
-{
-	for (size_t k = 0; k < j->nkept; k++)
-		if (j->kept[k].kind == kind && i-- == 0)
-			return &j->kept[k];
-	return NULL;
-}
-
-size_t judge_event_count(const struct judge *j)
-{
-	return crash_event_count(j->crash) + j->nprotocol_events + (j->infra ? 1 : 0);
-}
-
-bool judge_test_at(const struct judge *j, size_t i, struct judge_test *row)
-{
-	const struct proto_record *rec = kept_nth(j, PROTO_KIND_RESULT, i);
-	if (!rec)
-		return false;
-	*row = (struct judge_test){ field_or_empty(rec, "abi"), field_or_empty(rec, "test"),
-				    field_or_empty(rec, "status"), field_or_empty(rec, "reason"),
-				    false, 0 };
-	row->has_ms = proto_get_u64(rec, "ms", &row->ms);
-	return true;
-}
-
-/* A numeric field, or NAN when absent or malformed. */
-static double double_or_nan(const struct proto_record *rec, const char *key)
-{
-	double d;
-	return proto_get_double(rec, key, &d) ? d : NAN;
-}
-
-bool judge_metric_at(const struct judge *j, size_t i, struct judge_metric *row)
-{
-	const struct proto_record *rec = kept_nth(j, PROTO_KIND_METRIC, i);
-	if (!rec)
-		return false;
-	*row = (struct judge_metric){
-		field_or_empty(rec, "abi"), field_or_empty(rec, "test"),
-		field_or_empty(rec, "name"), field_or_empty(rec, "unit"),
-		field_or_empty(rec, "better"), false, 0,
-		double_or_nan(rec, "median"), double_or_nan(rec, "min"),
-		double_or_nan(rec, "max"), double_or_nan(rec, "mean"),
-		double_or_nan(rec, "stddev"), proto_get(rec, "samples"),
-	};
-	row->has_n = proto_get_u64(rec, "n", &row->n);
-	return true;
-}
-
-/* ------------------------------------------------------------ JSON */
-
-/* An event as result.json has it: a kernel report's has alt_title,
- * corrupted and expected too (RESULTS.md). */
-static json_object *event_json(const struct judge_event *e)
-{
-	json_object *o = json_object_new_object();
-	put_string(o, "kind", e->kind);
-	put_string(o, "title", e->title);
-	json_object_object_add(o, "line", json_object_new_int64(e->line));
-	json_object_object_add(o, "time", json_object_new_double(e->time));
-	if (e->crash) {
-		put_string(o, "alt_title", e->crash->alt_title);
-		json_object_object_add(o, "corrupted", json_object_new_boolean(e->crash->corrupted));
-	}
-	put_string(o, "function", e->function);
-	put_string(o, "excerpt", e->excerpt);
-	json_object_object_add(o, "fatal", json_object_new_boolean(e->fatal));
-	if (e->crash)
-		json_object_object_add(o, "expected", json_object_new_boolean(e->expected));
-	return o;
-}
-
-json_object *judge_event_json(const struct judge *j, size_t i)
-{
-	struct judge_event e;
-	return judge_event_at(j, i, &e) ? event_json(&e) : NULL;
-}
-
-/* The decoder's counts as result.json's "protocol" object. */
-static json_object *protocol_json(const struct judge *j)
-{
-	const struct proto_stats *st = decoder_stats(j->decoder);
-	json_object *o = json_object_new_object();
-	json_object_object_add(o, "records", json_object_new_int64((int64_t)st->records));
-	json_object_object_add(o, "corrupt",
-			       json_object_new_int64((int64_t)st->problems[PROTO_CORRUPT]));
-	json_object_object_add(o, "repaired",
-			       json_object_new_int64((int64_t)st->problems[PROTO_REPAIRED]));
-	json_object_object_add(o, "lost", json_object_new_int64((int64_t)st->lost));
-	json_object_object_add(o, "duplicate",
-			       json_object_new_int64((int64_t)st->problems[PROTO_DUPLICATE]));
-	json_object_object_add(o, "reordered",
-			       json_object_new_int64((int64_t)st->problems[PROTO_REORDERED]));
-	json_object_object_add(o, "after_end",
-			       json_object_new_int64((int64_t)st->problems[PROTO_AFTER_END]));
-	json_object_object_add(o, "duplicate_metric",
-			       json_object_new_int64((int64_t)st->problems[PROTO_DUPLICATE_METRIC]));
-	if (j->records_not_kept)
-		json_object_object_add(o, "not_kept",
-				       json_object_new_int64((int64_t)j->records_not_kept));
-	json_object_object_add(o, "begin", json_object_new_boolean(st->begin));
-	json_object_object_add(o, "end", json_object_new_boolean(st->end));
-	return o;
-}
-
-void judge_to_json(const struct judge *j, struct json_object *obj)
-{
-	put_string(obj, "verdict", verdict_name(j->verdict));
-	json_object_object_add(obj, "exit_code",
-			       json_object_new_int(verdict_exit_code(j->verdict)));
-	put_string(obj, "reason", judge_reason(j));
-	json_object *stages = json_object_new_object();
-	for (int s = 0; s < STAGE_COUNT; s++)
-		if (judge_stage_time(j, s) >= 0)
-			json_object_object_add(stages, stage_name(s),
-					       json_object_new_double(judge_stage_time(j, s)));
-	json_object_object_add(obj, "stages", stages);
-	json_object *events = json_object_new_array();
-	struct judge_event e;
-	for (size_t i = 0; judge_event_at(j, i, &e); i++)
-		json_object_array_add(events, event_json(&e));
-	json_object_object_add(obj, "events", events);
-	if (crash_events_dropped(j->crash))
-		json_object_object_add(obj, "events_not_kept",
-				       json_object_new_int64((int64_t)crash_events_dropped(j->crash)));
-	json_object_object_add(obj, "protocol", protocol_json(j));
-	struct records_json records;
-	build_records_json(j, &records);
-	json_object_object_add(obj, "sysinfo", records.sysinfo);
-	json_object_object_add(obj, "abis", records.abis);
-	json_object_object_add(obj, "tests", records.tests);
-	json_object_object_add(obj, "metrics", records.metrics);
-	if (records.plan)
-		json_object_object_add(obj, "plan", records.plan);
-	if (j->provoke[0]) {
-		json_object *p = json_object_new_object();
-		put_string(p, "kind", j->provoke[0]);
-		put_string(p, "status", j->provoke[1]);
-		put_string(p, !strcmp(j->provoke[1], "done") ? "result" : "reason", j->provoke[2]);
-		json_object_object_add(obj, "provoke", p);
-	}
-	if (json_object_array_length(records.errors))
-		json_object_object_add(obj, "init_errors", records.errors);
-	else
-		json_object_put(records.errors);
-}
-
 /* ---------------------------------------------------------- names */
 
 const char *verdict_name(enum verdict v)
@@ -1353,3 +892,4 @@ int verdict_severity(enum verdict v)
 	}
 	return 1;
 }
+

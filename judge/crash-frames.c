@@ -1,0 +1,189 @@
+/*
+ * crash-frames.c: choosing the function a report's title names (crash.h
+ * says how): the skip lists after syzkaller's pkg/report/linux.go, the
+ * syscall wrappers' prefixes, and the stall and hung-task extractors.
+ */
+#include "crash-internal.h"
+
+/* syzkaller's linuxStackParams.skipPatterns (substrings; "^x": a prefix),
+ * plus the arm and arm64 exception and unwinder frames. */
+static const char *const skip_common[] = {
+	"__sanitizer", "^__asan", "^kasan_", "^__kasan", "^__msan", "^kmsan_", "^__kmsan",
+	"check_memory_region",
+	"read_word_at_a_time", "print_address_description", "panic", "invalid_op",
+	"report_bug", "fixup_bug", "do_error", "_trap", "dump_stack", "warn_slowpath",
+	"warn_alloc", "__warn", "debug_object", "timer_is_static_object",
+	"work_is_static_object", "lockdep", "perf_trace", "lock_acquire", "lock_release",
+	"lock_class", "reacquire_held_locks", "spin_lock", "spin_trylock", "spin_unlock",
+	"raw_read_lock", "raw_read_trylock", "raw_write_lock", "raw_write_trylock",
+	"down_read", "down_write", "up_read", "up_write", "mutex_lock", "mutex_trylock",
+	"mutex_unlock", "mutex_remove_waiter", "osq_lock", "osq_unlock", "__wake_up",
+	"refcount_add", "refcount_sub", "refcount_inc", "refcount_dec", "refcount_set",
+	"refcount_read", "refcount_warn", "might_fault", "might_sleep", "might_resched",
+	"_indirect_thunk_", "snprintf",
+	"scnprintf", "kasprintf", "kvasprintf", "printk", "dev_info", "dev_notice",
+	"dev_warn", "dev_err", "dev_alert", "dev_crit", "dev_emerg", "del_timer",
+	"flush_work", "__cancel_work_timer", "cancel_work_sync", "try_to_grab_pending",
+	"flush_workqueue", "drain_workqueue", "destroy_workqueue", "finish_wait",
+	"kthread_stop", "kobject_del", "kobject_put", "kobject_uevent_env",
+	"show_stack", "show_regs", "dump_backtrace", "unwind_backtrace", "__die",
+	"oops_end", "make_task_dead", "bug_handler", "call_break_hook", "brk_handler",
+	"do_debug_exception", "el1_dbg", "el1h_64_sync", "el1_undef", "el1_abort",
+	"do_undefinstr", "do_el1_undef", "arm64_notify_die", "handle_bug", "exc_invalid_op",
+	"asm_exc_", "do_kernel_fault", "do_mem_abort", "do_translation_fault",
+	"do_page_fault", "do_bad_area", "die_kernel_fault", "arm_notify_die",
+	"check_panic_on_warn", "nmi_cpu_backtrace", "nmi_trigger_cpumask_backtrace",
+	/* reporting frames of their own: the scheduler's and UBSAN's reporters,
+	 * the preemption check */
+	"__schedule_bug", "handle_overflow", "^__ubsan_", "^ubsan_", "check_preemption_disabled",
+	/* from syzkaller's later list: reporters, the unwinder, lockdep's and the
+	 * locks' internals, atomics and bit operations, work queueing */
+	"print_report", "print_usage_bug", "walk_stack", "warn_bogus", "print_tainted",
+	"mark_lock", "mark_held_locks", "raw_spin_rq", "read_lock", "read_trylock",
+	"read_unlock", "write_lock", "write_trylock", "write_unlock", "^mutex_", "^__mutex_",
+	"^rt_mutex_", "owner_on_cpu", "^kref_", "ref_tracker", "^refcount_", "stack_trace_save",
+	"arch_stack_walk", "stack_trace_consume_entry", "hex_dump_to_buffer", "print_hex_dump",
+	"insert_work", "__queue_delayed_work", "queue_delayed_work_on", "__fortify_report",
+	"lock_timer_base", "__timer_delete_sync", "el1h_64_sync_handler",
+	NULL,
+};
+
+/* Generic helpers, matched at the start of the name once its leading
+ * underscores are dropped ("__memcpy", "_copy_to_user", "__list_del_entry_valid")
+ * so that callers such as internal_get_user_pages_fast stay eligible. */
+static const char *const skip_helpers[] = {
+	"memcpy", "memcmp", "memset", "memchr", "memmove", "strcmp", "strncmp", "strcpy",
+	"strlcpy", "strncpy", "strscpy", "strlen", "strnstr", "strnlen", "strchr", "string",
+	"pointer", "copy_to_user", "copy_from_user", "put_user", "get_user", "list_add",
+	"list_del", "list_replace", "list_move", "list_splice", "memdup", "strstr", "strdup",
+	"strndup", "copy_to_iter", "copy_from_iter", "copy_page_to_iter", "copy_page_from_iter",
+	"atomic_dec", "atomic_inc", "atomic_read", "atomic_set", "atomic_or", "atomic_xor",
+	"atomic_and", "atomic_add", "atomic_sub", "atomic_fetch", "atomic_xchg", "atomic_cmpxchg",
+	"atomic_try", "atomic64_", "set_bit", "clear_bit", "change_bit", "test_bit",
+	"test_and_set_bit", "test_and_clear_bit",
+	"skb_pull",     /* __skb_pull() BUG()s on its caller's length */
+	NULL,
+};
+
+/* Exact names (too short for a substring match). */
+static const char *const skip_exact[] = { "die", "down", "do_exit", "__bug", "bug", "warn",
+					  "__report_bad_irq", NULL };
+
+/* syzkaller's stripFramePrefixes: a title's function loses the one of these
+ * prefixes that leaves it shortest ("__x64_sys_ioctl" -> "sys_ioctl",
+ * "__do_sys_finit_module" -> "finit_module"), so that arches and syscall
+ * wrappers name the same bug alike. */
+static const char *const frame_prefixes[] = {
+	"SYSC_", "SyS_", "sys_", "__x64_", "__ia32_", "__arm64_", "____sys_", "___sys_", "__sys_",
+	"__se_", "__se_sys_", "__do_sys_", "compat_SYSC_", "compat_SyS_", "ksys_", NULL,
+};
+
+/* fn without its longest frame_prefixes prefix (a pointer into fn). */
+const char *crash_strip_frame_prefix(const char *fn)
+{
+	const char *best = fn;
+	for (const char *const *p = frame_prefixes; *p; p++) {
+		size_t n = strlen(*p);
+		if (!strncmp(fn, *p, n) && fn[n] && fn + n > best)
+			best = fn + n;
+	}
+	return best;
+}
+
+/* Is fn in list: exact names, substrings, or "^prefix" entries? */
+bool crash_in_list(const char *fn, const char *const *list, bool exact)
+{
+	for (; list && *list; list++) {
+		const char *p = *list;
+		if (*p == '^' ? !strncmp(fn, p + 1, strlen(p + 1))
+			      : exact ? !strcmp(fn, p) : strstr(fn, p) != NULL)
+			return true;
+	}
+	return false;
+}
+
+/* Is fn a generic frame a title must not name (the common lists plus extra)? */
+bool crash_skipped(const char *fn, const char *const *extra)
+{
+	const char *bare = fn;
+	while (*bare == '_')
+		bare++;
+	for (const char *const *h = skip_helpers; *h; h++)
+		if (!strncmp(bare, *h, strlen(*h)))
+			return true;
+	return crash_in_list(fn, skip_common, false) || crash_in_list(fn, skip_exact, true) ||
+	       crash_in_list(fn, extra, false);
+}
+
+/* syzkaller's linuxStallAnchorFrames: dispatchers a stall loops below. */
+static const char *const stall_anchors[] = {
+	"process_one_work", "do_syscall_", "do_fast_syscall_", "sysenter_dispatch",
+	"netif_receive_skb", "do_softirq", "call_timer_fn", "_run_timers",
+	"run_timer_softirq", "run_ksoftirqd", "smpboot_thread_fn", "kthread",
+	"start_secondary", "cpu_startup_entry", "ret_from_fork", "vfs_write", "vfs_read",
+	"vfs_iter_read", "vfs_iter_write", "do_iter_read", "do_iter_write", "vfs_ioctl",
+	"blkdev_ioctl", "do_dentry_open", "vfs_open", "__do_fault", "handle_mm_fault",
+	"do_page_fault", "__fput", "task_work_run", "exit_to_usermode",
+	"el0_svc_common", "invoke_syscall", "el0t_64_sync", "ret_fast_syscall",
+	"secondary_start_kernel", "do_idle", "el0_svc_handler", "hrtimer_run", "ksys_ioctl",
+	"compat_ioctl", "new_sync_read", "new_sync_write", "call_read_iter", "call_write_iter",
+	"do_iter_readv_writev", "call_mmap", "mmap_region", "do_mmap", "^sock_sendmsg",
+	"^sock_recvmsg", "^sock_release", "^__sock_release", "kernel_setsockopt",
+	"sock_common_setsockopt", "kernel_listen", "sk_common_release", "^sock_mmap",
+	"kernel_accept", "^sock_do_ioctl", "^sock_ioctl", "^compat_sock_ioctl",
+	"^nfnetlink_rcv_msg", "^rtnetlink_rcv_msg", "^netlink_dump", "tasklet_action",
+	"tasklet_hi_action", "smp_call_function",
+	/* an initcall (a module's init, a built-in one at boot) is dispatched
+	 * work too: the stall is the init function's */
+	"do_one_initcall", NULL,
+};
+
+const char *crash_first_unskipped(const struct report *r, bool use_pc, bool use_header,
+				   const char *const *extra)
+{
+	if (use_header && r->header_fn[0] && !crash_skipped(r->header_fn, extra))
+		return r->header_fn;
+	if (use_pc && r->pc_fn[0] && !crash_skipped(r->pc_fn, extra))
+		return crash_strip_frame_prefix(r->pc_fn);
+	for (size_t i = 0; i < r->nframes; i++)
+		if (!crash_skipped(r->frames[i], extra))
+			return crash_strip_frame_prefix(r->frames[i]);
+	return "";
+}
+
+/* linuxStallFrameExtractor: the frame just above the first anchor. */
+const char *crash_stall_function(const struct report *r)
+{
+	const char *prev = r->pc_fn[0] ? r->pc_fn : NULL;
+	for (size_t i = 0; i < r->nframes; i++) {
+		if (crash_in_list(r->frames[i], stall_anchors, false)) {
+			if (!prev)
+				break;
+			return crash_strip_frame_prefix(prev);
+		}
+		if (!crash_skipped(r->frames[i], crash_skip_rcu) || !prev)
+			prev = r->frames[i];
+	}
+	return crash_first_unskipped(r, true, false, crash_skip_rcu);
+}
+
+/* linuxHangTaskFrameExtractor: the first frame that is not waiting. */
+const char *crash_hung_function(const struct report *r)
+{
+	static const char *const waits[] = { "sched", "_lock", "_slowlock", "down", "completion",
+					     "kthread", "wait", "synchronize", "context_switch",
+					     "__switch_to", "cancel_delayed_work", "ret_from_fork",
+					     "rwsem", "rcu_barrier", NULL };
+	static const char *const rcu_waits[] = { "synchronize_rcu", "synchronize_srcu",
+						 "synchronize_net", "synchronize_sched", NULL };
+	for (size_t i = 0; i < r->nframes; i++) {
+		if (strstr(r->frames[i], "rtnl_lock"))
+			return r->frames[i];
+		if (crash_in_list(r->frames[i], rcu_waits, false))
+			return "synchronize_rcu";
+	}
+	for (size_t i = 0; i < r->nframes; i++)
+		if (!crash_in_list(r->frames[i], waits, false) && !crash_skipped(r->frames[i], NULL))
+			return crash_strip_frame_prefix(r->frames[i]);
+	return "";
+}

@@ -1,0 +1,230 @@
+/*
+ * crash-lines.c: the detector's line helpers (crash-internal.h): needle
+ * sets (crash.h), identifiers, stack frames, PC lines, lock sites, rule
+ * lines. Each reads one stripped console line, never the detector's state.
+ */
+#include "crash-internal.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+
+/* The 8 bytes at p as one word (any alignment). */
+static uint64_t load8(const char *p)
+{
+	uint64_t w;
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+/* A window's bit in a needle set's bitmap (Fibonacci hashing: the top 16 bits). */
+static unsigned window_bit(uint64_t w)
+{
+	return (unsigned)((w * 0x9e3779b97f4a7c15ull) >> 48);
+}
+
+/* qsort order of needle windows: by bit. */
+static int by_bit(const void *a, const void *b)
+{
+	const struct needle_window *x = a, *y = b;
+	return (x->bit > y->bit) - (x->bit < y->bit);
+}
+
+void needle_set_init(struct needle_set *set, const char *const *needles, size_t count)
+{
+	memset(set, 0, sizeof(*set));
+	set->stride = 8;
+	for (size_t i = 0; i < count; i++) {
+		size_t len = strlen(needles[i]);
+		if (len < 8 || count > NEEDLE_SET_MAX)
+			die("needle_set_init: \"%s\" is shorter than 8 bytes, or too many strings",
+			    needles[i]);
+		if (len - 7 < set->stride)
+			set->stride = len - 7;
+	}
+	for (size_t i = 0; i < count; i++) {
+		for (size_t off = 0; off < set->stride; off++) {
+			struct needle_window *w = &set->windows[set->nwindows++];
+			w->head = load8(needles[i] + off);
+			w->bit = window_bit(w->head);
+			w->offset = (unsigned)off;
+			w->text = needles[i];
+			w->len = strlen(needles[i]);
+			set->bits[w->bit / 64] |= 1ull << (w->bit % 64);
+		}
+	}
+	qsort(set->windows, set->nwindows, sizeof(set->windows[0]), by_bit);
+}
+
+/* Is the window w read at s + i (of n bytes) part of one of the set's strings? */
+static bool window_matches(const struct needle_set *set, uint64_t w, const char *s, size_t n,
+			   size_t i)
+{
+	unsigned bit = window_bit(w);
+	size_t lo = 0, hi = set->nwindows;
+	while (lo < hi) {               /* the first window with this bit */
+		size_t mid = (lo + hi) / 2;
+		if (set->windows[mid].bit < bit)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < set->nwindows && set->windows[lo].bit == bit; lo++) {
+		const struct needle_window *nw = &set->windows[lo];
+		if (nw->head != w || nw->offset > i || i - nw->offset + nw->len > n)
+			continue;
+		if (!memcmp(s + i - nw->offset, nw->text, nw->len))
+			return true;
+	}
+	return false;
+}
+
+bool needle_set_search(const struct needle_set *set, const char *s, size_t n)
+{
+	for (size_t i = 0; i + 8 <= n; i += set->stride) {
+		uint64_t w = load8(s + i);
+		unsigned bit = window_bit(w);
+		if ((set->bits[bit / 64] >> (bit % 64) & 1) && window_matches(set, w, s, n, i))
+			return true;
+	}
+	return false;
+}
+
+/* Can c be part of a C symbol as the kernel prints it (".isra.0" included)? */
+bool crash_is_ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '$';
+}
+
+/*
+ * Copies the identifier at s (up to n bytes) into fn without compiler
+ * suffixes (".isra.0", ".constprop.1", ".cold", ".part.2"). Returns its
+ * length in s, 0 when there is none.
+ */
+size_t crash_take_ident(const char *s, size_t n, char *fn)
+{
+	size_t i = 0;
+	if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return 0;
+	while (i < n && crash_is_ident_char(s[i]))
+		i++;
+	size_t keep = i;
+	const char *dot = memchr(s, '.', i);
+	if (dot)
+		keep = (size_t)(dot - s);
+	if (keep >= FN_MAX)
+		keep = FN_MAX - 1;
+	memcpy(fn, s, keep);
+	fn[keep] = '\0';
+	return i;
+}
+
+/* Skips spaces and "[<ffffffff81234567>]" address tokens. */
+static size_t skip_addresses(const char *s, size_t n)
+{
+	size_t i = 0;
+	for (;;) {
+		while (i < n && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (i + 1 < n && s[i] == '[' && s[i + 1] == '<') {
+			const char *end = memchr(s + i, ']', n - i);
+			if (!end)
+				return i;
+			i = (size_t)(end - s) + 1;
+			continue;
+		}
+		return i;
+	}
+}
+
+/*
+ * parse_frame: is this line a stack frame? Accepts x86/arm64 frames
+ * (" func+0x1c/0x40 [mod]", "[<ffff..>] func+0x..", " ? func+0x.." as
+ * questionable), arm's ("[<c0..>] (func) from [<c0..>] (caller+0x..)",
+ * " func from caller+0x..") and decoded ones (" func (file.c:12)"). fn gets the frame's function.
+ */
+bool crash_parse_frame(const char *s, size_t n, char *fn, bool *questionable)
+{
+	size_t i = skip_addresses(s, n);
+	*questionable = false;
+	if (i + 1 < n && s[i] == '?' && s[i + 1] == ' ') {
+		*questionable = true;
+		i = i + 2 + skip_addresses(s + i + 2, n - i - 2);
+	}
+	bool paren = i < n && s[i] == '(';
+	if (paren)
+		i++;
+	size_t k = crash_take_ident(s + i, n - i, fn);
+	if (!k)
+		return false;
+	i += k;
+	if (starts(s + i, n - i, "+0x"))
+		return true;
+	if (starts(s + i, n - i, " [")) {
+		/* a module's function: "(f [mod]) from", " f [mod] from" */
+		const char *end = memchr(s + i, ']', n - i);
+		if (end)
+			i = (size_t)(end - s) + 1;
+	}
+	if (paren && starts(s + i, n - i, ") from "))
+		return true;
+	if (!paren && starts(s + i, n - i, " (") && s[n - 1] == ')' && memchr(s + i, ':', n - i))
+		return true;    /* decoded by decode_stacktrace.sh: "f (file.c:12)" */
+	return starts(s + i, n - i, " from ") && find(s + i, n - i, "+0x");
+}
+
+/*
+ * parse_pc_line: the function of a faulting-PC line: x86 "RIP: 0010:f+0x..",
+ * "EIP: f+0x..", "IP: [<..>] f+0x.." and "EIP is at f+0x.." (old kernels),
+ * arm64 "pc : f+0x..", arm "PC is at f+0x..".
+ */
+bool crash_parse_pc_line(const char *s, size_t n, char *fn)
+{
+	size_t i;
+	while (n && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	if (starts(s, n, "RIP: ") || starts(s, n, "EIP: ") || starts(s, n, "NIP: ")) {
+		i = 5;
+		size_t j = i;
+		while (j < n && isxdigit((unsigned char)s[j]))
+			j++;
+		if (j < n && s[j] == ':' && j > i)
+			i = j + 1;
+	} else if (starts(s, n, "pc : ")) {
+		i = 5;
+	} else if (starts(s, n, "PC is at ") || starts(s, n, "EIP is at ") ||
+		   starts(s, n, "RIP is at ")) {
+		i = (size_t)(find(s, n, " at ") - s) + 4;
+	} else if (starts(s, n, "IP: ")) {
+		i = 4;
+	} else {
+		return false;
+	}
+	i += skip_addresses(s + i, n - i);
+	size_t k = crash_take_ident(s + i, n - i, fn);
+	return k && starts(s + i + k, n - i - k, "+0x");
+}
+
+/* The function of a lockdep lock site: "..., at: f+0x1/0x2" or "at: [<..>] f+0x". */
+bool crash_parse_lock_site(const char *s, size_t n, char *fn)
+{
+	const char *at = find(s, n, "at: ");
+	if (!at)
+		return false;
+	size_t i = (size_t)(at - s) + 4;
+	i += skip_addresses(s + i, n - i);
+	size_t k = crash_take_ident(s + i, n - i, fn);
+	return k && starts(s + i + k, n - i - k, "+0x");
+}
+
+/* A line of '=' (KASAN, UBSAN and lockdep frame their reports so). */
+bool crash_is_rule_line(const char *s, size_t n)
+{
+	if (n < 20)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != '=' && s[i] != '-')
+			return false;
+	return true;
+}
