@@ -7,7 +7,9 @@
 #include "stats.h"
 #include "util.h"
 
+#include <fnmatch.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *bisect_mark_name(enum bisect_mark m)
@@ -123,6 +125,53 @@ enum bisect_mark bisect_decide_metric(const struct bisect_opts *o, const double 
 			 "%+.1f%% from bad (%s): skipped", s->nboots, st->change_good, pg,
 			 st->change_bad, pb);
 	return MARK_SKIP;
+}
+
+void bisect_count_boot(const struct bisect_opts *o, struct step_boots *s, const char *v,
+		       const char *const *titles, size_t ntitles)
+{
+	s->nboots++;
+	if (!strcmp(v, "PASS"))
+		s->npass++;
+	else if (!strcmp(v, "INFRA_ERROR"))
+		s->ninfra++;
+	else if (!strcmp(v, "PANIC") || !strcmp(v, "HANG") || !strcmp(v, "BOOT_FAIL"))
+		s->ncrash++;
+	else
+		s->nfail++;
+	if (!o->title)
+		return;
+	bool matched = false;
+	const char *unmatched = NULL;
+	for (size_t i = 0; i < ntitles; i++) {
+		if (fnmatch(o->title, titles[i], 0) == 0)
+			matched = true;
+		else if (!unmatched)
+			unmatched = titles[i];
+	}
+	if (matched) {
+		s->ntitle++;
+	} else if (!s->other_title && (unmatched || strcmp(v, "PASS")) && strcmp(v, "INFRA_ERROR") &&
+		   strcmp(v, "FAIL")) {
+		snprintf(s->other_buf, sizeof(s->other_buf), "%s", unmatched ? unmatched : v);
+		s->other_title = s->other_buf;
+	}
+}
+
+enum bisect_mark bisect_decide_end(const struct bisect_opts *o, const struct step_boots *s,
+				   size_t end_boots, char **why)
+{
+	bool enough = s->nboots >= end_boots &&
+		      (s->npass >= 2 || s->nboots >= o->max_boots || s->npass == 0);
+	*why = xasprintf("%zu PASS boots of %zu", s->npass, s->nboots);
+	return enough ? (s->npass >= 2 ? MARK_GOOD : MARK_SKIP) : MARK_NONE;
+}
+
+size_t bisect_ends_more(const struct bisect_opts *o, bool differ, double change, size_t want)
+{
+	if (differ || want >= o->max_boots || isnan(change) || fabs(change) < o->threshold_pct)
+		return 0;
+	return want + o->boots < o->max_boots ? want + o->boots : o->max_boots;
 }
 
 enum bisect_mark bisect_decide_crash(const struct bisect_opts *o, const struct step_boots *s,

@@ -56,7 +56,19 @@ struct step_boots {
 				 * does not match it (first seen), or NULL */
 	const double *obs;      /* performance: the PASS boots' medians */
 	size_t nobs;
+	char other_buf[256];    /* other_title's text (bisect_count_boot) */
 };
+
+/*
+ * bisect_count_boot: counts one boot into s: its verdict (PASS, INFRA_ERROR,
+ * a crash: PANIC, HANG or BOOT_FAIL, or else a failure) and, with a title
+ * pattern (o->title), the titles of its kernel failure events: a match
+ * counts in ntitle; else the first boot that crashed or failed otherwise
+ * than FAIL (or whose failure titles all differ) names other_title (the
+ * first such title, else its verdict). Start from a zeroed s.
+ */
+void bisect_count_boot(const struct bisect_opts *o, struct step_boots *s, const char *verdict,
+		       const char *const *titles, size_t ntitles);
 
 /* The figures of one commit against the ends (NAN where untested). */
 struct step_stats {
@@ -91,6 +103,25 @@ bool bisect_ends_differ(const struct bisect_opts *o, const double *good, size_t 
 enum bisect_mark bisect_decide_metric(const struct bisect_opts *o, const double *good, size_t ng,
 				      const double *bad, size_t nb, const struct step_boots *s,
 				      struct step_stats *st, char **why);
+
+/*
+ * bisect_decide_end: performance mode, an end that is to have end_boots
+ * boots: MARK_GOOD (usable: 2 PASS boots or more) once it has them, or
+ * MARK_SKIP when it has them and no PASS (or max_boots and one PASS);
+ * else MARK_NONE (boot more). *why (malloc'd): its PASS count.
+ */
+enum bisect_mark bisect_decide_end(const struct bisect_opts *o, const struct step_boots *s,
+				   size_t end_boots, char **why);
+
+/*
+ * bisect_ends_more: performance mode, the ends have want boots each and
+ * differ (by bisect_ends_differ) or not, the bad end's %change from the
+ * good being change: how many boots each end is to have now, or 0 to stop
+ * boosting: they differ, max_boots is reached, or the change is below the
+ * threshold (more boots would not make it count). Else N more, up to
+ * max_boots.
+ */
+size_t bisect_ends_more(const struct bisect_opts *o, bool differ, double change, size_t want);
 
 /* bisect_decide_crash: the same in crash mode. */
 enum bisect_mark bisect_decide_crash(const struct bisect_opts *o, const struct step_boots *s,

@@ -20,7 +20,15 @@
  * and its own Ctrl-C handling (it stops its machines, keeps the boots that
  * finished and exits 130); a child of its own process group gets our
  * SIGINT/SIGTERM forwarded, and each step's results are a plain results
- * directory that `bootrig compare` reads. The decisions are bisect.c's.
+ * directory that `bootrig compare` reads.
+ *
+ * The parts: this file is the command (options, settings, the order of
+ * the bisection: ends, then git's steps, each built and booted until its
+ * mark is made); the decisions (how a boot counts, when a commit or the
+ * ends are decided, when more boots are wanted) are bisect.c's, the
+ * programs and git (spawn, checkout, git bisect's marks and answers)
+ * bisect-git.c's, the record (bisect.json, the table, chart.svg)
+ * bisect-state.c's.
  *
  * The state is in BISECT_DIR (default: DIR's git dir/bootrig-bisect):
  * bisect.json (the settings, the ends, every step; rewritten after each
@@ -36,31 +44,26 @@
  * 130/143 interrupted.
  */
 #include "bisect.h"
+#include "bisect-git.h"
+#include "bisect-state.h"
 #include "builtin.h"
 #include "compare.h"
 #include "exitcodes.h"
 #include "options.h"
 #include "results.h"
-#include "stats.h"
 #include "textsafe.h"
 #include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <json-c/json.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-#define BISECT_FORMAT "bootrig-bisect-1"
 
 /* ------------------------------------------------------------ options */
 
@@ -173,441 +176,6 @@ static int split_build(int *argc, char **argv, char ***build, size_t *nbuild)
 	return 0;
 }
 
-/* ------------------------------------------------------------ the state */
-
-struct step {
-	char sha[41];
-	char *subject;
-	const char *role;               /* "good end", "bad end", NULL: a step */
-	enum bisect_mark mark;
-	char *why;
-	size_t nboots, npass, ninfra, ncrash, nfail;
-	double *obs;
-	size_t nobs;
-	char **verdicts;
-	size_t nverdicts;
-	struct step_stats st;
-};
-
-struct bisection {
-	/* settings, saved in bisect.json */
-	char *tree, *dir, *good_rev, *bad_rev, *image, *append, *append_file, *glob, *title;
-	char **build;
-	size_t nbuild;
-	char **run_opts;                /* passed to bootrig run */
-	size_t nrun_opts;
-	struct bisect_opts o;
-	double build_timeout;           /* seconds, 0: none */
-	/* found */
-	char *metric, *unit;            /* performance: "abi.test.name" */
-	bool higher_better;
-	struct step ends[2];            /* [0] good, [1] bad */
-	bool ends_done;
-	struct step_stats ends_st;
-	char *ends_why;
-	struct step *steps;
-	size_t nsteps;
-	const char *status;             /* running interrupted found no-difference infra */
-	char *first_bad, *first_bad_subject;
-	char *candidates;               /* git's "could be any of" list */
-};
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop(int sig)
-{
-	if (!stop_signal)
-		stop_signal = sig;
-}
-
-static void install_stop_handlers(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
-/* A build's default limit: 4 hours, far above a kernel build on 2 cores. */
-#define BUILD_TIMEOUT_DEFAULT 14400.0
-/* After SIGTERM at the limit, a group still there this long gets SIGKILL. */
-#define SPAWN_KILL_GRACE 10.0
-/* spawn()'s status when the limit was reached and the group stopped. */
-#define SPAWN_TIMED_OUT (-2)
-
-/*
- * spawn: argv in dir (NULL: ours), in a process group of its own, stdin
- * from /dev/null; its stdout and stderr to out_fd, or captured into *cap
- * when cap is given (then out_fd is ignored). With forward, a SIGINT or
- * SIGTERM we get meanwhile is sent on to its group. With limit > 0, a
- * program still running after limit seconds gets SIGTERM, its group too,
- * then SIGKILL SPAWN_KILL_GRACE seconds later: SPAWN_TIMED_OUT. Returns its
- * exit status (128+signal when killed), or -1 when it could not start
- * (error printed).
- */
-static int spawn(char *const argv[], const char *dir, int out_fd, struct strbuf *cap, bool forward,
-		 double limit)
-{
-	int p[2] = { -1, -1 };
-	if (cap && pipe2(p, O_CLOEXEC) < 0)
-		return error("pipe: %s", strerror(errno));
-	pid_t pid = fork();
-	if (pid < 0) {
-		if (cap)
-			close(p[0]), close(p[1]);
-		return error("cannot fork for %s: %s", argv[0], strerror(errno));
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		int null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, STDIN_FILENO);
-		int fd = cap ? p[1] : out_fd;
-		if (fd >= 0) {
-			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-		}
-		if (dir && chdir(dir) < 0) {
-			error("cannot enter %s: %s", dir, strerror(errno));
-			_exit(EXIT_NOEXEC);
-		}
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		execvp(argv[0], argv);
-		error("cannot run %s: %s", argv[0], strerror(errno));
-		_exit(EXIT_NOEXEC);
-	}
-	setpgid(pid, pid);
-	if (cap)
-		close(p[1]);
-	bool forwarded = false, eof = !cap;
-	int status = 0;
-	double t0 = now_monotonic(), termed_at = 0;
-	for (;;) {
-		if (forward && stop_signal && !forwarded) {
-			kill(-pid, stop_signal);
-			forwarded = true;
-		}
-		if (limit > 0 && !termed_at && now_monotonic() - t0 > limit) {
-			kill(-pid, SIGTERM);
-			termed_at = now_monotonic();
-		} else if (termed_at && now_monotonic() - termed_at > SPAWN_KILL_GRACE) {
-			kill(-pid, SIGKILL);
-		}
-		if (eof) {
-			pid_t r = waitpid(pid, &status, WNOHANG);
-			if (r == pid)
-				break;
-			if (r < 0 && errno != EINTR)
-				return error("waitpid %s: %s", argv[0], strerror(errno));
-			poll(NULL, 0, 100);
-			continue;
-		}
-		struct pollfd pfd = { .fd = p[0], .events = POLLIN };
-		if (poll(&pfd, 1, 200) <= 0)
-			continue;
-		char buf[4096];
-		ssize_t n = read(p[0], buf, sizeof(buf));
-		if (n > 0)
-			strbuf_add(cap, buf, (size_t)n);
-		else if (n == 0 || errno != EINTR)
-			eof = true, close(p[0]);
-	}
-	if (termed_at) {
-		kill(-pid, SIGKILL);   /* what the group's leader left behind */
-		return SPAWN_TIMED_OUT;
-	}
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
-}
-
-/* git -C TREE ARGS... (NULL-terminated), output captured into *out
- * (released first). The exit status. */
-static int git(const struct bisection *b, struct strbuf *out, ...)
-{
-	char *argv[16] = { "git", "-C", b->tree };
-	int n = 3;
-	va_list ap;
-	va_start(ap, out);
-	for (char *a; n < 15 && (a = va_arg(ap, char *));)
-		argv[n++] = a;
-	va_end(ap);
-	argv[n] = NULL;
-	strbuf_release(out);
-	strbuf_addstr(out, "");
-	return spawn(argv, NULL, -1, out, false, 0);
-}
-
-/* The first line of s, without its newline, in place. */
-static char *first_line(char *s)
-{
-	s[strcspn(s, "\n")] = '\0';
-	return s;
-}
-
-/* The full sha of REV's commit into sha, or -1 (error printed). */
-static int resolve(const struct bisection *b, const char *rev, char sha[41])
-{
-	struct strbuf out = STRBUF_INIT;
-	char *spec = xasprintf("%s^{commit}", rev);
-	int rc = git(b, &out, "rev-parse", "--verify", "-q", spec, NULL);
-	free(spec);
-	if (rc == 0 && strlen(first_line(out.buf)) == 40)
-		memcpy(sha, out.buf, 41);
-	else
-		rc = error("bisect: '%s' is not a commit in %s", rev, b->tree);
-	strbuf_release(&out);
-	return rc ? -1 : 0;
-}
-
-static char *subject_of(const struct bisection *b, const char *sha)
-{
-	struct strbuf out = STRBUF_INIT;
-	git(b, &out, "log", "-1", "--format=%s", sha, NULL);
-	char *s = xstrdup(first_line(out.buf));
-	strbuf_release(&out);
-	return s;
-}
-
-/* A JSON array of strings. */
-static struct json_object *json_strings(char *const *v, size_t n)
-{
-	struct json_object *a = json_object_new_array();
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(a, json_cstring_utf8(v[i]));
-	return a;
-}
-
-static struct json_object *json_num(double v)
-{
-	return isnan(v) ? NULL : json_object_new_double(v);
-}
-
-static struct json_object *step_json(const struct step *s)
-{
-	struct json_object *o = json_object_new_object();
-	json_object_object_add(o, "commit", json_object_new_string(s->sha));
-	json_object_object_add(o, "subject", json_cstring_utf8(s->subject));
-	if (s->role)
-		json_object_object_add(o, "role", json_object_new_string(s->role));
-	json_object_object_add(o, "decision", json_object_new_string(bisect_mark_name(s->mark)));
-	json_object_object_add(o, "why", json_cstring_utf8(s->why));
-	json_object_object_add(o, "boots", json_object_new_int64((int64_t)s->nboots));
-	json_object_object_add(o, "pass", json_object_new_int64((int64_t)s->npass));
-	json_object_object_add(o, "infra_error", json_object_new_int64((int64_t)s->ninfra));
-	json_object_object_add(o, "crashed", json_object_new_int64((int64_t)s->ncrash));
-	json_object_object_add(o, "verdicts", json_strings(s->verdicts, s->nverdicts));
-	struct json_object *obs = json_object_new_array();
-	for (size_t i = 0; i < s->nobs; i++)
-		json_object_array_add(obs, json_object_new_double(s->obs[i]));
-	json_object_object_add(o, "samples", obs);
-	json_object_object_add(o, "median", json_num(s->st.median));
-	json_object_object_add(o, "spread_pct", json_num(s->st.spread_pct));
-	json_object_object_add(o, "p_good", json_num(s->st.p_good));
-	json_object_object_add(o, "p_bad", json_num(s->st.p_bad));
-	json_object_object_add(o, "p_mwu_good", json_num(s->st.mwu_good));
-	json_object_object_add(o, "p_mwu_bad", json_num(s->st.mwu_bad));
-	json_object_object_add(o, "change_good_pct", json_num(s->st.change_good));
-	json_object_object_add(o, "change_bad_pct", json_num(s->st.change_bad));
-	return o;
-}
-
-/* bisect.json, whole or not at all. */
-static int save(const struct bisection *b)
-{
-	struct json_object *r = json_object_new_object();
-	json_object_object_add(r, "format", json_object_new_string(BISECT_FORMAT));
-	json_object_object_add(r, "status", json_object_new_string(b->status));
-	json_object_object_add(r, "tree", json_cstring_utf8(b->tree));
-	json_object_object_add(r, "good", json_cstring_utf8(b->good_rev));
-	json_object_object_add(r, "bad", json_cstring_utf8(b->bad_rev));
-	json_object_object_add(r, "mode", json_object_new_string(b->o.crash ? "crash" : "metric"));
-	json_object_object_add(r, "metric_glob", json_cstring_utf8(b->glob));
-	json_object_object_add(r, "metric", json_cstring_utf8(b->metric));
-	json_object_object_add(r, "unit", json_cstring_utf8(b->unit));
-	json_object_object_add(r, "higher_better", json_object_new_boolean(b->higher_better));
-	json_object_object_add(r, "title", json_cstring_utf8(b->title));
-	json_object_object_add(r, "build", json_strings(b->build, b->nbuild));
-	json_object_object_add(r, "image", json_cstring_utf8(b->image));
-	json_object_object_add(r, "append", json_cstring_utf8(b->append));
-	json_object_object_add(r, "append_file", json_cstring_utf8(b->append_file));
-	json_object_object_add(r, "run_options", json_strings(b->run_opts, b->nrun_opts));
-	json_object_object_add(r, "boots", json_object_new_int64((int64_t)b->o.boots));
-	json_object_object_add(r, "max_boots", json_object_new_int64((int64_t)b->o.max_boots));
-	json_object_object_add(r, "alpha", json_object_new_double(b->o.alpha));
-	json_object_object_add(r, "threshold_pct", json_object_new_double(b->o.threshold_pct));
-	json_object_object_add(r, "build_timeout_s", json_object_new_double(b->build_timeout));
-	struct json_object *ends = json_object_new_object();
-	if (b->ends_done) {
-		json_object_object_add(ends, "good", step_json(&b->ends[0]));
-		json_object_object_add(ends, "bad", step_json(&b->ends[1]));
-		json_object_object_add(ends, "change_pct", json_num(b->ends_st.change_good));
-		json_object_object_add(ends, "p_welch", json_num(b->ends_st.p_good));
-		json_object_object_add(ends, "p_mwu", json_num(b->ends_st.mwu_good));
-		json_object_object_add(ends, "why", json_cstring_utf8(b->ends_why));
-	}
-	json_object_object_add(r, "ends", ends);
-	struct json_object *steps = json_object_new_array();
-	for (size_t i = 0; i < b->nsteps; i++)
-		json_object_array_add(steps, step_json(&b->steps[i]));
-	json_object_object_add(r, "steps", steps);
-	struct json_object *fb = NULL;
-	if (b->first_bad) {
-		fb = json_object_new_object();
-		json_object_object_add(fb, "commit", json_object_new_string(b->first_bad));
-		json_object_object_add(fb, "subject", json_cstring_utf8(b->first_bad_subject));
-	}
-	json_object_object_add(r, "first_bad", fb);
-	json_object_object_add(r, "candidates", json_cstring_utf8(b->candidates));
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_add_json(&sb, r, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	strbuf_addstr(&sb, "\n");
-	char *path = xasprintf("%s/bisect.json", b->dir);
-	int rc = write_file_atomic(path, sb.buf, sb.len);
-	free(path);
-	strbuf_release(&sb);
-	json_object_put(r);
-	return rc;
-}
-
-static const char *jstr(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-		       ? json_object_get_string(v) : NULL;
-}
-
-static char *jdup(struct json_object *o, const char *key)
-{
-	const char *s = jstr(o, key);
-	return s ? xstrdup(s) : NULL;
-}
-
-static double jnum(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : NAN;
-}
-
-static char **jstrings(struct json_object *o, const char *key, size_t *n)
-{
-	struct json_object *a;
-	*n = 0;
-	if (!json_object_object_get_ex(o, key, &a) || !json_object_is_type(a, json_type_array))
-		return NULL;
-	size_t len = json_object_array_length(a);
-	char **v = xcalloc(len + 1, sizeof(*v));
-	for (size_t i = 0; i < len; i++)
-		v[(*n)++] = xstrdup(json_object_get_string(json_object_array_get_idx(a, i)));
-	return v;
-}
-
-static enum bisect_mark mark_of(const char *s)
-{
-	return !s ? MARK_NONE : !strcmp(s, "good") ? MARK_GOOD : !strcmp(s, "bad") ? MARK_BAD
-		: !strcmp(s, "skip") ? MARK_SKIP : MARK_NONE;
-}
-
-static void step_load(struct json_object *o, struct step *s)
-{
-	const char *sha = jstr(o, "commit");
-	snprintf(s->sha, sizeof(s->sha), "%s", sha ? sha : "");
-	s->subject = jdup(o, "subject");
-	s->mark = mark_of(jstr(o, "decision"));
-	s->why = jdup(o, "why");
-	s->nboots = (size_t)jnum(o, "boots");
-	s->npass = (size_t)jnum(o, "pass");
-	s->ninfra = (size_t)jnum(o, "infra_error");
-	s->ncrash = (size_t)jnum(o, "crashed");
-	s->verdicts = jstrings(o, "verdicts", &s->nverdicts);
-	struct json_object *a;
-	if (json_object_object_get_ex(o, "samples", &a) && json_object_is_type(a, json_type_array)) {
-		s->nobs = json_object_array_length(a);
-		s->obs = xcalloc(s->nobs + 1, sizeof(*s->obs));
-		for (size_t i = 0; i < s->nobs; i++)
-			s->obs[i] = json_object_get_double(json_object_array_get_idx(a, i));
-	}
-	s->st = (struct step_stats){ jnum(o, "median"), jnum(o, "spread_pct"), jnum(o, "p_good"),
-				     jnum(o, "p_bad"), jnum(o, "p_mwu_good"), jnum(o, "p_mwu_bad"),
-				     jnum(o, "change_good_pct"), jnum(o, "change_bad_pct") };
-}
-
-/* Loads DIR/bisect.json for --continue. 0, or an exit status. */
-static int load(struct bisection *b)
-{
-	char *path = xasprintf("%s/bisect.json", b->dir), *text = NULL;
-	size_t len;
-	if (read_file(path, &text, &len) < 0) {
-		error("bisect --continue: no bisection to continue in %s (%s)", b->dir, strerror(errno));
-		free(path);
-		return EXIT_USAGE;
-	}
-	struct json_object *r = json_tokener_parse(text);
-	free(text);
-	const char *fmt = r ? jstr(r, "format") : NULL;
-	if (!fmt || strcmp(fmt, BISECT_FORMAT)) {
-		error("%s: not a bootrig bisection", path);
-		free(path);
-		json_object_put(r);
-		return EXIT_DATAERR;
-	}
-	free(path);
-	const char *status = jstr(r, "status");
-	if (status && strcmp(status, "running") && strcmp(status, "interrupted")) {
-		error("bisect --continue: the bisection in %s is over (%s)", b->dir, status);
-		json_object_put(r);
-		return EXIT_USAGE;
-	}
-	free(b->tree);
-	b->tree = jdup(r, "tree");
-	b->good_rev = jdup(r, "good");
-	b->bad_rev = jdup(r, "bad");
-	b->o.crash = status && jstr(r, "mode") && !strcmp(jstr(r, "mode"), "crash");
-	b->glob = jdup(r, "metric_glob");
-	b->metric = jdup(r, "metric");
-	b->unit = jdup(r, "unit");
-	struct json_object *v;
-	b->higher_better = json_object_object_get_ex(r, "higher_better", &v) && json_object_get_boolean(v);
-	b->title = jdup(r, "title");
-	b->o.title = b->title;
-	b->build = jstrings(r, "build", &b->nbuild);
-	b->image = jdup(r, "image");
-	b->append = jdup(r, "append");
-	b->append_file = jdup(r, "append_file");
-	b->run_opts = jstrings(r, "run_options", &b->nrun_opts);
-	b->o.boots = (size_t)jnum(r, "boots");
-	b->o.max_boots = (size_t)jnum(r, "max_boots");
-	b->o.alpha = jnum(r, "alpha");
-	b->o.threshold_pct = jnum(r, "threshold_pct");
-	b->build_timeout = json_object_object_get_ex(r, "build_timeout_s", &v)
-				   ? json_object_get_double(v) : BUILD_TIMEOUT_DEFAULT;
-	struct json_object *ends, *e;
-	if (json_object_object_get_ex(r, "ends", &ends) && json_object_object_get_ex(ends, "good", &e)) {
-		step_load(e, &b->ends[0]);
-		if (json_object_object_get_ex(ends, "bad", &e))
-			step_load(e, &b->ends[1]);
-		b->ends_st.change_good = jnum(ends, "change_pct");
-		b->ends_st.p_good = jnum(ends, "p_welch");
-		b->ends_st.mwu_good = jnum(ends, "p_mwu");
-		b->ends_why = jdup(ends, "why");
-		b->ends_done = true;
-	}
-	struct json_object *steps;
-	if (json_object_object_get_ex(r, "steps", &steps) && json_object_is_type(steps, json_type_array)) {
-		b->nsteps = json_object_array_length(steps);
-		b->steps = xcalloc(b->nsteps + 1, sizeof(*b->steps));
-		for (size_t i = 0; i < b->nsteps; i++)
-			step_load(json_object_array_get_idx(steps, i), &b->steps[i]);
-	}
-	json_object_put(r);
-	if (!b->tree || !b->nbuild || !b->image || !b->o.boots || b->o.max_boots < b->o.boots)
-		return error("%s/bisect.json: settings missing", b->dir), EXIT_DATAERR;
-	return 0;
-}
-
 /* ------------------------------------------------------------ one commit */
 
 /* The command line for this commit: --append, then --append-file's words. */
@@ -654,42 +222,17 @@ static int count_boots(const struct bisection *b, const char *dir, struct step *
 	if (side_load(&side, dir, true) < 0)
 		return -1;
 	s->verdicts = xcalloc(side.nboots + 1, sizeof(*s->verdicts));
-	static char other[256];
+	const char **titles = xcalloc(side.nevents + 1, sizeof(*titles));
 	for (size_t i = 0; i < side.nboots; i++) {
 		const char *v = side.boots[i].verdict;
 		s->verdicts[s->nverdicts++] = xstrdup(v);
-		sb->nboots++;
-		if (!strcmp(v, "PASS"))
-			sb->npass++;
-		else if (!strcmp(v, "INFRA_ERROR"))
-			sb->ninfra++;
-		else if (!strcmp(v, "PANIC") || !strcmp(v, "HANG") || !strcmp(v, "BOOT_FAIL"))
-			sb->ncrash++;
-		else
-			sb->nfail++;
-		if (!b->title)
-			continue;
-		bool matched = false;
-		const char *unmatched = NULL;
-		for (size_t e = 0; e < side.nevents; e++) {
-			const struct event_info *ev = &side.events[e];
-			if (ev->boot != i)
-				continue;
-			if (!event_is_kernel_failure(ev->kind))
-				continue;
-			if (fnmatch(b->title, ev->title, 0) == 0)
-				matched = true;
-			else if (!unmatched)
-				unmatched = ev->title;
-		}
-		if (matched)
-			sb->ntitle++;
-		else if (!sb->other_title && (unmatched || strcmp(v, "PASS")) &&
-			 strcmp(v, "INFRA_ERROR") && strcmp(v, "FAIL")) {
-			snprintf(other, sizeof(other), "%s", unmatched ? unmatched : v);
-			sb->other_title = other;
-		}
+		size_t nt = 0;
+		for (size_t e = 0; e < side.nevents; e++)
+			if (side.events[e].boot == i && event_is_kernel_failure(side.events[e].kind))
+				titles[nt++] = side.events[e].title;
+		bisect_count_boot(&b->o, sb, v, titles, nt);
 	}
+	free(titles);
 	if (b->metric) {
 		for (size_t m = 0; m < side.nmetrics; m++) {
 			const struct metric_series *ms = &side.metrics[m];
@@ -733,7 +276,7 @@ static int boot(const struct bisection *b, const char *image, const char *result
 	argv[k++] = "-o";
 	argv[k++] = (char *)results;
 	argv[k] = NULL;
-	int rc = spawn(argv, NULL, log_fd, NULL, true, 0);
+	int rc = bisect_spawn(argv, NULL, log_fd, NULL, true, 0);
 	free(argv);
 	return rc;
 }
@@ -782,17 +325,17 @@ static int test_commit(struct bisection *b, struct step *s, size_t end_boots)
 	fprintf(stderr, "bisect: %s %.12s %s: building\n", s->role ? s->role : "testing", s->sha,
 		term_str(s->subject));
 	int fd = open(blog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int brc = fd < 0 ? -1 : spawn(b->build, b->tree, fd, NULL, true, b->build_timeout);
+	int brc = fd < 0 ? -1 : bisect_spawn(b->build, b->tree, fd, NULL, true, b->build_timeout);
 	if (fd >= 0)
 		close(fd);
-	if (stop_signal) {
+	if (bisect_stop_signal) {
 		rc = TEST_INTERRUPTED;
 		goto out;
 	}
 	struct stat st;
 	if (brc != 0 || stat(image, &st) < 0) {
 		s->mark = MARK_SKIP;
-		set_why(s, brc == SPAWN_TIMED_OUT
+		set_why(s, brc == BISECT_SPAWN_TIMED_OUT
 				   ? xasprintf("the build did not end within %g s (--build-timeout), stopped: "
 					       "see %.12s/build.log", b->build_timeout, s->sha)
 			   : brc != 0 ? xasprintf("the build failed (exit %d): see %.12s/build.log", brc, s->sha)
@@ -809,24 +352,20 @@ static int test_commit(struct bisection *b, struct step *s, size_t end_boots)
 			break;
 		}
 		char *why = NULL;
-		if (end_boots && !b->o.crash) {
-			bool enough = sb.nboots >= end_boots && (sb.npass >= 2 || sb.nboots >= b->o.max_boots ||
-								  sb.npass == 0);
-			s->mark = enough ? (sb.npass >= 2 ? MARK_GOOD : MARK_SKIP) : MARK_NONE;
-			why = xasprintf("%zu PASS boots of %zu", sb.npass, sb.nboots);
-		} else if (b->o.crash) {
+		if (end_boots && !b->o.crash)
+			s->mark = bisect_decide_end(&b->o, &sb, end_boots, &why);
+		else if (b->o.crash)
 			s->mark = bisect_decide_crash(&b->o, &sb, &why);
-		} else {
+		else
 			s->mark = bisect_decide_metric(&b->o, b->ends[0].obs, b->ends[0].nobs, b->ends[1].obs,
 						       b->ends[1].nobs, &sb, &s->st, &why);
-		}
 		set_why(s, why);
 		if (s->mark != MARK_NONE)
 			break;
 		size_t n = bisect_next_batch(&b->o, &sb);
 		fprintf(stderr, "bisect:   %zu boot%s (%zu so far)\n", n, n == 1 ? "" : "s", sb.nboots);
 		int run_rc = boot(b, image, results, cmdline, n, fd);
-		if (stop_signal) {
+		if (bisect_stop_signal) {
 			rc = TEST_INTERRUPTED;
 			break;
 		}
@@ -903,12 +442,12 @@ static int test_ends(struct bisection *b, struct strbuf *git_out)
 	for (int e = 0; e < 2; e++) {
 		struct step *s = &b->ends[e];
 		s->role = e ? "bad end" : "good end";
-		if (resolve(b, revs[e], s->sha) < 0)
+		if (bisect_git_resolve(b->tree, revs[e], s->sha) < 0)
 			return EXIT_INFRA;
 		free(s->subject);
-		s->subject = subject_of(b, s->sha);
-		if (git(b, git_out, "checkout", "-q", "--detach", s->sha, NULL) != 0)
-			return error("git checkout %s: %s", s->sha, git_out->buf), EXIT_INFRA;
+		s->subject = bisect_git_subject(b->tree, s->sha);
+		if (bisect_git_checkout(b->tree, s->sha, git_out) < 0)
+			return EXIT_INFRA;
 		int rc = test_commit(b, s, b->o.boots);
 		if (rc == TEST_INTERRUPTED)
 			return EXIT_SIGINT;
@@ -951,16 +490,14 @@ static int test_ends(struct bisection *b, struct strbuf *git_out)
 		free(b->ends_why);
 		differ = bisect_ends_differ(&b->o, b->ends[0].obs, b->ends[0].nobs, b->ends[1].obs,
 					    b->ends[1].nobs, &b->ends_st, &b->ends_why);
-		double ch = b->ends_st.change_good;
-		if (differ || want >= b->o.max_boots || isnan(ch) || fabs(ch) < b->o.threshold_pct)
+		if (!(want = bisect_ends_more(&b->o, differ, b->ends_st.change_good, want)))
 			break;
-		want = want + b->o.boots < b->o.max_boots ? want + b->o.boots : b->o.max_boots;
 		fprintf(stderr, "bisect: the ends are not yet significantly apart (%s): %zu boots of each\n",
 			term_str(b->ends_why), want);
 		for (int e = 0; e < 2; e++) {
 			struct step *s = &b->ends[e];
-			if (git(b, git_out, "checkout", "-q", "--detach", s->sha, NULL) != 0)
-				return error("git checkout %s: %s", s->sha, git_out->buf), EXIT_INFRA;
+			if (bisect_git_checkout(b->tree, s->sha, git_out) < 0)
+				return EXIT_INFRA;
 			int trc = test_commit(b, s, want);
 			if (trc == TEST_INTERRUPTED)
 				return EXIT_SIGINT;
@@ -984,145 +521,25 @@ static int test_ends(struct bisection *b, struct strbuf *git_out)
 	return 0;
 }
 
-/* ------------------------------------------------------------ reports */
-
-
-static void print_row(const struct bisection *b, const char *label, const struct step *s, FILE *out)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char med[32], sp[32], pg[32], pb[32];
-	if (b->o.crash) {
-		strbuf_addf(&sb, "  %-9s %.12s  %5zu  %7zu  %-8s  %s\n", label, s->sha, s->nboots, s->ncrash,
-			    bisect_mark_name(s->mark), term_str(s->subject));
-	} else {
-		fmt_value(s->st.median, med, sizeof(med));
-		snprintf(sp, sizeof(sp), isnan(s->st.spread_pct) ? "-" : "%.1f%%", s->st.spread_pct);
-		strbuf_addf(&sb, "  %-9s %.12s  %5zu  %10s  %7s  %8s  %8s  %-8s  %s\n", label, s->sha,
-			    s->nboots, med, sp, bisect_fmt_p(s->st.p_good, pg, sizeof(pg)),
-			    bisect_fmt_p(s->st.p_bad, pb, sizeof(pb)), bisect_mark_name(s->mark),
-			    term_str(s->subject));
-	}
-	strbuf_addf(&sb, "  %-9s %s\n", "", term_str(s->why));
-	fputs(sb.buf, out);
-	strbuf_release(&sb);
-}
-
-static void print_table(const struct bisection *b, FILE *out)
-{
-	if (b->o.crash)
-		fprintf(out, "  %-9s %-12s  %5s  %7s  %-8s  %s\n", "step", "commit", "boots", "crashed",
-			"decision", "subject");
-	else
-		fprintf(out, "  %-9s %-12s  %5s  %10s  %7s  %8s  %8s  %-8s  %s\n", "step", "commit", "boots",
-			"median", "±stddev", "p(good)", "p(bad)", "decision", "subject");
-	if (b->ends_done) {
-		print_row(b, "good", &b->ends[0], out);
-		print_row(b, "bad", &b->ends[1], out);
-	}
-	for (size_t i = 0; i < b->nsteps; i++) {
-		char label[24];
-		snprintf(label, sizeof(label), "%zu", i + 1);
-		print_row(b, label, &b->steps[i], out);
-	}
-}
-
-static int write_chart(const struct bisection *b)
-{
-	size_t n = (b->ends_done ? 2 : 0) + b->nsteps;
-	struct chart_column *cols = xcalloc(n + 1, sizeof(*cols));
-	char (*labels)[16] = xcalloc(n + 1, sizeof(*labels));
-	char (*roles)[32] = xcalloc(n + 1, sizeof(*roles));
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct step *s = b->ends_done && i < 2 ? &b->ends[i] : &b->steps[i - (b->ends_done ? 2 : 0)];
-		snprintf(labels[k], sizeof(labels[k]), "%.8s", s->sha);
-		if (b->ends_done && i < 2)
-			snprintf(roles[k], sizeof(roles[k]), "%s", i ? "bad" : "good");
-		else
-			snprintf(roles[k], sizeof(roles[k]), "step %zu", i + 1 - (b->ends_done ? 2 : 0));
-		cols[k] = (struct chart_column){ labels[k], roles[k], s->mark, s->obs, s->nobs,
-						 (const char *const *)s->verdicts, s->nverdicts };
-		if (!b->o.crash)
-			cols[k].nverdicts = 0;
-		k++;
-	}
-	struct chart c = { b->o.crash ? "crash bisection" : b->metric, b->o.crash ? NULL : b->unit,
-			   b->o.crash, cols, k, NAN, NAN };
-	if (b->ends_done && !b->o.crash) {
-		c.good_mean = stats_mean(b->ends[0].obs, b->ends[0].nobs);
-		c.bad_mean = stats_mean(b->ends[1].obs, b->ends[1].nobs);
-	}
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	bisect_chart_svg(&c, f);
-	fclose(f);
-	char *path = xasprintf("%s/chart.svg", b->dir);
-	int rc = write_file_atomic(path, buf, len);
-	free(path), free(buf), free(cols), free(labels), free(roles);
-	return rc;
-}
-
 /* ------------------------------------------------------------ the bisection */
 
-/* What a git bisect command said: 1 when it named the first bad commit
- * (b->first_bad set), 2 when only skipped commits are left (candidates),
- * 0 to go on, -1 on an error. */
-static int bisect_said(struct bisection *b, int rc, const char *out)
+/* What a git bisect command said (bisect_git_said), with the first bad
+ * commit's subject when it named one. */
+static int said_of(struct bisection *b, int rc, const char *out)
 {
-	const char *p = strstr(out, " is the first bad commit");
-	if (p && p - out >= 40) {
-		const char *sha = p - 40;
-		free(b->first_bad), free(b->first_bad_subject);
-		b->first_bad = xasprintf("%.40s", sha);
-		b->first_bad_subject = subject_of(b, b->first_bad);
-		return 1;
+	int said = bisect_git_said(rc, out, &b->first_bad, &b->candidates);
+	if (said == 1) {
+		free(b->first_bad_subject);
+		b->first_bad_subject = bisect_git_subject(b->tree, b->first_bad);
 	}
-	const char *any = strstr(out, "could be any of:\n");
-	if (any) {
-		any += strlen("could be any of:\n");
-		const char *end = strstr(any, "We cannot bisect more");
-		free(b->candidates);
-		b->candidates = xasprintf("%.*s", (int)(end ? end - any : (long)strlen(any)), any);
-		return 2;
-	}
-	if (rc != 0)
-		return error("git bisect: %s", out);
-	return 0;
+	return said;
 }
 
-/* Marks sha in git's bisection: bisect_said's answer. */
+/* Marks sha in git's bisection: said_of's answer. */
 static int mark(struct bisection *b, const char *sha, enum bisect_mark m, struct strbuf *out)
 {
-	int rc = git(b, out, "bisect", (char *)bisect_mark_name(m), (char *)sha, NULL);
-	return bisect_said(b, rc, out->buf);
-}
-
-/* Is a git bisection in progress in the tree? */
-static bool bisecting(const struct bisection *b)
-{
-	struct strbuf out = STRBUF_INIT;
-	bool yes = false;
-	if (git(b, &out, "rev-parse", "--git-path", "BISECT_START", NULL) == 0) {
-		char *p = first_line(out.buf);
-		char *path = p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", b->tree, p);
-		yes = access(path, F_OK) == 0;
-		free(path);
-	}
-	strbuf_release(&out);
-	return yes;
-}
-
-/* The branch (or commit) the tree is on, for the messages. */
-static char *where_is(const struct bisection *b)
-{
-	struct strbuf out = STRBUF_INIT;
-	int rc = git(b, &out, "symbolic-ref", "-q", "--short", "HEAD", NULL);
-	if (rc != 0)
-		rc = git(b, &out, "rev-parse", "--short", "HEAD", NULL);
-	char *s = xstrdup(rc == 0 ? first_line(out.buf) : "?");
-	strbuf_release(&out);
-	return s;
+	int rc = bisect_git_mark(b->tree, sha, m, out);
+	return said_of(b, rc, out->buf);
 }
 
 /*
@@ -1134,12 +551,12 @@ static int bisect_loop(struct bisection *b)
 	struct strbuf out = STRBUF_INIT;
 	int rc = 0, said = 0;
 	char good[41], bad[41];
-	if (resolve(b, b->good_rev, good) < 0 || resolve(b, b->bad_rev, bad) < 0) {
+	if (bisect_git_resolve(b->tree, b->good_rev, good) < 0 || bisect_git_resolve(b->tree, b->bad_rev, bad) < 0) {
 		b->status = "infra";
 		return EXIT_USAGE;
 	}
-	int grc = git(b, &out, "bisect", "start", bad, good, NULL);
-	if ((said = bisect_said(b, grc, out.buf)) < 0) {
+	int grc = bisect_git(b->tree, &out, "bisect", "start", bad, good, NULL);
+	if ((said = said_of(b, grc, out.buf)) < 0) {
 		b->status = "infra";
 		strbuf_release(&out);
 		return EXIT_INFRA;
@@ -1148,13 +565,13 @@ static int bisect_loop(struct bisection *b)
 		if ((said = mark(b, b->steps[i].sha, b->steps[i].mark, &out)) < 0)
 			break;
 	char next[41] = "";
-	if (!said && git(b, &out, "rev-parse", "HEAD", NULL) == 0)
-		snprintf(next, sizeof(next), "%s", first_line(out.buf));
+	if (!said)
+		bisect_git_head(b->tree, next, &out);
 	if (said >= 0 && !b->ends_done) {
 		rc = test_ends(b, &out);
 		if (rc == 0) {
 			b->ends_done = true;
-			save(b);
+			bisect_state_save(b);
 		} else {
 			b->status = rc == EXIT_FAIL ? "no-difference" : rc == EXIT_SIGINT ? "interrupted" : "infra";
 			if (rc == EXIT_FAIL)
@@ -1162,31 +579,27 @@ static int bisect_loop(struct bisection *b)
 			strbuf_release(&out);
 			return rc;
 		}
-		if (!said && git(b, &out, "checkout", "-q", "--detach", next, NULL) != 0) {
-			error("git checkout %s: %s", next, out.buf);
+		if (!said && bisect_git_checkout(b->tree, next, &out) < 0)
 			said = -1;
-		}
 	}
 	while (said == 0) {
-		if (git(b, &out, "rev-parse", "HEAD", NULL) != 0) {
+		char head[41];
+		if (bisect_git_head(b->tree, head, &out) < 0) {
 			said = -1;
 			break;
 		}
 		b->steps = xrealloc(b->steps, (b->nsteps + 1) * sizeof(*b->steps));
 		struct step *s = &b->steps[b->nsteps];
 		memset(s, 0, sizeof(*s));
-		snprintf(s->sha, sizeof(s->sha), "%s", first_line(out.buf));
-		s->subject = subject_of(b, s->sha);
+		memcpy(s->sha, head, sizeof(s->sha));
+		s->subject = bisect_git_subject(b->tree, s->sha);
 		char role[32];
 		snprintf(role, sizeof(role), "step %zu", b->nsteps + 1);
 		s->role = role;
 		int t = test_commit(b, s, 0);
 		s->role = NULL;
 		if (t != TEST_DONE) {
-			free(s->subject), free(s->why), free(s->obs);
-			for (size_t i = 0; i < s->nverdicts; i++)
-				free(s->verdicts[i]);
-			free(s->verdicts);
+			bisect_step_free(s);
 			b->status = t == TEST_INTERRUPTED ? "interrupted" : "infra";
 			strbuf_release(&out);
 			return t == TEST_INTERRUPTED ? EXIT_SIGINT : EXIT_INFRA;
@@ -1194,7 +607,7 @@ static int bisect_loop(struct bisection *b)
 		b->nsteps++;
 		fprintf(stderr, "bisect: %.12s is %s: %s\n", s->sha, bisect_mark_name(s->mark),
 			term_str(s->why));
-		save(b);
+		bisect_state_save(b);
 		said = mark(b, s->sha, s->mark, &out);
 	}
 	strbuf_release(&out);
@@ -1204,30 +617,6 @@ static int bisect_loop(struct bisection *b)
 	}
 	b->status = "infra";
 	return EXIT_INFRA;
-}
-
-static void release(struct bisection *b)
-{
-	struct step *all[2] = { b->ends, b->steps };
-	size_t counts[2] = { 2, b->nsteps };
-	for (int g = 0; g < 2; g++)
-		for (size_t i = 0; all[g] && i < counts[g]; i++) {
-			struct step *s = &all[g][i];
-			free(s->subject), free(s->why), free(s->obs);
-			for (size_t k = 0; k < s->nverdicts; k++)
-				free(s->verdicts[k]);
-			free(s->verdicts);
-		}
-	free(b->steps);
-	for (size_t i = 0; b->build && i < b->nbuild; i++)
-		free(b->build[i]);
-	for (size_t i = 0; b->run_opts && i < b->nrun_opts; i++)
-		free(b->run_opts[i]);
-	free(b->build), free(b->run_opts);
-	free(b->tree), free(b->dir), free(b->good_rev), free(b->bad_rev), free(b->image);
-	free(b->append), free(b->append_file), free(b->glob), free(b->title);
-	free(b->metric), free(b->unit), free(b->ends_why);
-	free(b->first_bad), free(b->first_bad_subject), free(b->candidates);
 }
 
 /* A count option: 1..10000, or -1. */
@@ -1311,13 +700,11 @@ static int settings(struct bisection *b, char **build, size_t nbuild)
 /* The default state directory: the tree's git dir/bootrig-bisect. */
 static char *default_dir(const struct bisection *b)
 {
-	struct strbuf out = STRBUF_INIT;
 	char *dir = NULL;
-	if (git(b, &out, "rev-parse", "--absolute-git-dir", NULL) == 0)
-		dir = xasprintf("%s/bootrig-bisect", first_line(out.buf));
-	else
-		error("bisect: %s is not a git tree: %s", b->tree, out.buf);
-	strbuf_release(&out);
+	char *git_dir = bisect_git_dir(b->tree);
+	if (git_dir)
+		dir = xasprintf("%s/bootrig-bisect", git_dir);
+	free(git_dir);
 	return dir;
 }
 
@@ -1368,12 +755,12 @@ int cmd_bisect(int argc, char **argv)
 		goto done;
 	}
 	if (A.cont) {
-		if ((rc = load(&b)))
+		if ((rc = bisect_state_load(&b)))
 			goto done;
 		/* a bootrig that was killed left git bisecting: back to the branch */
 		struct strbuf out = STRBUF_INIT;
-		if (bisecting(&b))
-			git(&b, &out, "bisect", "reset", NULL);
+		if (bisect_git_bisecting(b.tree))
+			bisect_git(b.tree, &out, "bisect", "reset", NULL);
 		strbuf_release(&out);
 	} else {
 		if ((rc = settings(&b, build, nbuild)))
@@ -1384,7 +771,7 @@ int cmd_bisect(int argc, char **argv)
 				    "to start anew", b.dir), EXIT_USAGE);
 			goto done;
 		}
-		if (bisecting(&b)) {
+		if (bisect_git_bisecting(b.tree)) {
 			rc = (error("bisect: a git bisect is in progress in %s: git bisect reset first",
 				    b.tree), EXIT_USAGE);
 			goto done;
@@ -1394,21 +781,21 @@ int cmd_bisect(int argc, char **argv)
 			goto done;
 		}
 	}
-	char *branch = where_is(&b);
-	install_stop_handlers();
-	save(&b);
+	char *branch = bisect_git_where(b.tree);
+	bisect_install_stop_handlers();
+	bisect_state_save(&b);
 	rc = bisect_loop(&b);
 	struct strbuf out = STRBUF_INIT;
-	if (bisecting(&b) && git(&b, &out, "bisect", "reset", NULL) != 0)
+	if (bisect_git_bisecting(b.tree) && bisect_git(b.tree, &out, "bisect", "reset", NULL) != 0)
 		error("git bisect reset: %s", out.buf);
 	strbuf_release(&out);
-	if (stop_signal) {
-		rc = stop_signal == SIGTERM ? EXIT_SIGTERM : EXIT_SIGINT;
+	if (bisect_stop_signal) {
+		rc = bisect_stop_signal == SIGTERM ? EXIT_SIGTERM : EXIT_SIGINT;
 		b.status = "interrupted";
 	}
-	save(&b);
-	write_chart(&b);
-	print_table(&b, stdout);
+	bisect_state_save(&b);
+	bisect_write_chart(&b);
+	bisect_print_table(&b, stdout);
 	if (!b.o.crash && b.metric && b.ends_done)
 		printf("metric: %s (%s, %s is better): %s\n", term_str(b.metric), term_str(b.unit),
 		       b.higher_better ? "higher" : "lower", term_str(b.ends_why));
@@ -1429,7 +816,7 @@ int cmd_bisect(int argc, char **argv)
 	free(branch);
 	fflush(stdout);
 done:
-	release(&b);
+	bisect_release(&b);
 	free(build), free(A.connect.v);
 	return rc;
 }

@@ -5,7 +5,8 @@
 #   build/guest/<abi>/<test>     one per initramfs/tests/<test>.c, linked with
 #                                initramfs/bench/*.c (a new test needs no edit here)
 #   build/guest/<abi>/init       the PID-1 init, for the native ABIs only
-#                                (aarch64, x86_64, arm)
+#                                (aarch64, x86_64, arm): initramfs/init.c and
+#                                its parts initramfs/init-*.c (init.h)
 #   build/guest-selftest/<abi>/rt-selftest   the runtime's own test (not
 #                                shipped in images)
 #
@@ -49,7 +50,8 @@ GUEST_LINK_aarch64_ilp32 = aarch64-linux-gnu-ld -m aarch64linux32 -static --gc-s
 	--build-id=none -s -o $@ $^
 
 GUEST_RT_SRCS   := start sys string format thread alloc
-GUEST_HDRS      := $(wildcard initramfs/rt/*.h initramfs/rt/arch/*.h initramfs/bench/*.h)
+GUEST_HDRS      := $(wildcard initramfs/rt/*.h initramfs/rt/arch/*.h initramfs/bench/*.h initramfs/*.h)
+GUEST_INIT      := $(sort $(patsubst initramfs/%.c,%,$(wildcard initramfs/init.c initramfs/init-*.c)))
 GUEST_TESTS     := $(sort $(patsubst initramfs/tests/%.c,%,$(wildcard initramfs/tests/*.c)))
 GUEST_BENCH_LIB := $(sort $(patsubst initramfs/%.c,%,$(wildcard initramfs/bench/*.c)))
 
@@ -58,6 +60,7 @@ define guest_abi
 GUEST_DIR_$(1)  := $(BUILD)/guest/$(1)
 GUEST_RT_$(1)   := $$(patsubst %,$(BUILD)/guest/$(1)/obj/rt/%.o,$(GUEST_RT_SRCS) $(GUEST_RT_EXTRA_$(1)))
 GUEST_LIB_$(1)  := $$(patsubst %,$(BUILD)/guest/$(1)/obj/%.o,$(GUEST_BENCH_LIB))
+GUEST_INIT_$(1) := $$(patsubst %,$(BUILD)/guest/$(1)/obj/%.o,$(GUEST_INIT))
 GUEST_BINS_$(1) := $(BUILD)/guest/$(1)/probe $$(patsubst %,$(BUILD)/guest/$(1)/%,$(GUEST_TESTS)) \
 	$$(if $$(filter $(1),$(GUEST_NATIVE)),$$(if $$(wildcard initramfs/init.c),$(BUILD)/guest/$(1)/init))
 GUEST_LINK_$(1) ?= $$(GUEST_CC_$(1)) $$(GUEST_LDFLAGS) -o $$@ $$^ $$(GUEST_LIBS_$(1))
@@ -81,7 +84,7 @@ $(BUILD)/guest/$(1)/obj/bench/%.o: initramfs/bench/%.c $$(GUEST_HDRS)
 $(BUILD)/guest/$(1)/probe: $(BUILD)/guest/$(1)/obj/probe.o $$(GUEST_RT_$(1))
 	$$(call say,LD,$$@)$$(GUEST_LINK_$(1))
 
-$(BUILD)/guest/$(1)/init: $(BUILD)/guest/$(1)/obj/init.o $$(GUEST_RT_$(1))
+$(BUILD)/guest/$(1)/init: $$(GUEST_INIT_$(1)) $$(GUEST_RT_$(1))
 	$$(call say,LD,$$@)$$(GUEST_LINK_$(1))
 
 $(BUILD)/guest/$(1)/%: $(BUILD)/guest/$(1)/obj/tests/%.o $$(GUEST_LIB_$(1)) $$(GUEST_RT_$(1))
@@ -94,7 +97,7 @@ $(BUILD)/guest-selftest/$(1)/rt-selftest: $(BUILD)/guest/$(1)/obj/rt/selftest.o 
 
 # Objects are kept (not intermediate), so a rebuild relinks only.
 .SECONDARY: $$(GUEST_RT_$(1)) $$(GUEST_LIB_$(1)) $(BUILD)/guest/$(1)/obj/probe.o \
-	$(BUILD)/guest/$(1)/obj/init.o $(BUILD)/guest/$(1)/obj/rt/selftest.o $$(patsubst %,$(BUILD)/guest/$(1)/obj/tests/%.o,$(GUEST_TESTS))
+	$$(GUEST_INIT_$(1)) $(BUILD)/guest/$(1)/obj/rt/selftest.o $$(patsubst %,$(BUILD)/guest/$(1)/obj/tests/%.o,$(GUEST_TESTS))
 
 guest: $$(GUEST_BINS_$(1)) $(BUILD)/guest-selftest/$(1)/rt-selftest
 endef

@@ -242,6 +242,16 @@ static int group_name(const config_setting_t *g, const char *what, const char **
 	return 0;
 }
 
+/* group_open: the name of group g of what (group_name), then its keys
+ * checked against keys[0..n) (config_check_keys; kind: "a target"). 0, or
+ * EXIT_CONFIG with the first of those errors. */
+static int group_open(const config_setting_t *g, const char *what, const char *const *keys,
+		      size_t n, const char *kind, const char **name)
+{
+	int rc = group_name(g, what, name);
+	return rc ? rc : config_check_keys(&here, g, keys, n, kind);
+}
+
 /* ---- targets ---------------------------------------------------------- */
 
 static int arch_index(const char *arch)
@@ -358,10 +368,8 @@ static void target_defaults(struct target *t, const char *name)
 static int read_target(const config_setting_t *g, struct config *cfg)
 {
 	const char *name;
-	int rc = group_name(g, "targets", &name);
+	int rc = group_open(g, "targets", target_keys, ARRAY_SIZE(target_keys), "a target", &name);
 	if (rc)
-		return rc;
-	if ((rc = config_check_keys(&here, g, target_keys, ARRAY_SIZE(target_keys), "a target")))
 		return rc;
 	struct target *t = (struct target *)config_find_target(cfg, name);
 	if (!t) {
@@ -396,10 +404,8 @@ static int read_target(const config_setting_t *g, struct config *cfg)
 static int read_suite(const config_setting_t *g, struct config *cfg)
 {
 	const char *name;
-	int rc = group_name(g, "suites", &name);
+	int rc = group_open(g, "suites", suite_keys, ARRAY_SIZE(suite_keys), "a suite", &name);
 	if (rc)
-		return rc;
-	if ((rc = config_check_keys(&here, g, suite_keys, ARRAY_SIZE(suite_keys), "a suite")))
 		return rc;
 	struct suite *s = (struct suite *)config_find_suite(cfg, name);
 	if (!s) {
@@ -554,14 +560,13 @@ static int read_hosts(const config_setting_t *root, struct config *cfg)
 	for (int i = 0; i < n; i++) {
 		config_setting_t *g = config_setting_get_elem(l, (unsigned)i);
 		const char *name;
-		int rc = group_name(g, "hosts", &name);
+		int rc = group_open(g, "hosts", host_keys, ARRAY_SIZE(host_keys), "a host", &name);
 		if (rc)
 			return rc;
 		struct config_host *h = &cfg->hosts[cfg->n_hosts++];
 		h->name = xstrdup(name);
 		h->slots = 1;
-		if ((rc = config_check_keys(&here, g, host_keys, ARRAY_SIZE(host_keys), "a host")) ||
-		    (rc = config_get_string(&here, g, "uri", &h->uri)) || (rc = config_get_string(&here, g, "pool", &h->pool)) ||
+		if ((rc = config_get_string(&here, g, "uri", &h->uri)) || (rc = config_get_string(&here, g, "pool", &h->pool)) ||
 		    (rc = config_get_int(&here, g, "slots", 1, 1024, &h->slots)) ||
 		    (rc = config_get_int(&here, g, "pool_max_mb", 1, 1 << 30, &h->pool_max_mb)))
 			return rc;

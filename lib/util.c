@@ -1,10 +1,11 @@
 /*
- * util.c: messages, allocation, buffers, files and process spawning for the
- * host tool. See util.h for the contracts.
+ * util.c: allocation, buffers, files and process spawning for the host
+ * tool. See util.h for the contracts. It is below textsafe.c (which builds
+ * on its strbuf); the messages (usage.h), which print by textsafe's rule,
+ * are in usage.c, above both.
  */
 #include "util.h"
 #include "exitcodes.h"
-#include "textsafe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,56 +20,6 @@
 #include <poll.h>
 #include <time.h>
 #include <unistd.h>
-
-/* The message by textsafe.h's terminal rule (newlines and tabs kept): its
- * arguments may be file names or what a guest said. */
-static void vreport(const char *prefix, const char *fmt, va_list ap)
-{
-	char *msg = NULL;
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "bootrig: %s", prefix);
-	if (vasprintf(&msg, fmt, ap) >= 0)
-		strbuf_add_term(&sb, msg, strlen(msg), TEXT_KEEP_NEWLINE | TEXT_KEEP_TAB);
-	strbuf_add(&sb, "\n", 1);
-	fwrite(sb.buf, 1, sb.len, stderr);
-	free(msg);
-	strbuf_release(&sb);
-}
-
-void die_status(int status, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vreport("", fmt, ap);
-	va_end(ap);
-	exit(status);
-}
-
-void die(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vreport("", fmt, ap);
-	va_end(ap);
-	exit(EXIT_DATAERR);
-}
-
-int error(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vreport("", fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-void warning(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vreport("warning: ", fmt, ap);
-	va_end(ap);
-}
 
 static void *check_alloc(void *p)
 {

@@ -24,6 +24,10 @@
 #ifndef BOOTRIG_RT_ARCH_H
 #define BOOTRIG_RT_ARCH_H
 
+/* RT_ASM_GLOBAL(name): in an arch file's assembly, the label of an entry
+ * point the C code calls or the linker starts at, made global. */
+#define RT_ASM_GLOBAL(name) ".global " #name "\n" #name ":\n"
+
 #if defined(__x86_64__) && defined(__ILP32__)
 #include "arch/x32.h"
 #elif defined(__x86_64__)

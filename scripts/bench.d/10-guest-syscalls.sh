@@ -30,13 +30,13 @@
 # build/guest/aarch64: another tree's, to measure before and after).
 set -u
 cd "$(dirname "$0")/../.."
+. scripts/bench-lib.sh
 
 n=${BENCH_GUEST_N:-5}
 out=build/bench/guest-syscalls
 tests=lat_syscall,lat_pipe,lat_sig,lat_proc
-rm -rf "$out"
-mkdir -p "$out"
-kernel=$(sh scripts/fetch-kernels.sh cloud-arm64 | awk '{print $2}')
+bench_out "$out"
+kernel=$(bench_kernel cloud-arm64)
 g=${BENCH_GUEST_DIR:-build/guest/aarch64}
 decode=build/tests/tools/br-decode
 for f in "$kernel" $g/init $g/probe $g/lat_syscall $g/lat_pipe $g/lat_sig $g/lat_proc; do

@@ -17,15 +17,16 @@
 #   tasks are forks of it), medians over the rounds, and bootrig / rt-tests.
 set -u
 cd "$(dirname "$0")/../.."
+. scripts/bench-lib.sh
 
 runs=${BENCH_PEER_RUNS:-3}
 out=build/bench/hackbench-peer
 cache=${BOOTRIG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bootrig}/bench/peer-arm64
 peer=build/guest-selftest/aarch64/peer
 ours=build/guest/aarch64/hackbench
-rm -rf "$out"
-mkdir -p "$out" "$cache"
-kernel=$(sh scripts/fetch-kernels.sh cloud-arm64 | awk '{print $2}')
+bench_out "$out"
+mkdir -p "$cache"
+kernel=$(bench_kernel cloud-arm64)
 for f in "$kernel" "$peer" "$ours"; do
 	[ -s "$f" ] || { echo "12-hackbench-peer: missing $f (run make)" >&2; exit 1; }
 done

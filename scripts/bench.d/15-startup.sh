@@ -12,16 +12,12 @@
 # BENCH_STARTUP_N changes N (default 30).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. scripts/bench-lib.sh
 
 n=${BENCH_STARTUP_N:-30}
 out=build/bench/startup
 mkdir -p "$out"
 [ -x build/bootrig ] && [ -f build/modules/virt.so ] || { echo "15-startup: run make first" >&2; exit 1; }
-# The libraries' flags, as the Makefile has them (it owns the list).
-make_var() {
-	printf 'bench-print-%%:\n\t@echo $($*)\n' |
-		make -s --no-print-directory -f Makefile -f - "bench-print-$1"
-}
 objs=$(for o in $(make_var HOST_LIB_OBJS); do [ -f "$o" ] && echo "$o"; done)
 printf 'int main(void) { return 0; }\n' >"$out/empty.c"
 # shellcheck disable=SC2046,SC2086
@@ -32,7 +28,7 @@ printf 'int main(void) { return 0; }\n' >"$out/empty.c"
 	$(make_var PKG_CFLAGS) -o "$out/timer" tests/tools/build-bench.c $objs $(make_var HOST_LIBS); } \
 	2>"$out/cc.err" || { echo "15-startup: cannot build the baselines:"; head -n 5 "$out/cc.err"; exit 1; }
 
-kernel=$(sh scripts/fetch-kernels.sh cloud-arm64 | awk '{print $2}')
+kernel=$(bench_kernel cloud-arm64)
 cmp=tests/fixtures/compare
 export XDG_CACHE_HOME="$PWD/$out/xdg"
 build/bootrig build --kernel "$kernel" -o "$out/warm.img" >/dev/null || exit 1
@@ -41,7 +37,6 @@ build/bootrig build --kernel "$kernel" -o "$out/warm.img" >/dev/null || exit 1
 timed() { "$out/timer" --time "$n" "$@"; }
 libs() { ldd "$1" | grep -c '=>'; }
 set -- $(timed "$out/empty-as-was"); was=$1 was_min=$2
-ratio() { echo "$1 $2" | awk '{printf "%.2f", $1 / $2}'; }
 printf '   %-44s %9s %9s %6s %8s\n' "program (median of $n runs)" "median ms" "min ms" "libs" "was/row"
 row() { printf '   %-44s %9s %9s %6s %8s\n' "$1" "$2" "$3" "$4" "$(ratio "$was" "$2")"; }
 row "empty, linked as bootrig was (baseline)" "$was" "$was_min" "$(libs "$out/empty-as-was")"

@@ -25,22 +25,18 @@
 # BENCH_BUILD_N changes N (default 15).
 set -u
 cd "$(dirname "$0")/../.."
+. scripts/bench-lib.sh
 
 n=${BENCH_BUILD_N:-15}
 out=build/bench/build
-rm -rf "$out"
-mkdir -p "$out/stage"
-kernel=$(sh scripts/fetch-kernels.sh cloud-arm64 | awk '{print $2}')
+bench_out "$out"
+mkdir "$out/stage"
+kernel=$(bench_kernel cloud-arm64)
 export XDG_CACHE_HOME="$PWD/$out/xdg"
 # The bench tool is not build/bootrig: show it where the data is.
 mkdir -p "$out/data"
 ln -s "$PWD/build/guest" "$out/data/guest"
 ln -s "$PWD/configs" "$out/data/configs"
-# The libraries' flags, as the Makefile has them (it owns the list).
-make_var() {
-	printf 'bench-print-%%:\n\t@echo $($*)\n' |
-		make -s --no-print-directory -f Makefile -f - "bench-print-$1"
-}
 # The release objects but main() (and the plugin modules), as the Makefile lists them.
 objs=$(for o in $(make_var HOST_LIB_OBJS); do [ -f "$o" ] && echo "$o"; done)
 [ -n "$objs" ] && [ -x build/bootrig ] || { echo "20-build: run make first" >&2; exit 1; }
@@ -77,7 +73,6 @@ robot_size=$(stat -c %s "$out/robot.img")
 cmp -s "$out/bench.img" "$out/ours.img" && cmp -s "$out/cmd.img" "$out/ours.img" ||
 	{ echo "20-build: the builds are not byte-identical"; exit 1; }
 
-ratio() { echo "$1 $2" | awk '{printf "%.2f", $1 / $2}'; }
 headline=$(ratio "$robot" "$command")
 verdict=$(echo "$headline" | awk '{print ($1 >= 5) ? "meets" : "MISSES"}')
 printf '   bootrig build (whole command, warm) %s ms vs the robot'"'"'s packer %s ms: %sx faster (%s the >= 5x target)\n' \

@@ -28,20 +28,17 @@
 # BENCH_RUN_N changes N (default 3).
 set -u
 cd "$(dirname "$0")/../.."
+. scripts/bench-lib.sh
 
 n=${BENCH_RUN_N:-3}
 out=build/bench/run
-rm -rf "$out"
-mkdir -p "$out"
-kernel=$(sh scripts/fetch-kernels.sh cloud-arm64 | awk '{print $2}')
+bench_out "$out"
+kernel=$(bench_kernel cloud-arm64)
 bootrig=build/bootrig
 [ -x "$bootrig" ] || { echo "30-run: run make first" >&2; exit 1; }
 "$bootrig" build --kernel "$kernel" --suite smoke -o "$out/smoke.img" >/dev/null ||
 	{ echo "30-run: bootrig build failed" >&2; exit 1; }
 
-now() { date +%s.%N; }
-# median of the numbers on stdin
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 run_bootrig() {
 	rm -rf "$out/r"

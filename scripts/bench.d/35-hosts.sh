@@ -14,6 +14,7 @@
 # BENCH_HOSTS_N changes N (default 3).
 set -u
 cd "$(dirname "$0")/../.."
+. scripts/bench-lib.sh
 . tests/libvirtd-host.sh
 
 n=${BENCH_HOSTS_N:-3}
@@ -23,7 +24,7 @@ cache=${XDG_CACHE_HOME:-$HOME/.cache}/bootrig
 port=$((18000 + $$ % 1000))
 uri=qemu+tcp://127.0.0.1:$port/system
 trap '[ -s "$out/d/pid" ] && kill "$(cat "$out/d/pid")"; rm -rf "$out"' EXIT
-kernel=$(sh scripts/fetch-kernels.sh amd64 | awk '{print $2}')
+kernel=$(bench_kernel amd64)
 bootrig=build/bootrig
 [ -x "$bootrig" ] || { echo "35-hosts: run make first" >&2; exit 1; }
 mkdir -p "$out/d" "$out/r"
@@ -31,9 +32,6 @@ mkdir -p "$out/d" "$out/r"
 	{ echo "35-hosts: bootrig build failed" >&2; exit 1; }
 start_daemon "$out/d" "$port" "$cache $out/r" ||
 	{ echo "35-hosts: libvirtd did not start: $(tail -n 3 "$out/d/out")" >&2; exit 1; }
-
-now() { date +%s.%N; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 # 1. upload rate
 head -c $((mb * 1048576)) /dev/urandom >"$out/r/big.img"

@@ -16,15 +16,11 @@
 # BENCH_PARSE_MB changes the size (default 100).
 set -u
 cd "$(dirname "$0")/../.."
+. scripts/bench-lib.sh
 
 mb=${BENCH_PARSE_MB:-100}
 out=build/bench
 mkdir -p "$out"
-# The libraries' flags, as the Makefile has them (it owns the list).
-make_var() {
-	printf 'bench-print-%%:\n\t@echo $($*)\n' |
-		make -s --no-print-directory -f Makefile -f - "bench-print-$1"
-}
 # The release objects but main() (and the plugin modules), as the Makefile lists them.
 objs=$(for o in $(make_var HOST_LIB_OBJS); do [ -f "$o" ] && echo "$o"; done)
 [ -n "$objs" ] || { echo "40-parse: run make first (no build/host objects)" >&2; exit 1; }
@@ -74,7 +70,6 @@ grep_r=$(rate "$grep_s")
 wc_r=$(rate "$wc_s")
 dec_r=$(echo "$dec" | awk '{ print $6 }')
 jud_r=$(echo "$jud" | awk '{ print $6 }')
-ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
 
 printf '   %-34s %10s %12s %14s\n' "reader" "MB/s" "vs grep -c" "records"
 printf '   %-34s %10s %12s %14s\n' "wc -l (baseline)" "$wc_r" "$(ratio "$wc_r" "$grep_r")" "-"

@@ -21,11 +21,11 @@
 #   against `grep -cE` of the naive pattern over the same file (baseline).
 set -u
 cd "$(dirname "$0")/../.."
+. scripts/bench-lib.sh
 
 make -s build/tests/tools/judge-corpus build/tests/tools/br-genlog build/bootrig > /dev/null || exit 1
 out=build/bench/judge-corpus
-rm -rf "$out"
-mkdir -p "$out"
+bench_out "$out"
 pattern='Kernel panic|Oops|BUG:|WARNING:|Call Trace|Call trace|Unable to handle|INFO: task|UBSAN:|general protection'
 
 crash=0 clean=0 naive_hit=0 naive_flag=0

@@ -12,13 +12,13 @@
 # BENCH_MEMORY_MB changes the big log's size (default 1000).
 set -u
 cd "$(dirname "$0")/../.."
+. scripts/bench-lib.sh
 
 [ -x /usr/bin/time ] || { echo "42-memory: no /usr/bin/time (package time)" >&2; exit 1; }
 make -s build/bootrig build/tests/tools/br-genlog > /dev/null || exit 1
 mb=${BENCH_MEMORY_MB:-1000}
 out=build/bench/memory
-rm -rf "$out"
-mkdir -p "$out"
+bench_out "$out"
 trap 'rm -rf "$out"' EXIT
 pass=tests/fixtures/judge/pass-cloud-arm64.log
 

@@ -2,7 +2,9 @@
  * test_bisect.c: the decisions of `bootrig bisect` (compare/bisect.c):
  * which end a commit's boots are like, when more boots are wanted, what is
  * skipped instead of guessed, crash mode's one-crash-is-bad rule, the boot
- * batches, and the chart's SVG.
+ * batches, how one boot counts (its verdict, its failure titles against
+ * --title), when an end has its boots and when the ends get more, and the
+ * chart's SVG.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -149,6 +151,92 @@ static void test_batches(void **state)
 	assert_int_equal(bisect_next_batch(&c, &s), 1);
 }
 
+static void test_count_boot(void **state)
+{
+	(void)state;
+	struct step_boots s = { 0 };
+	const char *const none[] = { NULL };
+	bisect_count_boot(&perf, &s, "PASS", none, 0);
+	bisect_count_boot(&perf, &s, "INFRA_ERROR", none, 0);
+	bisect_count_boot(&perf, &s, "PANIC", none, 0);
+	bisect_count_boot(&perf, &s, "HANG", none, 0);
+	bisect_count_boot(&perf, &s, "BOOT_FAIL", none, 0);
+	bisect_count_boot(&perf, &s, "FAIL", none, 0);
+	assert_int_equal(s.nboots, 6);
+	assert_int_equal(s.npass, 1);
+	assert_int_equal(s.ninfra, 1);
+	assert_int_equal(s.ncrash, 3);
+	assert_int_equal(s.nfail, 1);
+	assert_int_equal(s.ntitle, 0);
+	assert_null(s.other_title);             /* no title pattern: none named */
+
+	struct bisect_opts o = { 3, 9, 0.01, 5, true, "*NULL pointer*" };
+	s = (struct step_boots){ 0 };
+	/* a PASS, a FAIL and an INFRA_ERROR without titles name no other crash */
+	bisect_count_boot(&o, &s, "PASS", none, 0);
+	bisect_count_boot(&o, &s, "FAIL", none, 0);
+	bisect_count_boot(&o, &s, "INFRA_ERROR", none, 0);
+	assert_null(s.other_title);
+	/* one matching title among others counts the boot as titled */
+	const char *const both[] = { "WARNING in foo", "BUG: kernel NULL pointer dereference" };
+	bisect_count_boot(&o, &s, "PANIC", both, 2);
+	assert_int_equal(s.ntitle, 1);
+	assert_null(s.other_title);
+	/* the first other title is kept (a copy: the caller's may go) */
+	char title[] = "Kernel panic - not syncing: VFS";
+	const char *const other[] = { title };
+	bisect_count_boot(&o, &s, "PANIC", other, 1);
+	title[0] = 'X';
+	const char *const later[] = { "general protection fault" };
+	bisect_count_boot(&o, &s, "PANIC", later, 1);
+	assert_string_equal(s.other_title, "Kernel panic - not syncing: VFS");
+	assert_int_equal(s.ntitle, 1);
+	assert_int_equal(s.ncrash, 3);
+	/* a crash without any title is named by its verdict */
+	s = (struct step_boots){ 0 };
+	bisect_count_boot(&o, &s, "HANG", none, 0);
+	assert_string_equal(s.other_title, "HANG");
+	char *why;
+	assert_int_equal(bisect_decide_crash(&o, &s, &why), MARK_SKIP);
+	assert_non_null(strstr(why, "HANG"));
+	free(why);
+}
+
+static void test_end_and_more_boots(void **state)
+{
+	(void)state;
+	char *why;
+	/* an end wants its N boots, then is usable with 2 PASS boots */
+	struct step_boots s = { .nboots = 3, .npass = 3 };
+	assert_int_equal(bisect_decide_end(&perf, &s, 5, &why), MARK_NONE);
+	free(why);
+	s = (struct step_boots){ .nboots = 5, .npass = 2, .ninfra = 3 };
+	assert_int_equal(bisect_decide_end(&perf, &s, 5, &why), MARK_GOOD);
+	assert_string_equal(why, "2 PASS boots of 5");
+	free(why);
+	/* no PASS at all: not measurable, at once */
+	s = (struct step_boots){ .nboots = 5, .ninfra = 5 };
+	assert_int_equal(bisect_decide_end(&perf, &s, 5, &why), MARK_SKIP);
+	free(why);
+	/* one PASS: more boots, up to max_boots, then skipped */
+	s = (struct step_boots){ .nboots = 5, .npass = 1, .ninfra = 4 };
+	assert_int_equal(bisect_decide_end(&perf, &s, 5, &why), MARK_NONE);
+	free(why);
+	s = (struct step_boots){ .nboots = 15, .npass = 1, .ninfra = 14 };
+	assert_int_equal(bisect_decide_end(&perf, &s, 5, &why), MARK_SKIP);
+	free(why);
+	/* the ends: more boots only while apart by the threshold but not yet
+	 * significant, N at a time up to max_boots */
+	assert_int_equal(bisect_ends_more(&perf, true, 30, 5), 0);
+	assert_int_equal(bisect_ends_more(&perf, false, 7, 5), 10);
+	assert_int_equal(bisect_ends_more(&perf, false, -7, 10), 15);
+	assert_int_equal(bisect_ends_more(&perf, false, 7, 15), 0);
+	assert_int_equal(bisect_ends_more(&perf, false, 4.9, 5), 0);
+	assert_int_equal(bisect_ends_more(&perf, false, NAN, 5), 0);
+	const struct bisect_opts odd = { 4, 6, 0.01, 5, false, NULL };
+	assert_int_equal(bisect_ends_more(&odd, false, 7, 4), 6);
+}
+
 static void test_chart(void **state)
 {
 	(void)state;
@@ -184,6 +272,8 @@ int main(void)
 		cmocka_unit_test(test_ends),
 		cmocka_unit_test(test_crash),
 		cmocka_unit_test(test_batches),
+		cmocka_unit_test(test_count_boot),
+		cmocka_unit_test(test_end_and_more_boots),
 		cmocka_unit_test(test_chart),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

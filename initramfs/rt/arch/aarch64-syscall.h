@@ -93,8 +93,7 @@ static inline int64_t rt_syscall3_wide(long n, rt_sysarg_t a1, rt_sysarg_t a2, r
  * ILP32 for the registers holding C pointers (zero-extended first). */
 #define RT_A64_ASM(zext)                                                      \
 	__asm__(".text\n"                                                     \
-		".global _start\n"                                            \
-		"_start:\n"                                                   \
+		RT_ASM_GLOBAL(_start)                                         \
 		"	mov x29, #0\n"                                        \
 		"	mov x30, #0\n"                                        \
 		"	mov x0, sp\n"                                         \
@@ -104,8 +103,7 @@ static inline int64_t rt_syscall3_wide(long n, rt_sysarg_t a1, rt_sysarg_t a2, r
 		"	b .\n"                                                \
 		/* rt_clone_thread(x0 flags, x1 stack, x2 ptid, x3 ctid,      \
 		 * x4 fn, x5 arg): clone(flags, stack, ptid, tls, ctid) */    \
-		".global rt_clone_thread\n"                                   \
-		"rt_clone_thread:\n"                                          \
+		RT_ASM_GLOBAL(rt_clone_thread)                                \
 		zext                                                          \
 		"	and x1, x1, #-16\n"                                   \
 		"	stp x4, x5, [x1, #-16]!\n"                            \
@@ -121,8 +119,7 @@ static inline int64_t rt_syscall3_wide(long n, rt_sysarg_t a1, rt_sysarg_t a2, r
 		"	mov x8, #93\n"                                        \
 		"	svc #0\n"                                             \
 		"	b .\n"                                                \
-		".global rt_sigreturn_restorer\n"                             \
-		"rt_sigreturn_restorer:\n"                                    \
+		RT_ASM_GLOBAL(rt_sigreturn_restorer)                          \
 		"	mov x8, #139\n"                                       \
 		"	svc #0\n")
 

@@ -26,45 +26,9 @@ typedef long rt_sysarg_t;
 /* what the kernel needs for files past 2 GiB (rt_openat adds it) */
 #define RT_O_LARGEFILE 0400000
 
-#define __NR_exit 1
-#define __NR_read 3
-#define __NR_write 4
-#define __NR_close 6
-#define __NR_execve 11
-#define __NR_chdir 12
-#define __NR_getpid 20
-#define __NR_mount 21
-#define __NR_sync 36
-#define __NR_kill 37
-#define __NR_dup 41
-#define __NR_umount2 52
-#define __NR_ioctl 54
-#define __NR_setpgid 57
-#define __NR_getppid 64
-#define __NR_setsid 66
-#define __NR_reboot 88
-#define __NR_munmap 91
-#define __NR_syslog 103
-#define __NR_finit_module 379
-#define __NR_wait4 114
-#define __NR_fsync 118
-#define __NR_clone 120
-#define __NR_uname 122
-#define __NR_mprotect 125
-#define __NR_llseek 140
-#define __NR_sched_yield 158
-#define __NR_prctl 172
-#define __NR_rt_sigreturn 173
-#define __NR_rt_sigaction 174
-#define __NR_rt_sigprocmask 175
-#define __NR_mmap2 192
-#define __NR_ftruncate64 194
-#define __NR_fstat64 197
+/* The numbers i386 shares; then ARM's own. */
+#include "i386-arm-numbers.h"
 #define __NR_getdents64 217
-#define __NR_fcntl64 221
-#define __NR_gettid 224
-#define __NR_sched_setaffinity 241
-#define __NR_sched_getaffinity 242
 #define __NR_exit_group 248
 #define __NR_socket 281
 #define __NR_bind 282
@@ -83,11 +47,8 @@ typedef long rt_sysarg_t;
 #define __NR_pipe2 359
 #define __NR_perf_event_open 364
 #define __NR_accept4 366
+#define __NR_finit_module 379
 #define __NR_getrandom 384
-#define __NR_clock_gettime64 403
-#define __NR_clock_nanosleep_time64 407
-#define __NR_ppoll_time64 414
-#define __NR_futex_time64 422
 
 #define __NR_rt_fstatat __NR_fstatat64
 #define __NR_fcntl __NR_fcntl64
@@ -165,8 +126,7 @@ static inline long rt_syscall6(long n, long a1, long a2, long a3, long a4, long 
 __asm__(
 	".text\n"
 	".arm\n"
-	".global _start\n"
-	"_start:\n"
+	RT_ASM_GLOBAL(_start)
 	"	mov fp, #0\n"
 	"	mov lr, #0\n"
 	"	mov r0, sp\n"
@@ -177,8 +137,7 @@ __asm__(
 
 	/* rt_clone_thread(r0 flags, r1 stack, r2 ptid, r3 ctid, [sp] fn, [sp+4] arg):
 	 * clone(r0 flags, r1 stack, r2 ptid, r3 tls, r4 ctid). */
-	".global rt_clone_thread\n"
-	"rt_clone_thread:\n"
+	RT_ASM_GLOBAL(rt_clone_thread)
 	"	push {r4, r5, r7, lr}\n"
 	"	ldr ip, [sp, #16]\n"       /* fn */
 	"	ldr r5, [sp, #20]\n"       /* arg */
@@ -201,8 +160,7 @@ __asm__(
 	"	svc #0\n"
 	"	b .\n"
 
-	".global rt_sigreturn_restorer\n"
-	"rt_sigreturn_restorer:\n"
+	RT_ASM_GLOBAL(rt_sigreturn_restorer)
 	"	mov r7, #173\n"
 	"	svc #0\n");
 #endif

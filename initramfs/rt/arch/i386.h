@@ -24,45 +24,9 @@ typedef long rt_sysarg_t;
 /* what the kernel needs for files past 2 GiB (rt_openat adds it) */
 #define RT_O_LARGEFILE 0100000
 
-#define __NR_exit 1
-#define __NR_read 3
-#define __NR_write 4
-#define __NR_close 6
-#define __NR_execve 11
-#define __NR_chdir 12
-#define __NR_getpid 20
-#define __NR_mount 21
-#define __NR_sync 36
-#define __NR_kill 37
-#define __NR_dup 41
-#define __NR_umount2 52
-#define __NR_ioctl 54
-#define __NR_setpgid 57
-#define __NR_getppid 64
-#define __NR_setsid 66
-#define __NR_reboot 88
-#define __NR_munmap 91
-#define __NR_syslog 103
-#define __NR_finit_module 350
-#define __NR_wait4 114
-#define __NR_fsync 118
-#define __NR_clone 120
-#define __NR_uname 122
-#define __NR_mprotect 125
-#define __NR_llseek 140
-#define __NR_sched_yield 158
-#define __NR_prctl 172
-#define __NR_rt_sigreturn 173
-#define __NR_rt_sigaction 174
-#define __NR_rt_sigprocmask 175
-#define __NR_mmap2 192
-#define __NR_ftruncate64 194
-#define __NR_fstat64 197
+/* The numbers ARM shares; then i386's own. */
+#include "i386-arm-numbers.h"
 #define __NR_getdents64 220
-#define __NR_fcntl64 221
-#define __NR_gettid 224
-#define __NR_sched_setaffinity 241
-#define __NR_sched_getaffinity 242
 #define __NR_exit_group 252
 #define __NR_openat 295
 #define __NR_mkdirat 296
@@ -72,6 +36,7 @@ typedef long rt_sysarg_t;
 #define __NR_dup3 330
 #define __NR_pipe2 331
 #define __NR_perf_event_open 336
+#define __NR_finit_module 350
 #define __NR_getrandom 355
 #define __NR_socket 359
 #define __NR_socketpair 360
@@ -82,10 +47,6 @@ typedef long rt_sysarg_t;
 #define __NR_setsockopt 366
 #define __NR_getsockname 367
 #define __NR_shutdown 373
-#define __NR_clock_gettime64 403
-#define __NR_clock_nanosleep_time64 407
-#define __NR_ppoll_time64 414
-#define __NR_futex_time64 422
 
 #define __NR_rt_fstatat __NR_fstatat64
 #define __NR_fcntl __NR_fcntl64
@@ -160,8 +121,7 @@ static inline long rt_syscall6(long n, long a1, long a2, long a3, long a4, long 
 #ifdef RT_ARCH_IMPL
 __asm__(
 	".text\n"
-	".global _start\n"
-	"_start:\n"
+	RT_ASM_GLOBAL(_start)
 	"	xor %ebp, %ebp\n"
 	"	mov %esp, %eax\n"
 	"	and $-16, %esp\n"
@@ -172,8 +132,7 @@ __asm__(
 
 	/* rt_clone_thread(flags, stack, ptid, ctid, fn, arg), all on the stack:
 	 * clone(ebx flags, ecx stack, edx ptid, esi tls, edi ctid). */
-	".global rt_clone_thread\n"
-	"rt_clone_thread:\n"
+	RT_ASM_GLOBAL(rt_clone_thread)
 	"	push %ebx\n"
 	"	push %esi\n"
 	"	push %edi\n"
@@ -204,8 +163,7 @@ __asm__(
 	"	pop %ebx\n"
 	"	ret\n"
 
-	".global rt_sigreturn_restorer\n"
-	"rt_sigreturn_restorer:\n"
+	RT_ASM_GLOBAL(rt_sigreturn_restorer)
 	"	mov $173, %eax\n"
 	"	int $0x80\n"
 	"	hlt\n");

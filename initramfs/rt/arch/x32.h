@@ -37,23 +37,14 @@ typedef long long rt_sysarg_t;
 #include "x86_64-numbers.h"
 
 /* x32 uses x86_64's struct stat (64-bit fields). */
-struct rt_kstat {
-	uint64_t st_dev, st_ino, st_nlink;
-	uint32_t st_mode, st_uid, st_gid, pad0;
-	uint64_t st_rdev;
-	int64_t st_size, st_blksize, st_blocks;
-	uint64_t st_atime, st_atime_nsec, st_mtime, st_mtime_nsec, st_ctime, st_ctime_nsec;
-	int64_t unused[3];
-};
-#define __NR_rt_fstatat __NR_newfstatat
+#include "x86_64-stat.h"
 
 #include "x86_64-syscall.h"
 
 #ifdef RT_ARCH_IMPL
 __asm__(
 	".text\n"
-	".global _start\n"
-	"_start:\n"
+	RT_ASM_GLOBAL(_start)
 	"	xor %ebp, %ebp\n"
 	"	mov %esp, %edi\n"          /* the stack is below 4 GiB */
 	"	and $-16, %esp\n"
@@ -62,8 +53,7 @@ __asm__(
 
 	/* rt_clone_thread(flags edi, stack esi, ptid edx, ctid ecx, fn r8d, arg r9d):
 	 * 32-bit values, zero-extended before the kernel sees them. */
-	".global rt_clone_thread\n"
-	"rt_clone_thread:\n"
+	RT_ASM_GLOBAL(rt_clone_thread)
 	"	mov %edi, %edi\n"
 	"	mov %esi, %esi\n"
 	"	mov %edx, %edx\n"
@@ -89,8 +79,7 @@ __asm__(
 	"	hlt\n"
 	"1:	ret\n"
 
-	".global rt_sigreturn_restorer\n"
-	"rt_sigreturn_restorer:\n"
+	RT_ASM_GLOBAL(rt_sigreturn_restorer)
 	"	mov $0x40000201, %eax\n"   /* x32 rt_sigreturn (513) */
 	"	syscall\n"
 	"	hlt\n");

@@ -31,14 +31,6 @@ static inline long rt_syscall2(long n, rt_sysarg_t a1, rt_sysarg_t a2)
 	return (long)ret;
 }
 
-static inline long rt_syscall3(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3)
-{
-	rt_sysarg_t ret;
-	__asm__ volatile("syscall" : "=a"(ret) : "0"((rt_sysarg_t)n), "D"(a1), "S"(a2), "d"(a3)
-			 : "rcx", "r11", "memory");
-	return (long)ret;
-}
-
 static inline long rt_syscall4(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3,
 			       rt_sysarg_t a4)
 {
@@ -84,6 +76,13 @@ static inline int64_t rt_syscall3_wide(long n, rt_sysarg_t a1, rt_sysarg_t a2, r
 	__asm__ volatile("syscall" : "=a"(ret) : "0"((int64_t)n), "D"(a1), "S"(a2), "d"(a3)
 			 : "rcx", "r11", "memory");
 	return ret;
+}
+
+/* rt_syscall3: rt_syscall3_wide's result narrowed to long (-errno and
+ * every x32 pointer survive it). */
+static inline long rt_syscall3(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3)
+{
+	return (long)rt_syscall3_wide(n, a1, a2, a3);
 }
 
 /* One register per 64-bit value. */

@@ -30,24 +30,14 @@ typedef long rt_sysarg_t;
 #define __NR_execve 59
 #include "x86_64-numbers.h"
 
-/* struct stat of x86_64 (arch/x86/include/uapi/asm/stat.h). */
-struct rt_kstat {
-	uint64_t st_dev, st_ino, st_nlink;
-	uint32_t st_mode, st_uid, st_gid, pad0;
-	uint64_t st_rdev;
-	int64_t st_size, st_blksize, st_blocks;
-	uint64_t st_atime, st_atime_nsec, st_mtime, st_mtime_nsec, st_ctime, st_ctime_nsec;
-	int64_t unused[3];
-};
-#define __NR_rt_fstatat __NR_newfstatat
+#include "x86_64-stat.h"
 
 #include "x86_64-syscall.h"
 
 #ifdef RT_ARCH_IMPL
 __asm__(
 	".text\n"
-	".global _start\n"
-	"_start:\n"
+	RT_ASM_GLOBAL(_start)
 	"	xor %ebp, %ebp\n"
 	"	mov %rsp, %rdi\n"          /* argc, argv... for rt_start_c */
 	"	and $-16, %rsp\n"
@@ -55,8 +45,7 @@ __asm__(
 	"	hlt\n"
 
 	/* rt_clone_thread(flags rdi, stack rsi, ptid rdx, ctid rcx, fn r8, arg r9) */
-	".global rt_clone_thread\n"
-	"rt_clone_thread:\n"
+	RT_ASM_GLOBAL(rt_clone_thread)
 	"	mov %rcx, %r10\n"          /* ctid: clone's 4th argument */
 	"	and $-16, %rsi\n"
 	"	sub $16, %rsi\n"
@@ -77,8 +66,7 @@ __asm__(
 	"	hlt\n"
 	"1:	ret\n"
 
-	".global rt_sigreturn_restorer\n"
-	"rt_sigreturn_restorer:\n"
+	RT_ASM_GLOBAL(rt_sigreturn_restorer)
 	"	mov $15, %eax\n"           /* __NR_rt_sigreturn */
 	"	syscall\n"
 	"	hlt\n");
