@@ -2,7 +2,7 @@
  * console.h: what bootrig knows of a kernel console's lines, in one place
 <<<<<<< HEAD
  * for every reader of them: the judge and its crash detector (runner/),
- * the protocol decoder (lib/protocol.c), the log normalizer and logdiff
+ * the protocol decoder (judge/protocol.c), the log normalizer and logdiff
  * (compare/), the boards' serial line (runner/board/).
 =======
  * for every reader of them: the judge and its crash detector (judge/),

@@ -1,6 +1,6 @@
 /*
  * fuzz_protocol.c: libFuzzer target for the result-protocol decoder
- * (lib/protocol.c). Input: console bytes. They are split into lines the way
+ * (judge/protocol.c). Input: console bytes. They are split into lines the way
  * the judge splits them and fed with growing times; then the decoder is
  * finished. Every record it yields must satisfy the protocol's invariants
  * (checked below, abort() on violation); the sanitizers catch the rest.
