@@ -24,10 +24,11 @@
 static const struct opt_usage usage = {
 	"usage: bootrig history --db FILE METRIC [options]\n",
 	"Prints METRIC (abi.test.name, as compare names it) for each kernel of the\n"
-	"history database FILE, in the order of each kernel's first boot: its median,\n"
-	"interval (mean ± sd) and n (PASS boots), and the change points: kernels that\n"
-	"differ from the kernel before them by compare's rule (Welch's t-test p <\n"
-	"alpha and |change| >= threshold).\n",
+	"history database FILE, in the order of each kernel's first boot (or of its\n"
+	"version): its median, interval (mean ± sd) and n (PASS boots), and the change\n"
+	"points: kernels that differ from the kernel before them by compare's rule\n"
+	"(Welch's t-test p < alpha and |change| >= threshold). Exit 0; 65: the\n"
+	"database is missing or not one of ours, or no kernel has METRIC.\n",
 	NULL,
 };
 
@@ -42,7 +43,7 @@ static int emit(const char *path, const char *buf, size_t len)
 int cmd_history(int argc, char **argv)
 {
 	const char *db_path = NULL, *abi = NULL, *format = "text", *svg = NULL, *output = NULL;
-	const char *metric = NULL;
+	const char *metric = NULL, *order = "time";
 	struct history h = { .opts = { .threshold_pct = 5, .alpha = 0.01 },
 			     .filter = { .variant = "default" } };
 	const struct opt opts[] = {
@@ -57,6 +58,8 @@ int cmd_history(int argc, char **argv)
 			   "smallest |%change| that is a change point (default 5, as compare)", 0, 1e6),
 		OPT_NUMBER(0, "alpha", &h.opts.alpha, "P",
 			   "significance level of Welch's t-test (default 0.01, as compare)", 1e-12, 1),
+		OPT_STRING(0, "order", &order, "ORDER",
+			   "time (default: each kernel's first boot) or version (its version, then time)"),
 		OPT_STRING(0, "format", &format, "FMT", "text (default) or json"),
 		OPT_STRING(0, "svg", &svg, "FILE", "also write the trend chart as SVG to FILE"),
 		OPT_STRING('o', "output", &output, "FILE", "write the report to FILE (whole or not at all)"),
@@ -72,6 +75,10 @@ int cmd_history(int argc, char **argv)
 	if (!json && strcmp(format, "text"))
 		return options_usage_error(&usage, "history: --format: '%s' is not text or json",
 					   term_str(format));
+	h.by_version = !strcmp(order, "version");
+	if (!h.by_version && strcmp(order, "time"))
+		return options_usage_error(&usage, "history: --order: '%s' is not time or version",
+					   term_str(order));
 	if (h.filter.clock && strcmp(h.filter.clock, "icount") && strcmp(h.filter.clock, "wall"))
 		return options_usage_error(&usage, "history: --clock wants icount or wall");
 	if (history_parse_metric(&h, metric, abi))

@@ -75,10 +75,22 @@ static void compare_pair(struct history *h, struct history_point *a, struct hist
 	free(glob);
 }
 
+/* Version order of two kernels; ties in time order (their order from db_kernels). */
+static int cmp_version(const void *a, const void *b)
+{
+	const struct db_kernel *x = a, *y = b;
+	int c = strverscmp(x->version, y->version);
+	if (c)
+		return c;
+	return strcmp(x->first, y->first) ? strcmp(x->first, y->first) : (x->id > y->id) - (x->id < y->id);
+}
+
 int history_build(struct history *h, struct history_db *db)
 {
 	if (db_kernels(db, &h->filter, &h->kernels, &h->nkernels))
 		return EXIT_DATAERR;
+	if (h->by_version && h->nkernels)
+		qsort(h->kernels, h->nkernels, sizeof(*h->kernels), cmp_version);
 	size_t nk = h->nkernels;
 	h->points = xcalloc(nk ? nk : 1, sizeof(*h->points));
 	h->unit = "";
@@ -144,10 +156,11 @@ void history_text(const struct history *h, FILE *out)
 	char v[32], lo[32], hi[32], pbuf[16];
 	fprintf(out, "metric: %s.%s.%s (%s, %s is better)\n", term_str(h->abi), term_str(h->test),
 		term_str(h->name), term_str(h->unit), h->higher_better ? "higher" : "lower");
-	fprintf(out, "boots: target %s, clock %s, variant %s; kernels in order of their first boot\n",
+	fprintf(out, "boots: target %s, clock %s, variant %s; kernels in order of their %s\n",
 		h->filter.target ? term_str(h->filter.target) : "any",
 		h->filter.clock ? term_str(h->filter.clock) : "any",
-		h->filter.variant ? term_str(h->filter.variant) : "any");
+		h->filter.variant ? term_str(h->filter.variant) : "any",
+		h->by_version ? "version" : "first boot");
 	fprintf(out, "change point: Welch p < %g and |change| >= %g %% against the kernel before "
 		"(compare's rule)\n\n", h->opts.alpha, h->opts.threshold_pct);
 	fprintf(out, "  %-3s %-28s %-12s %-20s %5s %10s  %-21s %8s %8s  %s\n", "#", "kernel", "sha256",
@@ -259,7 +272,7 @@ struct json_object *history_json(const struct history *h)
 	json_object_object_add(f, "clock", str_or_null(h->filter.clock));
 	json_object_object_add(f, "variant", str_or_null(h->filter.variant));
 	json_object_object_add(root, "filter", f);
-	json_object_object_add(root, "order", json_object_new_string("first_boot"));
+	json_object_object_add(root, "order", json_object_new_string(h->by_version ? "version" : "first_boot"));
 	json_object_object_add(root, "alpha", json_object_new_double(h->opts.alpha));
 	json_object_object_add(root, "threshold_pct", json_object_new_double(h->opts.threshold_pct));
 	json_object_object_add(root, "test", json_object_new_string("welch"));

@@ -5,8 +5,11 @@
  * each kernel and the one before it that has the metric.
  *
  * Kernels are in time order: by their first boot's start (result.json
- * "started"), ties by the order they were first recorded. Each kernel's
- * observations are compare's: one per PASS boot, that boot's median.
+ * "started"), ties by the order they were first recorded; or, with
+ * by_version, in the order of their version's first word (strverscmp:
+ * 6.1.0-47 before 6.1.0-50 before 6.1.0-128), ties in time order. Each
+ * kernel's observations are compare's: one per PASS boot, that boot's
+ * median.
  */
 #ifndef BOOTRIG_HISTORY_H
 #define BOOTRIG_HISTORY_H
@@ -33,6 +36,7 @@ struct history {
 	const char *unit;               /* from the first series (or "") */
 	bool higher_better;
 	struct db_filter filter;
+	bool by_version;                /* kernels in version order, not time order */
 	struct compare_opts opts;
 	struct db_kernel *kernels;      /* [nkernels] */
 	size_t nkernels;
