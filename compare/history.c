@@ -287,33 +287,67 @@ struct json_object *history_json(const struct history *h)
 	return root;
 }
 
+/*
+ * The length of the suffix every kernel name shares, from a '-' on
+ * ("-cloud-arm64"), that leaves each of them something; 0 if none.
+ */
+static size_t common_suffix(const struct history *h)
+{
+	if (h->n < 2)
+		return 0;
+	const char *first = kernel_name(h->points[0].kernel);
+	size_t len = strlen(first), best = 0;
+	for (size_t k = 1; k < len; k++) {          /* candidate: first + k */
+		if (first[k] != '-')
+			continue;
+		size_t sl = len - k;
+		bool all = true;
+		for (size_t i = 1; i < h->n && all; i++) {
+			const char *name = kernel_name(h->points[i].kernel);
+			size_t nl = strlen(name);
+			all = nl > sl && !strcmp(name + nl - sl, first + k);
+		}
+		if (all) {
+			best = sl;
+			break;
+		}
+	}
+	return best;
+}
+
 void history_svg(const struct history *h, FILE *out)
 {
 	struct chart_group *g = xcalloc(h->n ? h->n : 1, sizeof(*g));
-	char **sub = xcalloc(h->n ? h->n : 1, sizeof(*sub));
+	char **sub = xcalloc(h->n ? h->n : 1, sizeof(*sub)), **label = xcalloc(h->n ? h->n : 1, sizeof(*label));
+	size_t suffix = common_suffix(h);
 	for (size_t i = 0; i < h->n; i++) {
 		const struct history_point *p = &h->points[i];
-		char pbuf[16];
+		const char *name = kernel_name(p->kernel);
+		label[i] = xasprintf("%.*s", (int)(strlen(name) - suffix), name);
 		if (p->prev == SIZE_MAX || !p->series)
 			sub[i] = xasprintf("n=%zu", p->series ? p->series->n : 0);
 		else
-			sub[i] = xasprintf("n=%zu %+.2f%% p %s", p->series->n, p->cmp.pct_change,
-					   stats_fmt_p(p->cmp.p_welch, pbuf, sizeof(pbuf)));
+			sub[i] = xasprintf("n=%zu %+.1f%%", p->series->n, p->cmp.pct_change);
 		g[i] = (struct chart_group){
-			.label = kernel_name(p->kernel), .sublabel = sub[i],
+			.label = label[i], .sublabel = sub[i],
 			.values = p->series ? p->series->obs : NULL, .n = p->series ? p->series->n : 0,
 			.colour = p->change ? "#c2185b" : "#1565c0",
 			.flag = p->change ? "change point" : NULL,
 			.class = p->change ? "change-point" : "kernel",
 		};
 	}
-	char *title = xasprintf("%s.%s.%s (%s is better) by kernel", h->abi, h->test, h->name,
-				h->higher_better ? "higher" : "lower");
+	const char *name0 = h->n ? kernel_name(h->points[0].kernel) : "";
+	/* Short enough for three groups' width: the kernels' shared suffix,
+	 * else which way is better. */
+	char *title = suffix ? xasprintf("%s.%s.%s, kernels *%s", h->abi, h->test, h->name,
+					 name0 + strlen(name0) - suffix)
+			     : xasprintf("%s.%s.%s (%s is better)", h->abi, h->test, h->name,
+					 h->higher_better ? "higher" : "lower");
 	struct chart_spec spec = { .title = title, .unit = h->unit, .groups = g, .ngroups = h->n };
 	chart_svg(&spec, out);
 	free(title);
 	for (size_t i = 0; i < h->n; i++)
-		free(sub[i]);
-	free(sub);
+		free(sub[i]), free(label[i]);
+	free(sub), free(label);
 	free(g);
 }
