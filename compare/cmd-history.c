@@ -54,6 +54,8 @@ int cmd_history(int argc, char **argv)
 			   "only boots of clock C, icount or wall (default: any)"),
 		OPT_STRING(0, "variant", &h.filter.variant, "NAME",
 			   "only boots of that variant (default: default)"),
+		OPT_FLAG(0, "mixed", &h.mixed,
+			 "pool a kernel's boots even when their command lines, images or targets differ"),
 		OPT_NUMBER(0, "threshold", &h.opts.threshold_pct, "PCT",
 			   "smallest |%change| that is a change point (default 5, as compare)", 0, 1e6),
 		OPT_NUMBER(0, "alpha", &h.opts.alpha, "P",

@@ -103,7 +103,7 @@ int history_build(struct history *h, struct history_db *db)
 		char *label = xasprintf("%s:kernel=%s", db->path, h->kernels[i].kernel_id);
 		int rc = db_load_side(db, h->kernels[i].id, &h->filter, &p->side, label);
 		free(label);
-		if (rc || side_check_alike(&p->side)) {
+		if (rc || (!h->mixed && side_check_alike(&p->side))) {
 			h->n++;
 			return EXIT_DATAERR;
 		}

@@ -37,6 +37,7 @@ struct history {
 	bool higher_better;
 	struct db_filter filter;
 	bool by_version;                /* kernels in version order, not time order */
+	bool mixed;                     /* pool a kernel's boots even when run differently */
 	struct compare_opts opts;
 	struct db_kernel *kernels;      /* [nkernels] */
 	size_t nkernels;
@@ -54,8 +55,8 @@ int history_parse_metric(struct history *h, const char *metric, const char *abi)
 /*
  * history_build: the points of h's metric over db's kernels passing
  * h->filter, under h->opts (threshold, alpha). Each kernel's boots must
- * have been run alike (side_check_alike()); a metric no kernel has is an
- * error. 0, or EXIT_DATAERR after a message.
+ * have been run alike (side_check_alike()) unless h->mixed; a metric no
+ * kernel has is an error. 0, or EXIT_DATAERR after a message.
  */
 int history_build(struct history *h, struct history_db *db);
 void history_free(struct history *h);

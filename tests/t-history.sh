@@ -147,6 +147,21 @@ br history --db "$DB" x86_64.lat_syscall.null --target nowhere
 [ $rc -eq 65 ] && err_has "no kernel has a PASS boot with metric" && ok "history: no boot passes the filter: exit 65" ||
 	not_ok "history with an empty filter" "rc=$rc $(cat "$tmp/err")"
 
+# one kernel booted with two command lines: not one sample, unless --mixed
+M=$tmp/mixed.db
+"$MK" "$tmp/mx" k-m default 4 9 $NULL:10:1 >/dev/null
+for b in 3 4; do
+	f=$tmp/mx/k-m/default/$b/result.json
+	jq '.append = "console=ttyS0 mitigations=off"' "$f" >"$f.new" && mv "$f.new" "$f"
+done
+"$BOOTRIG" import --db "$M" "$tmp/mx" >/dev/null
+br history --db "$M" x86_64.lat_syscall.null
+if [ $rc -eq 65 ] && err_has "different kernel command lines"; then
+	br history --db "$M" x86_64.lat_syscall.null --mixed
+	if [ $rc -eq 0 ] && grep -Eq '^  1 +k-m .* 4 +' "$tmp/out"; then ok "a kernel run with two command lines: exit 65 naming it; --mixed pools its 4 boots"
+	else not_ok "history --mixed" "rc=$rc $(cat "$tmp/out" "$tmp/err")"; fi
+else not_ok "history of a kernel run two ways" "rc=$rc $(cat "$tmp/err")"; fi
+
 # --- bad input: a clear error, exit 65 (64 usage), no row ---
 before=$(q "$DB" 'SELECT count(*) FROM boot')
 "$MK" "$tmp/bad" k-d default 3 4 $NULL:10:1 >/dev/null
