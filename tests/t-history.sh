@@ -267,4 +267,19 @@ else not_ok "compare -47 against -57 from the database" "$line"; fi
 if xmllint --noout "$tmp/real.svg" 2>/dev/null && [ "$(grep -c '<circle' "$tmp/real.svg")" -ge 9 ]; then
 	ok "the real history's SVG: well-formed, a point per boot"
 else not_ok "the real history's SVG"; fi
+# An interrupted run keeps what finished, in the database too: SIGINT once
+# boot 1 is written.
+"$BOOTRIG" run --config "$tmp/suite.cfg" --suite history --clock icount --repeat 4 --db "$tmp/int.db" \
+	-o "$tmp/int" --kernel "$K57" >"$tmp/int.out" 2>"$tmp/int.err" &
+pid=$!
+i=0
+while [ $i -lt 300 ] && ! ls "$tmp"/int/*/default/1/result.json >/dev/null 2>&1; do sleep 1; i=$((i + 1)); done
+kill -INT $pid
+wait $pid
+irc=$?
+files=$(ls "$tmp"/int/*/default/*/result.json 2>/dev/null | wc -l)
+rows=$(q "$tmp/int.db" 'SELECT count(*) FROM boot')
+if [ $irc -eq 130 ] && [ "$files" -ge 1 ] && [ "$files" -lt 4 ] && [ "$rows" = "$files" ]; then
+	ok "run --db interrupted by SIGINT: exit 130, its $files finished boot(s) recorded"
+else not_ok "an interrupted run --db" "rc=$irc files=$files rows=$rows $(tail -3 "$tmp/int.err")"; fi
 echo "1..$_tap_n"
