@@ -50,8 +50,13 @@ static const struct metric_series *find_metric(const struct history *h, const st
 	return side_metric(s, h->abi, h->test, h->name);
 }
 
-/* Compares point b with point a by compare's rule, for h's metric only. */
-static void compare_pair(struct history *h, struct history_point *a, struct history_point *b)
+/*
+ * Compares point b (CAND) with point a (BASE) by compare's rule, for h's
+ * metric only: the result, and compare's warnings into b unless keep_warnings
+ * is false.
+ */
+static struct cand_cmp compare_pair(struct history *h, struct history_point *a,
+				    struct history_point *b, bool keep_warnings)
 {
 	char *glob = xasprintf("%s.%s.%s", h->abi, h->test, h->name);
 	const char *globs[] = { glob, NULL };
@@ -61,18 +66,21 @@ static void compare_pair(struct history *h, struct history_point *a, struct hist
 	struct side pair[2] = { a->side, b->side };      /* borrowed, as compare does */
 	struct comparison c;
 	compare_sides(&c, pair, 2, &o);
+	struct cand_cmp out = { NAN, NAN, NAN, CHANGE_ABSENT };
 	for (size_t i = 0; i < c.nrows; i++) {
 		const struct metric_row *r = &c.rows[i];
 		if (!strcmp(r->abi, h->abi) && !strcmp(r->test, h->test) && !strcmp(r->name, h->name))
-			b->cmp = r->cmp[1];
+			out = r->cmp[1];
 	}
-	b->change = b->cmp.change == CHANGE_IMPROVED || b->cmp.change == CHANGE_REGRESSED;
-	b->warnings = c.warnings;
-	b->nwarnings = c.nwarnings;
-	c.warnings = NULL;
-	c.nwarnings = 0;
+	if (keep_warnings) {
+		b->warnings = c.warnings;
+		b->nwarnings = c.nwarnings;
+		c.warnings = NULL;
+		c.nwarnings = 0;
+	}
 	comparison_free(&c);
 	free(glob);
+	return out;
 }
 
 /* Version order of two kernels; ties in time order (their order from db_kernels). */
@@ -94,12 +102,13 @@ int history_build(struct history *h, struct history_db *db)
 	size_t nk = h->nkernels;
 	h->points = xcalloc(nk ? nk : 1, sizeof(*h->points));
 	h->unit = "";
-	size_t last = SIZE_MAX, with = 0;
+	size_t last = SIZE_MAX, first = SIZE_MAX, with = 0;
 	for (size_t i = 0; i < nk; i++, h->n++) {
 		struct history_point *p = &h->points[i];
 		*p = (struct history_point){ .kernel = &h->kernels[i], .prev = SIZE_MAX,
 					     .median = NAN, .lo = NAN, .hi = NAN,
 					     .cmp = { NAN, NAN, NAN, CHANGE_ABSENT } };
+		p->total = p->cmp;
 		char *label = xasprintf("%s:kernel=%s", db->path, h->kernels[i].kernel_id);
 		int rc = db_load_side(db, h->kernels[i].id, &h->filter, &p->side, label);
 		free(label);
@@ -111,6 +120,7 @@ int history_build(struct history *h, struct history_db *db)
 		if (!p->series)
 			continue;
 		if (!with++) {
+			first = i;
 			h->unit = p->series->unit;
 			h->higher_better = p->series->higher_better;
 		}
@@ -118,8 +128,10 @@ int history_build(struct history *h, struct history_db *db)
 		stats_interval(p->series->obs, p->series->n, &p->lo, &p->hi);
 		if (last != SIZE_MAX) {
 			p->prev = last;
-			compare_pair(h, &h->points[last], p);
+			p->cmp = compare_pair(h, &h->points[last], p, true);
+			p->change = p->cmp.change == CHANGE_IMPROVED || p->cmp.change == CHANGE_REGRESSED;
 			h->nchanges += p->change;
+			p->total = last == first ? p->cmp : compare_pair(h, &h->points[first], p, false);
 		}
 		last = i;
 	}
@@ -199,6 +211,19 @@ void history_text(const struct history *h, FILE *out)
 			change_name(p->cmp.change));
 	}
 	fputc('\n', out);
+	for (size_t i = h->n; i-- > 0;) {   /* the last kernel with the metric against the first */
+		const struct history_point *p = &h->points[i];
+		if (!p->series || p->prev == SIZE_MAX)
+			continue;
+		size_t f = 0;
+		while (!h->points[f].series)
+			f++;
+		fprintf(out, "since the first: %s -> %s %+.2f%% (p %s, %s)\n",
+			term_str(kernel_name(h->points[f].kernel)), term_str(kernel_name(p->kernel)),
+			p->total.pct_change, stats_fmt_p(p->total.p_welch, pbuf, sizeof(pbuf)),
+			change_name(p->total.change));
+		break;
+	}
 }
 
 /* A double, or null when it is not finite. */
@@ -239,6 +264,7 @@ static struct json_object *point_json(const struct history_point *p)
 	}
 	if (p->prev == SIZE_MAX) {
 		json_object_object_add(o, "against", NULL);
+		json_object_object_add(o, "against_first", NULL);
 	} else {
 		struct json_object *c = json_object_new_object();
 		json_object_object_add(c, "index", json_object_new_int((int)p->prev));
@@ -247,6 +273,12 @@ static struct json_object *point_json(const struct history_point *p)
 		json_object_object_add(c, "p_mann_whitney", num(p->cmp.p_mwu));
 		json_object_object_add(c, "verdict", json_object_new_string(change_name(p->cmp.change)));
 		json_object_object_add(o, "against", c);
+		struct json_object *t = json_object_new_object();
+		json_object_object_add(t, "pct_change", num(p->total.pct_change));
+		json_object_object_add(t, "p_welch", num(p->total.p_welch));
+		json_object_object_add(t, "p_mann_whitney", num(p->total.p_mwu));
+		json_object_object_add(t, "verdict", json_object_new_string(change_name(p->total.change)));
+		json_object_object_add(o, "against_first", t);
 	}
 	json_object_object_add(o, "change_point", json_object_new_boolean(p->change));
 	return o;

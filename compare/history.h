@@ -2,7 +2,9 @@
  * history.h: one metric over the kernels of a history database: each
  * kernel's boots as a side (db.c), its median, interval and n, and the
  * change points, decided by compare's own rule (compare_sides()) between
- * each kernel and the one before it that has the metric.
+ * each kernel and the one before it that has the metric; and each kernel's
+ * change from the first one (the same rule: where a drift of small steps
+ * adds up).
  *
  * Kernels are in time order: by their first boot's start (result.json
  * "started"), ties by the order they were first recorded; or, with
@@ -26,6 +28,7 @@ struct history_point {
 	double median, lo, hi;          /* stats_median, stats_interval (mean ± sd) */
 	size_t prev;                    /* the point compared against, SIZE_MAX: none */
 	struct cand_cmp cmp;            /* against prev (compare's verdict) */
+	struct cand_cmp total;          /* against the first point with the metric */
 	bool change;                    /* a change point: improved or regressed */
 	char **warnings;                /* compare's, for this pair */
 	size_t nwarnings;

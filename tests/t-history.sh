@@ -247,17 +247,23 @@ else not_ok "two real runs at once" "rc $ra $rb, $n rows: $(tail -3 "$tmp/real-a
 shas=$(q "$R" "SELECT group_concat(sha256, ' ') FROM (SELECT sha256 FROM kernel ORDER BY version)")
 want=$(sha256sum "$K47" "$K50" "$K57" | awk '{printf "%s%s", sep, $1; sep=" "}')
 [ "$shas" = "$want" ] && ok "each kernel keyed by its file's sha256" || not_ok "kernel sha256" "$shas / $want"
-br history --db "$R" aarch64.lat_syscall.null --order version --clock icount --threshold 2 --svg "$tmp/real.svg"
+# Under icount each kernel's boots agree to 0.01 % (sd 0), so a 0.5 % step
+# is a real one; compare's default 5 % is for the wall clock's noise.
+br history --db "$R" aarch64.lat_syscall.null --order version --clock icount --threshold 0.5 --svg "$tmp/real.svg"
 cat "$tmp/out" | sed 's/^/# /'
 if [ $rc -eq 0 ] && grep -Eq '^  1 +6\.1\.0-47-cloud-arm64 .* 3 +[0-9.]+ .* first$' "$tmp/out" &&
 	grep -Eq '^  2 +6\.1\.0-50-cloud-arm64 .* 3 +[0-9.]+ ' "$tmp/out" &&
 	grep -Eq '^  3 +6\.1\.0-57-cloud-arm64 .* 3 +[0-9.]+ ' "$tmp/out"; then
 	ok "history: the null syscall of 6.1.0-47, -50, -57 in version order, 3 boots each"
 else not_ok "history of the real kernels" "rc=$rc $(cat "$tmp/err")"; fi
-if grep -Eq '^[0-9]+ change points?: .*-> 6\.1\.0-57-cloud-arm64 -[0-9.]+% \(p <0\.0001, improved\)' "$tmp/out" &&
+if grep -Eq '^  3 +6\.1\.0-57-cloud-arm64 .* -[0-9.]+% +<0\.0001  improved  <- change point$' "$tmp/out" &&
+	grep -Eq '^since the first: 6\.1\.0-47-cloud-arm64 -> 6\.1\.0-57-cloud-arm64 -(2|3)\.[0-9]+% \(p <0\.0001, improved\)$' "$tmp/out" &&
 	! grep -Eq 'regressed  <- change point' "$tmp/out"; then
-	ok "history: -57's faster null syscall is a change point (p <0.0001)"
-else not_ok "the -47 -> -57 change as a change point" "$(tail -1 "$tmp/out")"; fi
+	ok "history: -57's faster null syscall is a change point, -2 to -4 % since -47 (p <0.0001)"
+else not_ok "the -47 -> -57 change as a change point" "$(tail -2 "$tmp/out")"; fi
+grep -Eq '^  2 +6\.1\.0-50-cloud-arm64 .* -[0-9.]+% +<0\.0001  improved  <- change point$' "$tmp/out" &&
+	ok "history: -50 is the first step of that drop, a change point too" ||
+	not_ok "-50 a change point" "$(sed -n 6,8p "$tmp/out")"
 "$BOOTRIG" compare "db:$R:kernel=6.1.0-47-cloud-arm64" "db:$R:kernel=6.1.0-57-cloud-arm64" \
 	--metric aarch64.lat_syscall.null --threshold 2 >"$tmp/c.txt" 2>&1
 line=$(grep -F 'aarch64.lat_syscall.null (us)' "$tmp/c.txt")
