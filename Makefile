@@ -28,7 +28,7 @@ MAKEFLAGS += --no-print-directory
 endif
 # The core libraries every command links; libvirt and libguestfs are linked
 # only into the plugin modules (below, and lib/module.h).
-CORE_PKGS := libconfig json-c zlib libdeflate nettle liblzma
+CORE_PKGS := libconfig json-c zlib libdeflate nettle liblzma sqlite3
 PKGS      := $(CORE_PKGS) libvirt libguestfs
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null)

@@ -10,6 +10,7 @@
  */
 #include "builtin.h"
 #include "compare.h"
+#include "db.h"
 #include "exitcodes.h"
 #include "options.h"
 #include "textsafe.h"
@@ -39,7 +40,9 @@ static const struct opt_usage usage = {
 	"Compares the boots below each CAND_DIR with those below BASE_DIR: every\n"
 	"result.json at any depth, all boots pooled; each PASS boot's median of a\n"
 	"metric is one observation. Exit 0: nothing regressed; 1: a significant\n"
-	"regression or a new kernel failure; 125: a side has no usable boot.\n",
+	"regression or a new kernel failure; 125: a side has no usable boot.\n"
+	"A side db:FILE:kernel=VERSION-OR-SHA256[:target=T][:clock=C][:variant=V]\n"
+	"is that kernel's boots in the history database FILE (bootrig import).\n",
 	NULL,
 };
 
@@ -194,8 +197,15 @@ int cmd_compare(int argc, char **argv)
 	struct side *sides = xcalloc(nsides, sizeof(*sides));
 	int status = EXIT_PASS;
 	for (size_t s = 0; s < nsides && status == EXIT_PASS; s++)
-		if (side_load(&sides[s], argv[first + (int)s], a.mixed) < 0)
+		if ((db_is_side_spec(argv[first + (int)s]) ?
+		     db_side_load(&sides[s], argv[first + (int)s], a.mixed) :
+		     side_load(&sides[s], argv[first + (int)s], a.mixed)) < 0)
 			status = EXIT_DATAERR;
+	for (size_t s = 0; status == EXIT_PASS && a.by_host && s < nsides; s++)
+		if (db_is_side_spec(argv[first + (int)s])) {
+			error("--by-host: results directories only, not a database side");
+			status = EXIT_USAGE;
+		}
 	if (status == EXIT_PASS && a.by_host && (a.format != FORMAT_TEXT || a.output)) {
 		error("--by-host: text reports on stdout only");
 		status = EXIT_USAGE;

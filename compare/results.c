@@ -120,8 +120,7 @@ const struct metric_series *side_metric(const struct side *side, const char *abi
 	return find_series((struct side *)side, abi, test, name);
 }
 
-/* The boot's observation of a metric: its "median", else its samples' median. */
-static double metric_observation(struct json_object *m)
+double result_metric_observation(struct json_object *m)
 {
 	double median = get_num(m, "median");
 	if (!isnan(median))
@@ -138,44 +137,60 @@ static double metric_observation(struct json_object *m)
 	return median;
 }
 
+void side_add_observation(struct side *s, const struct side_observation *o)
+{
+	struct metric_series *ser = find_series(s, o->abi, o->test, o->name);
+	if (!ser) {
+		s->metrics = xrealloc(s->metrics, (s->nmetrics + 1) * sizeof(*s->metrics));
+		ser = &s->metrics[s->nmetrics++];
+		*ser = (struct metric_series){
+			.abi = xstrdup(o->abi), .test = xstrdup(o->test), .name = xstrdup(o->name),
+			.unit = xstrdup(o->unit), .higher_better = o->higher_better,
+			.ci_max = NAN, .ci_target = NAN,
+		};
+	}
+	ser->samples += o->samples;
+	if (isfinite(o->ci) && o->ci >= 0 && !(o->ci <= ser->ci_max))
+		ser->ci_max = o->ci;
+	if (isfinite(o->ci_target))
+		ser->ci_target = o->ci_target;
+	ser->unmet += o->stop_max;
+	if (ser->n == ser->alloc) {
+		ser->alloc = ser->alloc ? 2 * ser->alloc : 8;
+		ser->obs = xrealloc(ser->obs, ser->alloc * sizeof(*ser->obs));
+	}
+	ser->obs[ser->n++] = o->obs;
+}
+
+bool result_metric_entry(struct json_object *m, struct side_observation *o)
+{
+	const char *abi = get_str(m, "abi", NULL), *test = get_str(m, "test", NULL);
+	const char *name = get_str(m, "name", NULL);
+	double obs = result_metric_observation(m);
+	if (!abi || !test || !name || !isfinite(obs))
+		return false;
+	double count = get_num(m, "n");
+	struct json_object *samples = get_array(m, "samples");
+	*o = (struct side_observation){
+		.abi = abi, .test = test, .name = name, .unit = get_str(m, "unit", ""),
+		.higher_better = !strcmp(get_str(m, "better", "lower"), "higher"),
+		.obs = obs,
+		.samples = isfinite(count) && count >= 1 ? (size_t)count
+			   : samples ? json_object_array_length(samples) : 0,
+		.ci = get_num(m, "ci"), .ci_target = get_num(m, "ci_target"),
+		.stop_max = !strcmp(get_str(m, "stop", ""), "max"),
+	};
+	return true;
+}
+
 /* Adds one PASS boot's metrics to the side's series. */
 static void add_metrics(struct side *s, struct json_object *metrics)
 {
 	size_t n = metrics ? json_object_array_length(metrics) : 0;
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *m = json_object_array_get_idx(metrics, i);
-		const char *abi = get_str(m, "abi", NULL), *test = get_str(m, "test", NULL);
-		const char *name = get_str(m, "name", NULL);
-		double obs = metric_observation(m);
-		if (!abi || !test || !name || !isfinite(obs))
-			continue;
-		struct metric_series *ser = find_series(s, abi, test, name);
-		if (!ser) {
-			s->metrics = xrealloc(s->metrics, (s->nmetrics + 1) * sizeof(*s->metrics));
-			ser = &s->metrics[s->nmetrics++];
-			*ser = (struct metric_series){
-				.abi = xstrdup(abi), .test = xstrdup(test), .name = xstrdup(name),
-				.unit = xstrdup(get_str(m, "unit", "")),
-				.higher_better = !strcmp(get_str(m, "better", "lower"), "higher"),
-				.ci_max = NAN, .ci_target = NAN,
-			};
-		}
-		double count = get_num(m, "n"), ci = get_num(m, "ci"), target = get_num(m, "ci_target");
-		struct json_object *samples = get_array(m, "samples");
-		if (isfinite(count) && count >= 1)
-			ser->samples += (size_t)count;
-		else if (samples)
-			ser->samples += json_object_array_length(samples);
-		if (isfinite(ci) && ci >= 0 && !(ci <= ser->ci_max))
-			ser->ci_max = ci;
-		if (isfinite(target))
-			ser->ci_target = target;
-		ser->unmet += !strcmp(get_str(m, "stop", ""), "max");
-		if (ser->n == ser->alloc) {
-			ser->alloc = ser->alloc ? 2 * ser->alloc : 8;
-			ser->obs = xrealloc(ser->obs, ser->alloc * sizeof(*ser->obs));
-		}
-		ser->obs[ser->n++] = obs;
+		struct side_observation o;
+		if (result_metric_entry(json_object_array_get_idx(metrics, i), &o))
+			side_add_observation(s, &o);
 	}
 }
 
@@ -184,27 +199,29 @@ static void add_abis(struct side *s, struct json_object *abis)
 {
 	if (!abis || !json_object_is_type(abis, json_type_object))
 		return;
-	json_object_object_foreach(abis, name, entry) {
-		struct abi_count *c = NULL;
-		for (size_t i = 0; i < s->nabis && !c; i++)
-			if (!strcmp(s->abis[i].abi, name))
-				c = &s->abis[i];
-		if (!c) {
-			s->abis = xrealloc(s->abis, (s->nabis + 1) * sizeof(*s->abis));
-			c = &s->abis[s->nabis++];
-			*c = (struct abi_count){ .abi = xstrdup(name) };
-		}
-		const char *status = get_str(entry, "status", "error");
-		const char *reason = get_str(entry, "reason", NULL);
-		if (!strcmp(status, "ok"))
-			c->ok++;
-		else if (!strcmp(status, "unsupported"))
-			c->unsupported++;
-		else
-			c->error++;
-		if (strcmp(status, "ok") && reason && *reason && !c->reason)
-			c->reason = xstrdup(reason);
+	json_object_object_foreach(abis, name, entry)
+		side_add_abi(s, name, get_str(entry, "status", "error"), get_str(entry, "reason", NULL));
+}
+
+void side_add_abi(struct side *s, const char *name, const char *status, const char *reason)
+{
+	struct abi_count *c = NULL;
+	for (size_t i = 0; i < s->nabis && !c; i++)
+		if (!strcmp(s->abis[i].abi, name))
+			c = &s->abis[i];
+	if (!c) {
+		s->abis = xrealloc(s->abis, (s->nabis + 1) * sizeof(*s->abis));
+		c = &s->abis[s->nabis++];
+		*c = (struct abi_count){ .abi = xstrdup(name) };
 	}
+	if (!strcmp(status, "ok"))
+		c->ok++;
+	else if (!strcmp(status, "unsupported"))
+		c->unsupported++;
+	else
+		c->error++;
+	if (strcmp(status, "ok") && reason && *reason && !c->reason)
+		c->reason = xstrdup(reason);
 }
 
 /* Keeps each event (kind, title) of boot number `boot`. */
@@ -213,13 +230,16 @@ static void add_events(struct side *s, struct json_object *events, size_t boot)
 	size_t n = events ? json_object_array_length(events) : 0;
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(events, i);
-		s->events = xrealloc(s->events, (s->nevents + 1) * sizeof(*s->events));
-		s->events[s->nevents++] = (struct event_info){
-			.kind = xstrdup(get_str(e, "kind", "unknown")),
-			.title = xstrdup(get_str(e, "title", "")),
-			.boot = boot,
-		};
+		side_add_event(s, get_str(e, "kind", "unknown"), get_str(e, "title", ""), boot);
 	}
+}
+
+void side_add_event(struct side *s, const char *kind, const char *title, size_t boot)
+{
+	s->events = xrealloc(s->events, (s->nevents + 1) * sizeof(*s->events));
+	s->events[s->nevents++] = (struct event_info){
+		.kind = xstrdup(kind), .title = xstrdup(title), .boot = boot,
+	};
 }
 
 /* Adds the start time of every stage the boot reached. */
@@ -229,14 +249,17 @@ static void add_stages(struct side *s, struct json_object *stages)
 		return;
 	for (int i = 0; i < RESULT_STAGES; i++) {
 		double t = get_num(stages, result_stage_names[i]);
-		if (isnan(t))
-			continue;
-		s->stages[i] = xrealloc(s->stages[i], (s->nstages[i] + 1) * sizeof(double));
-		s->stages[i][s->nstages[i]++] = t;
+		if (!isnan(t))
+			side_add_stage(s, i, t);
 	}
 }
 
-/* Parses one result.json into the side. Returns 0 or -1 (message printed). */
+void side_add_stage(struct side *s, int stage, double t)
+{
+	s->stages[stage] = xrealloc(s->stages[stage], (s->nstages[stage] + 1) * sizeof(double));
+	s->stages[stage][s->nstages[stage]++] = t;
+}
+
 /* The initramfs a boot ran: its sha256, else its path, else "". */
 static const char *image_of(struct json_object *root)
 {
@@ -247,7 +270,7 @@ static const char *image_of(struct json_object *root)
 	return sha ? sha : get_str(img, "path", "");
 }
 
-static int load_result(struct side *s, const char *path)
+int result_json_read(const char *path, struct json_object **out)
 {
 	char *text;
 	size_t len;
@@ -270,6 +293,32 @@ static int load_result(struct side *s, const char *path)
 		return error("%s: not a bootrig result (\"format\": \"bootrig-result-1\" and "
 			     "\"verdict\" are required)", path);
 	}
+	*out = root;
+	return 0;
+}
+
+const char *result_get_str(struct json_object *obj, const char *key, const char *dflt)
+{
+	return get_str(obj, key, dflt);
+}
+
+double result_get_num(struct json_object *obj, const char *key)
+{
+	return get_num(obj, key);
+}
+
+struct json_object *result_get_array(struct json_object *obj, const char *key)
+{
+	return get_array(obj, key);
+}
+
+/* Parses one result.json into the side. Returns 0 or -1 (message printed). */
+static int load_result(struct side *s, const char *path)
+{
+	struct json_object *root;
+	if (result_json_read(path, &root) < 0)
+		return -1;
+	const char *verdict = get_str(root, "verdict", NULL);
 	struct json_object *kernel = NULL;
 	json_object_object_get_ex(root, "kernel", &kernel);
 	double boot = get_num(root, "boot");
@@ -319,12 +368,7 @@ static int load_result(struct side *s, const char *path)
 	return 0;
 }
 
-/*
- * check_alike: the boots of one kernel and variant pooled on a side must
- * have been run alike; else a message names the two boots and what
- * differs (-1).
- */
-static int check_alike(const struct side *s)
+int side_check_alike(const struct side *s)
 {
 	for (size_t i = 0; i < s->nboots; i++) {
 		const struct boot_info *a = &s->boots[i];
@@ -363,20 +407,29 @@ size_t side_hosts(const struct side *side, const char **hosts, size_t max)
 	return n;
 }
 
-int side_load_host(struct side *side, const char *path, bool mixed, const char *host)
+int results_list(const char *path, char ***files, size_t *n)
 {
-	*side = (struct side){ .label = xstrdup(path), .only_host = host };
-	struct stat st;
-	if (stat(path, &st) < 0)
-		return error("cannot read %s: %s", path, strerror(errno));
 	struct path_list list = { 0 };
+	struct stat st;
 	int ret = 0;
-	if (S_ISDIR(st.st_mode))
+	if (stat(path, &st) < 0)
+		ret = error("cannot read %s: %s", path, strerror(errno));
+	else if (S_ISDIR(st.st_mode))
 		ret = find_results(path, &list);
 	else
 		path_list_add(&list, xstrdup(path));
 	if (list.n)
 		qsort(list.v, list.n, sizeof(*list.v), cmp_path);
+	*files = list.v;
+	*n = list.n;
+	return ret;
+}
+
+int side_load_host(struct side *side, const char *path, bool mixed, const char *host)
+{
+	*side = (struct side){ .label = xstrdup(path), .only_host = host };
+	struct path_list list = { 0 };
+	int ret = results_list(path, &list.v, &list.n);
 	for (size_t i = 0; i < list.n; i++) {
 		if (ret == 0)
 			ret = load_result(side, list.v[i]);
@@ -384,7 +437,7 @@ int side_load_host(struct side *side, const char *path, bool mixed, const char *
 	}
 	free(list.v);
 	if (ret == 0 && !mixed)
-		ret = check_alike(side);
+		ret = side_check_alike(side);
 	return ret;
 }
 

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct json_object;
+
 enum { RESULT_STAGES = 6 };     /* firmware kernel init results end poweroff */
 extern const char *const result_stage_names[RESULT_STAGES];
 
@@ -83,6 +85,63 @@ int side_load_host(struct side *side, const char *path, bool mixed, const char *
  * (pointers into side->boots): how many, into hosts[max]. */
 size_t side_hosts(const struct side *side, const char **hosts, size_t max);
 void side_free(struct side *side);
+
+/*
+ * Every result.json at or below path (path itself when it is a file), in
+ * natural order (boot 10 after boot 9), malloc'd, into *files and *n (the
+ * ones found before an error too). 0, or -1 after a message when path or a
+ * directory below it cannot be read.
+ */
+int results_list(const char *path, char ***files, size_t *n);
+
+/*
+ * Reads and parses path as a result.json: valid JSON with "format":
+ * "bootrig-result-1" and a "verdict". 0 with *root (json_object_put() it),
+ * or -1 after a message naming the file and what is wrong.
+ */
+int result_json_read(const char *path, struct json_object **root);
+
+/* Members of a result.json object: a string (dflt when absent or not a
+ * string), a number (NAN when absent or not a number), an array (or NULL). */
+const char *result_get_str(struct json_object *obj, const char *key, const char *dflt);
+double result_get_num(struct json_object *obj, const char *key);
+struct json_object *result_get_array(struct json_object *obj, const char *key);
+
+/* A boot's observation of a metric entry of result.json: its "median",
+ * else its samples' median; NAN when it has neither. */
+double result_metric_observation(struct json_object *m);
+
+/*
+ * Building a side from elsewhere than result.json files (the history
+ * database, compare/db.c), by the same steps side_load() takes for each
+ * boot: append its struct boot_info to boots (nboots, npass, ninfra), and
+ * for a PASS boot add each metric's observation and each stage's start;
+ * for every boot count its ABI table and keep its events.
+ */
+struct side_observation {
+	const char *abi, *test, *name, *unit;
+	bool higher_better;
+	double obs;             /* the boot's median */
+	size_t samples;         /* the samples behind it (result.json n) */
+	double ci, ci_target;   /* NAN: not reported */
+	bool stop_max;          /* stopped at the most samples */
+};
+/* One PASS boot's observation of a metric into its series (made if new). */
+void side_add_observation(struct side *s, const struct side_observation *o);
+/* A metric entry of result.json as an observation (pointers into m):
+ * false when it has no identity or no finite observation. */
+bool result_metric_entry(struct json_object *m, struct side_observation *o);
+/* One boot's status of an ABI ("ok", "unsupported", else an error). */
+void side_add_abi(struct side *s, const char *abi, const char *status, const char *reason);
+/* One event of boot (an index into boots). */
+void side_add_event(struct side *s, const char *kind, const char *title, size_t boot);
+/* The start of stage (result_stage_names' index) in one PASS boot. */
+void side_add_stage(struct side *s, int stage, double t);
+
+/* The boots of one kernel and variant pooled on a side must have been run
+ * alike (command line, initramfs, target): 0, or -1 after a message naming
+ * the two boots and what differs. */
+int side_check_alike(const struct side *side);
 
 /* The "most common" ABI status of a side: "ok", "unsupported", "error",
  * or "mixed" when boots disagree; "-" when the ABI is absent. */

@@ -11,6 +11,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,23 @@ double stats_median(const double *x, size_t n)
 	double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 	free(s);
 	return m;
+}
+
+void stats_interval(const double *x, size_t n, double *lo, double *hi)
+{
+	double mean = stats_mean(x, n), sd = stats_stddev(x, n);
+	*lo = mean - sd, *hi = mean + sd;
+}
+
+const char *stats_fmt_p(double p, char *buf, size_t size)
+{
+	if (isnan(p))
+		snprintf(buf, size, "-");
+	else if (p < 0.0001)
+		snprintf(buf, size, "<0.0001");
+	else
+		snprintf(buf, size, "%.4f", p);
+	return buf;
 }
 
 /* ---- Special functions ------------------------------------------------ */

@@ -23,6 +23,20 @@ double stats_stddev(const double *x, size_t n);
 double stats_median(const double *x, size_t n);
 
 /*
+ * The interval compare reports beside a mean ("±%stddev") and every chart
+ * draws: [mean - sd, mean + sd] with the sample standard deviation; [x, x]
+ * when n == 1; NAN, NAN when n == 0.
+ */
+void stats_interval(const double *x, size_t n, double *lo, double *hi);
+
+/*
+ * A p-value as every report prints it, into buf: "0.0123" (4 decimals),
+ * "<0.0001" below what that shows (never "0.0000"), "-" for NAN. Returns
+ * buf.
+ */
+const char *stats_fmt_p(double p, char *buf, size_t size);
+
+/*
  * Regularized incomplete beta function I_x(a, b) for a, b > 0 and
  * 0 <= x <= 1, by Lentz's continued fraction (relative error ~1e-14).
  */

@@ -23,6 +23,8 @@ static const struct command commands[] = {
 	{ "judge", cmd_judge, "judge a saved console log: verdict, stages, kernel crash reports" },
 	{ "run", cmd_run, "boot kernels (libvirt or a board), judge each boot, write its results" },
 	{ "bisect", cmd_bisect, "find the commit that made a kernel slower on a metric, or crash (git bisect)" },
+	{ "import", cmd_import, "record results directories in a history database (SQLite)" },
+	{ "history", cmd_history, "a metric over the kernels of a history database: medians, change points, SVG" },
 	{ "logdiff", cmd_logdiff, "what one console log says that another does not, without boot noise" },
 	{ NULL, NULL, NULL },
 };

@@ -21,5 +21,7 @@ int cmd_judge(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_logdiff(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 
 #endif

@@ -18,6 +18,7 @@
 #include "build.h"
 #include "builtin.h"
 #include "config.h"
+#include "db.h"
 #include "exitcodes.h"
 #include "kernel.h"
 #include "matrix.h"
@@ -51,6 +52,7 @@ struct run_args {
 	struct opt_list provokes;  /* --provoke: "KIND=ARGS" (malloc'd), moved to variants */
 	size_t n_provoke;          /* then the variants are these n_provoke, malloc'd */
 	bool provoke_list;         /* --provoke list */
+	const char *db;            /* --db: the history database the boots go to */
 };
 
 static const struct opt_usage usage = {
@@ -146,6 +148,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		OPT_CALLBACK('A', "accel", &a->accel, "auto|kvm|tcg", "accelerator (default: the target's, auto: KVM once a real boot proved it)", take_accel),
 		OPT_CALLBACK('P', "provoke", a, "KIND", "a boot whose kernel prints a KIND report (--provoke list); repeatable", take_provoke),
 		OPT_STRING('o', "output", &a->output, "DIR", "results directory (required)"),
+		OPT_STRING(0, "db", &a->db, "FILE", "also record every boot that finished in the history database FILE (SQLite)"),
 		OPT_END(),
 	};
 	int rc = options_parse(opts, argc, argv, NULL, &usage);
@@ -489,6 +492,7 @@ static void make_jobs(struct run_state *rs)
 				job->kernel_id = kern->id;
 				job->kernel_arch = kernel_arch_name(kern->arch);
 				job->kernel_version = kern->version;
+				job->kernel_sha256 = kern->sha256;
 				job->target = rs->targets[k];
 				job->board = rs->args.board;
 				job->initrd = rs->initrds[k];
@@ -598,6 +602,30 @@ static int plan_hosts(struct run_state *rs)
 	return slots;
 }
 
+/*
+ * record_boots: --db: every boot of the plan that finished (an interrupted
+ * run's too) into the history database. Returns rc, or EXIT_DATAERR when
+ * they could not be recorded and rc was not worse.
+ */
+static int record_boots(struct run_state *rs, int rc)
+{
+	char **files = xcalloc(rs->plan.n_jobs + 1, sizeof(*files));
+	size_t n = 0;
+	for (size_t i = 0; i < rs->plan.n_jobs; i++) {
+		const struct boot_job *job = &rs->plan.jobs[i];
+		char *path = xasprintf("%s/result.json", job->dir);
+		if (job->done && access(path, F_OK) == 0)
+			files[n++] = path;
+		else
+			free(path);
+	}
+	int status = n ? db_record(rs->args.db, files, n) : EXIT_PASS;
+	for (size_t i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+	return status != EXIT_PASS && rc < EXIT_DATAERR ? status : rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	backend_route_libvirt_log(argc, argv);
@@ -625,6 +653,10 @@ int cmd_run(int argc, char **argv)
 		release_run_state(&rs);
 		return rc;
 	}
+	if (rs.args.db && (rc = db_check(rs.args.db))) {   /* before any boot */
+		release_run_state(&rs);
+		return rc;
+	}
 	if (!(rc = load_inputs(&rs)) && !(rc = check_cmdlines(&rs))) {
 		make_jobs(&rs);
 		rs.plan.backend = backend_new(rs.args.board);
@@ -644,6 +676,8 @@ int cmd_run(int argc, char **argv)
 			rs.plan.parallel = 1;
 		}
 		rc = matrix_run(&rs.plan);
+		if (rs.args.db)
+			rc = record_boots(&rs, rc);
 	}
 	release_run_state(&rs);
 	return rc;

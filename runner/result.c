@@ -32,6 +32,8 @@ static json_object *kernel_object(const struct result_info *info)
 	json_object_object_add(k, "id", string_or_null(info->kernel_id));
 	json_object_object_add(k, "arch", string_or_null(info->kernel_arch));
 	json_object_object_add(k, "version", string_or_null(info->kernel_version));
+	if (info->kernel_sha256)
+		json_object_object_add(k, "sha256", json_object_new_string(info->kernel_sha256));
 	return k;
 }
 

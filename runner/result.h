@@ -23,6 +23,7 @@ struct result_info {
 	const char *kernel_id;
 	const char *kernel_arch;
 	const char *kernel_version;  /* or NULL */
+	const char *kernel_sha256;   /* the kernel file's sha256 (hex), or NULL */
 	const char *variant;
 	int boot;                    /* from 1 */
 	const char *append;          /* the whole kernel command line */

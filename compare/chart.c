@@ -1,0 +1,222 @@
+/*
+ * chart.c: the honest chart (see chart.h for the contract): the axis
+ * range and its break, then the drawing: grid and ticks, reference lines,
+ * each group's column, interval, median and points, the axes, the break
+ * mark, labels and the legend.
+ */
+#include "chart.h"
+#include "compare.h"
+#include "stats.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { LEFT = 70, RIGHT = 80, TOP = 40, BOTTOM = 74, COLUMN_W = 64, MARK_W = 74, POINT_R = 4 };
+
+/* A round step for about n ticks over span: 1, 2 or 5 times a power of 10. */
+static double nice_step(double span, int n)
+{
+	double raw = span / n, mag = pow(10, floor(log10(raw))), f = raw / mag;
+	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+}
+
+/* The smallest and largest of every value, interval end and line. */
+static bool data_range(const struct chart_spec *c, double *dmin, double *dmax)
+{
+	*dmin = INFINITY, *dmax = -INFINITY;
+	for (size_t g = 0; g < c->ngroups; g++) {
+		const struct chart_group *gr = &c->groups[g];
+		for (size_t k = 0; k < gr->n; k++)
+			if (isfinite(gr->values[k]))
+				*dmin = fmin(*dmin, gr->values[k]), *dmax = fmax(*dmax, gr->values[k]);
+		if (gr->n > 1) {
+			double lo, hi;
+			stats_interval(gr->values, gr->n, &lo, &hi);
+			if (isfinite(lo) && isfinite(hi))
+				*dmin = fmin(*dmin, lo), *dmax = fmax(*dmax, hi);
+		}
+	}
+	for (size_t i = 0; i < c->nlines; i++)
+		if (isfinite(c->lines[i].value))
+			*dmin = fmin(*dmin, c->lines[i].value), *dmax = fmax(*dmax, c->lines[i].value);
+	return *dmin <= *dmax;
+}
+
+bool chart_axis(const struct chart_spec *c, double *lo, double *hi)
+{
+	double dmin, dmax;
+	if (!data_range(c, &dmin, &dmax)) {
+		*lo = 0, *hi = 1;
+		return false;
+	}
+	if (dmin > 0 && (dmax - dmin) < CHART_SQUASH * dmax) {
+		double pad = dmax > dmin ? (dmax - dmin) * 0.15 : dmax * 0.01;
+		*lo = dmin - pad, *hi = dmax + pad;
+		return true;
+	}
+	/* through zero: pad the far end to a round tick */
+	double a = fmin(dmin, 0), b = fmax(dmax, 0);
+	if (a == b)
+		b = 1;
+	double step = nice_step((b - a) * 1.05, 8);
+	*lo = a < 0 ? floor(a * 1.05 / step) * step : 0;
+	*hi = b > 0 ? ceil(b * 1.05 / step) * step : 0;
+	return false;
+}
+
+/* The y pixel of v, on an axis [lo, hi] drawn over the plot's height. */
+static double ypix(double v, double lo, double hi)
+{
+	return TOP + CHART_PLOT_H - (v - lo) / (hi - lo) * CHART_PLOT_H;
+}
+
+/* Escaped text at (x, y) with extra attributes attrs ("" for none). */
+static void text(FILE *out, double x, double y, const char *attrs, const char *s)
+{
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" %s>", x, y, attrs);
+	xml_escape(out, s);
+	fputs("</text>", out);
+}
+
+/* Grid lines and tick labels at round values in [lo, hi]. */
+static void ticks(FILE *out, double lo, double hi, int plot_w)
+{
+	double step = nice_step(hi - lo, 5);
+	char v[32];
+	for (double t = ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9; t += step) {
+		double y = round(ypix(t, lo, hi));
+		if (fabs(t) < step * 1e-9)
+			t = 0;
+		fprintf(out, "<rect class=\"grid\" x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"1\" "
+			"fill=\"#e8e8e8\"/><rect x=\"%d\" y=\"%.0f\" width=\"5\" height=\"1\" fill=\"%s\"/>",
+			LEFT, y, plot_w, LEFT - 7, y, CHART_AXIS_COLOUR);
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", LEFT - 10, y + 4,
+			fmt_value(t, v, sizeof(v)));
+	}
+}
+
+/* One group at centre x: column (unbroken axis), interval, median, points, flag. */
+static void group(FILE *out, const struct chart_group *g, double x, double lo, double hi,
+		  bool broken)
+{
+	const char *col = g->colour ? g->colour : "#555555";
+	char v[32];
+	int base = TOP + CHART_PLOT_H;
+	fputs("<g class=\"group", out);
+	if (g->class) {
+		fputc(' ', out);
+		xml_escape(out, g->class);
+	}
+	fputs("\">", out);
+	if (!g->n) {
+		text(out, x, base - 20, "text-anchor=\"middle\" fill=\"#888\"", "no data");
+		fputs("</g>\n", out);
+		return;
+	}
+	double med = stats_median(g->values, g->n), ilo, ihi;
+	stats_interval(g->values, g->n, &ilo, &ihi);
+	double ym = round(ypix(med, lo, hi)), y0 = round(ypix(0, lo, hi));
+	if (!broken)
+		fprintf(out, "<rect class=\"column\" x=\"%.0f\" y=\"%.0f\" width=\"%d\" height=\"%.0f\" "
+			"fill=\"%s\"/>", x - COLUMN_W / 2, fmin(ym, y0), COLUMN_W, fabs(y0 - ym),
+			CHART_COLUMN_COLOUR);
+	if (g->n > 1) {
+		double yt = round(ypix(ihi, lo, hi)), yb = round(ypix(ilo, lo, hi));
+		fprintf(out, "<rect class=\"interval\" x=\"%.0f\" y=\"%.0f\" width=\"6\" height=\"%.0f\" "
+			"fill=\"%s\"><title>mean ± 1 sd: %s", x - 3, yt, fmax(yb - yt, 1),
+			CHART_INTERVAL_COLOUR, fmt_value(ilo, v, sizeof(v)));
+		fprintf(out, " to %s</title></rect>", fmt_value(ihi, v, sizeof(v)));
+	}
+	fprintf(out, "<rect class=\"median\" x=\"%.0f\" y=\"%.0f\" width=\"%d\" height=\"2\" fill=\"%s\">"
+		"<title>median %s</title></rect>\n", x - MARK_W / 2, ym - 1, MARK_W, CHART_AXIS_COLOUR,
+		fmt_value(med, v, sizeof(v)));
+	double step = g->n > 1 ? fmin(8, CHART_GROUP_W * 0.5 / (double)(g->n - 1)) : 0;
+	for (size_t k = 0; k < g->n; k++)
+		fprintf(out, "<circle class=\"sample\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\" "
+			"stroke=\"#fff\" stroke-width=\"1\"><title>%s</title></circle>\n",
+			x + ((double)k - (double)(g->n - 1) / 2) * step, ypix(g->values[k], lo, hi), POINT_R,
+			col, fmt_value(g->values[k], v, sizeof(v)));
+	if (g->flag) {
+		fprintf(out, "<path class=\"flag\" d=\"M%.1f %d l-6 -9 h12 z\" fill=\"%s\"/>", x - 20, TOP - 6,
+			CHART_FLAG_COLOUR);
+		char attrs[64];
+		snprintf(attrs, sizeof(attrs), "fill=\"%s\" font-weight=\"bold\"", CHART_FLAG_COLOUR);
+		text(out, x - 11, TOP - 7, attrs, g->flag);
+	}
+	fputs("</g>\n", out);
+}
+
+/* The zig-zag across the foot of the y axis, on a white gap. */
+static void break_mark(FILE *out)
+{
+	int y = TOP + CHART_PLOT_H - 12;
+	fprintf(out, "<g class=\"axis-break\"><rect x=\"%d\" y=\"%d\" width=\"6\" height=\"8\" fill=\"#fff\"/>"
+		"<polyline points=\"%d,%d %d,%d %d,%d %d,%d %d,%d\" fill=\"none\" stroke=\"%s\" "
+		"stroke-width=\"2\"/><polyline points=\"%d,%d %d,%d %d,%d %d,%d %d,%d\" fill=\"none\" "
+		"stroke=\"%s\" stroke-width=\"2\"/></g>\n", LEFT - 4, y - 2,
+		LEFT - 11, y, LEFT - 7, y - 4, LEFT - 3, y, LEFT + 1, y - 4, LEFT + 5, y, CHART_BREAK_COLOUR,
+		LEFT - 11, y + 6, LEFT - 7, y + 2, LEFT - 3, y + 6, LEFT + 1, y + 2, LEFT + 5, y + 6,
+		CHART_BREAK_COLOUR);
+}
+
+void chart_svg(const struct chart_spec *c, FILE *out)
+{
+	double lo, hi;
+	bool broken = chart_axis(c, &lo, &hi);
+	int ng = c->ngroups ? (int)c->ngroups : 1, plot_w = ng * CHART_GROUP_W;
+	int w = LEFT + plot_w + RIGHT, h = TOP + CHART_PLOT_H + BOTTOM, base = TOP + CHART_PLOT_H;
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart%s\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\">\n",
+		broken ? " broken-axis" : "", w, h, w, h);
+	fputs("<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", out);
+	if (c->title || c->unit) {
+		fputs("<text x=\"8\" y=\"16\" font-size=\"13\">", out);
+		xml_escape(out, c->title ? c->title : "");
+		if (c->unit) {
+			fputs(c->title ? " (" : "(", out);
+			xml_escape(out, c->unit);
+			fputs(")", out);
+		}
+		fputs("</text>\n", out);
+	}
+	ticks(out, lo, hi, plot_w);
+	for (size_t i = 0; i < c->ngroups; i++)
+		group(out, &c->groups[i], LEFT + CHART_GROUP_W * ((double)i + 0.5), lo, hi, broken);
+	for (size_t i = 0; i < c->nlines; i++) {
+		const struct chart_line *l = &c->lines[i];
+		if (!isfinite(l->value))
+			continue;
+		double y = ypix(l->value, lo, hi);
+		fputs("<line class=\"", out);
+		xml_escape(out, l->class ? l->class : "ref");
+		fprintf(out, "\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
+			"stroke-dasharray=\"4 3\"/>", LEFT, y, LEFT + plot_w, y, l->colour ? l->colour : "#888");
+		if (l->label) {
+			char attrs[64];
+			snprintf(attrs, sizeof(attrs), "fill=\"%s\"", l->colour ? l->colour : "#888");
+			text(out, LEFT + plot_w + 4, y + 4, attrs, l->label);
+		}
+		fputc('\n', out);
+	}
+	/* the axes: crisp 2-pixel bars, the x axis at zero (or the break's foot) */
+	fprintf(out, "<rect class=\"axis y\" x=\"%d\" y=\"%d\" width=\"2\" height=\"%d\" fill=\"%s\"/>"
+		"<rect class=\"axis x\" x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"2\" fill=\"%s\"/>\n",
+		LEFT - 2, TOP, CHART_PLOT_H + 2, CHART_AXIS_COLOUR, LEFT - 2,
+		broken ? base : round(ypix(0, lo, hi)), plot_w + 2, CHART_AXIS_COLOUR);
+	if (broken)
+		break_mark(out);
+	for (size_t i = 0; i < c->ngroups; i++) {
+		double x = LEFT + CHART_GROUP_W * ((double)i + 0.5);
+		if (c->groups[i].label)
+			text(out, x, base + 18, "text-anchor=\"middle\"", c->groups[i].label);
+		if (c->groups[i].sublabel)
+			text(out, x, base + 32, "text-anchor=\"middle\" fill=\"#555\"", c->groups[i].sublabel);
+	}
+	fprintf(out, "<text x=\"8\" y=\"%d\" fill=\"#333\">dots: each boot; black mark: median; "
+		"grey bar: mean ± 1 sd%s</text>\n", h - 22, broken ? "" : "; column: 0 to the median");
+	if (broken)
+		fprintf(out, "<text class=\"axis-break-label\" x=\"8\" y=\"%d\" fill=\"%s\" "
+			"font-weight=\"bold\">axis does not start at 0 (zig-zag on the axis)</text>\n", h - 8,
+			CHART_BREAK_COLOUR);
+	fputs("</svg>\n", out);
+}

@@ -1,0 +1,57 @@
+/*
+ * cmd-import.c: `bootrig import --db FILE RESULTS...`: records every boot
+ * below each RESULTS (a results directory at any depth, or a result.json)
+ * in the history database (db.h), creating it when missing.
+ *
+ * All or nothing: every result.json is read and checked before anything is
+ * written; a boot already in the database is not recorded again.
+ * Exit status: 0 recorded (or all known), 64 usage, 65 a results directory
+ * or the database could not be read (nothing written).
+ */
+#include "builtin.h"
+#include "db.h"
+#include "exitcodes.h"
+#include "options.h"
+#include "textsafe.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const struct opt_usage usage = {
+	"usage: bootrig import --db FILE RESULTS_DIR... [options]\n",
+	"Records every boot below each RESULTS_DIR (any depth; or a result.json) in\n"
+	"the history database FILE (SQLite; made when missing), for `bootrig history`\n"
+	"and `bootrig compare db:FILE:kernel=...`. A boot already recorded (the same\n"
+	"result.json bytes) is kept once. Exit 0; 65: unreadable results or database\n"
+	"(nothing recorded).\n",
+	NULL,
+};
+
+int cmd_import(int argc, char **argv)
+{
+	const char *db_path = NULL;
+	bool quiet = false;
+	const struct opt opts[] = {
+		OPT_STRING(0, "db", &db_path, "FILE", "the history database (SQLite), made when missing"),
+		OPT_FLAG('q', "quiet", &quiet, "print nothing on success"),
+		OPT_END(),
+	};
+	if (options_parse_operands(opts, &argc, argv, &usage))
+		return EXIT_USAGE;
+	if (!db_path)
+		return options_usage_error(&usage, "import: --db FILE is required");
+	if (argc < 2)
+		return options_usage_error(&usage, "import: needs at least one RESULTS_DIR");
+	struct history_db db;
+	int rc = db_open(&db, db_path, true);
+	if (rc)
+		return rc;
+	size_t added, known;
+	rc = db_import(&db, argv + 1, (size_t)argc - 1, &added, &known);
+	if (rc == EXIT_PASS && !quiet)
+		printf("%s: %zu boot%s recorded, %zu already there\n", term_str(db_path), added,
+		       added == 1 ? "" : "s", known);
+	db_close(&db);
+	return rc;
+}

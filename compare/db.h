@@ -1,0 +1,108 @@
+/*
+ * db.h: the history database: every boot bootrig ran (run --db) or was
+ * given (import), in one SQLite file, read back as a side of a comparison
+ * (compare db:FILE:kernel=...) and as the kernels of a history.
+ *
+ * The schema (db.c) is versioned by PRAGMA user_version (1), with foreign
+ * keys on; the file is in WAL mode with a busy timeout, so several writers
+ * at once (two runs, two imports) wait for each other and lose nothing.
+ * A boot is recorded whole or not at all, once: its key is the sha256 of
+ * its result.json's bytes (the same boot imported twice, or copied
+ * elsewhere and imported again, keeps one row).
+ */
+#ifndef BOOTRIG_DB_H
+#define BOOTRIG_DB_H
+
+#include "results.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sqlite3;
+
+struct history_db {
+	struct sqlite3 *sql;
+	char *path;
+};
+
+/*
+ * db_open: opens the database at path; create: makes the file and its
+ * schema when it does not exist (else a missing file is an error). The
+ * file must be a bootrig history database of a schema version this build
+ * reads. Returns 0, or EXIT_DATAERR after a message naming path and what
+ * is wrong (db is then closed).
+ */
+int db_open(struct history_db *db, const char *path, bool create);
+void db_close(struct history_db *db);
+
+/*
+ * db_import: records every result.json at or below each of paths[0..n)
+ * (results_list()). All or nothing: every file is read and checked first,
+ * then all are written in one transaction; a boot already recorded is
+ * counted in *known and not written again. Returns 0, or EXIT_DATAERR
+ * after a message (nothing written).
+ */
+int db_import(struct history_db *db, char *const *paths, size_t n, size_t *added,
+	      size_t *known);
+
+/*
+ * For bootrig run --db: db_check() opens (making it) and closes the
+ * database, so a bad one is told before any boot; db_record() records
+ * files (result.json paths) and says how many on stderr. Both return 0 or
+ * EXIT_DATAERR after a message.
+ */
+int db_check(const char *path);
+int db_record(const char *path, char *const *files, size_t n);
+
+/* Which boots a history or a side takes: NULL fields take any. */
+struct db_filter {
+	const char *target, *clock, *variant;
+};
+
+struct db_kernel {
+	long long id;
+	char *sha256;           /* "" when the results did not say */
+	char *kernel_id;        /* the results directory's name for it */
+	char *version;          /* its first word: "6.1.0-57-cloud-arm64" ("" if unknown) */
+	char *first;            /* its first boot's start (ISO 8601) */
+};
+
+/*
+ * db_kernels: the kernels that have boots passing f, in time order: by
+ * their first boot's start ("started" in result.json), ties by the order
+ * they were first recorded. 0 with *out (db_kernels_free()), or
+ * EXIT_DATAERR after a message.
+ */
+int db_kernels(struct history_db *db, const struct db_filter *f, struct db_kernel **out,
+	       size_t *n);
+void db_kernels_free(struct db_kernel *k, size_t n);
+
+/*
+ * db_find_kernel: the one kernel sel names: its version's first word
+ * (6.1.0-57-cloud-arm64) or its whole version string, its kernel id, or
+ * a prefix of its sha256 (at least 8 hex digits). 0 with *id, or
+ * EXIT_DATAERR after a message (none, or several: they are listed).
+ */
+int db_find_kernel(struct history_db *db, const char *sel, long long *id);
+
+/*
+ * db_load_side: the boots of kernel id that pass f, as side_load() would
+ * read them from their results directories (boot_info.dir is where each
+ * result.json was when it was recorded), labelled label. 0, or
+ * EXIT_DATAERR after a message.
+ */
+int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
+		 struct side *side, const char *label);
+
+/* Is spec a database side, "db:FILE:kernel=SEL"? */
+bool db_is_side_spec(const char *spec);
+
+/*
+ * db_side_load: side_load() for a spec "db:FILE:kernel=SEL[:target=T]
+ * [:clock=C][:variant=V]": the boots of the kernel SEL names
+ * (db_find_kernel()) in FILE, checked alike unless mixed. 0, or -1 after
+ * a message.
+ */
+int db_side_load(struct side *side, const char *spec, bool mixed);
+
+#endif
