@@ -38,6 +38,7 @@
  * (judge_expect_event) is kept and marked "expected", and decides nothing.
  */
 #include "judge.h"
+#include "ktap.h"
 #include "crash.h"
 #include "exitcodes.h"
 #include "protocol.h"
@@ -79,6 +80,7 @@ struct judge {
 	size_t nexpected;
 	struct crash_detector *crash;
 	struct decoder *decoder;
+	struct ktap *ktap;              /* KTAP (KUnit) in the console */
 
 	/* line assembly: the head, then the last LINE_TAIL bytes in a ring */
 	struct strbuf line;
@@ -536,6 +538,7 @@ struct judge *judge_new(const struct judge_limits *limits)
 	j->crash = crash_detector_new();
 	crash_on_dropped(j->crash, on_dropped_event, j);
 	j->decoder = decoder_new(on_record, on_problem, j);
+	j->ktap = ktap_new();
 	for (int s = 0; s < STAGE_COUNT; s++)
 		j->stage_t[s] = -1;
 	j->stage = STAGE_FIRMWARE;
@@ -552,6 +555,7 @@ void judge_free(struct judge *j)
 		return;
 	crash_detector_free(j->crash);
 	decoder_free(j->decoder);
+	ktap_free(j->ktap);
 	strbuf_release(&j->line);
 	free(j->tail);
 	strbuf_release(&j->joined);
@@ -601,6 +605,7 @@ static void judge_text(struct judge *j, const char *s, size_t n, long lineno, do
 	crash_feed_line(j->crash, s, n, lineno, t);
 	track_kernel_stages(j, crash_line_progress(j->crash), t);
 	decoder_feed_line(j->decoder, s, n, lineno, t);
+	ktap_feed_line(j->ktap, s, n, lineno);
 }
 
 /* s[0..n) as line lineno: a long one as its head, the seam and its tail,
@@ -1078,6 +1083,11 @@ static enum verdict decide(struct judge *j, char **reason)
 		*reason = failure_reason(j, nevents);
 		return VERDICT_FAIL;
 	}
+	/* the kernel booted and its own test (KUnit) failed */
+	if (ktap_failure(j->ktap)) {
+		*reason = xstrdup(ktap_failure(j->ktap));
+		return VERDICT_FAIL;
+	}
 	*reason = records_reason(j);
 	if (*reason)
 		return VERDICT_FAIL;
@@ -1099,6 +1109,7 @@ enum verdict judge_finish(struct judge *j, double t)
 		check_timeouts(j, t);
 	crash_finish(j->crash);
 	decoder_finish(j->decoder);
+	ktap_finish(j->ktap);
 	j->end_t = t;
 	j->verdict = decide(j, &j->reason);
 	j->finished = true;
@@ -1291,6 +1302,9 @@ void judge_to_json(const struct judge *j, struct json_object *obj)
 	json_object_object_add(obj, "abis", records.abis);
 	json_object_object_add(obj, "tests", records.tests);
 	json_object_object_add(obj, "metrics", records.metrics);
+	struct json_object *ktap = ktap_to_json(j->ktap);
+	if (ktap)
+		json_object_object_add(obj, "ktap", ktap);
 	if (records.plan)
 		json_object_object_add(obj, "plan", records.plan);
 	if (j->provoke[0]) {
@@ -1352,4 +1366,9 @@ int verdict_severity(enum verdict v)
 		return 5;
 	}
 	return 1;
+}
+
+const struct ktap *judge_ktap(const struct judge *j)
+{
+	return j->ktap;
 }
