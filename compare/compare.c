@@ -253,9 +253,7 @@ static void build_verdicts(struct comparison *c)
 	}
 }
 
-/* The status of KTAP case (suite, name) on side: "fail" if any boot failed it,
- * else "ok" if any passed it, "skip" if it was only skipped, else "absent". */
-static const char *case_status(const struct side *side, const char *suite, const char *name)
+const char *ktap_case_status(const struct side *side, const char *suite, const char *name)
 {
 	const char *st = "absent";
 	for (size_t i = 0; i < side->ncases; i++) {
@@ -281,7 +279,7 @@ static void build_cases(struct comparison *c)
 			const struct ktap_case_info *k = &side->cases[i];
 			if (strcmp(k->status, "fail"))
 				continue;
-			const char *on_base = case_status(base, k->suite, k->name);
+			const char *on_base = ktap_case_status(base, k->suite, k->name);
 			if (!strcmp(on_base, "fail"))
 				continue;
 			struct new_case *dup = NULL;

@@ -116,6 +116,11 @@ void compare_sides(struct comparison *c, struct side *sides, size_t nsides,
 		   const struct compare_opts *opts);
 void comparison_free(struct comparison *c);
 
+/* How KTAP case (suite, name) went on side over its boots: "fail" if any boot
+ * failed it, else "ok" if one passed it, "skip" if it was only skipped, else
+ * "absent". */
+const char *ktap_case_status(const struct side *side, const char *suite, const char *name);
+
 /* Verdict words used by every report: "improved", "regressed", ... */
 const char *change_name(enum change ch);
 /* "aarch64.lat_syscall.null" into buf. */

@@ -41,23 +41,6 @@ static size_t distinct_cases(const struct side *side, const struct ktap_case_inf
 	return n;
 }
 
-/* How the case (suite, name) went on side over its boots: fail if any boot
- * failed it, else ok if one passed it, else skip. */
-static const char *side_case(const struct side *side, const char *suite, const char *name)
-{
-	const char *st = "skip";
-	for (size_t i = 0; i < side->ncases; i++) {
-		const struct ktap_case_info *k = &side->cases[i];
-		if (strcmp(k->suite, suite) || strcmp(k->name, name))
-			continue;
-		if (!strcmp(k->status, "fail"))
-			return "fail";
-		if (!strcmp(k->status, "ok"))
-			st = "ok";
-	}
-	return st;
-}
-
 /* The new failure of (suite, name) on side s, or NULL. */
 static const struct new_case *new_case_of(const struct comparison *c, size_t s,
 					  const struct ktap_case_info *k)
@@ -126,7 +109,7 @@ static bool ktap_cases(struct ktapout *k, const struct comparison *c, size_t s,
 	for (size_t i = 0; i < n; i++) {
 		const struct ktap_case_info *kc = cases[i];
 		const struct new_case *nc = new_case_of(c, s, kc);
-		const char *here = side_case(&c->sides[s], kc->suite, kc->name);
+		const char *here = ktap_case_status(&c->sides[s], kc->suite, kc->name);
 		char *name = xasprintf("%s%s%s", kc->suite, *kc->suite ? "." : "", kc->name);
 		char *diag;
 		enum ktapout_status st;

@@ -19,7 +19,7 @@
  * diagnostics. The document ends when its plan is complete.
  *
  * A case is a result with no subtests of its own: its suite is the names of
- * the subtests around it, outermost first, joined by '.' ("list-kernel-test";
+ * the subtests around it, outermost first, joined by '.' ("list-kunit-test";
  * a parameterised case "suite.test"). Its status: "ok"; "fail" ("not ok");
  * "skip" (a SKIP directive, or a TODO one on "not ok": an expected failure).
  * The results of subtests are suites (the outermost ones are listed).
@@ -84,7 +84,7 @@ struct ktap_counts {
 };
 void ktap_counts(const struct ktap *k, struct ktap_counts *c);
 
-/* What fails the boot, one line ("KUnit case list-kernel-test.list_test_list_add
+/* What fails the boot, one line ("KUnit case list-kunit-test.list_test_list_add
  * failed", ...), or NULL when nothing does. Valid until the next feed. */
 const char *ktap_failure(const struct ktap *k);
 

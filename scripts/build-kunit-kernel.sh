@@ -16,7 +16,7 @@
 # boot before it starts init:
 #   kunit-good   the source as Debian ships it: every case passes (one skips)
 #   kunit-bad    the same with one expected value in lib/list-test.c changed
-#                (the patch below): list-kernel-test's list_test_list_add fails
+#                (the patch below): list-kunit-test's list_test_list_add fails
 # They are cached under $cache/<key>/ (key: the source package's version and
 # the config fragment and the patch below, so a change of either rebuilds)
 # and a second run builds nothing. Builds with make -j${BOOTRIG_KUNIT_JOBS:-2}.
@@ -131,9 +131,13 @@ build() {
 }
 
 if [ ! -e "$src/.config-done" ]; then
-	make -C "$src" -s ARCH=x86_64 tinyconfig >/dev/null
-	printf '%s\n' "$fragment" >>"$src/.config"
-	make -C "$src" -s ARCH=x86_64 olddefconfig >/dev/null
+	# (the overrides of tinyconfig's choices are reported as warnings: kept in config.log)
+	{ make -C "$src" -s ARCH=x86_64 tinyconfig && printf '%s\n' "$fragment" >>"$src/.config" &&
+		make -C "$src" -s ARCH=x86_64 olddefconfig; } >"$src/config.log" 2>&1 || {
+		tail -n 20 "$src/config.log" >&2
+		echo "build-kunit-kernel: the config failed (log: $src/config.log)" >&2
+		exit 1
+	}
 	missing=
 	for opt in $fragment; do
 		grep -qx "$opt" "$src/.config" || missing="$missing ${opt%=y}"

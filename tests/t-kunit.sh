@@ -58,7 +58,7 @@ expect "kunit-good: no failure" "$gj" ktap.failure null
 	not_ok "kunit-bad: exit 1" "exit $bad_rc: $(cat "$tmp/bad.err")"
 expect "kunit-bad: FAIL" "$bj" verdict FAIL
 expect "kunit-bad: the reason names the case" "$bj" reason \
-	"KUnit case list-kernel-test.list_test_list_add failed"
+	"KUnit case list-kunit-test.list_test_list_add failed"
 expect "kunit-bad: one case failed" "$bj" ktap.fail 1
 
 # every case line of the console (a result at the suites' level: indented
@@ -92,11 +92,11 @@ done
 grep -qx "example example_skip_test skip" "$tmp/good.cases" &&
 	ok "kunit-good: example_skip_test is skip" ||
 	not_ok "kunit-good: example_skip_test is skip" "$(cat "$tmp/good.cases")"
-grep -qx "list-kernel-test list_test_list_add fail" "$tmp/bad.cases" &&
+grep -qx "list-kunit-test list_test_list_add fail" "$tmp/bad.cases" &&
 	[ "$(grep -c ' fail$' "$tmp/bad.cases")" -eq 1 ] &&
 	ok "kunit-bad: list_test_list_add fails, no other case does" ||
 	not_ok "kunit-bad: list_test_list_add fails, no other case does" "$(cat "$tmp/bad.cases")"
-grep -qx "list-kernel-test list_test_list_add ok" "$tmp/good.cases" &&
+grep -qx "list-kunit-test list_test_list_add ok" "$tmp/good.cases" &&
 	ok "kunit-good: list_test_list_add is ok" ||
 	not_ok "kunit-good: list_test_list_add is ok" "$(cat "$tmp/good.cases")"
 grep -q "EXPECTATION FAILED at lib/list-test.c" "$bj" &&
@@ -106,7 +106,7 @@ grep -q "EXPECTATION FAILED at lib/list-test.c" "$bj" &&
 # compare: the case is a new failure of bad against good, and only there
 "$BOOTRIG" compare "$tmp/good" "$tmp/bad" >"$tmp/cmp.txt" 2>"$tmp/cmp.err"
 rc=$?
-[ "$rc" -eq 1 ] && grep -q "list-kernel-test.list_test_list_add failed in 1 of 1 boots (BASE: ok)" "$tmp/cmp.txt" &&
+[ "$rc" -eq 1 ] && grep -q "list-kunit-test.list_test_list_add failed in 1 of 1 boots (BASE: ok)" "$tmp/cmp.txt" &&
 	ok "compare good bad: exit 1, the case named as a new failure" ||
 	not_ok "compare good bad: exit 1, the case named as a new failure" "exit $rc: $(cat "$tmp/cmp.txt")"
 "$BOOTRIG" compare "$tmp/good" "$tmp/bad" --format json >"$tmp/cmp.json" 2>/dev/null
@@ -136,7 +136,7 @@ parse "judge good" "$tmp/good.ktap" 0 "Testing complete. Ran [0-9]* tests: passe
 "$BOOTRIG" judge --format ktap "$(dirname "$bj")/console.log" >"$tmp/bad.ktap"
 parse "judge bad" "$tmp/bad.ktap" 1 "\[FAILED\] list_test_list_add"
 "$BOOTRIG" compare "$tmp/good" "$tmp/bad" --format ktap >"$tmp/cmp.ktap" 2>/dev/null
-parse "compare good bad" "$tmp/cmp.ktap" 1 "\[FAILED\] list-kernel-test.list_test_list_add"
+parse "compare good bad" "$tmp/cmp.ktap" 1 "\[FAILED\] list-kunit-test.list_test_list_add"
 "$BOOTRIG" compare "$tmp/good" "$tmp/good" --format ktap >"$tmp/same.ktap" 2>/dev/null
 parse "compare good good" "$tmp/same.ktap" 0 "Testing complete. Ran [0-9]* tests: passed: [0-9]*"
 no_qemu_left "$pid" && ok "no QEMU left" || not_ok "no QEMU left"

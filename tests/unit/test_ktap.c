@@ -235,7 +235,7 @@ static const char boot_6_1[] =
 	"[    1.000001] KTAP version 1\n"
 	"[    1.000002] 1..2\n"
 	"[    1.000003]     KTAP version 1\n"
-	"[    1.000004]     # Subtest: list-kernel-test\n"
+	"[    1.000004]     # Subtest: list-kunit-test\n"
 	"[    1.000005]     1..2\n"
 	"[    1.000006]     ok 1 list_test_list_init\n"
 	"[    1.000007]     # list_test_list_add: EXPECTATION FAILED at lib/list-test.c:57\n"
@@ -243,9 +243,9 @@ static const char boot_6_1[] =
 	"[    1.000007]         b.next == ffffc90000013e40\n"
 	"[    1.000008] random: crng init done\n"
 	"[    1.000009]     not ok 2 list_test_list_add\n"
-	"[    1.000010] # list-kernel-test: pass:1 fail:1 skip:0 total:2\n"
+	"[    1.000010] # list-kunit-test: pass:1 fail:1 skip:0 total:2\n"
 	"[    1.000011] # Totals: pass:1 fail:1 skip:0 total:2\n"
-	"[    1.000012] not ok 1 list-kernel-test\n"
+	"[    1.000012] not ok 1 list-kunit-test\n"
 	"[    1.000013]     KTAP version 1\n"
 	"[    1.000014]     # Subtest: param\n"
 	"[    1.000015]     1..1\n"
@@ -269,8 +269,8 @@ static void test_boot_6_1(void **state)
 	(void)state;
 	struct ktap *k = read_text(boot_6_1);
 	assert_int_equal(ncases(k), 5);
-	expect_case(k, 0, "list-kernel-test", "list_test_list_init", KTAP_OK);
-	expect_case(k, 1, "list-kernel-test", "list_test_list_add", KTAP_FAIL);
+	expect_case(k, 0, "list-kunit-test", "list_test_list_init", KTAP_OK);
+	expect_case(k, 1, "list-kunit-test", "list_test_list_add", KTAP_FAIL);
 	expect_case(k, 2, "param.by_year", "1901", KTAP_SKIP);
 	expect_case(k, 3, "param.by_year", "2038", KTAP_OK);
 	expect_case(k, 4, "module", "in_module", KTAP_OK);
@@ -283,7 +283,7 @@ static void test_boot_6_1(void **state)
 	assert_true(ktap_case_at(k, 4, &r));
 	assert_string_equal(r.directive, "TODO");
 	assert_string_equal(r.reason, "not yet");
-	assert_string_equal(ktap_failure(k), "KUnit case list-kernel-test.list_test_list_add failed");
+	assert_string_equal(ktap_failure(k), "KUnit case list-kunit-test.list_test_list_add failed");
 	assert_int_equal(nsuites(k), 3);
 	struct ktap_counts c;
 	ktap_counts(k, &c);
@@ -300,7 +300,7 @@ static void test_boot_6_1(void **state)
 	assert_true(json_object_object_get_ex(c1, "status", &v));
 	assert_string_equal(json_object_get_string(v), "fail");
 	assert_true(json_object_object_get_ex(c1, "suite", &v));
-	assert_string_equal(json_object_get_string(v), "list-kernel-test");
+	assert_string_equal(json_object_get_string(v), "list-kunit-test");
 	assert_true(json_object_object_get_ex(c1, "case", &v));
 	assert_string_equal(json_object_get_string(v), "list_test_list_add");
 	json_object_put(o);
@@ -385,7 +385,7 @@ static void test_judge_verdict(void **state)
 	(void)state;
 	struct judge *j = judge_boot(boot_6_1 + strlen("[    0.812345] Linux version 6.1.0 (root@host) #1\n"));
 	assert_int_equal(judge_verdict(j), VERDICT_FAIL);
-	assert_string_equal(judge_reason(j), "KUnit case list-kernel-test.list_test_list_add failed");
+	assert_string_equal(judge_reason(j), "KUnit case list-kunit-test.list_test_list_add failed");
 	json_object *o = json_object_new_object(), *kt, *v;
 	judge_to_json(j, o);
 	assert_true(json_object_object_get_ex(o, "ktap", &kt));
