@@ -1,10 +1,11 @@
 /*
  * cmd-compare.c: `bootrig compare BASE CAND [CAND2 ...]`: reads each side's
  * results, compares every candidate with BASE (compare.c) and prints one
- * report (text, JSON, JUnit XML or HTML) to stdout or -o FILE.
+ * report (text, JSON, JUnit XML, HTML or KTAP) to stdout or -o FILE.
  *
  * Exit status (the contract): 0 nothing regressed significantly, 1 something
- * did (a metric, an ABI, a new kernel failure or failing verdict), 125 a
+ * did (a metric, an ABI, a new kernel failure, failing verdict or KTAP case
+ * failure), 125 a
  * side has no usable boot, 64 usage (an unwritable -o FILE too), 65 unreadable
  * results.
  */
@@ -22,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_JUNIT, FORMAT_HTML };
+enum report_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_JUNIT, FORMAT_HTML, FORMAT_KTAP };
 
 #define BY_HOST_MAX 128
 
@@ -46,16 +47,16 @@ static const struct opt_usage usage = {
 	NULL,
 };
 
-/* --format text|json|junit|html */
+/* --format text|json|junit|html|ktap */
 static int take_format(const struct opt *o, const char *s)
 {
-	static const char *const names[] = { "text", "json", "junit", "html" };
+	static const char *const names[] = { "text", "json", "junit", "html", "ktap" };
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (!strcmp(s, names[i])) {
 			*(enum report_format *)o->value = (enum report_format)i;
 			return 0;
 		}
-	return error("--format: '%s' is not text, json, junit or html", s);
+	return error("--format: '%s' is not text, json, junit, html or ktap", s);
 }
 
 /* Parses argv (the sides moved to argv[1..]); 0 or EXIT_USAGE. */
@@ -75,7 +76,8 @@ static int parse_args(int *argc, char **argv, struct compare_args *a)
 			 "compare each libvirt host's boots with the same host's on the other side"),
 		OPT_FLAG(0, "logs", &a->opts.logs,
 			 "also compare the console logs (normalized lines one side lacks)"),
-		OPT_CALLBACK(0, "format", &a->format, "FMT", "text (default), json, junit or html",
+		OPT_CALLBACK(0, "format", &a->format, "FMT",
+			     "text (default), json, junit, html or ktap (kunit.py parse reads it)",
 			     take_format),
 		OPT_STRING('o', "output", &a->output, "FILE",
 			   "write the report to FILE (whole or not at all)"),
@@ -99,6 +101,7 @@ static char *render(const struct comparison *c, enum report_format format, bool 
 	case FORMAT_TEXT: report_text(c, out, colour); break;
 	case FORMAT_JUNIT: report_junit(c, out); break;
 	case FORMAT_HTML: report_html(c, out); break;
+	case FORMAT_KTAP: report_ktap(c, out); break;
 	case FORMAT_JSON: {
 		struct json_object *root = report_json(c);
 		json_fputs(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, out);

@@ -1,7 +1,7 @@
 /*
  * compare.c: deciding a comparison (see compare.h): the metric rows with
  * their statistics and verdicts, the ABI table, new kernel failure events
- * and failing verdicts, the console lines one side prints and the other
+ * and failing verdicts, new KTAP (KUnit) case failures, the console lines one side prints and the other
  * does not (--logs), and the exit status.
  */
 #include "compare.h"
@@ -253,6 +253,51 @@ static void build_verdicts(struct comparison *c)
 	}
 }
 
+const char *ktap_case_status(const struct side *side, const char *suite, const char *name)
+{
+	const char *st = "absent";
+	for (size_t i = 0; i < side->ncases; i++) {
+		const struct ktap_case_info *k = &side->cases[i];
+		if (strcmp(k->suite, suite) || strcmp(k->name, name))
+			continue;
+		if (!strcmp(k->status, "fail"))
+			return "fail";
+		if (!strcmp(k->status, "ok") || !strcmp(st, "absent"))
+			st = !strcmp(k->status, "ok") ? "ok" : "skip";
+	}
+	return st;
+}
+
+/* KTAP cases a candidate fails that BASE never failed (it passed, skipped
+ * them, or did not run them), as new kernel failures are. */
+static void build_cases(struct comparison *c)
+{
+	const struct side *base = &c->sides[0];
+	for (size_t s = 1; s < c->nsides; s++) {
+		const struct side *side = &c->sides[s];
+		for (size_t i = 0; i < side->ncases; i++) {
+			const struct ktap_case_info *k = &side->cases[i];
+			if (strcmp(k->status, "fail"))
+				continue;
+			const char *on_base = ktap_case_status(base, k->suite, k->name);
+			if (!strcmp(on_base, "fail"))
+				continue;
+			struct new_case *dup = NULL;
+			for (size_t n = 0; n < c->ncases && !dup; n++)
+				if (c->cases[n].side == s && !strcmp(c->cases[n].kcase->suite, k->suite) &&
+				    !strcmp(c->cases[n].kcase->name, k->name))
+					dup = &c->cases[n];
+			if (dup) {
+				dup->boots += dup->last_boot != k->boot;
+				dup->last_boot = k->boot;
+				continue;
+			}
+			c->cases = xrealloc(c->cases, (c->ncases + 1) * sizeof(*c->cases));
+			c->cases[c->ncases++] = (struct new_case){ s, k, on_base, 1, k->boot };
+		}
+	}
+}
+
 /*
  * For each side, in how many of its boots each normalized console line
  * appears (a line printed twice by one boot counts once).
@@ -353,11 +398,12 @@ void compare_sides(struct comparison *c, struct side *sides, size_t nsides,
 	build_abis(c);
 	build_events(c);
 	build_verdicts(c);
+	build_cases(c);
 	if (opts->logs)
 		build_log_lines(c);
 	if (c->unusable)
 		c->exit_code = EXIT_INFRA;
-	else if (c->regressions || c->nevents || c->nverdicts)
+	else if (c->regressions || c->nevents || c->nverdicts || c->ncases)
 		c->exit_code = EXIT_FAIL;
 	else
 		c->exit_code = EXIT_PASS;
@@ -375,5 +421,6 @@ void comparison_free(struct comparison *c)
 		free(c->warnings[i]);
 	free(c->warnings);
 	free(c->rows), free(c->abis), free(c->events), free(c->verdicts), free(c->log_lines);
+	free(c->cases);
 	*c = (struct comparison){ 0 };
 }

@@ -1,6 +1,6 @@
 /*
  * compare.h: the comparison of a BASE side with one or more candidates, and
- * the four reports drawn from it (text, JSON, JUnit XML, HTML).
+ * the reports drawn from it (text, JSON, JUnit XML, HTML, KTAP).
  *
  * compare_sides() decides everything; the reports only print. A metric
  * row's value on a side is the mean of its per-boot medians (results.h), its
@@ -65,6 +65,15 @@ struct new_verdict {
 	unsigned boots;
 };
 
+/* A KTAP (KUnit) case failing on a candidate that never failed on BASE. */
+struct new_case {
+	size_t side;
+	const struct ktap_case_info *kcase;
+	const char *base_status;        /* on BASE: "ok", "skip", or "absent" */
+	unsigned boots;                 /* how many of the side's boots failed it */
+	size_t last_boot;               /* the last boot counted (internal) */
+};
+
 struct log_line {
 	size_t side;            /* the side that has it (the other lacks it) */
 	size_t against;         /* the side it is compared against */
@@ -91,6 +100,8 @@ struct comparison {
 	size_t nevents;
 	struct new_verdict *verdicts;
 	size_t nverdicts;
+	struct new_case *cases;         /* new KTAP case failures */
+	size_t ncases;
 	struct log_line *log_lines;
 	size_t nlog_lines;
 	char **warnings;                /* for the reader: small samples, ... */
@@ -104,6 +115,11 @@ struct comparison {
 void compare_sides(struct comparison *c, struct side *sides, size_t nsides,
 		   const struct compare_opts *opts);
 void comparison_free(struct comparison *c);
+
+/* How KTAP case (suite, name) went on side over its boots: "fail" if any boot
+ * failed it, else "ok" if one passed it, "skip" if it was only skipped, else
+ * "absent". */
+const char *ktap_case_status(const struct side *side, const char *suite, const char *name);
 
 /* Verdict words used by every report: "improved", "regressed", ... */
 const char *change_name(enum change ch);
@@ -127,5 +143,7 @@ void report_text(const struct comparison *c, FILE *out, bool colour);
 struct json_object *report_json(const struct comparison *c);
 void report_junit(const struct comparison *c, FILE *out);
 void report_html(const struct comparison *c, FILE *out);
+/* KTAP (report-ktap.c): kunit.py parse reads it. */
+void report_ktap(const struct comparison *c, FILE *out);
 
 #endif

@@ -223,7 +223,7 @@ static void abi_table(FILE *out, const struct comparison *c)
 static void notes(FILE *out, const struct comparison *c)
 {
 	char tag[16];
-	if (c->nevents || c->nverdicts)
+	if (c->nevents || c->nverdicts || c->ncases)
 		fputs("<h2>New failures</h2><ul>\n", out);
 	for (size_t i = 0; i < c->nevents; i++) {
 		fprintf(out, "<li class=\"regressed\">%s: [", side_tag(c, c->events[i].side, tag, sizeof(tag)));
@@ -237,7 +237,15 @@ static void notes(FILE *out, const struct comparison *c)
 		xml_escape(out, c->verdicts[i].verdict);
 		fprintf(out, " in %u boots</li>\n", c->verdicts[i].boots);
 	}
-	if (c->nevents || c->nverdicts)
+	for (size_t i = 0; i < c->ncases; i++) {
+		const struct new_case *k = &c->cases[i];
+		fprintf(out, "<li class=\"regressed\">%s: KTAP case ", side_tag(c, k->side, tag, sizeof(tag)));
+		xml_escape(out, k->kcase->suite);
+		fputs(*k->kcase->suite ? "." : "", out);
+		xml_escape(out, k->kcase->name);
+		fprintf(out, " failed in %u boots (BASE: %s)</li>\n", k->boots, k->base_status);
+	}
+	if (c->nevents || c->nverdicts || c->ncases)
 		fputs("</ul>\n", out);
 	if (c->opts.logs) {
 		fprintf(out, "<h2>Console differences (%zu lines)</h2><pre>", c->nlog_lines);

@@ -178,6 +178,17 @@ struct json_object *report_json(const struct comparison *c)
 	struct json_object *verdicts;
 	json_object_object_add(root, "new_events", failures_json(c, &verdicts));
 	json_object_object_add(root, "new_verdicts", verdicts);
+	struct json_object *cases = json_object_new_array();
+	for (size_t i = 0; i < c->ncases; i++) {
+		struct json_object *o = json_object_new_object();
+		json_object_object_add(o, "side", json_object_new_int((int)c->cases[i].side));
+		json_object_object_add(o, "suite", json_cstring_utf8(c->cases[i].kcase->suite));
+		json_object_object_add(o, "case", json_cstring_utf8(c->cases[i].kcase->name));
+		json_object_object_add(o, "base", json_object_new_string(c->cases[i].base_status));
+		json_object_object_add(o, "boots", json_object_new_int((int)c->cases[i].boots));
+		json_object_array_add(cases, o);
+	}
+	json_object_object_add(root, "new_ktap_failures", cases);
 	if (c->opts.logs)
 		json_object_object_add(root, "log_lines", log_lines_json(c));
 	for (size_t i = 0; i < c->nwarnings; i++)
@@ -188,6 +199,7 @@ struct json_object *report_json(const struct comparison *c)
 	json_object_object_add(sum, "improved", json_object_new_int((int)c->improvements));
 	json_object_object_add(sum, "new_events", json_object_new_int((int)c->nevents));
 	json_object_object_add(sum, "new_verdicts", json_object_new_int((int)c->nverdicts));
+	json_object_object_add(sum, "new_ktap_failures", json_object_new_int((int)c->ncases));
 	json_object_object_add(sum, "unusable", json_object_new_boolean(c->unusable));
 	json_object_object_add(sum, "exit_code", json_object_new_int(c->exit_code));
 	json_object_object_add(root, "summary", sum);

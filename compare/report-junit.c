@@ -132,6 +132,17 @@ static void failure_cases(const struct comparison *c, size_t s, struct suite *su
 		add_case(su, "failures", v->verdict, OUT_FAIL, msg, msg);
 		free(msg);
 	}
+	for (size_t i = 0; i < c->ncases; i++) {
+		const struct new_case *k = &c->cases[i];
+		if (k->side != s)
+			continue;
+		char *name = xasprintf("%s%s%s", k->kcase->suite, *k->kcase->suite ? "." : "",
+				       k->kcase->name);
+		char *msg = xasprintf("KTAP case %s failed in %u of %zu boots; BASE: %s", name,
+				      k->boots, c->sides[s].nboots, k->base_status);
+		add_case(su, "failures", name, OUT_FAIL, msg, msg);
+		free(name), free(msg);
+	}
 }
 
 void report_junit(const struct comparison *c, FILE *out)

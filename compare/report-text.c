@@ -210,6 +210,15 @@ static void print_failures(const struct comparison *c, const struct painter *pt)
 			side_tag(c, v->side, tag, sizeof(tag)), term_str(v->verdict), v->boots,
 			c->sides[v->side].nboots, unpaint(pt, CHANGE_REGRESSED));
 	}
+	for (size_t i = 0; i < c->ncases; i++) {
+		const struct new_case *k = &c->cases[i];
+		if (i == 0)
+			fputs("\nnew KTAP failures (cases BASE never failed):\n", out);
+		fprintf(out, "%s  %s %s%s%s failed in %u of %zu boots (BASE: %s)%s\n",
+			paint(pt, CHANGE_REGRESSED), side_tag(c, k->side, tag, sizeof(tag)),
+			term_str(k->kcase->suite), *k->kcase->suite ? "." : "", term_str(k->kcase->name),
+			k->boots, c->sides[k->side].nboots, k->base_status, unpaint(pt, CHANGE_REGRESSED));
+	}
 }
 
 /* With --logs: the normalized console lines one side has and the other lacks. */
@@ -274,4 +283,6 @@ void report_text(const struct comparison *c, FILE *out, bool colour)
 		c->regressions, c->improvements, c->nevents, c->nevents == 1 ? "" : "s",
 		c->nverdicts, c->nverdicts == 1 ? "" : "s",
 		c->unusable ? "; a side has no usable boot" : "");
+	if (c->ncases)
+		fprintf(out, "%zu new KTAP failure%s\n", c->ncases, c->ncases == 1 ? "" : "s");
 }

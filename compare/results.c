@@ -242,6 +242,23 @@ void side_add_event(struct side *s, const char *kind, const char *title, size_t 
 	};
 }
 
+/* Keeps each KTAP case (suite, case, status) of boot number `boot`. */
+static void add_cases(struct side *s, struct json_object *ktap, size_t boot)
+{
+	struct json_object *cases = ktap ? get_array(ktap, "cases") : NULL;
+	size_t n = cases ? json_object_array_length(cases) : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(cases, i);
+		s->cases = xrealloc(s->cases, (s->ncases + 1) * sizeof(*s->cases));
+		s->cases[s->ncases++] = (struct ktap_case_info){
+			.suite = xstrdup(get_str(e, "suite", "")),
+			.name = xstrdup(get_str(e, "case", "")),
+			.status = xstrdup(get_str(e, "status", "")),
+			.boot = boot,
+		};
+	}
+}
+
 /* Adds the start time of every stage the boot reached. */
 static void add_stages(struct side *s, struct json_object *stages)
 {
@@ -363,6 +380,9 @@ static int load_result(struct side *s, const char *path)
 	json_object_object_get_ex(root, "abis", &abis);
 	add_abis(s, abis);
 	add_events(s, get_array(root, "events"), s->nboots);
+	struct json_object *ktap = NULL;
+	json_object_object_get_ex(root, "ktap", &ktap);
+	add_cases(s, ktap, s->nboots);
 	s->nboots++;
 	json_object_put(root);
 	return 0;
@@ -455,6 +475,9 @@ void side_free(struct side *s)
 	}
 	for (size_t i = 0; i < s->nabis; i++)
 		free(s->abis[i].abi), free(s->abis[i].reason);
+	for (size_t i = 0; i < s->ncases; i++)
+		free(s->cases[i].suite), free(s->cases[i].name), free(s->cases[i].status);
+	free(s->cases);
 	for (size_t i = 0; i < s->nevents; i++)
 		free(s->events[i].kind), free(s->events[i].title);
 	for (int i = 0; i < RESULT_STAGES; i++)

@@ -35,6 +35,12 @@ struct event_info {
 	size_t boot;            /* index into side.boots */
 };
 
+/* A KTAP (KUnit) case of one boot: result.json's ktap.cases. */
+struct ktap_case_info {
+	char *suite, *name, *status;    /* status "ok", "fail" or "skip" */
+	size_t boot;                    /* index into side.boots */
+};
+
 struct metric_series {
 	char *abi, *test, *name, *unit;
 	bool higher_better;     /* the metric's "better" field */
@@ -65,6 +71,8 @@ struct side {
 	size_t nabis;
 	struct event_info *events;
 	size_t nevents;
+	struct ktap_case_info *cases;   /* every boot's, in order */
+	size_t ncases;
 	double *stages[RESULT_STAGES];  /* per PASS boot that reached it */
 	size_t nstages[RESULT_STAGES];
 };

@@ -1,5 +1,5 @@
 /*
- * cmd-judge.c: `bootrig judge CONSOLE_LOG [--format text|json]`: the run's
+ * cmd-judge.c: `bootrig judge CONSOLE_LOG [--format text|json|ktap]`: the run's
  * judge (judge.h) over a saved console log, from bootrig or from anywhere
  * else (LAVA, a terminal capture).
  *
@@ -20,6 +20,8 @@
 #include "exitcodes.h"
 #include "judge.h"
 #include "judgelog.h"
+#include "ktap.h"
+#include "ktapout.h"
 #include "options.h"
 #include "textsafe.h"
 #include "util.h"
@@ -35,10 +37,12 @@ struct judge_args {
 };
 
 static const struct opt_usage usage = {
-	"usage: bootrig judge CONSOLE_LOG [--format text|json] [--max-bytes N]\n",
+	"usage: bootrig judge CONSOLE_LOG [--format text|json|ktap] [--max-bytes N]\n",
 	"Judges a saved console log as `bootrig run` judges a boot: the verdict,\n"
 	"the stages reached (with times from a console.tlog or printk stamps) and\n"
-	"every kernel report found (kind, syzbot-style title, excerpt).\n",
+	"every kernel report found (kind, syzbot-style title, excerpt), and the\n"
+	"KTAP (KUnit) cases the kernel printed. --format ktap writes it all as KTAP\n"
+	"(the boot, each test of each ABI, each KUnit suite) for kunit.py parse.\n",
 	"Exit status: 0 PASS, 1 FAIL, 2 PANIC, HANG or BOOT_FAIL, 64 usage,\n"
 	"65 the log cannot be read, 66 it does not exist.\n",
 };
@@ -85,6 +89,103 @@ static void print_text(const char *path, const struct judge *j, enum verdict v,
 		       e.fatal ? " (fatal)" : "", e.line, term_str(e.title));
 		print_excerpt(e.excerpt);
 	}
+	const struct ktap *kt = judge_ktap(j);
+	if (!ktap_seen(kt))
+		return;
+	struct ktap_counts c;
+	struct ktap_result r;
+	ktap_counts(kt, &c);
+	printf("  ktap: %zu ok, %zu failed, %zu skipped\n", c.ok, c.fail, c.skip);
+	for (size_t i = 0; ktap_case_at(kt, i, &r); i++)
+		if (r.status == KTAP_FAIL)
+			printf("  not ok %s%s%s (line %ld)\n", term_str(r.suite), *r.suite ? "." : "",
+			       term_str(r.name), r.line);
+}
+
+/* The KTAP report's status of a judge_test status. */
+static enum ktapout_status test_status(const char *status)
+{
+	return !strcmp(status, "PASS") ? KTAPOUT_OK : KTAPOUT_FAIL;
+}
+
+/* The KTAP report's status of a KTAP case. */
+static enum ktapout_status case_status(enum ktap_status st)
+{
+	return st == KTAP_OK ? KTAPOUT_OK : st == KTAP_SKIP ? KTAPOUT_SKIP : KTAPOUT_FAIL;
+}
+
+/* The KTAP report: a subtest "boot" (the verdict, each event), one "tests"
+ * (each test of each ABI, when there are any), then one subtest per KTAP
+ * suite of the console with its cases. */
+static void print_ktap(const struct judge *j, enum verdict v)
+{
+	const struct ktap *kt = judge_ktap(j);
+	struct ktap_result r;
+	struct judge_test t;
+	struct judge_event e;
+	size_t ntests = 0, nsuites = 0;
+	while (judge_test_at(j, ntests, &t))
+		ntests++;
+	/* the suites, in order of their first case */
+	const char **suites = NULL;
+	for (size_t i = 0; ktap_case_at(kt, i, &r); i++) {
+		size_t s = 0;
+		while (s < nsuites && strcmp(suites[s], r.suite))
+			s++;
+		if (s == nsuites) {
+			suites = xrealloc(suites, (nsuites + 1) * sizeof(*suites));
+			suites[nsuites++] = r.suite;
+		}
+	}
+	struct ktapout k;
+	ktapout_begin(&k, stdout, 1 + (ntests > 0) + nsuites);
+
+	ktapout_subtest(&k, "boot", 1 + judge_event_count(j));
+	bool failed = v != VERDICT_PASS;
+	char *why = *judge_reason(j) ? xasprintf("%s: %s", verdict_name(v), judge_reason(j))
+				     : xstrdup(verdict_name(v));
+	ktapout_case(&k, "verdict", failed ? KTAPOUT_FAIL : KTAPOUT_OK, NULL, why);
+	free(why);
+	for (size_t i = 0; judge_event_at(j, i, &e); i++) {
+		char *name = xasprintf("%s: %s", e.kind, e.title);
+		char *diag = xasprintf("line %ld%s%s", e.line, e.fatal ? ", fatal" : "",
+				       e.expected ? ", a known issue" : "");
+		ktapout_case(&k, name, e.expected ? KTAPOUT_OK : KTAPOUT_FAIL, NULL, diag);
+		failed = failed || !e.expected;
+		free(name), free(diag);
+	}
+	ktapout_end_subtest(&k, "boot", failed ? KTAPOUT_FAIL : KTAPOUT_OK);
+
+	if (ntests) {
+		failed = false;
+		ktapout_subtest(&k, "tests", ntests);
+		for (size_t i = 0; judge_test_at(j, i, &t); i++) {
+			char *name = xasprintf("%s.%s", t.abi, t.test);
+			char *diag = *t.reason ? xasprintf("%s: %s", t.status, t.reason) : NULL;
+			ktapout_case(&k, name, test_status(t.status), NULL, diag);
+			failed = failed || test_status(t.status) == KTAPOUT_FAIL;
+			free(name), free(diag);
+		}
+		ktapout_end_subtest(&k, "tests", failed ? KTAPOUT_FAIL : KTAPOUT_OK);
+	}
+
+	for (size_t s = 0; s < nsuites; s++) {
+		size_t n = 0;
+		for (size_t i = 0; ktap_case_at(kt, i, &r); i++)
+			n += !strcmp(r.suite, suites[s]);
+		ktapout_subtest(&k, suites[s], n);
+		failed = false;
+		for (size_t i = 0; ktap_case_at(kt, i, &r); i++) {
+			if (strcmp(r.suite, suites[s]))
+				continue;
+			enum ktapout_status st = case_status(r.status);
+			ktapout_case(&k, r.name, st, *r.reason ? r.reason : r.directive,
+				     *r.diagnostics ? r.diagnostics : NULL);
+			failed = failed || st == KTAPOUT_FAIL;
+		}
+		ktapout_end_subtest(&k, suites[s], failed ? KTAPOUT_FAIL : KTAPOUT_OK);
+	}
+	free(suites);
 }
 
 /* Times a log without any are unknown: null in JSON, not 0. */
@@ -106,7 +207,7 @@ int cmd_judge(int argc, char **argv)
 {
 	struct judge_args a = { NULL, "text", NULL };
 	const struct opt opts[] = {
-		OPT_STRING('f', "format", &a.format, "text|json", "the report's format (default text)"),
+		OPT_STRING('f', "format", &a.format, "text|json|ktap", "the report's format (default text)"),
 		OPT_STRING(0, "max-bytes", &a.max_bytes, "N",
 			   "read at most N bytes (K, M, G suffixes; default 4G)"),
 		OPT_END(),
@@ -116,8 +217,8 @@ int cmd_judge(int argc, char **argv)
 		return rc;
 	if (!a.log)
 		return options_usage_error(&usage, "judge: which console log?");
-	if (strcmp(a.format, "text") && strcmp(a.format, "json")) {
-		error("judge: --format is text or json, not '%s'", a.format);
+	if (strcmp(a.format, "text") && strcmp(a.format, "json") && strcmp(a.format, "ktap")) {
+		error("judge: --format is text, json or ktap, not '%s'", a.format);
 		return EXIT_USAGE;
 	}
 	uint64_t max_bytes = JUDGELOG_MAX_BYTES;
@@ -147,6 +248,8 @@ int cmd_judge(int argc, char **argv)
 			null_times(res);
 		json_fputs(res, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, stdout);
 		json_object_put(res);
+	} else if (!strcmp(a.format, "ktap")) {
+		print_ktap(j, v);
 	} else {
 		print_text(a.log, j, v, src);
 	}

@@ -12,6 +12,7 @@
 
 #include "judge.h"
 #include "crash.h"
+#include "ktap.h"
 #include "protocol.h"
 #include "util.h"
 
@@ -47,6 +48,7 @@ struct judge {
 	size_t nexpected;
 	struct crash_detector *crash;
 	struct decoder *decoder;
+	struct ktap *ktap;              /* KTAP (KUnit) in the console */
 
 	/* line assembly: the head, then the last LINE_TAIL bytes in a ring */
 	struct strbuf line;

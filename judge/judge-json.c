@@ -194,6 +194,11 @@ static void build_records_json(const struct judge *j, struct records_json *out)
 
 /* ------------------------------------------------------- accessors */
 
+const struct ktap *judge_ktap(const struct judge *j)
+{
+	return j->ktap;
+}
+
 double judge_stage_time(const struct judge *j, enum stage s)
 {
 	return (unsigned)s < STAGE_COUNT ? j->stage_t[s] : -1;
@@ -358,6 +363,9 @@ void judge_to_json(const struct judge *j, struct json_object *obj)
 	json_object_object_add(obj, "abis", records.abis);
 	json_object_object_add(obj, "tests", records.tests);
 	json_object_object_add(obj, "metrics", records.metrics);
+	struct json_object *ktap = ktap_to_json(j->ktap);
+	if (ktap)
+		json_object_object_add(obj, "ktap", ktap);
 	if (records.plan)
 		json_object_object_add(obj, "plan", records.plan);
 	if (j->provoke[0]) {

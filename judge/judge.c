@@ -256,6 +256,7 @@ struct judge *judge_new(const struct judge_limits *limits)
 	j->crash = crash_detector_new();
 	crash_on_dropped(j->crash, on_dropped_event, j);
 	j->decoder = decoder_new(on_record, on_problem, j);
+	j->ktap = ktap_new();
 	for (int s = 0; s < STAGE_COUNT; s++)
 		j->stage_t[s] = -1;
 	j->stage = STAGE_FIRMWARE;
@@ -272,6 +273,7 @@ void judge_free(struct judge *j)
 		return;
 	crash_detector_free(j->crash);
 	decoder_free(j->decoder);
+	ktap_free(j->ktap);
 	strbuf_release(&j->line);
 	free(j->tail);
 	strbuf_release(&j->joined);
@@ -321,6 +323,7 @@ static void judge_text(struct judge *j, const char *s, size_t n, long lineno, do
 	crash_feed_line(j->crash, s, n, lineno, t);
 	track_kernel_stages(j, crash_line_progress(j->crash), t);
 	decoder_feed_line(j->decoder, s, n, lineno, t);
+	ktap_feed_line(j->ktap, s, n, lineno);
 }
 
 /* s[0..n) as line lineno: a long one as its head, the seam and its tail,
@@ -798,6 +801,11 @@ static enum verdict decide(struct judge *j, char **reason)
 		*reason = failure_reason(j, nevents);
 		return VERDICT_FAIL;
 	}
+	/* the kernel booted and its own test (KUnit) failed */
+	if (ktap_failure(j->ktap)) {
+		*reason = xstrdup(ktap_failure(j->ktap));
+		return VERDICT_FAIL;
+	}
 	*reason = records_reason(j);
 	if (*reason)
 		return VERDICT_FAIL;
@@ -819,6 +827,7 @@ enum verdict judge_finish(struct judge *j, double t)
 		check_timeouts(j, t);
 	crash_finish(j->crash);
 	decoder_finish(j->decoder);
+	ktap_finish(j->ktap);
 	j->end_t = t;
 	j->verdict = decide(j, &j->reason);
 	j->finished = true;

@@ -32,6 +32,7 @@
  *                any of them as a kernel failure), or init reported an
  *                ERROR, a test failed, timed out or never reported, records
  *                were corrupt, lost or out of count, or END never came;
+ *                or a KUnit case failed (the kernel's own KTAP, ktap.h);
  *   PASS         END seen, every record there, every test PASS, no event.
  * Every event is listed in result.json with "fatal" telling the two apart
  * (up to CRASH_MAX_EVENTS, crash.h; the verdict counts the others too);
@@ -201,10 +202,15 @@ struct judge_metric {
 };
 bool judge_metric_at(const struct judge *j, size_t i, struct judge_metric *row);
 
+/* The KTAP (KUnit) results the console showed (ktap.h; ktap_seen() false
+ * when none): what result.json's "ktap" lists. Valid until judge_free(). */
+struct ktap;
+const struct ktap *judge_ktap(const struct judge *j);
+
 /*
  * Adds to obj what RESULTS.md puts in result.json from the console:
  * verdict, exit_code, reason, stages, events, protocol, sysinfo, abis,
- * tests, metrics. The judge's one JSON builder: result.c calls it once a
+ * tests, metrics, and ktap when the console had KTAP. The judge's one JSON builder: result.c calls it once a
  * boot, `bootrig judge --format json` once a log; a reader of the judge
  * uses the accessors above, never this JSON.
  */

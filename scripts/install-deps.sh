@@ -13,7 +13,7 @@ PACKAGES="
   libguestfs0 linux-image-amd64 supermin
   u-boot-qemu libxml2-utils clang
   chromium man-db groff-base time
-  linux-source-6.1
+  linux-source-6.1 flex bison bc libelf-dev
   libelf1
 "
 

@@ -1,0 +1,48 @@
+/*
+ * ktapout.h: writing KTAP version 1 (Documentation/dev-tools/ktap.rst), the
+ * format the kernel's tools/testing/kunit/kunit.py parse reads: `bootrig
+ * judge --format ktap` and `bootrig compare --format ktap`.
+ *
+ * A writer numbers the results of each level itself and indents each
+ * subtest by 4 spaces. Names and diagnostics are untrusted text: written
+ * by the terminal rule (textsafe.h), a '#' in a name as '_' (it would start
+ * a directive), an empty name as "unnamed"; a diagnostic's lines each
+ * become a "# " line.
+ */
+#ifndef BOOTRIG_KTAPOUT_H
+#define BOOTRIG_KTAPOUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define KTAPOUT_MAX_DEPTH 8
+
+enum ktapout_status { KTAPOUT_OK, KTAPOUT_FAIL, KTAPOUT_SKIP };
+
+struct ktapout {
+	FILE *out;
+	int depth;                              /* 0: the document's own level */
+	unsigned number[KTAPOUT_MAX_DEPTH];     /* the last result's number, per level */
+};
+
+/* Starts the document on out: "KTAP version 1" and the plan "1..planned". */
+void ktapout_begin(struct ktapout *k, FILE *out, size_t planned);
+
+/* Opens a subtest of the current level: its header, name and plan. */
+void ktapout_subtest(struct ktapout *k, const char *name, size_t planned);
+
+/* Closes the innermost subtest with its result (name as given to ktapout_subtest()). */
+void ktapout_end_subtest(struct ktapout *k, const char *name, enum ktapout_status st);
+
+/*
+ * A result at the current level: "ok N name", "not ok N name", or
+ * "ok N name # SKIP reason" (reason NULL: none); diag (NULL: none) first,
+ * as its diagnostic lines.
+ */
+void ktapout_case(struct ktapout *k, const char *name, enum ktapout_status st,
+		  const char *reason, const char *diag);
+
+/* Diagnostic lines at the current level, one "# " line per line of text. */
+void ktapout_diag(struct ktapout *k, const char *text);
+
+#endif
