@@ -72,6 +72,7 @@ struct chart_spec {
 	size_t ngroups;
 	const struct chart_line *lines;
 	size_t nlines;
+	const char *key;        /* a line under the legend (what the colours mean), or NULL */
 };
 
 /*
