@@ -358,6 +358,28 @@ static const char *abi_status_kcidb(const char *s)
 											   : NULL;
 }
 
+/* Element i of the array a (the member key), which must be an object;
+ * NULL after a message. */
+static struct json_object *array_object(struct reader *r, struct json_object *a, const char *key, size_t i)
+{
+	struct json_object *e = json_object_array_get_idx(a, i);
+	if (!json_object_is_type(e, json_type_object)) {
+		error("%s: %s[%zu] is not an object", r->path, key, i);
+		r->failed = true;
+		return NULL;
+	}
+	return e;
+}
+
+/* t's comment: the string member "reason" of obj, when not empty. */
+static void reason_comment(struct reader *r, struct json_object *t, struct json_object *obj,
+			   const char *where)
+{
+	const char *reason = string(r, obj, where, "reason", false, NULL);
+	if (reason && *reason)
+		json_object_object_add(t, "comment", json_cstring_utf8(reason));
+}
+
 /* A test per ABI ("bootrig.<abi>"). */
 static void abi_tests(struct export *x, struct reader *r, struct boot *b, struct json_object *build_id,
 		      struct json_object *env)
@@ -382,9 +404,7 @@ static void abi_tests(struct export *x, struct reader *r, struct boot *b, struct
 		}
 		char *abi = path_part(name), *path = xasprintf("bootrig.%s", abi);
 		struct json_object *t = new_test(x, b, build_id, env, path, status);
-		const char *reason = string(r, v, "abis.*.", "reason", false, NULL);
-		if (reason && *reason)
-			json_object_object_add(t, "comment", json_cstring_utf8(reason));
+		reason_comment(r, t, v, "abis.*.");
 		json_object_array_add(x->tests, t);
 		free(abi), free(path);
 	}
@@ -396,12 +416,9 @@ static void abi_test_tests(struct export *x, struct reader *r, struct boot *b,
 {
 	struct json_object *tests = member(r, b->root, "", "tests", json_type_array, false);
 	for (size_t i = 0; tests && !r->failed && i < json_object_array_length(tests); i++) {
-		struct json_object *e = json_object_array_get_idx(tests, i);
-		if (!json_object_is_type(e, json_type_object)) {
-			error("%s: tests[%zu] is not an object", r->path, i);
-			r->failed = true;
+		struct json_object *e = array_object(r, tests, "tests", i);
+		if (!e)
 			return;
-		}
 		const char *abi = string(r, e, "tests[].", "abi", true, NULL);
 		const char *test = string(r, e, "tests[].", "test", true, NULL);
 		const char *st = string(r, e, "tests[].", "status", true, NULL);
@@ -411,9 +428,7 @@ static void abi_test_tests(struct export *x, struct reader *r, struct boot *b,
 			!strcmp(st, "SKIP") ? "SKIP" : "ERROR";
 		char *a = path_part(abi), *te = path_part(test), *path = xasprintf("bootrig.%s.%s", a, te);
 		struct json_object *t = new_test(x, b, build_id, env, path, status);
-		const char *reason = string(r, e, "tests[].", "reason", false, NULL);
-		if (reason && *reason)
-			json_object_object_add(t, "comment", json_cstring_utf8(reason));
+		reason_comment(r, t, e, "tests[].");
 		struct json_object *ms = member(r, e, "tests[].", "ms", json_type_double, false);
 		if (ms)
 			json_object_object_add(t, "duration", json_object_new_double(json_object_get_double(ms) / 1000));
@@ -433,12 +448,9 @@ static void metric_tests(struct export *x, struct reader *r, struct boot *b,
 {
 	struct json_object *metrics = member(r, b->root, "", "metrics", json_type_array, false);
 	for (size_t i = 0; metrics && !r->failed && i < json_object_array_length(metrics); i++) {
-		struct json_object *m = json_object_array_get_idx(metrics, i);
-		if (!json_object_is_type(m, json_type_object)) {
-			error("%s: metrics[%zu] is not an object", r->path, i);
-			r->failed = true;
+		struct json_object *m = array_object(r, metrics, "metrics", i);
+		if (!m)
 			return;
-		}
 		const char *abi = string(r, m, "metrics[].", "abi", true, NULL);
 		const char *test = string(r, m, "metrics[].", "test", true, NULL);
 		const char *name = string(r, m, "metrics[].", "name", true, NULL);
