@@ -213,13 +213,12 @@ static void add_build(struct export *x, struct reader *r, struct boot *b,
 	char *url = kpath ? file_url(kpath) : NULL;
 	if (url) {
 		struct json_object *files = json_object_new_array(), *f = json_object_new_object();
-		const char *slash = strrchr(kpath, '/');
-		char *name = path_part(slash && slash[1] ? slash + 1 : kpath);
-		json_object_object_add(f, "name", json_object_new_string(name));
+		const char *slash = strrchr(url, '/');    /* the real file's name, never empty */
+		json_object_object_add(f, "name", json_cstring_utf8(slash + 1));
 		json_object_object_add(f, "url", json_object_new_string(url));
 		json_object_array_add(files, f);
 		json_object_object_add(o, "output_files", files);
-		free(name), free(url);
+		free(url);
 	}
 	json_object_object_add(o, "valid", json_object_new_boolean(1));
 	json_object_object_add(misc, "variant", json_cstring_utf8(b->variant));

@@ -73,6 +73,19 @@ got=$(q "$tmp/k.json" "[(t['number']['value'], t['number']['unit']) for t in d['
 st=$(q "$tmp/k.json" "sorted(set(t['status'] for t in d['tests'] if t['path'] == 'bootrig.aarch64_ilp32'))")
 [ "$st" = "['SKIP']" ] && ok "an unsupported ABI is SKIP" || not_ok "unsupported ABI" "$st"
 
+# --- a real boot (6.1.0-57-amd64 under TCG, its result.json and console.log kept) ---
+REAL="$TOP/tests/fixtures/kcidb/amd64-6.1.0-57"
+export_ --kcidb -o "$tmp/real.json" "$REAL"
+if [ $rc -eq 0 ] && valid "$tmp/real.json"; then ok "a real boot's export validates: $(cat "$tmp/v")"
+else not_ok "a real boot's export validates" "rc=$rc $(cat "$tmp/err") $(head -5 "$tmp/v")"; fi
+got=$(q "$tmp/real.json" "sorted(t['status'] for t in d['tests'] if t['path'] in ('boot', 'bootrig.x86_64', 'bootrig.x32', 'bootrig.i386')), sum(t['status'] == 'DONE' and t['number']['value'] > 0 for t in d['tests'] if t['path'].startswith('bootrig.x86_64.lat_syscall.')), d['builds'][0]['output_files'][0]['name']")
+[ "$got" = "['PASS', 'PASS', 'PASS', 'SKIP'] 6 amd64.vmlinuz" ] &&
+	ok "real boot: boot and ABIs PASS, x32 SKIP, 6 x86_64 syscall latencies as numbers, the kernel as output file" ||
+	not_ok "real boot's tests" "$got"
+url=$(q "$tmp/real.json" "[t['log_url'] for t in d['tests'] if t['path'] == 'boot'][0]")
+[ "$url" = "file://$(realpath "$REAL")/amd64.vmlinuz-85667e6c/default/1/console.log" ] && ok "real boot: log_url is its console.log" ||
+	not_ok "real boot: log_url" "$url"
+
 # --- verdicts, logs, --origin, stable IDs (mkresults, with a console.log) ---
 "$MK" "$tmp/r" k-x default 3 7 x86_64:lat_syscall:null:us:lower:14:2 --abi x86_64=ok \
 	--boot '2=PANIC:panic:Kernel panic - not syncing: VFS' --boot '3=INFRA_ERROR' --console 'Linux version 6.1'
