@@ -29,6 +29,21 @@ struct reader {
 
 /* ---- strict field readers --------------------------------------------- */
 
+/* "a string", "an integer", ... for messages. */
+static const char *type_name(json_type t)
+{
+	switch (t) {
+	case json_type_boolean: return "a boolean";
+	case json_type_double: return "a number";
+	case json_type_int: return "an integer";
+	case json_type_object: return "an object";
+	case json_type_array: return "an array";
+	case json_type_string: return "a string";
+	case json_type_null: break;
+	}
+	return "null";
+}
+
 /* A member of obj of type t, or NULL (absent); a member of another type is
  * an error, and so is an absent one when required. */
 static struct json_object *member(struct reader *r, struct json_object *obj, const char *where,
@@ -43,8 +58,8 @@ static struct json_object *member(struct reader *r, struct json_object *obj, con
 	bool num = t == json_type_double && json_object_is_type(v, json_type_int);
 	if (!json_object_is_type(v, t) && !num) {
 		if (!r->failed)
-			error("%s: %s\"%s\" is a %s, not a %s", r->path, where, key,
-			      json_type_to_name(json_object_get_type(v)), json_type_to_name(t));
+			error("%s: %s\"%s\" is %s, not %s", r->path, where, key,
+			      type_name(json_object_get_type(v)), type_name(t));
 		r->failed = true;
 		return NULL;
 	}

@@ -131,7 +131,7 @@ corrupt() {
 }
 for c in "truncated:truncate:not valid JSON" \
 	"no-kernel-id:del d['kernel']['id']:\"id\" is missing" \
-	"boot-string:d['boot'] = 'one':\"boot\" is a string" \
+	"boot-string:d['boot'] = 'one':\"boot\" is a string, not an integer" \
 	"no-verdict:del d['verdict']:not a bootrig result" \
 	"metric-no-name:del d['metrics'][0]['name']:\"name\" is missing" \
 	"bad-verdict:d['verdict'] = 'MAYBE':not a bootrig verdict" \
