@@ -3,6 +3,7 @@
  * The statistics are compare's (stats.h); nothing here runs a program.
  */
 #include "bisect.h"
+#include "chart.h"
 #include "compare.h"
 #include "stats.h"
 #include "util.h"
@@ -10,6 +11,7 @@
 #include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *bisect_mark_name(enum bisect_mark m)
@@ -35,13 +37,7 @@ void bisect_summarize(const double *x, size_t n, struct step_stats *st)
 
 const char *bisect_fmt_p(double p, char *buf, size_t size)
 {
-	if (isnan(p))
-		snprintf(buf, size, "-");
-	else if (p < 0.0001)
-		snprintf(buf, size, "<0.0001");
-	else
-		snprintf(buf, size, "%.4f", p);
-	return buf;
+	return stats_fmt_p(p, buf, size);
 }
 
 /* "p=0.0123" or "p<0.0001" into buf. */
@@ -237,63 +233,48 @@ static const char *verdict_colour(const char *v)
 	return "#c62828";       /* PANIC, HANG, BOOT_FAIL */
 }
 
+/* Performance mode: chart.h's chart, a group per tested commit, coloured by
+ * its mark, over dashed lines at the ends' means. */
+static void metric_chart(const struct chart *c, FILE *out)
+{
+	struct chart_group *g = xcalloc(c->ncols + 1, sizeof(*g));
+	char (*classes)[32] = xcalloc(c->ncols + 1, sizeof(*classes));
+	for (size_t i = 0; i < c->ncols; i++) {
+		const struct chart_column *col = &c->cols[i];
+		snprintf(classes[i], sizeof(classes[i]), "commit %s", bisect_mark_name(col->mark));
+		g[i] = (struct chart_group){ col->label, col->role, col->values, col->nvalues,
+					     mark_colour(col->mark), NULL, classes[i] };
+	}
+	const struct chart_line lines[] = {
+		{ c->good_mean, "good mean", mark_colour(MARK_GOOD), "good-mean" },
+		{ c->bad_mean, "bad mean", mark_colour(MARK_BAD), "bad-mean" },
+	};
+	struct chart_spec spec = { c->title, c->unit, g, c->ncols, lines, 2,
+				   "each PASS boot per tested commit: green good, red bad, grey skipped" };
+	chart_svg(&spec, out);
+	free(g), free(classes);
+}
+
 void bisect_chart_svg(const struct chart *c, FILE *out)
 {
+	if (!c->crash) {
+		metric_chart(c, out);
+		return;
+	}
 	int w = LEFT + CW * (int)(c->ncols ? c->ncols : 1) + 40, h = TOP + PLOT_H + BOTTOM;
-	double lo = INFINITY, hi = -INFINITY;
 	size_t most = 1;
-	for (size_t i = 0; i < c->ncols; i++) {
-		for (size_t k = 0; k < c->cols[i].nvalues; k++) {
-			lo = fmin(lo, c->cols[i].values[k]);
-			hi = fmax(hi, c->cols[i].values[k]);
-		}
+	for (size_t i = 0; i < c->ncols; i++)
 		if (c->cols[i].nverdicts > most)
 			most = c->cols[i].nverdicts;
-	}
-	if (!c->crash) {
-		if (!isnan(c->good_mean))
-			lo = fmin(lo, c->good_mean), hi = fmax(hi, c->good_mean);
-		if (!isnan(c->bad_mean))
-			lo = fmin(lo, c->bad_mean), hi = fmax(hi, c->bad_mean);
-	}
-	if (!(lo <= hi))
-		lo = 0, hi = 1;
-	double pad = (hi - lo) * 0.1 + fabs(hi) * 0.01 + 1e-9;
-	lo -= pad, hi += pad;
-#define Y(v) (TOP + PLOT_H - ((v) - lo) / (hi - lo) * PLOT_H)
 	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n", w, h, w, h);
 	fputs("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"10\" y=\"20\" "
 	      "font-size=\"14\">", out);
 	xml_escape(out, c->title ? c->title : "");
-	if (c->unit) {
-		fputs(" (", out);
-		xml_escape(out, c->unit);
-		fputs(")", out);
-	}
-	fputs(c->crash ? ": boots per tested commit, by verdict (green PASS, orange FAIL, red crash, "
-		       "grey INFRA_ERROR)</text>\n"
-		       : ": each PASS boot per tested commit (green good, red bad, grey skipped)"
-			 "</text>\n", out);
+	fputs(": boots per tested commit, by verdict (green PASS, orange FAIL, red crash, "
+	      "grey INFRA_ERROR)</text>\n", out);
 	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", LEFT,
 		TOP + PLOT_H, w - 20, TOP + PLOT_H);
-	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", LEFT, TOP,
-		LEFT, TOP + PLOT_H);
-	if (!c->crash) {
-		char buf[32];
-		for (int t = 0; t <= 4; t++) {
-			double v = lo + (hi - lo) * t / 4;
-			fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", LEFT - 4,
-				Y(v) + 4, fmt_value(v, buf, sizeof(buf)));
-		}
-		const double means[2] = { c->good_mean, c->bad_mean };
-		for (int e = 0; e < 2; e++)
-			if (!isnan(means[e]))
-				fprintf(out, "<line class=\"%s-mean\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
-					"y2=\"%.1f\" stroke=\"%s\" stroke-dasharray=\"4 3\"/>\n",
-					e ? "bad" : "good", LEFT, Y(means[e]), w - 20, Y(means[e]),
-					mark_colour(e ? MARK_BAD : MARK_GOOD));
-	}
 	for (size_t i = 0; i < c->ncols; i++) {
 		const struct chart_column *col = &c->cols[i];
 		double x = LEFT + CW * (double)i + CW / 2.0;
@@ -302,10 +283,6 @@ void bisect_chart_svg(const struct chart *c, FILE *out)
 		fputs(" ", out);
 		xml_escape(out, col->label ? col->label : "");
 		fprintf(out, ": %s</title>\n", bisect_mark_name(col->mark));
-		for (size_t k = 0; k < col->nvalues; k++)
-			fprintf(out, "<circle class=\"sample\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" "
-				"fill-opacity=\"0.7\"/>\n", x + ((double)k - (double)(col->nvalues - 1) / 2) * 3,
-				Y(col->values[k]), mark_colour(col->mark));
 		double side = (double)PLOT_H / (double)most;
 		if (side > 24)
 			side = 24;
@@ -320,6 +297,5 @@ void bisect_chart_svg(const struct chart *c, FILE *out)
 		xml_escape(out, col->role ? col->role : "");
 		fputs("</text></g>\n", out);
 	}
-#undef Y
 	fputs("</svg>\n", out);
 }

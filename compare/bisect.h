@@ -81,8 +81,9 @@ struct step_stats {
 /* Median and spread of x[0..n) into st (the rest NAN). */
 void bisect_summarize(const double *x, size_t n, struct step_stats *st);
 
-/* A p-value for the step table into buf: "0.0123", "<0.0001", or "-" when
- * there is none (NaN). Returns buf. */
+/* A p-value for the step table into buf: stats_fmt_p's "0.0123", "<0.0001",
+ * or "-" when there is none (NaN), kept under this name for cmd-bisect.c.
+ * Returns buf. */
 const char *bisect_fmt_p(double p, char *buf, size_t size);
 
 /*
@@ -158,9 +159,10 @@ struct chart {
 
 /*
  * bisect_chart_svg: an SVG document of the chart: one column per tested
- * commit in bisection order; performance: each boot's value a dot (green
- * when the commit was marked good, red bad, grey skipped) over dashed lines
- * at the ends' means; crash mode: a square per boot coloured by its
+ * commit in bisection order; performance: chart.h's chart (each boot's
+ * value a point, green when the commit was marked good, red bad, grey
+ * skipped, its median and interval, the axis from zero or visibly broken)
+ * over dashed lines at the ends' means; crash mode: a square per boot coloured by its
  * verdict. Text is XML-escaped. Written to out.
  */
 void bisect_chart_svg(const struct chart *c, FILE *out);

@@ -11,7 +11,9 @@
 #include <math.h>
 #include <string.h>
 
-enum { LEFT = 70, RIGHT = 80, TOP = 40, BOTTOM = 74, COLUMN_W = 64, MARK_W = 74, POINT_R = 4 };
+enum { LEFT = 70, RIGHT = 80, TOP = 40, BOTTOM = 84, COLUMN_W = 64, MARK_W = 74, POINT_R = 4,
+       INTERVAL_X = 22,        /* the interval bar's left edge from the centre, beside the points */
+       MIN_W = 440 };
 
 /* A round step for about n ticks over span: 1, 2 or 5 times a power of 10. */
 static double nice_step(double span, int n)
@@ -82,7 +84,8 @@ static void text(FILE *out, double x, double y, const char *attrs, const char *s
 static void ticks(FILE *out, double lo, double hi, int plot_w)
 {
 	double step = nice_step(hi - lo, 5);
-	char v[32];
+	int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+	decimals = decimals > 6 ? 6 : decimals;
 	for (double t = ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9; t += step) {
 		double y = round(ypix(t, lo, hi));
 		if (fabs(t) < step * 1e-9)
@@ -90,8 +93,8 @@ static void ticks(FILE *out, double lo, double hi, int plot_w)
 		fprintf(out, "<rect class=\"grid\" x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"1\" "
 			"fill=\"#e8e8e8\"/><rect x=\"%d\" y=\"%.0f\" width=\"5\" height=\"1\" fill=\"%s\"/>",
 			LEFT, y, plot_w, LEFT - 7, y, CHART_AXIS_COLOUR);
-		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", LEFT - 10, y + 4,
-			fmt_value(t, v, sizeof(v)));
+		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.*f</text>\n", LEFT - 10,
+			y + 4, decimals, t);
 	}
 }
 
@@ -123,7 +126,7 @@ static void group(FILE *out, const struct chart_group *g, double x, double lo, d
 	if (g->n > 1) {
 		double yt = round(ypix(ihi, lo, hi)), yb = round(ypix(ilo, lo, hi));
 		fprintf(out, "<rect class=\"interval\" x=\"%.0f\" y=\"%.0f\" width=\"6\" height=\"%.0f\" "
-			"fill=\"%s\"><title>mean ± 1 sd: %s", x - 3, yt, fmax(yb - yt, 1),
+			"fill=\"%s\"><title>mean ± 1 sd: %s", x + INTERVAL_X, yt, fmax(yb - yt, 1),
 			CHART_INTERVAL_COLOUR, fmt_value(ilo, v, sizeof(v)));
 		fprintf(out, " to %s</title></rect>", fmt_value(ihi, v, sizeof(v)));
 	}
@@ -152,8 +155,8 @@ static void break_mark(FILE *out)
 	int y = TOP + CHART_PLOT_H - 12;
 	fprintf(out, "<g class=\"axis-break\"><rect x=\"%d\" y=\"%d\" width=\"6\" height=\"8\" fill=\"#fff\"/>"
 		"<polyline points=\"%d,%d %d,%d %d,%d %d,%d %d,%d\" fill=\"none\" stroke=\"%s\" "
-		"stroke-width=\"2\"/><polyline points=\"%d,%d %d,%d %d,%d %d,%d %d,%d\" fill=\"none\" "
-		"stroke=\"%s\" stroke-width=\"2\"/></g>\n", LEFT - 4, y - 2,
+		"stroke-width=\"2.5\"/><polyline points=\"%d,%d %d,%d %d,%d %d,%d %d,%d\" fill=\"none\" "
+		"stroke=\"%s\" stroke-width=\"2.5\"/></g>\n", LEFT - 4, y - 2,
 		LEFT - 11, y, LEFT - 7, y - 4, LEFT - 3, y, LEFT + 1, y - 4, LEFT + 5, y, CHART_BREAK_COLOUR,
 		LEFT - 11, y + 6, LEFT - 7, y + 2, LEFT - 3, y + 6, LEFT + 1, y + 2, LEFT + 5, y + 6,
 		CHART_BREAK_COLOUR);
@@ -164,7 +167,7 @@ void chart_svg(const struct chart_spec *c, FILE *out)
 	double lo, hi;
 	bool broken = chart_axis(c, &lo, &hi);
 	int ng = c->ngroups ? (int)c->ngroups : 1, plot_w = ng * CHART_GROUP_W;
-	int w = LEFT + plot_w + RIGHT, h = TOP + CHART_PLOT_H + BOTTOM, base = TOP + CHART_PLOT_H;
+	int w = LEFT + plot_w + RIGHT < MIN_W ? MIN_W : LEFT + plot_w + RIGHT, h = TOP + CHART_PLOT_H + BOTTOM, base = TOP + CHART_PLOT_H;
 	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart%s\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\">\n",
 		broken ? " broken-axis" : "", w, h, w, h);
@@ -210,10 +213,12 @@ void chart_svg(const struct chart_spec *c, FILE *out)
 		if (c->groups[i].label)
 			text(out, x, base + 18, "text-anchor=\"middle\"", c->groups[i].label);
 		if (c->groups[i].sublabel)
-			text(out, x, base + 32, "text-anchor=\"middle\" fill=\"#555\"", c->groups[i].sublabel);
+			text(out, x, base + 32, "text-anchor=\"middle\" fill=\"#444\"", c->groups[i].sublabel);
 	}
 	fprintf(out, "<text x=\"8\" y=\"%d\" fill=\"#333\">dots: each boot; black mark: median; "
-		"grey bar: mean ± 1 sd%s</text>\n", h - 22, broken ? "" : "; column: 0 to the median");
+		"grey bar: mean ± 1 sd%s</text>\n", h - 24, broken ? "" : "; column: 0 to the median");
+	if (c->key)
+		text(out, 8, h - 38, "fill=\"#333\"", c->key);
 	if (broken)
 		fprintf(out, "<text class=\"axis-break-label\" x=\"8\" y=\"%d\" fill=\"%s\" "
 			"font-weight=\"bold\">axis does not start at 0 (zig-zag on the axis)</text>\n", h - 8,

@@ -6,8 +6,9 @@
  * bisection, a kernel in history), the metric's value on y. Each group is
  * drawn as:
  *   - every boot's value as a point (opaque, in the group's colour, with a
- *     thin white ring, spread sideways so that no two points of a group
- *     hide each other up to CHART_GROUP_W * 0.7 / 10 boots);
+ *     thin white ring), in the order given, spread sideways 8 px apart
+ *     (closer past 6 boots, to stay within the group), so that no point
+ *     hides another;
  *   - its median (stats_median) as a black mark across the group;
  *   - its interval, the one compare prints as "±%stddev" (stats_interval:
  *     mean ± one sample standard deviation), as a narrow bar;
@@ -72,6 +73,7 @@ struct chart_spec {
 	size_t ngroups;
 	const struct chart_line *lines;
 	size_t nlines;
+	const char *key;        /* a line under the legend (what the colours mean), or NULL */
 };
 
 /*

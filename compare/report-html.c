@@ -1,20 +1,22 @@
 /*
  * report-html.c: the comparison as one self-contained HTML page: no
  * network, no external file; styles inline, one chart per metric as inline
- * SVG (for each side, its mean as a bar with ±1 stddev error bars and each
- * boot's observation as a dot), the side-by-side table, the ABI table, new
+ * SVG (chart.h: for each side, each boot's observation as a point, the
+ * median as a mark, mean ± 1 sd as a bar, on an axis from zero or visibly
+ * broken), the side-by-side table, the ABI table, new
  * failures, console differences and the boots left out. Every string from
  * the results is escaped (xml_escape). A one-line script marks the page
  * as rendered (data-bootrig-ready), so a headless browser test can tell a
  * page that ran from one that failed.
  */
+#include "chart.h"
 #include "compare.h"
+#include "stats.h"
 #include "util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
-
-enum { CHART_W = 640, ROW_H = 28, LABEL_W = 120, PLOT_W = CHART_W - LABEL_W - 30 };
 
 static const char *const page_style =
 	"body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}"
@@ -27,9 +29,9 @@ static const char *const page_style =
 	"svg text{font:11px sans-serif}"
 	"pre{background:#f6f6f6;padding:0.5em;overflow-x:auto}";
 
-/* Side colours for the charts. */
-/* Side colours for the charts: neutral hues, so that none reads as a verdict. */
-static const char *const side_colours[] = { "#555", "#1f77b4", "#ff7f0e", "#9467bd", "#17becf",
+/* Side colours for the charts: neutral hues, so that none reads as a verdict
+ * (none is one of chart.h's reserved colours). */
+static const char *const side_colours[] = { "#555555", "#1f77b4", "#ff7f0e", "#9467bd", "#17becf",
 					    "#8c564b" };
 
 static const char *side_colour(size_t s)
@@ -37,93 +39,31 @@ static const char *side_colour(size_t s)
 	return side_colours[s % (sizeof(side_colours) / sizeof(side_colours[0]))];
 }
 
-/* The range the chart spans: every observation and mean ± stddev, padded. */
-static void chart_range(const struct comparison *c, const struct metric_row *r,
-			double *lo, double *hi)
-{
-	*lo = INFINITY, *hi = -INFINITY;
-	for (size_t s = 0; s < c->nsides; s++) {
-		const struct side_stat *st = &r->stat[s];
-		if (!st->series)
-			continue;
-		double sd = isfinite(st->stddev_pct) ? fabs(st->mean) * st->stddev_pct / 100 : 0;
-		*lo = fmin(*lo, st->mean - sd), *hi = fmax(*hi, st->mean + sd);
-		for (size_t i = 0; i < st->series->n; i++)
-			*lo = fmin(*lo, st->series->obs[i]), *hi = fmax(*hi, st->series->obs[i]);
-	}
-	double pad = (*hi - *lo) * 0.08;
-	if (pad <= 0)
-		pad = fabs(*hi) * 0.05 + 1e-9;
-	*lo -= pad, *hi += pad;
-}
-
-/* x position of v on a chart spanning [lo, hi]. */
-static double xpos(double v, double lo, double hi)
-{
-	return LABEL_W + (v - lo) / (hi - lo) * PLOT_W;
-}
-
-/* One side's row of a chart at height y: mean bar, ±1 stddev bar, dots. */
-static void chart_row(FILE *out, const struct comparison *c, const struct side_stat *st,
-		      size_t s, double y, double lo, double hi)
-{
-	char tag[16], v[32];
-	fprintf(out, "<text x=\"4\" y=\"%.1f\">%s</text>", y + 4, side_tag(c, s, tag, sizeof(tag)));
-	if (!st->series) {
-		fprintf(out, "<text x=\"%d\" y=\"%.1f\">absent</text>", LABEL_W, y + 4);
-		return;
-	}
-	double sd = isfinite(st->stddev_pct) ? fabs(st->mean) * st->stddev_pct / 100 : 0;
-	double x0 = xpos(st->mean - sd, lo, hi), x1 = xpos(st->mean + sd, lo, hi);
-	double xm = xpos(st->mean, lo, hi);
-	const char *col = side_colour(s);
-	fprintf(out, "<rect class=\"mean\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"10\" "
-		"fill=\"%s\" fill-opacity=\"0.25\"/>", LABEL_W, y - 5, xm - LABEL_W, col);
-	fprintf(out, "<line class=\"errorbar\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-		"stroke=\"%s\" stroke-width=\"1.5\"/>", x0, y, x1, y, col);
-	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
-		"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>",
-		x0, y - 6, x0, y + 6, col, x1, y - 6, x1, y + 6, col);
-	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-		"stroke-width=\"3\"/>", xm, y - 8, xm, y + 8, col);
-	for (size_t i = 0; i < st->series->n; i++)
-		fprintf(out, "<circle class=\"sample\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" "
-			"fill-opacity=\"0.7\"><title>%s</title></circle>",
-			xpos(st->series->obs[i], lo, hi), y + (double)(i % 3 - 1) * 3, col,
-			fmt_value(st->series->obs[i], v, sizeof(v)));
-}
-
-/* An axis label with enough decimals to tell its two ends apart. */
-static void axis_label(FILE *out, double x, double y, const char *anchor, double v, double span)
-{
-	int decimals = span > 0 ? (int)ceil(-log10(span)) + 1 : 2;
-	decimals = decimals < 0 ? 0 : decimals > 6 ? 6 : decimals;
-	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%.*f</text>", x, y, anchor,
-		decimals, v);
-}
-
-/* One metric's chart: a row per side, an axis with its two ends labelled. */
+/* One metric's chart (chart.h): a group per side, each boot's observation
+ * a point, flagged where the candidate regressed. */
 static void chart(FILE *out, const struct comparison *c, const struct metric_row *r)
 {
 	char id[512];
-	double lo, hi;
-	chart_range(c, r, &lo, &hi);
-	int height = (int)c->nsides * ROW_H + 30;
+	struct chart_group *g = xcalloc(c->nsides, sizeof(*g));
+	char (*tags)[16] = xcalloc(c->nsides, sizeof(*tags)), (*subs)[32] = xcalloc(c->nsides, sizeof(*subs));
+	for (size_t s = 0; s < c->nsides; s++) {
+		const struct side_stat *st = &r->stat[s];
+		snprintf(subs[s], sizeof(subs[s]), "n=%zu", st->series ? st->series->n : 0);
+		g[s] = (struct chart_group){ side_tag(c, s, tags[s], sizeof(tags[s])), subs[s],
+					     st->series ? st->series->obs : NULL,
+					     st->series ? st->series->n : 0, side_colour(s),
+					     s && r->cmp[s].change == CHANGE_REGRESSED ? "regressed" : NULL,
+					     NULL };
+	}
+	struct chart_spec spec = { NULL, NULL, g, c->nsides, NULL, 0, NULL };
 	fputs("<figure><figcaption>", out);
 	xml_escape(out, row_id(r, id, sizeof(id)));
 	fputs(" (", out);
 	xml_escape(out, r->unit);
-	fprintf(out, ", %s is better)</figcaption>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
-		"width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
-		r->higher_better ? "higher" : "lower", CHART_W, height, CHART_W, height);
-	for (size_t s = 0; s < c->nsides; s++)
-		chart_row(out, c, &r->stat[s], s, ROW_H * (double)s + 18, lo, hi);
-	double ya = ROW_H * (double)c->nsides + 6;
-	fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#888\"/>",
-		LABEL_W, ya, LABEL_W + PLOT_W, ya);
-	axis_label(out, LABEL_W, ya + 14, "start", lo, hi - lo);
-	axis_label(out, LABEL_W + PLOT_W, ya + 14, "end", hi, hi - lo);
-	fputs("</svg></figure>\n", out);
+	fprintf(out, ", %s is better)</figcaption>\n", r->higher_better ? "higher" : "lower");
+	chart_svg(&spec, out);
+	fputs("</figure>\n", out);
+	free(g), free(tags), free(subs);
 }
 
 /* The sides: path, boots, PASS and INFRA_ERROR counts. */
@@ -166,6 +106,15 @@ static void number_cell(FILE *out, const char *fmt, double v, const char *class)
 	fputs("</td>", out);
 }
 
+/* A p-value cell as every report prints it (stats_fmt_p): "&lt;0.0001". */
+static void p_cell(FILE *out, double p)
+{
+	char v[16];
+	fputs("<td>", out);
+	xml_escape(out, stats_fmt_p(p, v, sizeof(v)));
+	fputs("</td>", out);
+}
+
 static void metrics_table(FILE *out, const struct comparison *c)
 {
 	char tag[16], id[512];
@@ -187,8 +136,8 @@ static void metrics_table(FILE *out, const struct comparison *c)
 			const char *class = change_name(cmp->change);
 			value_cell(out, &r->stat[s], class);
 			number_cell(out, "%+.1f%%", cmp->pct_change, class);
-			number_cell(out, "%.2g", cmp->p_welch, "");
-			number_cell(out, "%.2g", cmp->p_mwu, "");
+			p_cell(out, cmp->p_welch);
+			p_cell(out, cmp->p_mwu);
 		}
 		fputs("</tr>\n", out);
 	}

@@ -11,6 +11,7 @@
  */
 #include "compare.h"
 #include "exitcodes.h"
+#include "stats.h"
 #include "util.h"
 
 #include <math.h>
@@ -70,13 +71,14 @@ static void metric_cases(const struct comparison *c, size_t s, struct suite *su)
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct metric_row *r = &c->rows[i];
 		const struct cand_cmp *cmp = &r->cmp[s];
-		char classname[512], base[32], cand[32];
+		char classname[512], base[32], cand[32], pw[16], pm[16];
 		snprintf(classname, sizeof(classname), "metrics.%s.%s", r->abi, r->test);
 		fmt_value(r->stat[0].mean, base, sizeof(base));
 		fmt_value(r->stat[s].mean, cand, sizeof(cand));
-		char *msg = xasprintf("%s: %s -> %s %s (%+.1f%%, p(Welch)=%.4g, p(MWU)=%.4g)",
+		char *msg = xasprintf("%s: %s -> %s %s (%+.1f%%, p(Welch)=%s, p(MWU)=%s)",
 				      change_name(cmp->change), base, cand, r->unit, cmp->pct_change,
-				      cmp->p_welch, cmp->p_mwu);
+				      stats_fmt_p(cmp->p_welch, pw, sizeof(pw)),
+				      stats_fmt_p(cmp->p_mwu, pm, sizeof(pm)));
 		enum outcome out = cmp->change == CHANGE_REGRESSED ? OUT_FAIL :
 			cmp->change == CHANGE_UNTESTED || cmp->change == CHANGE_ABSENT ? OUT_SKIP :
 			OUT_PASS;

@@ -54,12 +54,8 @@ static void print_value(FILE *out, const struct side_stat *st)
 /* A p-value in 10 columns: "-" untested, "<0.0001" below the printable. */
 static void print_p(FILE *out, double p)
 {
-	if (isnan(p))
-		fprintf(out, "  %8s", "-");
-	else if (p < 0.0001)
-		fprintf(out, "  %8s", "<0.0001");
-	else
-		fprintf(out, "  %8.4f", p);
+	char v[16];
+	fprintf(out, "  %8s", stats_fmt_p(p, v, sizeof(v)));
 }
 
 /* One candidate's block, in the kernel test robot's form. */

@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "import", cmd_import, "record results directories in a history database (SQLite)" },
 	{ "history", cmd_history, "a metric over the kernels of a history database: medians, change points, SVG" },
 	{ "logdiff", cmd_logdiff, "what one console log says that another does not, without boot noise" },
+	{ "export", cmd_export, "write results as KCIDB I/O JSON for KernelCI (--kcidb)" },
 	{ NULL, NULL, NULL },
 };
 

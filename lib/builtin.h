@@ -23,5 +23,6 @@ int cmd_logdiff(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_history(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

@@ -14,7 +14,7 @@ PACKAGES="
   u-boot-qemu libxml2-utils clang
   chromium man-db groff-base time
   linux-source-6.1 flex bison bc libelf-dev
-  libelf1
+  libelf1 python3-jsonschema
 "
 
 missing=""

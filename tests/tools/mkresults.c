@@ -6,6 +6,7 @@
  *
  *   mkresults DIR KERNEL_ID VARIANT BOOTS SEED [option|metric]...
  *     abi:test:name:unit:better:mean:sdpct   a metric (better: lower|higher)
+ *     abi:test:name:unit:better:v1/v2/...:0  boot K's median is exactly v[(K-1) % count]
  *     --abi NAME=STATUS                       an ABI table entry (every boot)
  *     --boot K=VERDICT[:KIND:TITLE]           boot K's verdict and an event
  *     --console TEXT                          console.log text (every boot)
@@ -38,6 +39,7 @@ static double normal(void)
 struct metric_spec {
 	char *abi, *test, *name, *unit, *better;
 	double mean, sdpct;
+	const char *list;       /* "v1/v2/...": each boot's median, or NULL */
 };
 
 static int parse_metric(char *arg, struct metric_spec *m)
@@ -48,14 +50,27 @@ static int parse_metric(char *arg, struct metric_spec *m)
 		if (!f[i])
 			return -1;
 	}
-	*m = (struct metric_spec){ f[0], f[1], f[2], f[3], f[4], atof(f[5]), atof(f[6]) };
+	*m = (struct metric_spec){ f[0], f[1], f[2], f[3], f[4], atof(f[5]), atof(f[6]),
+				   strchr(f[5], '/') ? f[5] : NULL };
 	return 0;
 }
 
-static struct json_object *metric_json(const struct metric_spec *m)
+/* The value number k (0-based, cycling) of a "v1/v2/..." list. */
+static double list_value(const char *list, int k)
+{
+	int count = 1;
+	for (const char *p = list; *p; p++)
+		count += *p == '/';
+	const char *p = list;
+	for (int i = 0; i < k % count; i++)
+		p = strchr(p, '/') + 1;
+	return atof(p);
+}
+
+static struct json_object *metric_json(const struct metric_spec *m, int boot)
 {
 	struct json_object *o = json_object_new_object(), *samples = json_object_new_array();
-	double median = m->mean * (1 + m->sdpct / 100 * normal());
+	double median = m->list ? list_value(m->list, boot - 1) : m->mean * (1 + m->sdpct / 100 * normal());
 	json_object_object_add(o, "abi", json_object_new_string(m->abi));
 	json_object_object_add(o, "test", json_object_new_string(m->test));
 	json_object_object_add(o, "name", json_object_new_string(m->name));
@@ -158,7 +173,7 @@ int main(int argc, char **argv)
 		json_object_object_add(root, "abis", abi);
 		struct json_object *ms = json_object_new_array();
 		for (int m = 0; m < nmetrics && !strcmp(verdict, "PASS"); m++)
-			json_object_array_add(ms, metric_json(&metrics[m]));
+			json_object_array_add(ms, metric_json(&metrics[m], b));
 		json_object_object_add(root, "metrics", ms);
 		const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
 		char *path = xasprintf("%s/result.json", bdir);

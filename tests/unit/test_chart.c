@@ -40,7 +40,7 @@ static void test_zero_axis(void **state)
 	const double a[] = { 13.5, 14.1, 14.6, 13.9, 14.3 }, b[] = { 13.7, 14.2, 14.8, 14.0, 14.5 };
 	struct chart_group g[] = { { "BASE", NULL, a, 5, "#555555", NULL, NULL },
 				   { "<CAND>&", "n=5", b, 5, "#1f77b4", "regressed", NULL } };
-	struct chart_spec spec = { "x86_64.lat_syscall.null", "us", g, 2, NULL, 0 };
+	struct chart_spec spec = { "x86_64.lat_syscall.null", "us", g, 2, NULL, 0, NULL };
 	double lo, hi;
 	assert_false(chart_axis(&spec, &lo, &hi));
 	assert_true(lo == 0);
@@ -64,7 +64,7 @@ static void test_broken_axis(void **state)
 	struct chart_group g[] = { { "BASE", NULL, a, 3, NULL, NULL, NULL },
 				   { "CAND", NULL, b, 3, NULL, NULL, NULL } };
 	struct chart_line l = { 14.0, "good", "#2e7d32", "good-mean" };
-	struct chart_spec spec = { NULL, NULL, g, 2, &l, 1 };
+	struct chart_spec spec = { NULL, NULL, g, 2, &l, 1, "key <&>" };
 	double lo, hi;
 	assert_true(chart_axis(&spec, &lo, &hi));
 	assert_true(lo > 13 && lo < 14.0 && hi > 14.27 && hi < 15);
@@ -72,6 +72,7 @@ static void test_broken_axis(void **state)
 	assert_non_null(strstr(svg, "class=\"axis-break\""));
 	assert_non_null(strstr(svg, "axis does not start at 0"));
 	assert_non_null(strstr(svg, "class=\"good-mean\""));
+	assert_non_null(strstr(svg, "key &lt;&amp;&gt;"));
 	assert_int_equal(count(svg, "class=\"column\""), 0);  /* no column on a broken axis */
 	free(svg);
 }
@@ -82,14 +83,14 @@ static void test_empty_and_negative(void **state)
 	const double a[] = { -2, -1, 3 };
 	struct chart_group g[] = { { "x", NULL, NULL, 0, NULL, NULL, NULL },
 				   { "y", NULL, a, 3, NULL, NULL, NULL } };
-	struct chart_spec spec = { "t", NULL, g, 2, NULL, 0 };
+	struct chart_spec spec = { "t", NULL, g, 2, NULL, 0, NULL };
 	double lo, hi;
 	assert_false(chart_axis(&spec, &lo, &hi));
 	assert_true(lo < -2 && hi > 3);
 	char *svg = draw(&spec);
 	assert_non_null(strstr(svg, "no data"));
 	free(svg);
-	struct chart_spec none = { "t", NULL, NULL, 0, NULL, 0 };
+	struct chart_spec none = { "t", NULL, NULL, 0, NULL, 0, NULL };
 	assert_false(chart_axis(&none, &lo, &hi));
 	svg = draw(&none);
 	assert_non_null(strstr(svg, "</svg>"));

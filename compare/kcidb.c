@@ -1,0 +1,584 @@
+/*
+ * kcidb.c: results as KCIDB I/O data (see kcidb.h for the mapping).
+ *
+ * Layout: strict field readers (a missing or mistyped field is an error
+ * naming the file); IDs and URLs; the objects (checkout, build, the boot's
+ * test and its sub-tests); the walk over the results.
+ */
+#include "kcidb.h"
+#include "results.h"
+#include "sha256.h"
+#include "textsafe.h"
+#include "util.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum { EXCERPT_MAX = 16000 };   /* bytes: under the schema's 16384 characters */
+
+/* What is being read, for messages. */
+struct reader {
+	const char *path;       /* the result.json */
+	bool failed;
+};
+
+/* ---- strict field readers --------------------------------------------- */
+
+/* "a string", "an integer", ... for messages. */
+static const char *type_name(json_type t)
+{
+	switch (t) {
+	case json_type_boolean: return "a boolean";
+	case json_type_double: return "a number";
+	case json_type_int: return "an integer";
+	case json_type_object: return "an object";
+	case json_type_array: return "an array";
+	case json_type_string: return "a string";
+	case json_type_null: break;
+	}
+	return "null";
+}
+
+/* A member of obj of type t, or NULL (absent); a member of another type is
+ * an error, and so is an absent one when required. */
+static struct json_object *member(struct reader *r, struct json_object *obj, const char *where,
+				  const char *key, json_type t, bool required)
+{
+	struct json_object *v = NULL;
+	if (!json_object_object_get_ex(obj, key, &v) || json_object_is_type(v, json_type_null)) {
+		if (required && !r->failed)
+			error("%s: %s\"%s\" is missing", r->path, where, key), r->failed = true;
+		return NULL;
+	}
+	bool num = t == json_type_double && json_object_is_type(v, json_type_int);
+	if (!json_object_is_type(v, t) && !num) {
+		if (!r->failed)
+			error("%s: %s\"%s\" is %s, not %s", r->path, where, key,
+			      type_name(json_object_get_type(v)), type_name(t));
+		r->failed = true;
+		return NULL;
+	}
+	return v;
+}
+
+/* A string member, or dflt when absent and not required. */
+static const char *string(struct reader *r, struct json_object *obj, const char *where,
+			  const char *key, bool required, const char *dflt)
+{
+	struct json_object *v = member(r, obj, where, key, json_type_string, required);
+	return v ? json_object_get_string(v) : dflt;
+}
+
+/* ---- IDs and URLs ------------------------------------------------------ */
+
+bool kcidb_origin_valid(const char *origin)
+{
+	if (!*origin)
+		return false;
+	for (const char *p = origin; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return true;
+}
+
+/* "<origin>:<32 hex digits of the SHA-256 of parts, each ended by '\n'>". */
+static struct json_object *make_id(const char *origin, const char *const *parts, size_t n)
+{
+	struct sha256 s;
+	char hex[65];
+	sha256_init(&s);
+	for (size_t i = 0; i < n; i++) {
+		sha256_update(&s, parts[i], strlen(parts[i]));
+		sha256_update(&s, "\n", 1);
+	}
+	sha256_final_hex(&s, hex);
+	char *id = xasprintf("%s:%.32s", origin, hex);
+	struct json_object *o = json_object_new_string(id);
+	free(id);
+	return o;
+}
+
+/* A path component: every byte outside [a-zA-Z0-9_-] made '_'. */
+static char *path_part(const char *s)
+{
+	char *p = xstrdup(*s ? s : "_");
+	for (char *c = p; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+		      *c == '_' || *c == '-'))
+			*c = '_';
+	return p;
+}
+
+/* The file:// URL of an absolute path, percent-encoding what RFC 3986
+ * does not allow in a path; NULL when file does not exist. */
+static char *file_url(const char *path)
+{
+	char real[PATH_MAX];
+	if (!realpath(path, real))
+		return NULL;
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, "file://");
+	for (const unsigned char *p = (const unsigned char *)real; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("/-._~", *p))
+			strbuf_add(&sb, p, 1);
+		else
+			strbuf_addf(&sb, "%%%02X", *p);
+	}
+	return sb.buf;
+}
+
+/* Is s an RFC 3339 date-time (what the schema's "date-time" means)? */
+static bool rfc3339(const char *s)
+{
+	static regex_t re;
+	static bool compiled;
+	if (!compiled) {
+		if (regcomp(&re, "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?"
+			    "([Zz]|[+-][0-9]{2}:[0-9]{2})$", REG_EXTENDED | REG_NOSUB))
+			return false;
+		compiled = true;
+	}
+	return regexec(&re, s, 0, NULL, 0) == 0;
+}
+
+/* ---- the document ------------------------------------------------------ */
+
+struct export {
+	const char *origin;
+	struct json_object *checkouts, *builds, *tests;
+	struct json_object *seen;       /* checkout and build IDs already added */
+};
+
+/* Adds obj to list unless its "id" was added before (then puts obj). */
+static void add_once(struct export *x, struct json_object *list, struct json_object *obj)
+{
+	struct json_object *id;
+	json_object_object_get_ex(obj, "id", &id);
+	const char *s = json_object_get_string(id);
+	if (json_object_object_get_ex(x->seen, s, NULL)) {
+		json_object_put(obj);
+		return;
+	}
+	json_object_object_add(x->seen, s, NULL);
+	json_object_array_add(list, obj);
+}
+
+/* o[key] = a reference to v, if v exists. */
+static void add_ref(struct json_object *o, const char *key, struct json_object *v)
+{
+	if (v)
+		json_object_object_add(o, key, json_object_get(v));
+}
+
+/* The boot's identity, read once for its objects. */
+struct boot {
+	const char *kernel_id, *variant, *verdict, *reason, *image, *append, *target, *host;
+	const char *started, *dir;
+	char number[24];
+	struct json_object *root, *kernel, *id;
+};
+
+/* The kernel's checkout; its ID into *id (a new reference). */
+static void add_checkout(struct export *x, struct reader *r, struct boot *b, struct json_object **id)
+{
+	const char *parts[] = { "checkout", b->kernel_id };
+	*id = make_id(x->origin, parts, ARRAY_SIZE(parts));
+	struct json_object *c = json_object_new_object(), *misc = json_object_new_object();
+	json_object_object_add(c, "id", json_object_get(*id));
+	json_object_object_add(c, "origin", json_object_new_string(x->origin));
+	const char *version = string(r, b->kernel, "kernel.", "version", false, NULL);
+	json_object_object_add(c, "comment", json_cstring_utf8(version ? version : b->kernel_id));
+	json_object_object_add(c, "valid", json_object_new_boolean(1));
+	json_object_object_add(misc, "kernel_id", json_cstring_utf8(b->kernel_id));
+	add_ref(misc, "kernel_path", member(r, b->kernel, "kernel.", "path", json_type_string, false));
+	add_ref(misc, "kernel_version", member(r, b->kernel, "kernel.", "version", json_type_string, false));
+	json_object_object_add(c, "misc", misc);
+	add_once(x, x->checkouts, c);
+}
+
+/* The build (kernel, variant, initramfs, command line); its ID into *id. */
+static void add_build(struct export *x, struct reader *r, struct boot *b,
+		      struct json_object *checkout_id, struct json_object **id)
+{
+	const char *parts[] = { "build", b->kernel_id, b->variant, b->image, b->append };
+	*id = make_id(x->origin, parts, ARRAY_SIZE(parts));
+	struct json_object *o = json_object_new_object(), *misc = json_object_new_object();
+	json_object_object_add(o, "id", json_object_get(*id));
+	json_object_object_add(o, "checkout_id", json_object_get(checkout_id));
+	json_object_object_add(o, "origin", json_object_new_string(x->origin));
+	const char *arch = string(r, b->kernel, "kernel.", "arch", false, NULL);
+	if (arch) {
+		char *a = path_part(arch);
+		for (char *c = a; *c; c++)
+			*c = *c == '-' ? '_' : *c >= 'A' && *c <= 'Z' ? (char)(*c - 'A' + 'a') : *c;
+		json_object_object_add(o, "architecture", json_object_new_string(a));
+		free(a);
+	}
+	char *comment = xasprintf("%s booted by bootrig (variant %s)", b->kernel_id, b->variant);
+	json_object_object_add(o, "comment", json_cstring_utf8(comment));
+	free(comment);
+	json_object_object_add(o, "config_name", json_cstring_utf8(b->variant));
+	const char *kpath = string(r, b->kernel, "kernel.", "path", false, NULL);
+	char *url = kpath ? file_url(kpath) : NULL;
+	if (url) {
+		struct json_object *files = json_object_new_array(), *f = json_object_new_object();
+		const char *slash = strrchr(url, '/');    /* the real file's name, never empty */
+		json_object_object_add(f, "name", json_cstring_utf8(slash + 1));
+		json_object_object_add(f, "url", json_object_new_string(url));
+		json_object_array_add(files, f);
+		json_object_object_add(o, "output_files", files);
+		free(url);
+	}
+	json_object_object_add(o, "valid", json_object_new_boolean(1));
+	json_object_object_add(misc, "variant", json_cstring_utf8(b->variant));
+	json_object_object_add(misc, "append", json_cstring_utf8(b->append));
+	json_object_object_add(misc, "initramfs", json_cstring_utf8(b->image));
+	add_ref(misc, "bootrig_version", member(r, b->root, "", "bootrig_version", json_type_string, false));
+	json_object_object_add(o, "misc", misc);
+	add_once(x, x->builds, o);
+}
+
+/* A shallow copy of object o without its null members (KCIDB has no nulls). */
+static struct json_object *without_nulls(struct json_object *o)
+{
+	struct json_object *c = json_object_new_object();
+	json_object_object_foreach(o, key, v) {
+		if (v)
+			json_object_object_add(c, key, json_object_get(v));
+	}
+	return c;
+}
+
+/* The environment every test of the boot ran in. */
+static struct json_object *environment(struct reader *r, struct boot *b)
+{
+	struct json_object *env = json_object_new_object(), *misc = json_object_new_object();
+	const char *backend = string(r, b->root, "", "backend", false, "");
+	const char *accel = string(r, b->root, "", "accelerator", false, "");
+	struct strbuf sb = STRBUF_INIT;
+	if (*b->target)
+		strbuf_addf(&sb, "target %s", b->target);
+	if (*backend)
+		strbuf_addf(&sb, "%svia %s", sb.len ? " " : "", backend);
+	if (*b->host)
+		strbuf_addf(&sb, "%son host %s", sb.len ? " " : "", b->host);
+	if (*accel)
+		strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", accel);
+	if (sb.len)
+		json_object_object_add(env, "comment", json_cstring_utf8(sb.buf));
+	strbuf_release(&sb);
+	static const char *const keys[] = { "target", "backend", "accelerator", "clock", "uri" };
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		add_ref(misc, keys[i], member(r, b->root, "", keys[i], json_type_string, false));
+	struct json_object *host = member(r, b->root, "", "host", json_type_object, false);
+	if (host)
+		json_object_object_add(misc, "host", without_nulls(host));
+	json_object_object_add(env, "misc", misc);
+	return env;
+}
+
+/* A test of the boot: its common fields (id from the boot's and path). */
+static struct json_object *new_test(struct export *x, struct boot *b, struct json_object *build_id,
+				    struct json_object *env, const char *path, const char *status)
+{
+	struct json_object *t = json_object_new_object();
+	if (!strcmp(path, "boot")) {
+		json_object_object_add(t, "id", json_object_get(b->id));
+	} else {
+		const char *parts[] = { "test", json_object_get_string(b->id), path };
+		json_object_object_add(t, "id", make_id(x->origin, parts, ARRAY_SIZE(parts)));
+	}
+	json_object_object_add(t, "build_id", json_object_get(build_id));
+	json_object_object_add(t, "origin", json_object_new_string(x->origin));
+	json_object_object_add(t, "path", json_object_new_string(path));
+	json_object_object_add(t, "status", json_object_new_string(status));
+	json_object_object_add(t, "environment", json_object_get(env));
+	if (b->started)
+		json_object_object_add(t, "start_time", json_object_new_string(b->started));
+	return t;
+}
+
+/* KCIDB's status of a bootrig verdict, or NULL for an unknown one. */
+static const char *verdict_status(const char *v)
+{
+	if (!strcmp(v, "PASS"))
+		return "PASS";
+	if (!strcmp(v, "FAIL") || !strcmp(v, "PANIC") || !strcmp(v, "HANG") || !strcmp(v, "BOOT_FAIL"))
+		return "FAIL";
+	if (!strcmp(v, "INFRA_ERROR"))
+		return "MISS";
+	return NULL;
+}
+
+/* The boot's own test ("boot"), with its log, events and excerpt. */
+static void boot_test(struct export *x, struct reader *r, struct boot *b, struct json_object *build_id,
+		      struct json_object *env)
+{
+	const char *status = verdict_status(b->verdict);
+	if (!status) {
+		error("%s: \"verdict\" is '%s', not a bootrig verdict", r->path, b->verdict);
+		r->failed = true;
+		return;
+	}
+	struct json_object *t = new_test(x, b, build_id, env, "boot", status);
+	char *log = xasprintf("%s/console.log", b->dir), *url = file_url(log);
+	if (url)
+		json_object_object_add(t, "log_url", json_object_new_string(url));
+	free(log), free(url);
+	struct json_object *duration = member(r, b->root, "", "duration", json_type_double, false);
+	if (duration)
+		json_object_object_add(t, "duration", json_object_new_double(json_object_get_double(duration)));
+	if (*b->reason)
+		json_object_object_add(t, "comment", json_cstring_utf8(b->reason));
+	struct json_object *misc = json_object_new_object(), *events = member(r, b->root, "", "events",
+									     json_type_array, false);
+	json_object_object_add(misc, "verdict", json_object_new_string(b->verdict));
+	json_object_object_add(misc, "reason", json_cstring_utf8(b->reason));
+	json_object_object_add(misc, "result_dir", json_cstring_utf8(b->dir));
+	json_object_object_add(misc, "boot", json_object_new_int(atoi(b->number)));
+	struct json_object *titles = json_object_new_array();
+	const char *excerpt = NULL;
+	for (size_t i = 0; events && i < json_object_array_length(events); i++) {
+		struct json_object *e = json_object_array_get_idx(events, i);
+		if (!json_object_is_type(e, json_type_object))
+			continue;
+		struct json_object *ev = json_object_new_object();
+		add_ref(ev, "kind", member(r, e, "events[].", "kind", json_type_string, false));
+		add_ref(ev, "title", member(r, e, "events[].", "title", json_type_string, false));
+		json_object_array_add(titles, ev);
+		struct json_object *fatal = NULL;
+		json_object_object_get_ex(e, "fatal", &fatal);
+		const char *ex = string(r, e, "events[].", "excerpt", false, NULL);
+		if (ex && !excerpt && (!fatal || json_object_get_boolean(fatal)))
+			excerpt = ex;
+	}
+	json_object_object_add(misc, "events", titles);
+	if (excerpt)
+		json_object_object_add(t, "log_excerpt", json_string_utf8(excerpt, strnlen(excerpt, EXCERPT_MAX)));
+	json_object_object_add(t, "misc", misc);
+	json_object_array_add(x->tests, t);
+}
+
+/* KCIDB's status of an ABI's status, or NULL for an unknown one. */
+static const char *abi_status_kcidb(const char *s)
+{
+	return !strcmp(s, "ok") ? "PASS" : !strcmp(s, "unsupported") ? "SKIP" : !strcmp(s, "error") ? "FAIL"
+											   : NULL;
+}
+
+/* Element i of the array a (the member key), which must be an object;
+ * NULL after a message. */
+static struct json_object *array_object(struct reader *r, struct json_object *a, const char *key, size_t i)
+{
+	struct json_object *e = json_object_array_get_idx(a, i);
+	if (!json_object_is_type(e, json_type_object)) {
+		error("%s: %s[%zu] is not an object", r->path, key, i);
+		r->failed = true;
+		return NULL;
+	}
+	return e;
+}
+
+/* t's comment: the string member "reason" of obj, when not empty. */
+static void reason_comment(struct reader *r, struct json_object *t, struct json_object *obj,
+			   const char *where)
+{
+	const char *reason = string(r, obj, where, "reason", false, NULL);
+	if (reason && *reason)
+		json_object_object_add(t, "comment", json_cstring_utf8(reason));
+}
+
+/* A test per ABI ("bootrig.<abi>"). */
+static void abi_tests(struct export *x, struct reader *r, struct boot *b, struct json_object *build_id,
+		      struct json_object *env)
+{
+	struct json_object *abis = member(r, b->root, "", "abis", json_type_object, false);
+	if (!abis)
+		return;
+	json_object_object_foreach(abis, name, v) {
+		if (!json_object_is_type(v, json_type_object)) {
+			error("%s: abis.%s is not an object", r->path, name);
+			r->failed = true;
+			return;
+		}
+		const char *st = string(r, v, "abis.*.", "status", true, NULL);
+		if (!st)
+			return;
+		const char *status = abi_status_kcidb(st);
+		if (!status) {
+			error("%s: abis.%s.status is '%s', not ok, unsupported or error", r->path, name, st);
+			r->failed = true;
+			return;
+		}
+		char *abi = path_part(name), *path = xasprintf("bootrig.%s", abi);
+		struct json_object *t = new_test(x, b, build_id, env, path, status);
+		reason_comment(r, t, v, "abis.*.");
+		json_object_array_add(x->tests, t);
+		free(abi), free(path);
+	}
+}
+
+/* A test per ABI test ("bootrig.<abi>.<test>"). */
+static void abi_test_tests(struct export *x, struct reader *r, struct boot *b,
+			   struct json_object *build_id, struct json_object *env)
+{
+	struct json_object *tests = member(r, b->root, "", "tests", json_type_array, false);
+	for (size_t i = 0; tests && !r->failed && i < json_object_array_length(tests); i++) {
+		struct json_object *e = array_object(r, tests, "tests", i);
+		if (!e)
+			return;
+		const char *abi = string(r, e, "tests[].", "abi", true, NULL);
+		const char *test = string(r, e, "tests[].", "test", true, NULL);
+		const char *st = string(r, e, "tests[].", "status", true, NULL);
+		if (r->failed)
+			return;
+		const char *status = !strcmp(st, "PASS") ? "PASS" : !strcmp(st, "FAIL") ? "FAIL" :
+			!strcmp(st, "SKIP") ? "SKIP" : "ERROR";
+		char *a = path_part(abi), *te = path_part(test), *path = xasprintf("bootrig.%s.%s", a, te);
+		struct json_object *t = new_test(x, b, build_id, env, path, status);
+		reason_comment(r, t, e, "tests[].");
+		struct json_object *ms = member(r, e, "tests[].", "ms", json_type_double, false);
+		if (ms)
+			json_object_object_add(t, "duration", json_object_new_double(json_object_get_double(ms) / 1000));
+		if (strcmp(st, status)) {
+			struct json_object *misc = json_object_new_object();
+			json_object_object_add(misc, "status", json_cstring_utf8(st));
+			json_object_object_add(t, "misc", misc);
+		}
+		json_object_array_add(x->tests, t);
+		free(a), free(te), free(path);
+	}
+}
+
+/* A test per metric ("bootrig.<abi>.<test>.<name>", DONE, its number). */
+static void metric_tests(struct export *x, struct reader *r, struct boot *b,
+			 struct json_object *build_id, struct json_object *env)
+{
+	struct json_object *metrics = member(r, b->root, "", "metrics", json_type_array, false);
+	for (size_t i = 0; metrics && !r->failed && i < json_object_array_length(metrics); i++) {
+		struct json_object *m = array_object(r, metrics, "metrics", i);
+		if (!m)
+			return;
+		const char *abi = string(r, m, "metrics[].", "abi", true, NULL);
+		const char *test = string(r, m, "metrics[].", "test", true, NULL);
+		const char *name = string(r, m, "metrics[].", "name", true, NULL);
+		struct json_object *median = member(r, m, "metrics[].", "median", json_type_double, false);
+		const char *unit = string(r, m, "metrics[].", "unit", false, NULL);
+		if (r->failed)
+			return;
+		char *a = path_part(abi), *te = path_part(test), *n = path_part(name);
+		char *path = xasprintf("bootrig.%s.%s.%s", a, te, n);
+		/* a metric without a median was not measured: MISS, no number */
+		struct json_object *t = new_test(x, b, build_id, env, path, median ? "DONE" : "MISS");
+		if (median) {
+			struct json_object *num = json_object_new_object();
+			json_object_object_add(num, "value", json_object_new_double(json_object_get_double(median)));
+			if (unit && *unit)
+				json_object_object_add(num, "unit", json_cstring_utf8(unit));
+			json_object_object_add(t, "number", num);
+		}
+		struct json_object *misc = without_nulls(m);
+		json_object_object_del(misc, "abi");
+		json_object_object_del(misc, "test");
+		json_object_object_del(misc, "name");
+		json_object_object_add(t, "misc", misc);
+		json_object_array_add(x->tests, t);
+		free(a), free(te), free(n), free(path);
+	}
+}
+
+/* One result.json into the document; false after a message. */
+static bool export_boot(struct export *x, const char *path)
+{
+	struct reader r = { path, false };
+	struct json_object *root;
+	if (result_json_read(path, &root) < 0)
+		return false;
+	struct boot b = { .root = root };
+	b.kernel = member(&r, root, "", "kernel", json_type_object, true);
+	b.kernel_id = b.kernel ? string(&r, b.kernel, "kernel.", "id", true, NULL) : NULL;
+	b.variant = string(&r, root, "", "variant", true, NULL);
+	b.verdict = string(&r, root, "", "verdict", true, NULL);
+	struct json_object *boot = member(&r, root, "", "boot", json_type_int, true);
+	b.reason = string(&r, root, "", "reason", false, "");
+	b.append = string(&r, root, "", "append", false, "");
+	b.target = string(&r, root, "", "target", false, "");
+	b.started = string(&r, root, "", "started", false, NULL);
+	struct json_object *img = member(&r, root, "", "initramfs", json_type_object, false);
+	b.image = img ? string(&r, img, "initramfs.", "sha256", false, "") : "";
+	struct json_object *host = member(&r, root, "", "host", json_type_object, false);
+	b.host = host ? string(&r, host, "host.", "name", false, "") : "";
+	if (!r.failed && b.started && !rfc3339(b.started)) {
+		error("%s: \"started\" is '%s', not an RFC 3339 time", path, b.started);
+		r.failed = true;
+	}
+	if (r.failed) {
+		json_object_put(root);
+		return false;
+	}
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	b.dir = dir;
+	snprintf(b.number, sizeof(b.number), "%d", json_object_get_int(boot));
+	const char *parts[] = { "boot", b.kernel_id, b.variant, b.image, b.append, b.target, b.host,
+				b.number, b.started ? b.started : "" };
+	b.id = make_id(x->origin, parts, ARRAY_SIZE(parts));
+	struct json_object *checkout_id, *build_id, *env = environment(&r, &b);
+	add_checkout(x, &r, &b, &checkout_id);
+	add_build(x, &r, &b, checkout_id, &build_id);
+	boot_test(x, &r, &b, build_id, env);
+	if (!r.failed)
+		abi_tests(x, &r, &b, build_id, env);
+	if (!r.failed)
+		abi_test_tests(x, &r, &b, build_id, env);
+	if (!r.failed)
+		metric_tests(x, &r, &b, build_id, env);
+	json_object_put(checkout_id), json_object_put(build_id), json_object_put(env);
+	json_object_put(b.id);
+	free(dir);
+	json_object_put(root);
+	return !r.failed;
+}
+
+struct json_object *kcidb_export(const char *const *paths, size_t n, const char *origin)
+{
+	struct export x = { origin, json_object_new_array(), json_object_new_array(),
+			    json_object_new_array(), json_object_new_object() };
+	bool ok = true;
+	for (size_t i = 0; i < n && ok; i++) {
+		char **files;
+		size_t nfiles;
+		ok = results_list(paths[i], &files, &nfiles) == 0;
+		for (size_t k = 0; k < nfiles; k++) {
+			ok = ok && export_boot(&x, files[k]);
+			free(files[k]);
+		}
+		free(files);
+		if (ok && !nfiles) {
+			error("%s: no result.json at or below it", paths[i]);
+			ok = false;
+		}
+	}
+	json_object_put(x.seen);
+	if (!ok) {
+		json_object_put(x.checkouts), json_object_put(x.builds), json_object_put(x.tests);
+		return NULL;
+	}
+	struct json_object *doc = json_object_new_object(), *version = json_object_new_object();
+	json_object_object_add(version, "major", json_object_new_int(KCIDB_MAJOR));
+	json_object_object_add(version, "minor", json_object_new_int(KCIDB_MINOR));
+	json_object_object_add(doc, "version", version);
+	json_object_object_add(doc, "checkouts", x.checkouts);
+	json_object_object_add(doc, "builds", x.builds);
+	json_object_object_add(doc, "tests", x.tests);
+	return doc;
+}

@@ -1,0 +1,157 @@
+#!/bin/sh
+# t-kcidb: `bootrig export --kcidb`: KCIDB I/O JSON validated against the
+# vendored kcidb-io schema v4.5 (tests/kcidb/, python3-jsonschema): checkouts,
+# builds, a test per boot, ABI, ABI test and metric with their paths,
+# statuses, log URLs and numbers; --origin in every ID; the same IDs on a
+# second export; the validator rejects broken documents; corrupted results
+# give a clear error, exit 65 and no file at -o.
+. "$(dirname "$0")/lib.sh"
+set -u
+MK="$TOP/build/tests/tools/mkresults"
+SCHEMA="$TOP/tests/kcidb/schema-v4.5.json"
+FIX="$TOP/tests/fixtures/compare"
+tmp=$(mktemp -d /tmp/t-kcidb.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export NO_COLOR=1 ASAN_OPTIONS=detect_leaks=1
+
+PY=""
+for p in /usr/bin/python3 python3; do
+	if "$p" -c 'import jsonschema' 2>/dev/null; then PY=$p; break; fi
+done
+# valid FILE: the validator's verdict on FILE (0 valid), its output in $tmp/v
+valid() { "$PY" "$TOP/tests/kcidb/validate.py" "$SCHEMA" "$1" >"$tmp/v" 2>&1; }
+# q FILE EXPR: a python expression over the document d
+q() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+export_() { "$BOOTRIG" export "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+
+if [ -z "$PY" ]; then
+	skip "KCIDB export validates against the schema" "python3-jsonschema not installed (scripts/install-deps.sh)"
+	exit 0
+fi
+
+# --- the validator can fail: broken documents are rejected ---
+cat >"$tmp/good.json" <<'JSON'
+{"version": {"major": 4, "minor": 5},
+ "checkouts": [{"id": "x:1", "origin": "x"}],
+ "builds": [{"id": "x:2", "checkout_id": "x:1", "origin": "x"}],
+ "tests": [{"id": "x:3", "build_id": "x:2", "origin": "x", "path": "boot", "status": "PASS",
+            "start_time": "2026-11-29T23:30:01Z", "log_url": "file:///tmp/console.log",
+            "number": {"value": 14.1, "unit": "us"}}]}
+JSON
+valid "$tmp/good.json" && ok "validator: a minimal v4.5 document is valid" ||
+	not_ok "validator: a minimal v4.5 document is valid" "$(cat "$tmp/v")"
+n=0 bad=""
+for edit in 's/"status": "PASS"/"status": "BROKEN"/' 's/"id": "x:3"/"id": "no-origin"/' \
+	's/"major": 4/"major": 3/' 's/"path": "boot"/"path": "boot\/x"/' 's/"value": 14.1/"val": 14.1/' \
+	's/"build_id": "x:2"/"build_id": "x:9"/' 's/"2026-11-29T23:30:01Z"/"yesterday"/' \
+	's/"origin": "x", "path"/"origin": "x", "colour": "red", "path"/'; do
+	sed "$edit" "$tmp/good.json" >"$tmp/broken.json"
+	n=$((n + 1))
+	valid "$tmp/broken.json" && bad="$bad [$edit]"
+done
+[ -z "$bad" ] && ok "validator rejects each of $n broken documents" || not_ok "validator rejects broken documents" "$bad"
+
+# --- the fixtures: two kernels, two boots each ---
+export_ --kcidb -o "$tmp/k.json" "$FIX/aarch64-base" "$FIX/aarch64-cand"
+if [ $rc -eq 0 ] && valid "$tmp/k.json"; then ok "export of the fixtures validates: $(cat "$tmp/v")"
+else not_ok "export of the fixtures validates" "rc=$rc $(cat "$tmp/err") $(head -5 "$tmp/v")"; fi
+counts=$(q "$tmp/k.json" "len(d['checkouts']), len(d['builds']), sum(t['path'] == 'boot' for t in d['tests'])")
+[ "$counts" = "2 2 4" ] && ok "a checkout per kernel, a build per kernel and variant, a boot test per boot" ||
+	not_ok "checkouts, builds, boots" "$counts"
+paths=$(q "$tmp/k.json" "' '.join(sorted(set(t['path'] for t in d['tests'])))")
+missing=""
+for p in boot bootrig.aarch64 bootrig.aarch64_ilp32 bootrig.aarch64.lat_syscall bootrig.aarch64.lat_syscall.null; do
+	echo " $paths " | grep -qF " $p " || missing="$missing $p"
+done
+[ -z "$missing" ] && ok "test paths: boot, bootrig.<abi>, bootrig.<abi>.<test>, bootrig.<abi>.<test>.<metric>" ||
+	not_ok "test paths" "missing$missing in: $paths"
+# the metric's number is the boot's median, in its unit
+f="$FIX/aarch64-base/vmlinuz-6.1.0-57-cloud-arm64-1a2b3c4d/default/1/result.json"
+want=$(q "$f" "[m['median'] for m in d['metrics'] if (m['abi'], m['test'], m['name']) == ('aarch64', 'lat_syscall', 'null')][0], [m['unit'] for m in d['metrics'] if m['name'] == 'null'][0]")
+got=$(q "$tmp/k.json" "[(t['number']['value'], t['number']['unit']) for t in d['tests'] if t['path'] == 'bootrig.aarch64.lat_syscall.null' and t['misc'].get('n') is not None and t['start_time'] == '2026-11-29T23:30:01Z'][0][0], [t['number']['unit'] for t in d['tests'] if 'number' in t][0]")
+[ "$got" = "$want" ] && ok "metric as the test's number: $got, status DONE" || not_ok "metric number" "got $got want ($want)"
+st=$(q "$tmp/k.json" "sorted(set(t['status'] for t in d['tests'] if t['path'] == 'bootrig.aarch64_ilp32'))")
+[ "$st" = "['SKIP']" ] && ok "an unsupported ABI is SKIP" || not_ok "unsupported ABI" "$st"
+
+# --- a real boot (6.1.0-57-amd64 under TCG, its result.json and console.log kept) ---
+REAL="$TOP/tests/fixtures/kcidb/amd64-6.1.0-57"
+export_ --kcidb -o "$tmp/real.json" "$REAL"
+if [ $rc -eq 0 ] && valid "$tmp/real.json"; then ok "a real boot's export validates: $(cat "$tmp/v")"
+else not_ok "a real boot's export validates" "rc=$rc $(cat "$tmp/err") $(head -5 "$tmp/v")"; fi
+got=$(q "$tmp/real.json" "sorted(t['status'] for t in d['tests'] if t['path'] in ('boot', 'bootrig.x86_64', 'bootrig.x32', 'bootrig.i386')), sum(t['status'] == 'DONE' and t['number']['value'] > 0 for t in d['tests'] if t['path'].startswith('bootrig.x86_64.lat_syscall.')), d['builds'][0]['output_files'][0]['name']")
+[ "$got" = "['PASS', 'PASS', 'PASS', 'SKIP'] 6 amd64.vmlinuz" ] &&
+	ok "real boot: boot and ABIs PASS, x32 SKIP, 6 x86_64 syscall latencies as numbers, the kernel as output file" ||
+	not_ok "real boot's tests" "$got"
+url=$(q "$tmp/real.json" "[t['log_url'] for t in d['tests'] if t['path'] == 'boot'][0]")
+[ "$url" = "file://$(realpath "$REAL")/amd64.vmlinuz-85667e6c/default/1/console.log" ] && ok "real boot: log_url is its console.log" ||
+	not_ok "real boot: log_url" "$url"
+
+# --- verdicts, logs, --origin, stable IDs (mkresults, with a console.log) ---
+"$MK" "$tmp/r" k-x default 3 7 x86_64:lat_syscall:null:us:lower:14:2 --abi x86_64=ok \
+	--boot '2=PANIC:panic:Kernel panic - not syncing: VFS' --boot '3=INFRA_ERROR' --console 'Linux version 6.1'
+export_ --kcidb --origin my_ci -o "$tmp/r.json" "$tmp/r"
+if [ $rc -eq 0 ] && valid "$tmp/r.json"; then ok "export with --origin validates"
+else not_ok "export with --origin validates" "rc=$rc $(cat "$tmp/err") $(head -5 "$tmp/v")"; fi
+st=$(q "$tmp/r.json" "[t['status'] for t in d['tests'] if t['path'] == 'boot']")
+[ "$st" = "['PASS', 'FAIL', 'MISS']" ] && ok "verdicts: PASS PASS, PANIC FAIL, INFRA_ERROR MISS" ||
+	not_ok "verdict statuses" "$st"
+ids=$(q "$tmp/r.json" "all(o['id'].startswith('my_ci:') and o['origin'] == 'my_ci' for k in ('checkouts', 'builds', 'tests') for o in d[k])")
+[ "$ids" = True ] && ok "--origin my_ci: every ID is my_ci:<hash>" || not_ok "--origin in the IDs" "$ids"
+url=$(q "$tmp/r.json" "[t['log_url'] for t in d['tests'] if t['path'] == 'boot'][1]")
+case $url in
+file:///*/k-x/default/2/console.log) [ -f "${url#file://}" ] && ok "log_url: the file:// of console.log ($url)" ||
+	not_ok "log_url points at the file" "$url" ;;
+*) not_ok "log_url" "$url" ;;
+esac
+export_ --kcidb --origin my_ci -o "$tmp/r2.json" "$tmp/r"
+cmp -s "$tmp/r.json" "$tmp/r2.json" && ok "a second export gives the same document (stable IDs)" ||
+	not_ok "stable IDs" "$(diff "$tmp/r.json" "$tmp/r2.json" | head -4)"
+export_ --kcidb "$tmp/r"
+cmp -s "$tmp/out" "$tmp/r.json" && not_ok "stdout export: another origin, other IDs" ||
+	{ valid "$tmp/out" && ok "without -o: the document on stdout, valid, IDs of origin bootrig"; } ||
+	not_ok "stdout export" "$(head -3 "$tmp/v")"
+
+# --- usage errors ---
+export_ "$tmp/r"
+[ $rc -eq 64 ] && grep -q -- '--kcidb' "$tmp/err" && ok "no --kcidb: exit 64, says so" || not_ok "no --kcidb" "rc=$rc"
+export_ --kcidb --origin 'My-CI' "$tmp/r"
+[ $rc -eq 64 ] && grep -q 'not a KCIDB origin' "$tmp/err" && ok "a bad --origin: exit 64" || not_ok "bad --origin" "rc=$rc"
+"$BOOTRIG" export -h >"$tmp/help" 2>&1
+grep -q -- '--origin NAME' "$tmp/help" && grep -q -- '-o, --output FILE' "$tmp/help" &&
+	ok "export --help from its option table" || not_ok "export --help"
+
+# --- corrupted results: a clear error, exit 65, nothing at -o ---
+# corrupt NAME SED|truncate: a copy of $tmp/r with boot 1's result.json damaged
+corrupt() {
+	rm -rf "$tmp/c-$1"
+	cp -r "$tmp/r" "$tmp/c-$1"
+	f="$tmp/c-$1/k-x/default/1/result.json"
+	if [ "$2" = truncate ]; then head -c 300 "$f" >"$f.t" && mv "$f.t" "$f"
+	else "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); $2; json.dump(d, open(sys.argv[1], 'w'))" "$f"; fi
+}
+for c in "truncated:truncate:not valid JSON" \
+	"no-kernel-id:del d['kernel']['id']:\"id\" is missing" \
+	"boot-string:d['boot'] = 'one':\"boot\" is a string, not an integer" \
+	"no-verdict:del d['verdict']:not a bootrig result" \
+	"metric-no-name:del d['metrics'][0]['name']:\"name\" is missing" \
+	"bad-verdict:d['verdict'] = 'MAYBE':not a bootrig verdict" \
+	"bad-started:d['started'] = 'yesterday':not an RFC 3339 time"; do
+	name=${c%%:*} rest=${c#*:} how=${rest%%:*} msg=${rest#*:}
+	corrupt "$name" "$how"
+	rm -f "$tmp/c.json"
+	export_ --kcidb -o "$tmp/c.json" "$tmp/c-$name"
+	left=$(ls "$tmp" | grep -c 'c.json' || true)
+	if [ $rc -eq 65 ] && grep -qF "$msg" "$tmp/err" && grep -q "c-$name/k-x/default/1/result.json" "$tmp/err" &&
+		[ ! -e "$tmp/c.json" ] && [ "$left" -eq 0 ]; then
+		ok "corrupted ($name): exit 65, '$msg' naming the file, nothing written"
+	else not_ok "corrupted ($name)" "rc=$rc left=$left err: $(cat "$tmp/err")"; fi
+done
+# an existing FILE is left as it was
+echo '{"old": true}' >"$tmp/keep.json"
+export_ --kcidb -o "$tmp/keep.json" "$tmp/c-truncated"
+[ $rc -eq 65 ] && [ "$(cat "$tmp/keep.json")" = '{"old": true}' ] && ok "a failed export leaves an existing FILE whole" ||
+	not_ok "existing FILE kept" "rc=$rc $(head -c 80 "$tmp/keep.json")"
+mkdir -p "$tmp/empty"
+export_ --kcidb -o "$tmp/e.json" "$tmp/empty"
+[ $rc -eq 65 ] && grep -q 'no result.json' "$tmp/err" && [ ! -e "$tmp/e.json" ] &&
+	ok "a directory without results: exit 65, says so" || not_ok "empty directory" "rc=$rc $(cat "$tmp/err")"
