@@ -29,11 +29,12 @@ endif
 # The core libraries every command links; libvirt and libguestfs are linked
 # only into the plugin modules (below, and lib/module.h).
 CORE_PKGS := libconfig json-c zlib libdeflate nettle liblzma
-PKGS      := $(CORE_PKGS) libvirt libguestfs
+PKGS      := $(CORE_PKGS) libvirt libguestfs libcurl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null)
 VIRT_LIBS  := $(shell pkg-config --libs libvirt 2>/dev/null)
 GUESTFS_LIBS := $(shell pkg-config --libs libguestfs 2>/dev/null)
+CURL_LIBS  := $(shell pkg-config --libs libcurl 2>/dev/null)
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
@@ -46,11 +47,12 @@ HOST_LIBS := $(PKG_LIBS) -lm -lpthread -ldl -rdynamic
 # a command needs them (lib/module.h), not into the executable. Their public
 # function is renamed module_<name> there; runner/backend.c and
 # builder/sdimage-load.c define the usual name as a forwarder.
-MODULE_SRCS := runner/libvirt.c builder/sdimage.c
+MODULE_SRCS := runner/libvirt.c builder/sdimage.c runner/lava.c
 MODULE_CFLAGS := -fPIC -shared -Dbackend_libvirt_new=module_backend_libvirt_new \
-	       -Dbuild_sd_image=module_build_sd_image
-MODULES     := $(BUILD)/modules/virt.so $(BUILD)/modules/guestfs.so
-SAN_MODULES := $(BUILD)/asan-modules/virt.so $(BUILD)/asan-modules/guestfs.so
+	       -Dbuild_sd_image=module_build_sd_image -Dbackend_lava_new=module_backend_lava_new
+MODULES     := $(BUILD)/modules/virt.so $(BUILD)/modules/guestfs.so $(BUILD)/modules/lava.so
+SAN_MODULES := $(BUILD)/asan-modules/virt.so $(BUILD)/asan-modules/guestfs.so \
+	       $(BUILD)/asan-modules/lava.so
 
 HOST_SRCS := $(filter-out $(MODULE_SRCS),$(sort $(wildcard lib/*.c builder/*.c runner/*.c compare/*.c)))
 MAIN_SRC  := lib/bootrig.c
@@ -100,6 +102,10 @@ $(BUILD)/asan-modules/virt.so: runner/libvirt.c
 	$(call module_cc,$(SAN_FLAGS) $(SAN_DEFS),$(VIRT_LIBS))
 $(BUILD)/asan-modules/guestfs.so: builder/sdimage.c
 	$(call module_cc,$(SAN_FLAGS) $(SAN_DEFS),$(GUESTFS_LIBS))
+$(BUILD)/modules/lava.so: runner/lava.c
+	$(call module_cc,,$(CURL_LIBS))
+$(BUILD)/asan-modules/lava.so: runner/lava.c
+	$(call module_cc,$(SAN_FLAGS) $(SAN_DEFS),$(CURL_LIBS))
 
 $(BUILD)/host/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -4,6 +4,7 @@
  * the "virt" module (lib/module.h) and where libvirt's own log goes.
  */
 #include "backend.h"
+#include "lava.h"
 #include "module.h"
 #include "util.h"
 
@@ -59,6 +60,18 @@ struct backend *backend_libvirt_new(void)
 	if (!new_backend)
 		return unloadable_backend("libvirt", "tcg", true, module_error());
 	return new_backend();
+}
+
+/* The executable's backend_lava_new(): the lava module's (runner/lava.c,
+ * linked with libcurl), loaded the first time. */
+struct backend *backend_lava_new(const struct lava_options *o)
+{
+	struct backend *(*new_backend)(const struct lava_options *) =
+		(struct backend *(*)(const struct lava_options *))module_symbol("lava",
+									 "module_backend_lava_new");
+	if (!new_backend)
+		return unloadable_backend("lava", "tcg", true, module_error());
+	return new_backend(o);
 }
 
 struct backend *backend_new(const char *board)

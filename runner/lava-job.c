@@ -5,8 +5,11 @@
  * the config or the command line can change the document's structure.
  */
 #include "lava.h"
+#include "backend.h"
+#include "config.h"
 #include "textsafe.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,4 +242,55 @@ int lava_job_write(const struct lava_job_params *p, struct strbuf *out, char *er
 	strbuf_add(out, sb.buf, sb.len);
 	strbuf_release(&sb);
 	return 0;
+}
+
+/* "kernel-id variant #n" from a boot directory .../<kernel-id>/<variant>/<n>. */
+static char *job_name_of(const char *dir)
+{
+	const char *p = dir + strlen(dir), *cut[3] = { NULL, NULL, NULL };
+	for (int k = 0; k < 3 && p > dir; ) {
+		p--;
+		if (*p == '/')
+			cut[k++] = p;
+	}
+	if (!cut[2] || !cut[1] || !cut[0])
+		return xasprintf("bootrig %s", dir);
+	return xasprintf("bootrig %.*s %.*s #%s", (int)(cut[1] - cut[2] - 1), cut[2] + 1,
+			 (int)(cut[0] - cut[1] - 1), cut[1] + 1, cut[0] + 1);
+}
+
+int lava_write_job_file(const struct machine_spec *spec, const char *device_type,
+			const char *url_prefix, char **yaml, char *err, size_t errlen)
+{
+	const struct target *t = spec->target;
+	char *kernel = lava_file_url(url_prefix, spec->kernel, err, errlen);
+	char *initrd = kernel && spec->initrd ? lava_file_url(url_prefix, spec->initrd, err, errlen)
+		       : NULL;
+	char *dtb = kernel && spec->dtb ? lava_file_url(url_prefix, spec->dtb, err, errlen) : NULL;
+	int rc = -1;
+	if (kernel && (initrd || !spec->initrd) && (dtb || !spec->dtb)) {
+		char *name = job_name_of(spec->dir);
+		struct lava_job_params p = {
+			.job_name = name, .device_type = device_type, .arch = t->arch,
+			.machine = t->machine, .cpu = t->cpu, .memory_mb = t->memory_mb,
+			.vcpus = t->vcpus, .icount = spec->icount, .kernel_url = kernel,
+			.initrd_url = initrd, .dtb_url = dtb, .cmdline = spec->cmdline,
+			.tftp = strcmp(device_type, "qemu") != 0,
+			.limits = spec->limits ? spec->limits : &t->limits,
+		};
+		struct strbuf sb = STRBUF_INIT;
+		rc = lava_job_write(&p, &sb, err, errlen);
+		char *path = xasprintf("%s/job.yaml", spec->dir);
+		if (!rc && write_file_atomic(path, sb.buf, sb.len) < 0) {
+			snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+			rc = -1;
+		}
+		free(path), free(name);
+		if (!rc && yaml)
+			*yaml = sb.buf;
+		else
+			strbuf_release(&sb);
+	}
+	free(kernel), free(initrd), free(dtb);
+	return rc;
 }

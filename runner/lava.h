@@ -24,6 +24,7 @@
 #include "util.h"
 
 struct backend;
+struct machine_spec;
 
 /* What a run through LAVA was given (cmd-run.c), for the backend. */
 struct lava_options {
@@ -62,6 +63,16 @@ struct lava_job_params {
  * quoting in the dispatcher cannot carry (a quote or a backslash).
  */
 int lava_job_write(const struct lava_job_params *p, struct strbuf *out, char *err, size_t errlen);
+
+/*
+ * lava_write_job_file: the job of the boot spec (its target's machine,
+ * files, command line and limits; spec->dir its directory) for a device
+ * of device_type ("qemu": tmpfs and QEMU; any other: a board, tftp and
+ * U-Boot), written to spec->dir/job.yaml. The text into *yaml (malloc'd)
+ * when yaml is not NULL. 0, or -1 with why in err.
+ */
+int lava_write_job_file(const struct machine_spec *spec, const char *device_type,
+			const char *url_prefix, char **yaml, char *err, size_t errlen);
 
 /* The URL of path for the dispatcher: "file://PATH", or prefix + PATH;
  * NULL (err set) when path holds a byte a URL would need escaped

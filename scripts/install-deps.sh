@@ -7,7 +7,7 @@ PACKAGES="
   build-essential pkg-config file cpio gzip xz-utils zstd
   gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf binutils-aarch64-linux-gnu
   libconfig-dev libjson-c-dev zlib1g-dev libdeflate-dev libcmocka-dev libvirt-dev libguestfs-dev
-  nettle-dev liblzma-dev jq
+  nettle-dev liblzma-dev jq libcurl4-openssl-dev
   qemu-system-arm qemu-system-x86 qemu-user qemu-utils
   libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
   libguestfs0 linux-image-amd64 supermin
