@@ -1,0 +1,329 @@
+#!/bin/sh
+# tests/lava-host.sh: a real LAVA instance (Debian 12's lava-server and
+# lava-dispatcher 2023.01) on loopback, for tests/t-lava.sh, the README's
+# "Run on a LAVA lab" section and make bench. No systemd: it runs by hand
+# what the packages' units run (/lib/systemd/system/lava-*.service).
+#
+#   sh tests/lava-host.sh start    bring it all up (idempotent; a second start
+#                                  with the state kept takes seconds)
+#   sh tests/lava-host.sh stop     end every process it started
+#   sh tests/lava-host.sh status   exit 0 when it answers, else 1
+#   sh tests/lava-host.sh check    exit 0 when LAVA can run here, else print
+#                                  the reason (for a test's skip) and exit 1
+#   sh tests/lava-host.sh env      print the settings as shell assignments
+#   sh tests/lava-host.sh manage ARGS...   lava-server manage on this instance
+#   sh tests/lava-host.sh reset    stop, then delete the state directory
+#
+# What it starts, all bound to 127.0.0.1 only, with its state, logs and pid
+# files under $BOOTRIG_LAVA_DIR (default /var/tmp/bootrig-lava: PostgreSQL
+# runs as user postgres and must reach it, which it cannot under /root):
+#   port P   (BOOTRIG_LAVA_PORT, default 18080) lava-server-gunicorn: the web
+#            UI and the API, http://127.0.0.1:P/ (no apache in front)
+#   port P+1 lava-publisher: the websocket event stream /ws/
+#   port P+2 the publisher's ZMQ event socket, read by lava-scheduler
+#   port P+3 PostgreSQL 15, a private cluster in DIR/pg (not Debian's
+#            15/main), user and database "lavaserver", trust auth on
+#            127.0.0.1 and DIR/pgrun only
+#   lava-scheduler, and lava-worker (the dispatcher) named "bootrig-worker"
+#   with its jobs' files under DIR/worker/tmp/JOB.
+# Made once with lava-server manage (stamped in DIR/provisioned): the worker,
+# device type "qemu" and device "qemu-01" (dictionary DIR/devices/qemu-01.jinja2,
+# the shipped qemu template with no_kvm: this host's /dev/kvm may hang; no
+# health check, so the device is Idle/Good at once), and user "bootrig" with
+# an API token in DIR/token (the file start prints).
+#
+# TEST ONLY: the database trusts every local connection, the user's password
+# is random and unused; nothing listens beyond loopback. Everything runs as
+# root except PostgreSQL. stop kills the process trees of the pids it wrote
+# (lava-run and its QEMU included), by pid, nothing by name.
+set -eu
+
+DIR=${BOOTRIG_LAVA_DIR:-/var/tmp/bootrig-lava}
+PORT=${BOOTRIG_LAVA_PORT:-18080}
+WS_PORT=$((PORT + 1))
+ZMQ_PORT=$((PORT + 2))
+PG_PORT=$((PORT + 3))
+URL=http://127.0.0.1:$PORT/
+WORKER=bootrig-worker
+DEVICE=qemu-01
+DEVICE_TYPE=qemu
+LAVA_USER=bootrig
+PG_BIN=/usr/lib/postgresql/15/bin
+# The daemons in the order they start; stop ends them in reverse.
+DAEMONS="publisher gunicorn scheduler worker"
+
+say() { echo "lava-host: $*" >&2; }
+fail() { say "$*"; exit 1; }
+
+# The settings lava-server reads (lava_server/settings/prod.py): LAVA_SETTINGS_X
+# sets X to a string, LAVA_YAML_SETTINGS_X to a YAML value; they come after
+# /etc/lava-server/settings.d, so they win over the package's database.
+lava_env() {
+	export LAVA_YAML_SETTINGS_DATABASES="{default: {ENGINE: django.db.backends.postgresql, NAME: lavaserver, USER: lavaserver, PASSWORD: '', HOST: 127.0.0.1, PORT: $PG_PORT}}"
+	export LAVA_SETTINGS_DEVICES_PATH="$DIR/devices"
+	export LAVA_SETTINGS_HEALTH_CHECKS_PATH="$DIR/health-checks"
+	export LAVA_SETTINGS_MEDIA_ROOT="$DIR/media"
+	export LAVA_SETTINGS_DJANGO_LOGFILE="$DIR/log/django.log"
+	export LAVA_YAML_SETTINGS_EVENT_NOTIFICATION=true
+	export LAVA_SETTINGS_INTERNAL_EVENT_SOCKET="ipc://$DIR/run/lava.events"
+	export LAVA_SETTINGS_EVENT_SOCKET="tcp://127.0.0.1:$ZMQ_PORT"
+	export LC_ALL=C.UTF-8
+}
+
+# check: can LAVA run on this machine? Prints the reason when not.
+cmd_check() {
+	for p in lava-server lava-dispatcher postgresql-15; do
+		if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed'; then
+			why="package $p is not installed"
+			reason=${XDG_CACHE_HOME:-$HOME/.cache}/bootrig/lava-unavailable
+			[ -s "$reason" ] && why="$why: $(head -n 1 "$reason")"
+			echo "$why (scripts/install-deps.sh lava installs it)"
+			return 1
+		fi
+	done
+	for f in /usr/bin/lava-server /usr/bin/lava-worker /usr/bin/gunicorn3 "$PG_BIN/postgres"; do
+		[ -x "$f" ] || { echo "$f is missing"; return 1; }
+	done
+	[ "$(id -u)" = 0 ] || { echo "needs root (PostgreSQL runs as user postgres)"; return 1; }
+	return 0
+}
+
+# wait_for WHAT SECONDS CMD...: run CMD every 0.2 s until it succeeds;
+# fail after SECONDS, naming WHAT and the log to read.
+wait_for() {
+	what=$1 secs=$2
+	shift 2
+	say "waiting for $what (at most ${secs}s)"
+	n=$((secs * 5))
+	while [ "$n" -gt 0 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.2
+		n=$((n - 1))
+	done
+	return 1
+}
+
+alive() { [ -s "$DIR/run/$1.pid" ] && kill -0 "$(cat "$DIR/run/$1.pid")" 2>/dev/null; }
+pg_ready() { "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT"; }
+psql_pg() { "$PG_BIN/psql" -X -q -h 127.0.0.1 -p "$PG_PORT" -U postgres "$@"; }
+http_ok() { curl -fsS -o /dev/null --max-time 5 "$URL$1"; }
+manage() { lava_env; /usr/bin/lava-server manage "$@"; }
+
+# spawn NAME CMD...: start a daemon in its own session, stdout and stderr to
+# DIR/log/NAME.out, its pid to DIR/run/NAME.pid.
+spawn() {
+	name=$1
+	shift
+	setsid "$@" </dev/null >"$DIR/log/$name.out" 2>&1 &
+	echo $! >"$DIR/run/$name.pid"
+}
+
+start_postgres() {
+	if [ ! -s "$DIR/pg/PG_VERSION" ]; then
+		say "creating the PostgreSQL cluster in $DIR/pg"
+		rm -rf "$DIR/pg"
+		install -d -o postgres -g postgres -m 700 "$DIR/pg"
+		runuser -u postgres -- "$PG_BIN/initdb" -D "$DIR/pg" -U postgres -A trust -E UTF8 \
+			--locale=C.UTF-8 --no-sync >"$DIR/log/initdb.log" 2>&1 ||
+			fail "initdb failed: $(tail -n 3 "$DIR/log/initdb.log")"
+		cat >>"$DIR/pg/postgresql.conf" <<EOF
+# bootrig TEST ONLY: loopback and a private socket directory.
+listen_addresses = '127.0.0.1'
+port = $PG_PORT
+unix_socket_directories = '$DIR/pgrun'
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+EOF
+		printf 'local all all trust\nhost all all 127.0.0.1/32 trust\n' >"$DIR/pg/pg_hba.conf"
+	fi
+	install -d -o postgres -g postgres -m 755 "$DIR/pgrun"
+	touch "$DIR/log/postgresql.log"
+	chown postgres:postgres "$DIR/log/postgresql.log"
+	if ! pg_ready; then
+		say "starting PostgreSQL on 127.0.0.1:$PG_PORT"
+		# pg_ctl start -w: returns once it accepts connections, or after -t.
+		runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$DIR/pg" -l "$DIR/log/postgresql.log" \
+			-w -t 60 -o "-p $PG_PORT" start >/dev/null ||
+			fail "PostgreSQL did not start: $(tail -n 3 "$DIR/log/postgresql.log")"
+	fi
+	if [ "$(psql_pg -tAc "SELECT 1 FROM pg_roles WHERE rolname='lavaserver'")" != 1 ]; then
+		psql_pg -c "CREATE ROLE lavaserver LOGIN" >/dev/null
+	fi
+	if [ "$(psql_pg -tAc "SELECT 1 FROM pg_database WHERE datname='lavaserver'")" != 1 ]; then
+		psql_pg -c "CREATE DATABASE lavaserver OWNER lavaserver" >/dev/null
+	fi
+}
+
+# The schema, once per lava-server version.
+migrate() {
+	v=$(dpkg-query -W -f='${Version}' lava-server)
+	[ "$(cat "$DIR/migrated" 2>/dev/null)" = "$v" ] && return 0
+	say "applying lava-server's migrations (once; about a minute)"
+	manage migrate --noinput >"$DIR/log/migrate.log" 2>&1 ||
+		fail "migrations failed: $(tail -n 5 "$DIR/log/migrate.log")"
+	echo "$v" >"$DIR/migrated"
+}
+
+# The worker, device type, device and user: once, stamped.
+provision() {
+	[ -s "$DIR/provisioned" ] && [ -s "$DIR/token" ] && [ -s "$DIR/worker/token" ] && return 0
+	say "creating worker $WORKER, device type $DEVICE_TYPE, device $DEVICE, user $LAVA_USER"
+	mkdir -p "$DIR/worker" "$DIR/devices" "$DIR/health-checks"
+	cat >"$DIR/devices/$DEVICE.jinja2" <<'EOF'
+{# bootrig's test device (tests/lava-host.sh): the shipped qemu template
+   without KVM; memory, extra_options etc. come from the job's context. #}
+{% extends 'qemu.jinja2' %}
+{% set no_kvm = True %}
+EOF
+	out=$(manage workers add "$WORKER" --description "bootrig tests (tests/lava-host.sh)" 2>&1) ||
+		case $out in *"already exists"*) out=$(manage workers details "$WORKER" 2>&1) ;;
+		*) fail "workers add: $out" ;; esac
+	tok=$(printf '%s\n' "$out" | sed -n 's/^\(Token: \|token *: \)//p' | head -n 1)
+	[ -n "$tok" ] || fail "no worker token in: $out"
+	printf '%s' "$tok" >"$DIR/worker/token"
+	chmod 600 "$DIR/worker/token"
+	out=$(manage device-types add "$DEVICE_TYPE" 2>&1) ||
+		case $out in *"already exists"*|*"already"*) ;; *) fail "device-types add: $out" ;; esac
+	out=$(manage devices add --device-type "$DEVICE_TYPE" --worker "$WORKER" \
+		--description "bootrig QEMU device" "$DEVICE" 2>&1) ||
+		case $out in *"already exists"*) ;; *) fail "devices add: $out" ;; esac
+	out=$(manage users add "$LAVA_USER" --email bootrig@localhost 2>&1) ||
+		case $out in *"already exists"*|*"UNIQUE"*|*"unique"*) ;; *) fail "users add: $out" ;; esac
+	tok=$(manage tokens add --user "$LAVA_USER" --description "bootrig tests" 2>&1) ||
+		fail "tokens add: $tok"
+	printf '%s\n' "$tok" | tail -n 1 >"$DIR/token"
+	chmod 600 "$DIR/token"
+	date -u +%FT%TZ >"$DIR/provisioned"
+}
+
+start_daemons() {
+	lava_env
+	if ! alive publisher; then
+		say "starting lava-publisher on 127.0.0.1:$WS_PORT (events tcp://127.0.0.1:$ZMQ_PORT)"
+		spawn publisher /usr/bin/lava-server manage lava-publisher --level DEBUG \
+			--log-file "$DIR/log/lava-publisher.log" --host 127.0.0.1 --port "$WS_PORT" \
+			--user root --group root
+	fi
+	if ! alive gunicorn; then
+		say "starting lava-server-gunicorn on 127.0.0.1:$PORT"
+		spawn gunicorn /usr/bin/gunicorn3 lava_server.wsgi --log-level INFO \
+			--log-file "$DIR/log/gunicorn.log" --worker-class eventlet --workers 2 \
+			--bind "127.0.0.1:$PORT" --timeout 60
+	fi
+	if ! alive scheduler; then
+		say "starting lava-scheduler"
+		spawn scheduler /usr/bin/lava-server manage lava-scheduler --level DEBUG \
+			--log-file "$DIR/log/lava-scheduler.log" --event-url "tcp://127.0.0.1:$ZMQ_PORT" \
+			--user root --group root
+	fi
+	wait_for "the API at ${URL}api/v0.2/" 90 http_ok api/v0.2/ ||
+		fail "no answer from $URL: $(tail -n 5 "$DIR/log/gunicorn.log" "$DIR/log/gunicorn.out" 2>/dev/null)"
+	if ! alive worker; then
+		say "starting lava-worker $WORKER --url $URL"
+		spawn worker /usr/bin/lava-worker --level DEBUG --log-file "$DIR/log/lava-worker.log" \
+			--name "$WORKER" --url "$URL" --ws-url "http://127.0.0.1:$WS_PORT/ws/" \
+			--token-file "$DIR/worker/token" --worker-dir "$DIR/worker" --ping-interval 2
+	fi
+}
+
+api_get() {
+	curl -fsS --max-time 5 -H "Authorization: Token $(cat "$DIR/token")" "${URL}api/v0.2/$1"
+}
+device_good() { api_get "devices/$DEVICE/" | jq -e '.health == "Good" and .state == "Idle"'; }
+worker_online() { api_get "workers/$WORKER/" | jq -e '.state == "Online"'; }
+
+cmd_start() {
+	why=$(cmd_check) || fail "LAVA cannot run here: $why"
+	mkdir -p "$DIR/run" "$DIR/log" "$DIR/media" "$DIR/worker" "$DIR/devices" "$DIR/health-checks"
+	chmod 755 "$DIR"
+	start_postgres
+	migrate
+	provision
+	start_daemons
+	wait_for "worker $WORKER Online" 60 worker_online ||
+		fail "worker $WORKER not Online: $(tail -n 5 "$DIR/log/lava-worker.log" 2>/dev/null)"
+	wait_for "device $DEVICE Idle and Good" 60 device_good ||
+		fail "device $DEVICE not Idle/Good: $(curl -sS --max-time 5 "${URL}api/v0.2/devices/$DEVICE/")"
+	say "ready: $URL (API ${URL}api/v0.2/), token file $DIR/token, device $DEVICE type $DEVICE_TYPE, worker $WORKER, logs $DIR/log"
+	cmd_env
+}
+
+# descendants PID...: the pids and all their descendants (ps, by parent pid).
+descendants() {
+	ps -e -o pid= -o ppid= | awk -v roots="$*" '
+		BEGIN { n = split(roots, r, " "); for (i = 1; i <= n; i++) keep[r[i]] = 1 }
+		{ parent[$1] = $2; pids[NR] = $1 }
+		END {
+			do {
+				grew = 0
+				for (i in pids) { p = pids[i]; if (!(p in keep) && (parent[p] in keep)) { keep[p] = 1; grew = 1 } }
+			} while (grew)
+			for (p in keep) print p
+		}'
+}
+
+cmd_stop() {
+	roots=""
+	for d in $DAEMONS; do
+		alive "$d" && roots="$roots $(cat "$DIR/run/$d.pid")"
+	done
+	if [ -n "$roots" ]; then
+		# The trees first: lava-run (its own process group) and its QEMU
+		# would be orphaned when the worker goes.
+		pids=$(descendants $roots | sort -n | tr '\n' ' ')
+		say "stopping LAVA's processes: $pids"
+		# shellcheck disable=SC2086
+		kill -TERM $pids 2>/dev/null || true
+		n=50
+		while [ "$n" -gt 0 ]; do
+			left=""
+			for p in $pids; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+			[ -z "$left" ] && break
+			sleep 0.2
+			n=$((n - 1))
+		done
+		if [ -n "$left" ]; then
+			say "killing what did not end in 10 s:$left"
+			# shellcheck disable=SC2086
+			kill -KILL $left 2>/dev/null || true
+		fi
+	fi
+	for d in $DAEMONS; do rm -f "$DIR/run/$d.pid"; done
+	if [ -s "$DIR/pg/postmaster.pid" ]; then
+		say "stopping PostgreSQL"
+		runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$DIR/pg" -m fast -w -t 30 stop >/dev/null 2>&1 ||
+			{ pid=$(head -n 1 "$DIR/pg/postmaster.pid"); kill -KILL "$pid" 2>/dev/null || true; }
+	fi
+	return 0
+}
+
+cmd_status() {
+	for d in $DAEMONS; do alive "$d" || { echo "$d: not running"; return 1; }; done
+	pg_ready || { echo "postgresql: not running"; return 1; }
+	http_ok api/v0.2/ || { echo "api: no answer at $URL"; return 1; }
+	echo "running: $URL"
+}
+
+cmd_env() {
+	cat <<EOF
+LAVA_URL=$URL
+LAVA_TOKEN_FILE=$DIR/token
+LAVA_USER=$LAVA_USER
+LAVA_DEVICE_TYPE=$DEVICE_TYPE
+LAVA_DEVICE=$DEVICE
+LAVA_WORKER=$WORKER
+LAVA_DIR=$DIR
+EOF
+}
+
+case ${1:-} in
+start) cmd_start ;;
+stop) cmd_stop ;;
+status) cmd_status ;;
+check) cmd_check ;;
+env) cmd_env ;;
+manage) shift; manage "$@" ;;
+reset) cmd_stop; rm -rf "$DIR" ;;
+*) echo "usage: sh tests/lava-host.sh start|stop|status|check|env|manage ARGS...|reset" >&2; exit 64 ;;
+esac
