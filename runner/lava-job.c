@@ -60,6 +60,15 @@ static bool yaml_kv(struct strbuf *sb, int indent, const char *key, const char *
 	return ok;
 }
 
+/* "- <quoted s>\n" at indent: a sequence's item; false as yaml_str(). */
+static bool yaml_item(struct strbuf *sb, int indent, const char *s)
+{
+	strbuf_addf(sb, "%*s- ", indent, "");
+	bool ok = yaml_str(sb, s);
+	strbuf_addstr(sb, "\n");
+	return ok;
+}
+
 /* "timeout:\n  seconds: N\n" at indent (whole seconds, at least 1). */
 static void yaml_timeout(struct strbuf *sb, int indent, const char *key, double seconds)
 {
@@ -132,19 +141,19 @@ static bool write_qemu_context(struct strbuf *sb, const struct lava_job_params *
 	strbuf_addstr(sb, "  extra_options:\n");
 	if (!strcmp(p->arch, "x86_64")) {
 		char *m = xasprintf("-machine %s", p->machine), *c = xasprintf("-cpu %s", p->cpu);
-		ok &= yaml_kv(sb, 2, "-", m);
-		ok &= yaml_kv(sb, 2, "-", c);
+		ok &= yaml_item(sb, 2, m);
+		ok &= yaml_item(sb, 2, c);
 		free(m), free(c);
 	}
 	strbuf_addf(sb, "  - \"-smp %d\"\n", p->vcpus > 0 ? p->vcpus : 1);
 	strbuf_addstr(sb, "  - \"-no-reboot\"\n");
 	if (p->icount && *p->icount) {
 		char *ic = xasprintf("-icount %s", p->icount);
-		ok &= yaml_kv(sb, 2, "-", ic);
+		ok &= yaml_item(sb, 2, ic);
 		free(ic);
 	}
 	char *append = xasprintf("-append \"%s\"", p->cmdline);
-	ok &= yaml_kv(sb, 2, "-", append);
+	ok &= yaml_item(sb, 2, append);
 	free(append);
 	return ok;
 }

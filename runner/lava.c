@@ -216,6 +216,9 @@ static int lava_open(struct backend *be, const char *where)
 	int rc = -1;
 	if (http(lb, "/system/version/", NULL, &status, &resp, err, sizeof(err)) < 0) {
 		snprintf(be->error, sizeof(be->error), "cannot reach the LAVA server: %s", err);
+	} else if (status == 401 || status == 403) {
+		answer_reason(&resp, status, err, sizeof(err));
+		snprintf(be->error, sizeof(be->error), "the LAVA server refused the token (%s)", err);
 	} else if (status != 200) {
 		answer_reason(&resp, status, err, sizeof(err));
 		snprintf(be->error, sizeof(be->error), "%s is not a LAVA server's REST API v0.2 (%s)",
@@ -333,6 +336,19 @@ static void poke(struct lava_machine *lm)
 		warning("lava: pipe: %s", strerror(errno));
 }
 
+/* Keeps why as the job's failure (under lock): one line, its newlines
+ * and tabs as spaces, no trailing space. */
+static void set_failure(struct lava_machine *lm, const char *why)
+{
+	snprintf(lm->failure, sizeof(lm->failure), "%s", why);
+	for (char *p = lm->failure; *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
+	size_t n = strlen(lm->failure);
+	while (n && lm->failure[n - 1] == ' ')
+		lm->failure[--n] = '\0';
+}
+
 /* Queues one console line (under lock). */
 static void queue_line(struct lava_machine *lm, const char *msg, double t)
 {
@@ -391,7 +407,7 @@ static size_t take_log(struct lava_machine *lm, const char *text, size_t n)
 			const char *why = l.error_msg ? l.error_msg
 					  : !strcmp(l.lvl, "error") ? l.msg : NULL;
 			if (why && *why)
-				snprintf(lm->failure, sizeof(lm->failure), "%s", why);
+				set_failure(lm, why);
 			lava_log_line_release(&l);
 		}
 		lines++;
@@ -440,7 +456,7 @@ static enum lava_job_phase look(struct lava_machine *lm, struct strbuf *resp, ch
 	snprintf(lm->state, sizeof(lm->state), "%s", state ? state : "");
 	snprintf(lm->health, sizeof(lm->health), "%s", health ? health : "");
 	if (comment && *comment)
-		snprintf(lm->failure, sizeof(lm->failure), "%s", comment);
+		set_failure(lm, comment);
 	if (phase != LAVA_QUEUED && !lm->started_mono)
 		lm->started_mono = now_monotonic();
 	pthread_mutex_unlock(&lm->lock);
