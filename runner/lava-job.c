@@ -285,6 +285,8 @@ int lava_write_job_file(const struct machine_spec *spec, const char *device_type
 			.vcpus = t->vcpus, .icount = spec->icount, .kernel_url = kernel,
 			.initrd_url = initrd, .dtb_url = dtb, .cmdline = spec->cmdline,
 			.tftp = strcmp(device_type, "qemu") != 0,
+			.kernel_type = !strcmp(t->arch, "arm") ? "zimage"
+				       : !strcmp(t->arch, "x86_64") ? "bzimage" : "image",
 			.limits = spec->limits ? spec->limits : &t->limits,
 		};
 		struct strbuf sb = STRBUF_INIT;

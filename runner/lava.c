@@ -204,6 +204,44 @@ static void curl_init_once(void)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
+/*
+ * open_get: GET path for open(): 0 on HTTP 200 (the body in resp), 1 on
+ * HTTP 404, else -1 with be->error set: the server unreachable, the token
+ * refused (401, 403), or what (a phrase) failed with LAVA's answer.
+ */
+static int open_get(struct backend *be, const char *path, const char *what, struct strbuf *resp)
+{
+	struct lava_be *lb = be->priv;
+	long status = 0;
+	char err[400];
+	if (http(lb, path, NULL, &status, resp, err, sizeof(err)) < 0) {
+		snprintf(be->error, sizeof(be->error), "cannot reach the LAVA server: %s", err);
+		return -1;
+	}
+	if (status == 200 || status == 404)
+		return status == 404;
+	answer_reason(resp, status, err, sizeof(err));
+	if (status == 401 || status == 403)
+		snprintf(be->error, sizeof(be->error), "the LAVA server refused the token (%s)", err);
+	else
+		snprintf(be->error, sizeof(be->error), "%s: %s", what, err);
+	return -1;
+}
+
+/* How many devices listed in a /devices/ answer are not retired. */
+static size_t usable_devices(const struct strbuf *resp)
+{
+	struct json_object *j = answer_json(resp), *res;
+	size_t usable = 0;
+	if (j && json_object_object_get_ex(j, "results", &res) && json_object_is_type(res, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(res); i++) {
+			const char *h = json_str(json_object_array_get_idx(res, i), "health");
+			usable += !h || strcasecmp(h, "Retired");
+		}
+	json_object_put(j);
+	return usable;
+}
+
 static int lava_open(struct backend *be, const char *where)
 {
 	struct lava_be *lb = be->priv;
@@ -211,80 +249,33 @@ static int lava_open(struct backend *be, const char *where)
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, curl_init_once);
 	struct strbuf resp = STRBUF_INIT;
-	long status = 0;
-	char err[400];
-	int rc = -1;
-	if (http(lb, "/system/version/", NULL, &status, &resp, err, sizeof(err)) < 0) {
-		snprintf(be->error, sizeof(be->error), "cannot reach the LAVA server: %s", err);
-	} else if (status == 401 || status == 403) {
-		answer_reason(&resp, status, err, sizeof(err));
-		snprintf(be->error, sizeof(be->error), "the LAVA server refused the token (%s)", err);
-	} else if (status != 200) {
-		answer_reason(&resp, status, err, sizeof(err));
-		snprintf(be->error, sizeof(be->error), "%s is not a LAVA server's REST API v0.2 (%s)",
-			 term_str(lb->api), err);
-	} else {
+	const char *type = term_str(lb->o.device_type);
+	char *dt_path = xasprintf("/devicetypes/%s/", lb->o.device_type);
+	char *dev_path = xasprintf("/devices/?device_type=%s&limit=1000", lb->o.device_type);
+	int rc = open_get(be, "/system/version/", "not a LAVA server's REST API v0.2", &resp);
+	if (rc > 0)
+		snprintf(be->error, sizeof(be->error), "%s is not a LAVA server's REST API v0.2 (no "
+			 "/system/version/)", term_str(lb->api));
+	if (!rc) {
 		struct json_object *j = answer_json(&resp);
 		snprintf(lb->server_version, sizeof(lb->server_version), "%s",
 			 json_str(j, "version") ? json_str(j, "version") : "");
 		json_object_put(j);
-		rc = 0;
 	}
-	if (!rc && lb->o.token) {
+	if (!rc && lb->o.token)
+		rc = open_get(be, "/system/whoami/", "LAVA whoami", &resp);
+	if (!rc && (rc = open_get(be, dt_path, "LAVA device type", &resp)) > 0)
+		snprintf(be->error, sizeof(be->error), "the LAVA server has no device type '%s'", type);
+	if (!rc && !(rc = open_get(be, dev_path, "LAVA's device list", &resp)) && !usable_devices(&resp)) {
+		snprintf(be->error, sizeof(be->error), "the LAVA server has no device of type '%s' that "
+			 "is not retired: its jobs would wait forever", type);
 		rc = -1;
-		if (http(lb, "/system/whoami/", NULL, &status, &resp, err, sizeof(err)) < 0) {
-			snprintf(be->error, sizeof(be->error), "cannot reach the LAVA server: %s", err);
-		} else if (status == 401 || status == 403) {
-			answer_reason(&resp, status, err, sizeof(err));
-			snprintf(be->error, sizeof(be->error), "the LAVA server refused the token (%s)", err);
-		} else if (status != 200) {
-			answer_reason(&resp, status, err, sizeof(err));
-			snprintf(be->error, sizeof(be->error), "LAVA whoami: %s", err);
-		} else {
-			rc = 0;
-		}
 	}
-	if (!rc) {
-		char *path = xasprintf("/devices/?device_type=%s&limit=1000", lb->o.device_type);
-		struct strbuf dt = STRBUF_INIT;
-		char *dt_path = xasprintf("/devicetypes/%s/", lb->o.device_type);
-		rc = -1;
-		if (http(lb, dt_path, NULL, &status, &dt, err, sizeof(err)) < 0) {
-			snprintf(be->error, sizeof(be->error), "cannot reach the LAVA server: %s", err);
-		} else if (status == 404) {
-			snprintf(be->error, sizeof(be->error), "the LAVA server has no device type '%s'",
-				 term_str(lb->o.device_type));
-		} else if (status != 200) {
-			answer_reason(&dt, status, err, sizeof(err));
-			snprintf(be->error, sizeof(be->error), "LAVA device type '%s': %s",
-				 term_str(lb->o.device_type), err);
-		} else if (http(lb, path, NULL, &status, &resp, err, sizeof(err)) < 0 || status != 200) {
-			snprintf(be->error, sizeof(be->error), "cannot list LAVA's '%s' devices",
-				 term_str(lb->o.device_type));
-		} else {
-			struct json_object *j = answer_json(&resp), *res;
-			size_t usable = 0;
-			if (j && json_object_object_get_ex(j, "results", &res) &&
-			    json_object_is_type(res, json_type_array))
-				for (size_t i = 0; i < json_object_array_length(res); i++) {
-					const char *h = json_str(json_object_array_get_idx(res, i), "health");
-					usable += !h || strcasecmp(h, "Retired");
-				}
-			json_object_put(j);
-			if (usable)
-				rc = 0;
-			else
-				snprintf(be->error, sizeof(be->error), "the LAVA server has no device of type "
-					 "'%s' that is not retired: its jobs would wait forever",
-					 term_str(lb->o.device_type));
-		}
-		free(path), free(dt_path);
-		strbuf_release(&dt);
-	}
+	free(dt_path), free(dev_path);
 	strbuf_release(&resp);
 	if (rc)
 		error("%s", be->error);
-	return rc;
+	return rc ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------- prepare */
