@@ -46,7 +46,7 @@ arm=$(kernel_path armmp-lpae)
 PY=/usr/bin/python3
 
 # --- --lava-job-only: no server needed -------------------------------------------
-run jobonly --kernel "$a64" --lava http://127.0.0.1:1/ --lava-job-only --repeat 2 --timeout 100
+run jobonly --kernel "$a64" --lava http://127.0.0.1:1/ --lava-job-only --repeat 2 --timeout 50
 [ $rc = 0 ] && ok "--lava-job-only: exit 0" || not_ok "--lava-job-only: exit 0" "exit $rc: $(cat "$tmp/jobonly.err")"
 n=$(grep -c '/job.yaml$' "$tmp/jobonly.out")
 [ "$n" = 2 ] && ok "--lava-job-only: prints both job files" || not_ok "--lava-job-only: prints both job files" "$(cat "$tmp/jobonly.out")"
@@ -63,7 +63,7 @@ assert acts == ["deploy", "boot", "test"], acts
 dep, boot, test = (a[k] for a, k in zip(d["actions"], acts))
 assert dep["to"] == "tmpfs" and dep["images"]["kernel"]["url"].startswith("file:///"), dep
 assert boot["method"] == "qemu" and "prompts" not in boot, boot
-assert boot["timeout"]["seconds"] == 100 + 100, boot      # firmware + kernel, --timeout 100
+assert boot["timeout"]["seconds"] == 50 + 50, boot      # firmware + kernel, each capped by --timeout 50
 m = test["monitors"][0]
 assert m["start"] == "@@BR 1 0 BEGIN " and m["fixupdict"]["unsupported"] == "skip", m
 assert '-append "console=ttyAMA0 panic=-1"' in d["context"]["extra_options"], d["context"]
