@@ -105,8 +105,9 @@ char *lava_file_url(const char *prefix, const char *path, char *err, size_t errl
 }
 
 /* The monitors test action: the protocol's records (PROTOCOL.md) as LAVA
- * sees them: BEGIN at seq 0 starts, END ends, each ABI record is a test
- * case named by its ABI (ok: pass, unsupported: skip, error: fail). */
+ * sees them: BEGIN at seq 0 starts, END (through its CRC) ends, each ABI
+ * record is a test case named by its ABI (ok: pass, unsupported: skip,
+ * error: fail). */
 static void write_monitor(struct strbuf *sb, double seconds)
 {
 	strbuf_addstr(sb, "- test:\n");
@@ -114,9 +115,13 @@ static void write_monitor(struct strbuf *sb, double seconds)
 	strbuf_addstr(sb, "    monitors:\n");
 	yaml_kv(sb, 4, "- name", "bootrig-abi");
 	yaml_kv(sb, 6, "start", "@@BR 1 0 BEGIN ");
-	yaml_kv(sb, 6, "end", "@@BR 1 [0-9]+ END ");
+	/* Each pattern ends where the record can no longer be cut: LAVA acts on
+	 * a match at once (the end ends the job, which stops QEMU), and a line
+	 * may come in pieces: an end matched on "END " alone lost the rest of
+	 * the record, its CRC, on a loaded host (the judge's END was missing). */
+	yaml_kv(sb, 6, "end", "@@BR 1 [0-9]+ END [^\r\n]*[*][0-9a-f]{8}");
 	yaml_kv(sb, 6, "pattern",
-		"@@BR 1 [0-9]+ ABI abi=(?P<test_case_id>[a-z0-9_]+) status=(?P<result>[a-z]+)");
+		"@@BR 1 [0-9]+ ABI abi=(?P<test_case_id>[a-z0-9_]+) status=(?P<result>[a-z]+) ");
 	strbuf_addstr(sb, "      fixupdict:\n");
 	yaml_kv(sb, 8, "ok", "pass");
 	yaml_kv(sb, 8, "unsupported", "skip");

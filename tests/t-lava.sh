@@ -66,6 +66,12 @@ assert boot["method"] == "qemu" and "prompts" not in boot, boot
 assert boot["timeout"]["seconds"] == 50 + 50, boot      # firmware + kernel, each capped by --timeout 50
 m = test["monitors"][0]
 assert m["start"] == "@@BR 1 0 BEGIN " and m["fixupdict"]["unsupported"] == "skip", m
+import re
+end = "@@BR 1 22 END tests=2 passed=2 failed=0 timeout=0 records=22 *27bd9374"
+assert re.search(m["end"], end) and not re.search(m["end"], end[:-3]), m["end"]
+abi = "@@BR 1 3 ABI abi=aarch64_ilp32 status=unsupported reason=ENOEXEC *00000000"
+g = re.search(m["pattern"], abi)
+assert g and g.group("result") == "unsupported" and not re.search(m["pattern"], abi[:40]), m
 assert '-append "console=ttyAMA0 panic=-1"' in d["context"]["extra_options"], d["context"]
 try:
     from lava_common.schemas import validate
@@ -187,7 +193,7 @@ for flavour in cloud-arm64 amd64 armmp-lpae; do
 	d=$(dirname "$l")
 	check "$flavour: console.log, console.tlog, job.yaml and LAVA's log kept" \
 		test -s "$d/console.log" -a -s "$d/console.tlog" -a -s "$d/job.yaml" -a -s "$d/lava-log.yaml"
-	first=$(head -n 1 "$d/console.tlog" | cut -c1-14)
+	first=$(head -n 1 "$d/console.tlog" | cut -c1-13)
 	case $first in
 	"[000"[0-9].*"]") ok "$flavour: console.tlog stamped from the log's dt ($first)" ;;
 	*) not_ok "$flavour: console.tlog stamped from the log's dt" "$first" ;;

@@ -63,7 +63,9 @@ static void test_job_shape(void **state)
 		"  - \"-append \\\"console=ttyAMA0 panic=-1\\\"\"\n",
 		"    to: \"tmpfs\"\n", "        image_arg: \"-kernel {kernel}\"\n",
 		"        url: \"file:///k/initramfs.img\"\n", "    method: \"qemu\"\n",
-		"      start: \"@@BR 1 0 BEGIN \"\n", "      end: \"@@BR 1 [0-9]+ END \"\n",
+		"      start: \"@@BR 1 0 BEGIN \"\n",
+		"      end: \"@@BR 1 [0-9]+ END [^\\x0d\\x0a]*[*][0-9a-f]{8}\"\n",
+		"status=(?P<result>[a-z]+) \"\n",
 		"        unsupported: \"skip\"\n",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
