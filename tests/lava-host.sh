@@ -27,10 +27,11 @@
 #   lava-scheduler, and lava-worker (the dispatcher) named "bootrig-worker"
 #   with its jobs' files under DIR/worker/tmp/JOB.
 # Made once with lava-server manage (stamped in DIR/provisioned): the worker,
-# device type "qemu" and device "qemu-01" (dictionary DIR/devices/qemu-01.jinja2,
-# the shipped qemu template with no_kvm: this host's /dev/kvm may hang; no
-# health check, so the device is Idle/Good at once), and user "bootrig" with
-# an API token in DIR/token (the file start prints).
+# device type "qemu" and devices "qemu-01" "qemu-02" (BOOTRIG_LAVA_DEVICES;
+# dictionaries DIR/devices/NAME.jinja2: the shipped qemu template with
+# no_kvm, this host's /dev/kvm may hang; no health check, so a device takes
+# jobs at once), and user "bootrig" with an API token in DIR/token (the file
+# start prints).
 #
 # TEST ONLY: the database trusts every local connection, the user's password
 # is random and unused; nothing listens beyond loopback. Everything runs as
@@ -45,7 +46,8 @@ ZMQ_PORT=$((PORT + 2))
 PG_PORT=$((PORT + 3))
 URL=http://127.0.0.1:$PORT/
 WORKER=bootrig-worker
-DEVICE=qemu-01
+# Two devices: a matrix's jobs boot two at a time, as bootrig -j2 does.
+DEVICES=${BOOTRIG_LAVA_DEVICES:-qemu-01 qemu-02}
 DEVICE_TYPE=qemu
 LAVA_USER=bootrig
 PG_BIN=/usr/lib/postgresql/15/bin
@@ -165,36 +167,55 @@ migrate() {
 	echo "$v" >"$DIR/migrated"
 }
 
-# The worker, device type, device and user: once, stamped.
+# The worker, device type, devices and user: each once, stamped in
+# DIR/provisioned (a line per thing made).
+made() { grep -qx "$1" "$DIR/provisioned" 2>/dev/null; }
 provision() {
-	[ -s "$DIR/provisioned" ] && [ -s "$DIR/token" ] && [ -s "$DIR/worker/token" ] && return 0
-	say "creating worker $WORKER, device type $DEVICE_TYPE, device $DEVICE, user $LAVA_USER"
 	mkdir -p "$DIR/worker" "$DIR/devices" "$DIR/health-checks"
-	cat >"$DIR/devices/$DEVICE.jinja2" <<'EOF'
+	if ! made "worker $WORKER" || [ ! -s "$DIR/worker/token" ]; then
+		say "creating worker $WORKER"
+		out=$(manage workers add "$WORKER" --description "bootrig tests (tests/lava-host.sh)" 2>&1) ||
+			case $out in *"already exists"*) out=$(manage workers details "$WORKER" 2>&1) ;;
+			*) fail "workers add: $out" ;; esac
+		tok=$(printf '%s\n' "$out" | sed -n 's/^\(Token: \|token *: \)//p' | head -n 1)
+		[ -n "$tok" ] || fail "no worker token in: $out"
+		printf '%s' "$tok" >"$DIR/worker/token"
+		chmod 600 "$DIR/worker/token"
+		echo "worker $WORKER" >>"$DIR/provisioned"
+	fi
+	if ! made "device-type $DEVICE_TYPE"; then
+		say "creating device type $DEVICE_TYPE"
+		out=$(manage device-types add "$DEVICE_TYPE" 2>&1) ||
+			case $out in *"already"*) ;; *) fail "device-types add: $out" ;; esac
+		echo "device-type $DEVICE_TYPE" >>"$DIR/provisioned"
+	fi
+	for dev in $DEVICES; do
+		made "device $dev" && continue
+		say "creating device $dev"
+		cat >"$DIR/devices/$dev.jinja2" <<'EOF2'
 {# bootrig's test device (tests/lava-host.sh): the shipped qemu template
-   without KVM; memory, extra_options etc. come from the job's context. #}
+   without KVM (this host's /dev/kvm may hang); memory, extra_options etc.
+   come from the job's context. #}
 {% extends 'qemu.jinja2' %}
 {% set no_kvm = True %}
-EOF
-	out=$(manage workers add "$WORKER" --description "bootrig tests (tests/lava-host.sh)" 2>&1) ||
-		case $out in *"already exists"*) out=$(manage workers details "$WORKER" 2>&1) ;;
-		*) fail "workers add: $out" ;; esac
-	tok=$(printf '%s\n' "$out" | sed -n 's/^\(Token: \|token *: \)//p' | head -n 1)
-	[ -n "$tok" ] || fail "no worker token in: $out"
-	printf '%s' "$tok" >"$DIR/worker/token"
-	chmod 600 "$DIR/worker/token"
-	out=$(manage device-types add "$DEVICE_TYPE" 2>&1) ||
-		case $out in *"already exists"*|*"already"*) ;; *) fail "device-types add: $out" ;; esac
-	out=$(manage devices add --device-type "$DEVICE_TYPE" --worker "$WORKER" \
-		--description "bootrig QEMU device" "$DEVICE" 2>&1) ||
-		case $out in *"already exists"*) ;; *) fail "devices add: $out" ;; esac
-	out=$(manage users add "$LAVA_USER" --email bootrig@localhost 2>&1) ||
-		case $out in *"already exists"*|*"UNIQUE"*|*"unique"*) ;; *) fail "users add: $out" ;; esac
-	tok=$(manage tokens add --user "$LAVA_USER" --description "bootrig tests" 2>&1) ||
-		fail "tokens add: $tok"
-	printf '%s\n' "$tok" | tail -n 1 >"$DIR/token"
-	chmod 600 "$DIR/token"
-	date -u +%FT%TZ >"$DIR/provisioned"
+EOF2
+		out=$(manage devices add --device-type "$DEVICE_TYPE" --worker "$WORKER" \
+			--description "bootrig QEMU device" "$dev" 2>&1) ||
+			case $out in *"already exists"*) ;; *) fail "devices add $dev: $out" ;; esac
+		echo "device $dev" >>"$DIR/provisioned"
+	done
+	if ! made "user $LAVA_USER" || [ ! -s "$DIR/token" ]; then
+		say "creating user $LAVA_USER and its token"
+		out=$(manage users add "$LAVA_USER" --email bootrig@localhost 2>&1) ||
+			case $out in *"already exists"*|*"UNIQUE"*|*"unique"*) ;; *) fail "users add: $out" ;; esac
+		if [ ! -s "$DIR/token" ]; then
+			tok=$(manage tokens add --user "$LAVA_USER" --description "bootrig tests" 2>&1) ||
+				fail "tokens add: $tok"
+			printf '%s\n' "$tok" | tail -n 1 >"$DIR/token"
+			chmod 600 "$DIR/token"
+		fi
+		echo "user $LAVA_USER" >>"$DIR/provisioned"
+	fi
 }
 
 start_daemons() {
@@ -230,7 +251,11 @@ start_daemons() {
 api_get() {
 	curl -fsS --max-time 5 -H "Authorization: Token $(cat "$DIR/token")" "${URL}api/v0.2/$1"
 }
-device_good() { api_get "devices/$DEVICE/" | jq -e '.health == "Good" and .state == "Idle"'; }
+# A device jobs can be scheduled on: health Good, or Unknown (where an
+# Infrastructure error leaves it; with no health check defined the
+# scheduler still gives it jobs). Its state may be Running: a job of an
+# earlier client.
+device_usable() { api_get "devices/$1/" | jq -e '.health == "Good" or .health == "Unknown"'; }
 worker_online() { api_get "workers/$WORKER/" | jq -e '.state == "Online"'; }
 
 cmd_start() {
@@ -243,9 +268,11 @@ cmd_start() {
 	start_daemons
 	wait_for "worker $WORKER Online" 60 worker_online ||
 		fail "worker $WORKER not Online: $(tail -n 5 "$DIR/log/lava-worker.log" 2>/dev/null)"
-	wait_for "device $DEVICE Idle and Good" 60 device_good ||
-		fail "device $DEVICE not Idle/Good: $(curl -sS --max-time 5 "${URL}api/v0.2/devices/$DEVICE/")"
-	say "ready: $URL (API ${URL}api/v0.2/), token file $DIR/token, device $DEVICE type $DEVICE_TYPE, worker $WORKER, logs $DIR/log"
+	for dev in $DEVICES; do
+		wait_for "device $dev health Good or Unknown" 30 device_usable "$dev" ||
+			fail "device $dev cannot take jobs: $(api_get "devices/$dev/" 2>&1)"
+	done
+	say "ready: $URL (API ${URL}api/v0.2/), token file $DIR/token, devices $DEVICES (type $DEVICE_TYPE), worker $WORKER, logs $DIR/log"
 	cmd_env
 }
 
@@ -275,7 +302,7 @@ cmd_stop() {
 		say "stopping LAVA's processes: $pids"
 		# shellcheck disable=SC2086
 		kill -TERM $pids 2>/dev/null || true
-		n=50
+		n=25
 		while [ "$n" -gt 0 ]; do
 			left=""
 			for p in $pids; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
@@ -284,7 +311,7 @@ cmd_stop() {
 			n=$((n - 1))
 		done
 		if [ -n "$left" ]; then
-			say "killing what did not end in 10 s:$left"
+			say "killing what did not end in 5 s:$left"
 			# shellcheck disable=SC2086
 			kill -KILL $left 2>/dev/null || true
 		fi
@@ -311,7 +338,7 @@ LAVA_URL=$URL
 LAVA_TOKEN_FILE=$DIR/token
 LAVA_USER=$LAVA_USER
 LAVA_DEVICE_TYPE=$DEVICE_TYPE
-LAVA_DEVICE=$DEVICE
+LAVA_DEVICES="$DEVICES"
 LAVA_WORKER=$WORKER
 LAVA_DIR=$DIR
 EOF
