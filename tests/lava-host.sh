@@ -240,11 +240,17 @@ start_daemons() {
 	fi
 	wait_for "the API at ${URL}api/v0.2/" 90 http_ok api/v0.2/ ||
 		fail "no answer from $URL: $(tail -n 5 "$DIR/log/gunicorn.log" "$DIR/log/gunicorn.out" 2>/dev/null)"
+	# The worker pings every second (default 20: it learns a job ended, and
+	# reports it, on its next ping) and lava-run sends the job's log every
+	# second (default 5): a client following the log sees the console late
+	# by that much. --ws-url: the publisher's events wake it at once for a
+	# job scheduled on it (without apache, /ws/ is not on the API's port).
 	if ! alive worker; then
 		say "starting lava-worker $WORKER --url $URL"
 		spawn worker /usr/bin/lava-worker --level DEBUG --log-file "$DIR/log/lava-worker.log" \
 			--name "$WORKER" --url "$URL" --ws-url "http://127.0.0.1:$WS_PORT/ws/" \
-			--token-file "$DIR/worker/token" --worker-dir "$DIR/worker" --ping-interval 2
+			--token-file "$DIR/worker/token" --worker-dir "$DIR/worker" \
+			--ping-interval 1 --job-log-interval 1
 	fi
 }
 
