@@ -111,12 +111,20 @@ psql_pg() { "$PG_BIN/psql" -X -q -h 127.0.0.1 -p "$PG_PORT" -U postgres "$@"; }
 http_ok() { curl -fsS -o /dev/null --max-time 5 "$URL$1"; }
 manage() { lava_env; /usr/bin/lava-server manage "$@"; }
 
+# closefds CMD...: exec CMD with no file descriptor above 2. A daemon must
+# not keep what its starter holds open: started under
+# `flock /tmp/bootrig-qemu.lock ...` it would hold the machine's QEMU lock
+# for good (flock's lock lives while any process has the file open), and it
+# would hold our own DIR/lock.
+CLOSEFDS='import os, sys; os.closerange(3, 65536); os.execvp(sys.argv[1], sys.argv[1:])'
+closefds() { /usr/bin/python3 -c "$CLOSEFDS" "$@"; }
+
 # spawn NAME CMD...: start a daemon in its own session, stdout and stderr to
 # DIR/log/NAME.out, its pid to DIR/run/NAME.pid.
 spawn() {
 	name=$1
 	shift
-	setsid "$@" </dev/null >"$DIR/log/$name.out" 2>&1 &
+	setsid /usr/bin/python3 -c "$CLOSEFDS" "$@" </dev/null >"$DIR/log/$name.out" 2>&1 &
 	echo $! >"$DIR/run/$name.pid"
 }
 
@@ -145,7 +153,7 @@ EOF
 	if ! pg_ready; then
 		say "starting PostgreSQL on 127.0.0.1:$PG_PORT"
 		# pg_ctl start -w: returns once it accepts connections, or after -t.
-		runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$DIR/pg" -l "$DIR/log/postgresql.log" \
+		closefds runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$DIR/pg" -l "$DIR/log/postgresql.log" \
 			-w -t 60 -o "-p $PG_PORT" start >/dev/null ||
 			fail "PostgreSQL did not start: $(tail -n 3 "$DIR/log/postgresql.log")"
 	fi
@@ -350,13 +358,22 @@ LAVA_DIR=$DIR
 EOF
 }
 
+# One start or stop at a time (two test groups starting at once would race
+# over initdb and the pid files); bounded: a holder stuck for 5 minutes is
+# reported, not waited for.
+serialize() {
+	mkdir -p "$DIR"
+	exec 8>>"$DIR/lock"
+	flock -w 300 8 || fail "another tests/lava-host.sh holds $DIR/lock for 5 minutes"
+}
+
 case ${1:-} in
-start) cmd_start ;;
-stop) cmd_stop ;;
+start) serialize; cmd_start ;;
+stop) serialize; cmd_stop ;;
 status) cmd_status ;;
 check) cmd_check ;;
 env) cmd_env ;;
 manage) shift; manage "$@" ;;
-reset) cmd_stop; rm -rf "$DIR" ;;
+reset) serialize; cmd_stop; rm -rf "$DIR" ;;
 *) echo "usage: sh tests/lava-host.sh start|stop|status|check|env|manage ARGS...|reset" >&2; exit 64 ;;
 esac
