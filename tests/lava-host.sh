@@ -51,7 +51,7 @@ DEVICES=${BOOTRIG_LAVA_DEVICES:-qemu-01 qemu-02}
 DEVICE_TYPE=qemu
 LAVA_USER=bootrig
 PG_BIN=/usr/lib/postgresql/15/bin
-# The daemons in the order they start; stop ends them in reverse.
+# The daemons, in the order they start (stop ends them all at once).
 DAEMONS="publisher gunicorn scheduler worker"
 
 say() { echo "lava-host: $*" >&2; }
@@ -90,8 +90,8 @@ cmd_check() {
 	return 0
 }
 
-# wait_for WHAT SECONDS CMD...: run CMD every 0.2 s until it succeeds;
-# fail after SECONDS, naming WHAT and the log to read.
+# wait_for WHAT SECONDS CMD...: say what it waits for, run CMD every 0.2 s
+# until it succeeds; returns 1 after SECONDS (the caller says why).
 wait_for() {
 	what=$1 secs=$2
 	shift 2
@@ -105,7 +105,14 @@ wait_for() {
 	return 1
 }
 
-alive() { [ -s "$DIR/run/$1.pid" ] && kill -0 "$(cat "$DIR/run/$1.pid")" 2>/dev/null; }
+# alive NAME: the daemon of DIR/run/NAME.pid runs: that pid exists and is
+# still a LAVA program (a pid file left by a reboot may name another
+# process now, which stop must not kill).
+alive() {
+	[ -s "$DIR/run/$1.pid" ] || return 1
+	pid=$(cat "$DIR/run/$1.pid")
+	kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -e lava -e gunicorn
+}
 pg_ready() { "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT"; }
 psql_pg() { "$PG_BIN/psql" -X -q -h 127.0.0.1 -p "$PG_PORT" -U postgres "$@"; }
 http_ok() { curl -fsS -o /dev/null --max-time 5 "$URL$1"; }
