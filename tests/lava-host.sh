@@ -27,10 +27,11 @@
 #   lava-scheduler, and lava-worker (the dispatcher) named "bootrig-worker"
 #   with its jobs' files under DIR/worker/tmp/JOB.
 # Made once with lava-server manage (stamped in DIR/provisioned): the worker,
-# device type "qemu" and device "qemu-01" (dictionary DIR/devices/qemu-01.jinja2,
-# the shipped qemu template with no_kvm: this host's /dev/kvm may hang; no
-# health check, so the device is Idle/Good at once), and user "bootrig" with
-# an API token in DIR/token (the file start prints).
+# device type "qemu" and devices "qemu-01" "qemu-02" (BOOTRIG_LAVA_DEVICES;
+# dictionaries DIR/devices/NAME.jinja2: the shipped qemu template with
+# no_kvm, this host's /dev/kvm may hang; no health check, so a device takes
+# jobs at once), and user "bootrig" with an API token in DIR/token (the file
+# start prints).
 #
 # TEST ONLY: the database trusts every local connection, the user's password
 # is random and unused; nothing listens beyond loopback. Everything runs as
@@ -45,11 +46,12 @@ ZMQ_PORT=$((PORT + 2))
 PG_PORT=$((PORT + 3))
 URL=http://127.0.0.1:$PORT/
 WORKER=bootrig-worker
-DEVICE=qemu-01
+# Two devices: a matrix's jobs boot two at a time, as bootrig -j2 does.
+DEVICES=${BOOTRIG_LAVA_DEVICES:-qemu-01 qemu-02}
 DEVICE_TYPE=qemu
 LAVA_USER=bootrig
 PG_BIN=/usr/lib/postgresql/15/bin
-# The daemons in the order they start; stop ends them in reverse.
+# The daemons, in the order they start (stop ends them all at once).
 DAEMONS="publisher gunicorn scheduler worker"
 
 say() { echo "lava-host: $*" >&2; }
@@ -88,8 +90,8 @@ cmd_check() {
 	return 0
 }
 
-# wait_for WHAT SECONDS CMD...: run CMD every 0.2 s until it succeeds;
-# fail after SECONDS, naming WHAT and the log to read.
+# wait_for WHAT SECONDS CMD...: say what it waits for, run CMD every 0.2 s
+# until it succeeds; returns 1 after SECONDS (the caller says why).
 wait_for() {
 	what=$1 secs=$2
 	shift 2
@@ -103,18 +105,33 @@ wait_for() {
 	return 1
 }
 
-alive() { [ -s "$DIR/run/$1.pid" ] && kill -0 "$(cat "$DIR/run/$1.pid")" 2>/dev/null; }
+# alive NAME: the daemon of DIR/run/NAME.pid runs: that pid exists and is
+# still a LAVA program (a pid file left by a reboot may name another
+# process now, which stop must not kill).
+alive() {
+	[ -s "$DIR/run/$1.pid" ] || return 1
+	pid=$(cat "$DIR/run/$1.pid")
+	kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -e lava -e gunicorn
+}
 pg_ready() { "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT"; }
 psql_pg() { "$PG_BIN/psql" -X -q -h 127.0.0.1 -p "$PG_PORT" -U postgres "$@"; }
 http_ok() { curl -fsS -o /dev/null --max-time 5 "$URL$1"; }
 manage() { lava_env; /usr/bin/lava-server manage "$@"; }
+
+# closefds CMD...: exec CMD with no file descriptor above 2. A daemon must
+# not keep what its starter holds open: started under
+# `flock /tmp/bootrig-qemu.lock ...` it would hold the machine's QEMU lock
+# for good (flock's lock lives while any process has the file open), and it
+# would hold our own DIR/lock.
+CLOSEFDS='import os, sys; os.closerange(3, 65536); os.execvp(sys.argv[1], sys.argv[1:])'
+closefds() { /usr/bin/python3 -c "$CLOSEFDS" "$@"; }
 
 # spawn NAME CMD...: start a daemon in its own session, stdout and stderr to
 # DIR/log/NAME.out, its pid to DIR/run/NAME.pid.
 spawn() {
 	name=$1
 	shift
-	setsid "$@" </dev/null >"$DIR/log/$name.out" 2>&1 &
+	setsid /usr/bin/python3 -c "$CLOSEFDS" "$@" </dev/null >"$DIR/log/$name.out" 2>&1 &
 	echo $! >"$DIR/run/$name.pid"
 }
 
@@ -143,7 +160,7 @@ EOF
 	if ! pg_ready; then
 		say "starting PostgreSQL on 127.0.0.1:$PG_PORT"
 		# pg_ctl start -w: returns once it accepts connections, or after -t.
-		runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$DIR/pg" -l "$DIR/log/postgresql.log" \
+		closefds runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$DIR/pg" -l "$DIR/log/postgresql.log" \
 			-w -t 60 -o "-p $PG_PORT" start >/dev/null ||
 			fail "PostgreSQL did not start: $(tail -n 3 "$DIR/log/postgresql.log")"
 	fi
@@ -165,36 +182,55 @@ migrate() {
 	echo "$v" >"$DIR/migrated"
 }
 
-# The worker, device type, device and user: once, stamped.
+# The worker, device type, devices and user: each once, stamped in
+# DIR/provisioned (a line per thing made).
+made() { grep -qx "$1" "$DIR/provisioned" 2>/dev/null; }
 provision() {
-	[ -s "$DIR/provisioned" ] && [ -s "$DIR/token" ] && [ -s "$DIR/worker/token" ] && return 0
-	say "creating worker $WORKER, device type $DEVICE_TYPE, device $DEVICE, user $LAVA_USER"
 	mkdir -p "$DIR/worker" "$DIR/devices" "$DIR/health-checks"
-	cat >"$DIR/devices/$DEVICE.jinja2" <<'EOF'
+	if ! made "worker $WORKER" || [ ! -s "$DIR/worker/token" ]; then
+		say "creating worker $WORKER"
+		out=$(manage workers add "$WORKER" --description "bootrig tests (tests/lava-host.sh)" 2>&1) ||
+			case $out in *"already exists"*) out=$(manage workers details "$WORKER" 2>&1) ;;
+			*) fail "workers add: $out" ;; esac
+		tok=$(printf '%s\n' "$out" | sed -n 's/^\(Token: \|token *: \)//p' | head -n 1)
+		[ -n "$tok" ] || fail "no worker token in: $out"
+		printf '%s' "$tok" >"$DIR/worker/token"
+		chmod 600 "$DIR/worker/token"
+		echo "worker $WORKER" >>"$DIR/provisioned"
+	fi
+	if ! made "device-type $DEVICE_TYPE"; then
+		say "creating device type $DEVICE_TYPE"
+		out=$(manage device-types add "$DEVICE_TYPE" 2>&1) ||
+			case $out in *"already"*) ;; *) fail "device-types add: $out" ;; esac
+		echo "device-type $DEVICE_TYPE" >>"$DIR/provisioned"
+	fi
+	for dev in $DEVICES; do
+		made "device $dev" && continue
+		say "creating device $dev"
+		cat >"$DIR/devices/$dev.jinja2" <<'EOF2'
 {# bootrig's test device (tests/lava-host.sh): the shipped qemu template
-   without KVM; memory, extra_options etc. come from the job's context. #}
+   without KVM (this host's /dev/kvm may hang); memory, extra_options etc.
+   come from the job's context. #}
 {% extends 'qemu.jinja2' %}
 {% set no_kvm = True %}
-EOF
-	out=$(manage workers add "$WORKER" --description "bootrig tests (tests/lava-host.sh)" 2>&1) ||
-		case $out in *"already exists"*) out=$(manage workers details "$WORKER" 2>&1) ;;
-		*) fail "workers add: $out" ;; esac
-	tok=$(printf '%s\n' "$out" | sed -n 's/^\(Token: \|token *: \)//p' | head -n 1)
-	[ -n "$tok" ] || fail "no worker token in: $out"
-	printf '%s' "$tok" >"$DIR/worker/token"
-	chmod 600 "$DIR/worker/token"
-	out=$(manage device-types add "$DEVICE_TYPE" 2>&1) ||
-		case $out in *"already exists"*|*"already"*) ;; *) fail "device-types add: $out" ;; esac
-	out=$(manage devices add --device-type "$DEVICE_TYPE" --worker "$WORKER" \
-		--description "bootrig QEMU device" "$DEVICE" 2>&1) ||
-		case $out in *"already exists"*) ;; *) fail "devices add: $out" ;; esac
-	out=$(manage users add "$LAVA_USER" --email bootrig@localhost 2>&1) ||
-		case $out in *"already exists"*|*"UNIQUE"*|*"unique"*) ;; *) fail "users add: $out" ;; esac
-	tok=$(manage tokens add --user "$LAVA_USER" --description "bootrig tests" 2>&1) ||
-		fail "tokens add: $tok"
-	printf '%s\n' "$tok" | tail -n 1 >"$DIR/token"
-	chmod 600 "$DIR/token"
-	date -u +%FT%TZ >"$DIR/provisioned"
+EOF2
+		out=$(manage devices add --device-type "$DEVICE_TYPE" --worker "$WORKER" \
+			--description "bootrig QEMU device" "$dev" 2>&1) ||
+			case $out in *"already exists"*) ;; *) fail "devices add $dev: $out" ;; esac
+		echo "device $dev" >>"$DIR/provisioned"
+	done
+	if ! made "user $LAVA_USER" || [ ! -s "$DIR/token" ]; then
+		say "creating user $LAVA_USER and its token"
+		out=$(manage users add "$LAVA_USER" --email bootrig@localhost 2>&1) ||
+			case $out in *"already exists"*|*"UNIQUE"*|*"unique"*) ;; *) fail "users add: $out" ;; esac
+		if [ ! -s "$DIR/token" ]; then
+			tok=$(manage tokens add --user "$LAVA_USER" --description "bootrig tests" 2>&1) ||
+				fail "tokens add: $tok"
+			printf '%s\n' "$tok" | tail -n 1 >"$DIR/token"
+			chmod 600 "$DIR/token"
+		fi
+		echo "user $LAVA_USER" >>"$DIR/provisioned"
+	fi
 }
 
 start_daemons() {
@@ -219,18 +255,28 @@ start_daemons() {
 	fi
 	wait_for "the API at ${URL}api/v0.2/" 90 http_ok api/v0.2/ ||
 		fail "no answer from $URL: $(tail -n 5 "$DIR/log/gunicorn.log" "$DIR/log/gunicorn.out" 2>/dev/null)"
+	# The worker pings every second (default 20: it learns a job ended, and
+	# reports it, on its next ping) and lava-run sends the job's log every
+	# second (default 5): a client following the log sees the console late
+	# by that much. --ws-url: the publisher's events wake it at once for a
+	# job scheduled on it (without apache, /ws/ is not on the API's port).
 	if ! alive worker; then
 		say "starting lava-worker $WORKER --url $URL"
 		spawn worker /usr/bin/lava-worker --level DEBUG --log-file "$DIR/log/lava-worker.log" \
 			--name "$WORKER" --url "$URL" --ws-url "http://127.0.0.1:$WS_PORT/ws/" \
-			--token-file "$DIR/worker/token" --worker-dir "$DIR/worker" --ping-interval 2
+			--token-file "$DIR/worker/token" --worker-dir "$DIR/worker" \
+			--ping-interval 1 --job-log-interval 1
 	fi
 }
 
 api_get() {
 	curl -fsS --max-time 5 -H "Authorization: Token $(cat "$DIR/token")" "${URL}api/v0.2/$1"
 }
-device_good() { api_get "devices/$DEVICE/" | jq -e '.health == "Good" and .state == "Idle"'; }
+# A device jobs can be scheduled on: health Good, or Unknown (where an
+# Infrastructure error leaves it; with no health check defined the
+# scheduler still gives it jobs). Its state may be Running: a job of an
+# earlier client.
+device_usable() { api_get "devices/$1/" | jq -e '.health == "Good" or .health == "Unknown"'; }
 worker_online() { api_get "workers/$WORKER/" | jq -e '.state == "Online"'; }
 
 cmd_start() {
@@ -243,9 +289,11 @@ cmd_start() {
 	start_daemons
 	wait_for "worker $WORKER Online" 60 worker_online ||
 		fail "worker $WORKER not Online: $(tail -n 5 "$DIR/log/lava-worker.log" 2>/dev/null)"
-	wait_for "device $DEVICE Idle and Good" 60 device_good ||
-		fail "device $DEVICE not Idle/Good: $(curl -sS --max-time 5 "${URL}api/v0.2/devices/$DEVICE/")"
-	say "ready: $URL (API ${URL}api/v0.2/), token file $DIR/token, device $DEVICE type $DEVICE_TYPE, worker $WORKER, logs $DIR/log"
+	for dev in $DEVICES; do
+		wait_for "device $dev health Good or Unknown" 30 device_usable "$dev" ||
+			fail "device $dev cannot take jobs: $(api_get "devices/$dev/" 2>&1)"
+	done
+	say "ready: $URL (API ${URL}api/v0.2/), token file $DIR/token, devices $DEVICES (type $DEVICE_TYPE), worker $WORKER, logs $DIR/log"
 	cmd_env
 }
 
@@ -275,7 +323,7 @@ cmd_stop() {
 		say "stopping LAVA's processes: $pids"
 		# shellcheck disable=SC2086
 		kill -TERM $pids 2>/dev/null || true
-		n=50
+		n=25
 		while [ "$n" -gt 0 ]; do
 			left=""
 			for p in $pids; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
@@ -284,7 +332,7 @@ cmd_stop() {
 			n=$((n - 1))
 		done
 		if [ -n "$left" ]; then
-			say "killing what did not end in 10 s:$left"
+			say "killing what did not end in 5 s:$left"
 			# shellcheck disable=SC2086
 			kill -KILL $left 2>/dev/null || true
 		fi
@@ -311,19 +359,28 @@ LAVA_URL=$URL
 LAVA_TOKEN_FILE=$DIR/token
 LAVA_USER=$LAVA_USER
 LAVA_DEVICE_TYPE=$DEVICE_TYPE
-LAVA_DEVICE=$DEVICE
+LAVA_DEVICES="$DEVICES"
 LAVA_WORKER=$WORKER
 LAVA_DIR=$DIR
 EOF
 }
 
+# One start or stop at a time (two test groups starting at once would race
+# over initdb and the pid files); bounded: a holder stuck for 5 minutes is
+# reported, not waited for.
+serialize() {
+	mkdir -p "$DIR"
+	exec 8>>"$DIR/lock"
+	flock -w 300 8 || fail "another tests/lava-host.sh holds $DIR/lock for 5 minutes"
+}
+
 case ${1:-} in
-start) cmd_start ;;
-stop) cmd_stop ;;
+start) serialize; cmd_start ;;
+stop) serialize; cmd_stop ;;
 status) cmd_status ;;
 check) cmd_check ;;
 env) cmd_env ;;
 manage) shift; manage "$@" ;;
-reset) cmd_stop; rm -rf "$DIR" ;;
+reset) serialize; cmd_stop; rm -rf "$DIR" ;;
 *) echo "usage: sh tests/lava-host.sh start|stop|status|check|env|manage ARGS...|reset" >&2; exit 64 ;;
 esac
