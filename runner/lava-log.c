@@ -184,6 +184,11 @@ static bool parse_sequence(struct cursor *c, int depth)
 static bool parse_value(struct cursor *c, char **str, char **error_msg, int depth)
 {
 	skip_space(c);
+	if (c->p < c->end && *c->p == '!') {      /* a tag ("size": ! "30898"): skipped */
+		while (c->p < c->end && *c->p != ' ')
+			c->p++;
+		skip_space(c);
+	}
 	if (c->p >= c->end)
 		return false;
 	if (*c->p == '"')
@@ -279,7 +284,7 @@ int lava_log_parse_line(const char *line, size_t len, struct lava_log_line *out)
 		lava_log_line_release(out);
 		return -1;
 	}
-	if (out->msg && !strcmp(out->lvl, "target"))
+	if (out->msg && (!strcmp(out->lvl, "target") || !strcmp(out->lvl, "feedback")))
 		unescape_target(out->msg);
 	return 0;
 }
@@ -288,6 +293,16 @@ void lava_log_line_release(struct lava_log_line *l)
 {
 	free(l->lvl), free(l->msg), free(l->error_msg);
 	l->lvl = l->msg = l->error_msg = NULL;
+}
+
+bool lava_console_line(struct lava_console *c, const struct lava_log_line *l)
+{
+	if (!strcmp(l->lvl, "info") && l->msg && !strncmp(l->msg, "start: ", 7) &&
+	    strstr(l->msg, " finalize "))
+		c->finalizing = true;
+	if (!strcmp(l->lvl, "input") && c->finalizing)
+		c->closed = true;
+	return !c->closed && l->msg && (!strcmp(l->lvl, "target") || !strcmp(l->lvl, "feedback"));
 }
 
 enum lava_job_phase lava_job_phase(const char *state)

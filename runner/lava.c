@@ -104,6 +104,7 @@ struct lava_machine {
 	char lost[512];              /* the server went away: why */
 	double submitted_mono, started_mono;   /* monotonic times, or 0 */
 	size_t log_lines, bad_lines;
+	struct lava_console console;   /* which log lines are the console */
 	struct strbuf log;           /* the log as fetched (lava-log.yaml) */
 };
 
@@ -362,7 +363,7 @@ static void queue_line(struct lava_machine *lm, const char *msg, double t)
 /*
  * take_log: the new complete lines of the log (text, n bytes) into the
  * queue; returns how many lines were taken. The boot's zero is the
- * dispatcher's "Boot command:" line (QEMU starts), else the first target
+ * dispatcher's "Boot command:" line (QEMU starts), else the first console
  * line.
  */
 static size_t take_log(struct lava_machine *lm, const char *text, size_t n)
@@ -379,7 +380,7 @@ static size_t take_log(struct lava_machine *lm, const char *text, size_t n)
 		if (lava_log_parse_line(p, (size_t)(nl - p), &l) < 0) {
 			lm->bad_lines++;
 		} else {
-			bool target = !strcmp(l.lvl, "target") && l.msg;
+			bool target = lava_console_line(&lm->console, &l);
 			if (lm->zero_dt < 0 && l.dt >= 0 &&
 			    (target || (l.msg && !strncmp(l.msg, "Boot command:", 13)))) {
 				lm->zero_dt = l.dt;

@@ -98,13 +98,28 @@ struct lava_log_line {
  * lava_log_parse_line: one line of the log as LAVA's REST API returns it
  * (`- {"dt": "2026-12-03T06:10:01.123456", "lvl": "target", "msg": "..."}`,
  * without its newline). A double-quoted msg is decoded (YAML escapes);
- * for a target line, the '\"' the dispatcher writes for every '"' of the
- * console becomes '"' again. Returns 0, or -1 for a line that is not one
+ * for a console line (target, feedback), the '\"' the dispatcher writes
+ * for every '"' of the console becomes '"' again. Returns 0, or -1 for a line that is not one
  * (the line is then skipped, and counted by the caller). *out is filled
  * on 0; release it with lava_log_line_release().
  */
 int lava_log_parse_line(const char *line, size_t len, struct lava_log_line *out);
 void lava_log_line_release(struct lava_log_line *l);
+
+/*
+ * Which log lines are the console (tests/LAVA.md): the dispatcher logs what
+ * it reads from the serial line as "target" while an action expects on it
+ * and as "feedback" otherwise (the END record and what follows it often
+ * come in the finalize step as feedback); once the finalize step has sent
+ * its own input ("poweroff"), what comes back is LAVA's, not the guest's.
+ * Feed every line, in order, to lava_console_line(): true when l is a
+ * console line (its msg the text).
+ */
+struct lava_console {
+	bool finalizing;             /* the "start: N finalize" line was seen */
+	bool closed;                 /* then an input line: the console ended */
+};
+bool lava_console_line(struct lava_console *c, const struct lava_log_line *l);
 
 /* "2026-12-03T06:10:01.123456" (UTC, as the dispatcher writes it) into
  * seconds since the epoch, or -1. */

@@ -256,6 +256,59 @@ static void test_fixtures(void **state)
 	free(err);
 }
 
+/* The console of a log: its console lines (lava_console_line()), joined. */
+static char *console_of(const char *path)
+{
+	char *text;
+	size_t len;
+	if (read_file(path, &text, &len) < 0)
+		fail_msg("cannot read %s", path);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_add(&sb, "", 0);
+	struct lava_console c = { false, false };
+	for (char *p = text, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+		struct lava_log_line l;
+		if (lava_log_parse_line(p, (size_t)(nl - p), &l) < 0)
+			fail_msg("%s: not read: %.*s", path, (int)(nl - p), p);
+		if (lava_console_line(&c, &l))
+			strbuf_addf(&sb, "%s\n", l.msg);
+		lava_log_line_release(&l);
+	}
+	free(text);
+	return sb.buf;
+}
+
+/* The infra helper's amd64 job (tests/LAVA.md: job 18): END and what
+ * follows it came as feedback in the finalize step, then LAVA's own
+ * "poweroff" input and its echo, which are not the guest's. */
+static void test_console_lines(void **state)
+{
+	(void)state;
+	char *con = console_of("tests/fixtures/lava/amd64.log.yaml");
+	assert_non_null(strstr(con, "Linux version 6.1.0-"));
+	assert_non_null(strstr(con, "\n@@BR 1 22 END tests=2 passed=2 failed=0 timeout=0 records=22 *"));
+	assert_non_null(strstr(con, "reboot: Power down\n"));
+	size_t n = strlen(con);
+	assert_true(n > 20 && !strcmp(con + n - strlen("reboot: Power down\n"), "reboot: Power down\n"));
+	assert_null(strstr(con, "\npoweroff\n"));
+	free(con);
+	/* the panic: the console is there to judge, LAVA's word aside */
+	con = console_of("tests/fixtures/lava/panic.log.yaml");
+	assert_non_null(strstr(con, "Kernel panic - not syncing"));
+	free(con);
+	/* a job that failed before any kernel has no console */
+	con = console_of("tests/fixtures/lava/bad-url.log.yaml");
+	assert_string_equal(con, "");
+	free(con);
+	/* every line of every log recorded is read */
+	const char *more[] = { "hang", "canceled", "http-refused" };
+	for (size_t i = 0; i < ARRAY_SIZE(more); i++) {
+		char *path = xasprintf("tests/fixtures/lava/%s.log.yaml", more[i]);
+		free(console_of(path));
+		free(path);
+	}
+}
+
 static void test_state(void **state)
 {
 	(void)state;
@@ -290,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_log_line),
 		cmocka_unit_test(test_dt),
 		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_console_lines),
 		cmocka_unit_test(test_state),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
