@@ -103,6 +103,7 @@ struct lava_machine {
 	char failure[512];           /* failure_comment, or the last error line */
 	char lost[512];              /* the server went away: why */
 	double submitted_mono, started_mono;   /* monotonic times, or 0 */
+	double queued;               /* LAVA's start_time - submit_time, or -1 */
 	size_t log_lines, bad_lines;
 	struct lava_console console;   /* which log lines are the console */
 	struct strbuf log;           /* the log as fetched (lava-log.yaml) */
@@ -295,6 +296,7 @@ static int lava_prepare(struct backend *be, struct machine *m, const struct mach
 	lm->lb = lb;
 	lm->m = m;
 	lm->zero_dt = -1;
+	lm->queued = -1;
 	lm->pipe[0] = lm->pipe[1] = -1;
 	pthread_mutex_init(&lm->lock, NULL);
 	pthread_cond_init(&lm->wake, NULL);
@@ -451,6 +453,10 @@ static enum lava_job_phase look(struct lava_machine *lm, struct strbuf *resp, ch
 		set_failure(lm, comment);
 	if (phase != LAVA_QUEUED && !lm->started_mono)
 		lm->started_mono = now_monotonic();
+	const char *submit = json_str(j, "submit_time"), *start = json_str(j, "start_time");
+	double t_submit = submit ? lava_parse_dt(submit) : -1, t_start = start ? lava_parse_dt(start) : -1;
+	if (t_submit >= 0 && t_start >= t_submit)
+		lm->queued = t_start - t_submit;     /* LAVA's own times: exact */
 	pthread_mutex_unlock(&lm->lock);
 	json_object_put(j);
 	if (phase == LAVA_QUEUED)
@@ -721,7 +727,8 @@ static struct json_object *lava_result_section(struct machine *m)
 	json_object_object_add(o, "health", json_cstring_utf8(lm->health));
 	json_object_object_add(o, "failure", *lm->failure ? json_cstring_utf8(lm->failure) : NULL);
 	json_object_object_add(o, "canceled_by_bootrig", json_object_new_boolean(lm->canceled_by_us));
-	double queued = lm->started_mono && lm->submitted_mono ? lm->started_mono - lm->submitted_mono : -1;
+	double queued = lm->queued >= 0 ? lm->queued : lm->started_mono && lm->submitted_mono
+			? lm->started_mono - lm->submitted_mono : -1;
 	json_object_object_add(o, "queued_seconds", queued >= 0 ? json_object_new_double(queued) : NULL);
 	json_object_object_add(o, "log_lines", json_object_new_int64((int64_t)lm->log_lines));
 	json_object_object_add(o, "log_lines_unread", json_object_new_int64((int64_t)lm->bad_lines));

@@ -7,8 +7,8 @@
 #   alternated: median wall time of `bootrig run` each and the ratio
 #   lava/embedded (target: under 2x); and LAVA's own part of a LAVA boot,
 #   apart from the boot: the run's wall time minus the boot's duration
-#   (QEMU's start to its end, from the log), of which queued_seconds is the
-#   wait for the device. BENCH_LAVA_N changes N (default 3).
+#   (QEMU's start to its end, from the log), and queued_seconds, LAVA's
+#   own start_time - submit_time of the job. BENCH_LAVA_N changes N (default 3).
 set -u
 cd "$(dirname "$0")/../.."
 n=${BENCH_LAVA_N:-3}
@@ -61,5 +61,5 @@ done
 l=$(median <"$out/lava") e=$(median <"$out/embed") o=$(median <"$out/overhead") q=$(median <"$out/queued")
 printf '   amd64 smoke boot, median of %d: LAVA %.2f s, embedded %.2f s: %.2fx (target < 2x)\n' \
 	"$n" "$l" "$e" "$(echo "$l / $e" | bc -l)"
-printf '   LAVA apart from the boot (wall - boot duration): %.2f s, of it queued for the device %.2f s\n' \
+printf '   LAVA apart from the boot (wall - boot duration): %.2f s; LAVA queued the job (start - submit time) %.2f s\n' \
 	"$o" "$q"
