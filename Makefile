@@ -29,15 +29,16 @@ endif
 # The core libraries every command links; libvirt and libguestfs are linked
 # only into the plugin modules (below, and lib/module.h).
 CORE_PKGS := libconfig json-c zlib libdeflate nettle liblzma sqlite3
-PKGS      := $(CORE_PKGS) libvirt libguestfs
+PKGS      := $(CORE_PKGS) libvirt libguestfs libcurl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(CORE_PKGS) 2>/dev/null)
 VIRT_LIBS  := $(shell pkg-config --libs libvirt 2>/dev/null)
 GUESTFS_LIBS := $(shell pkg-config --libs libguestfs 2>/dev/null)
+CURL_LIBS  := $(shell pkg-config --libs libcurl 2>/dev/null)
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
-HOST_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ilib -Ijudge -Ibuilder -Irunner -Irunner/board -Icompare \
+HOST_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ilib -Ijudge -Ibuilder -Irunner -Irunner/board -Irunner/lava -Icompare \
 	       -DBOOTRIG_VERSION='"$(VERSION)"' $(PKG_CFLAGS) -MMD -MP
 # -rdynamic: the modules call back into the executable (util, judge...).
 HOST_LIBS := $(PKG_LIBS) -lm -lpthread -ldl -rdynamic
@@ -50,11 +51,15 @@ HOST_LIBS := $(PKG_LIBS) -lm -lpthread -ldl -rdynamic
 # builder/sdimage-load.c define the usual name as a forwarder.
 VIRT_SRCS    := $(sort $(wildcard runner/libvirt/*.c))
 GUESTFS_SRCS := builder/sdimage.c
-MODULE_SRCS  := $(VIRT_SRCS) $(GUESTFS_SRCS)
+# LAVA's module is the backend's operations (libcurl); its job writer and
+# log reader (the rest of runner/lava/) are host sources, for --lava-job-only.
+LAVA_SRCS    := runner/lava/lava.c
+MODULE_SRCS  := $(VIRT_SRCS) $(GUESTFS_SRCS) $(LAVA_SRCS)
 MODULE_CFLAGS := -fPIC -Dbackend_libvirt_new=module_backend_libvirt_new \
-	       -Dbuild_sd_image=module_build_sd_image
-MODULES     := $(BUILD)/modules/virt.so $(BUILD)/modules/guestfs.so
-SAN_MODULES := $(BUILD)/asan-modules/virt.so $(BUILD)/asan-modules/guestfs.so
+	       -Dbuild_sd_image=module_build_sd_image -Dbackend_lava_new=module_backend_lava_new
+MODULES     := $(BUILD)/modules/virt.so $(BUILD)/modules/guestfs.so $(BUILD)/modules/lava.so
+SAN_MODULES := $(BUILD)/asan-modules/virt.so $(BUILD)/asan-modules/guestfs.so \
+	       $(BUILD)/asan-modules/lava.so
 # mod_objs(FLAVOUR,SRCS): a module's objects (FLAVOUR module-obj or asan-module-obj).
 mod_objs = $(patsubst %.c,$(BUILD)/$(1)/%.o,$(2))
 MODULE_OBJS := $(call mod_objs,module-obj,$(MODULE_SRCS)) \
@@ -110,6 +115,10 @@ $(BUILD)/asan-modules/virt.so: $(call mod_objs,asan-module-obj,$(VIRT_SRCS))
 	$(call ld_module,$(SAN_FLAGS),$(VIRT_LIBS))
 $(BUILD)/asan-modules/guestfs.so: $(call mod_objs,asan-module-obj,$(GUESTFS_SRCS))
 	$(call ld_module,$(SAN_FLAGS),$(GUESTFS_LIBS))
+$(BUILD)/modules/lava.so: $(call mod_objs,module-obj,$(LAVA_SRCS))
+	$(call ld_module,,$(CURL_LIBS))
+$(BUILD)/asan-modules/lava.so: $(call mod_objs,asan-module-obj,$(LAVA_SRCS))
+	$(call ld_module,$(SAN_FLAGS),$(CURL_LIBS))
 
 $(BUILD)/module-obj/%.o: %.c
 	@mkdir -p $(dir $@)

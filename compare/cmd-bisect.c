@@ -72,6 +72,7 @@ struct bisect_args {
 	const char *tree, *good, *bad, *image, *metric, *title, *boots, *max_boots;
 	const char *alpha, *threshold, *output, *append, *append_file, *build_timeout;
 	const char *target, *config, *suite, *board, *timeout, *clock, *accel, *jobs, *initramfs;
+	const char *lava, *lava_token_file;
 	struct opt_list connect;
 	const char *build_dummy;
 	bool crash, cont;
@@ -107,6 +108,8 @@ static const struct opt bisect_opts_table[] = {
 	OPT_STRING(0, "suite", &A.suite, "NAME", "bootrig run --suite"),
 	OPT_REPEAT(0, "connect", &A.connect, "URI", "bootrig run --connect (repeatable)"),
 	OPT_STRING(0, "board", &A.board, "NAME", "bootrig run --board"),
+	OPT_STRING(0, "lava", &A.lava, "URL", "bootrig run --lava: boot on a LAVA lab"),
+	OPT_STRING(0, "lava-token-file", &A.lava_token_file, "FILE", "bootrig run --lava-token-file"),
 	OPT_STRING(0, "timeout", &A.timeout, "S", "bootrig run --timeout"),
 	OPT_STRING(0, "clock", &A.clock, "wall|icount", "bootrig run --clock"),
 	OPT_STRING(0, "accel", &A.accel, "auto|kvm|tcg", "bootrig run --accel"),
@@ -683,6 +686,7 @@ static int settings(struct bisection *b, char **build, size_t nbuild)
 		{ "--target", A.target }, { "--config", A.config }, { "--suite", A.suite },
 		{ "--board", A.board }, { "--timeout", A.timeout }, { "--clock", A.clock },
 		{ "--accel", A.accel }, { "--initramfs", A.initramfs }, { "-j", A.jobs },
+		{ "--lava", A.lava }, { "--lava-token-file", A.lava_token_file },
 	};
 	b->run_opts = xcalloc(2 * ARRAY_SIZE(pass) + 2 * A.connect.n + 1, sizeof(*b->run_opts));
 	for (size_t i = 0; i < ARRAY_SIZE(pass); i++)

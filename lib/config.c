@@ -43,6 +43,7 @@ static const struct { const char *arch; const char *abis[3]; } arch_abis[] = {
 static const char *const target_keys[] = {
 	"name", "arch", "abis", "emulator", "qemu_arch", "machine", "cpu", "console",
 	"memory_mb", "vcpus", "append", "icount", "accel", "known_issues", "timeouts",
+	"backend", "device_type", "lava_url", "lava_token_file",
 };
 static const char *const timeout_keys[] = {   /* in enum stage order, then silence */
 	"firmware", "kernel", "init", "results", "end", "poweroff", "silence", "kvm_proof",
@@ -295,6 +296,19 @@ static int read_accel(const config_setting_t *g, char **out)
 	return 0;
 }
 
+/* backend = "libvirt" | "lava" (lib/config.h). 0 or EXIT_CONFIG. */
+static int read_backend(const config_setting_t *g, char **out)
+{
+	int rc = config_get_string(&here, g, "backend", out);
+	config_setting_t *s = config_setting_get_member(g, "backend");
+	if (rc || !s)
+		return rc;
+	if (strcmp(*out, "libvirt") && strcmp(*out, "lava"))
+		return config_fail(&here, s, "'backend' is \"%s\": it must be \"libvirt\" or \"lava\"",
+				   *out);
+	return 0;
+}
+
 /*
  * If g has `icount`, reads it: "" (off) or QEMU's -icount options, a
  * comma-separated list of key=value words ("shift=3,sleep=off", "shift=auto").
@@ -386,6 +400,10 @@ static int read_target(const config_setting_t *g, struct config *cfg)
 	    (rc = config_get_string(&here, g, "append", &t->append)) ||
 	    (rc = read_icount(g, &t->icount)) ||
 	    (rc = read_accel(g, &t->accel)) ||
+	    (rc = read_backend(g, &t->backend)) ||
+	    (rc = config_get_string(&here, g, "device_type", &t->device_type)) ||
+	    (rc = config_get_string(&here, g, "lava_url", &t->lava_url)) ||
+	    (rc = config_get_string(&here, g, "lava_token_file", &t->lava_token_file)) ||
 	    (rc = config_get_int(&here, g, "memory_mb", 16, 1 << 20, &t->memory_mb)) ||
 	    (rc = config_get_int(&here, g, "vcpus", 1, 512, &t->vcpus)) ||
 	    (rc = read_strings(g, "abis", &t->abis, &t->n_abis, NULL, 0, "ABI")) ||
@@ -716,6 +734,7 @@ static void release_target(struct target *t)
 	free(t->append);
 	free(t->icount);
 	free(t->accel);
+	free(t->backend), free(t->device_type), free(t->lava_url), free(t->lava_token_file);
 	free_strings(t->known_issues, t->n_known_issues);
 }
 

@@ -15,6 +15,8 @@
  *                 machine = "virt"; cpu = "cortex-a57"; console = "ttyAMA0";
  *                 memory_mb = 512; vcpus = 1; append = "";
  *                 icount = "shift=3,sleep=off"; accel = "auto";
+ *                 backend = "lava"; device_type = "qemu";      (optional: a LAVA lab's
+ *                 lava_url = "http://..."; lava_token_file = "...";  job, runner/lava/lava.h)
  *                 known_issues = [ "WARNING in arch_setup_dma_ops" ];
  *                 timeouts = { firmware = 30.0; kernel = 60.0; init = 60.0;
  *                              results = 600.0; end = 10.0; poweroff = 10.0;
@@ -65,6 +67,11 @@ struct target {
 	double kvm_proof;      /* timeouts.kvm_proof: how long a boot under a KVM not yet
 				* proven on this host may print no kernel output before
 				* it is rerun under TCG (DEFAULT_KVM_PROOF) */
+	char *backend;         /* "libvirt" (NULL: the default) or "lava": boot it as a
+				* job on a LAVA lab (runner/lava/lava.h) */
+	char *device_type;     /* lava: the LAVA device type (NULL: "qemu") */
+	char *lava_url;        /* lava: the server, unless --lava gives one */
+	char *lava_token_file; /* lava: the file holding the API token, or NULL */
 	char **known_issues;   /* title patterns of non-fatal events to expect */
 	size_t n_known_issues;
 	struct judge_limits limits;    /* its known_issues point at the two above */

@@ -6,6 +6,7 @@
  */
 #include "backend.h"
 #include "backend-impl.h"
+#include "lava.h"
 #include "module.h"
 #include "util.h"
 
@@ -70,6 +71,18 @@ struct backend *backend_alloc(const struct backend *ops, void *priv)
 	*be = *ops;
 	be->priv = priv;
 	return be;
+}
+
+/* The executable's backend_lava_new(): the lava module's (runner/lava/lava.c,
+ * linked with libcurl), loaded the first time. */
+struct backend *backend_lava_new(const struct lava_options *o)
+{
+	struct backend *(*new_backend)(const struct lava_options *) =
+		(struct backend *(*)(const struct lava_options *))module_symbol("lava",
+									 "module_backend_lava_new");
+	if (!new_backend)
+		return unloadable_backend("lava", "tcg", true, module_error());
+	return new_backend(o);
 }
 
 struct backend *backend_new(const char *board)

@@ -8,8 +8,10 @@
  *
  * Backends, each a group of files of its own: libvirt (runner/libvirt/, any
  * URI; the default is the embedded QEMU driver; built as the "virt"
- * module) and boards (runner/board/: serial console, power control,
- * U-Boot). A backend's files make its table with backend-impl.h.
+ * module), boards (runner/board/: serial console, power control, U-Boot)
+ * and LAVA labs (runner/lava/: jobs on a LAVA server; built as the "lava"
+ * module, linked with libcurl). A backend's files make its table with
+ * backend-impl.h.
  *
  * Life of a backend and its machines (all calls from the runner's thread,
  * except that with be->threaded_ops set, prepare + power_on and stop of a
@@ -47,6 +49,7 @@ struct config;
 struct target;
 struct backend;
 struct json_object;
+struct judge_limits;
 
 /* The most libvirt hosts one run may use. */
 #define BACKEND_MAX_HOSTS 128
@@ -81,6 +84,8 @@ struct machine_spec {
 				      * target's accel); see runner/libvirt/hosts.c's accelerator rule */
 	const bool *avoid_hosts;     /* libvirt: [i] true: do not use host i (it failed
 				      * this boot before), or NULL */
+	const struct judge_limits *limits;  /* the boot's stage limits (LAVA: the job's
+				      * timeouts), or NULL: the target's */
 };
 
 /* One machine being booted. The runner allocates it zeroed; the backend
@@ -130,6 +135,13 @@ struct backend {
 	bool threaded_ops;           /* set by the backend: prepare + power_on and stop
 				      * of different machines may run at once, each in
 				      * a thread of its own (libvirt) */
+	int max_parallel;            /* boots at once when -j is not given (LAVA: it
+				      * queues every boot, up to this many); 0: the
+				      * runner's rule */
+	bool judge_failure_after_kernel;    /* a machine that fails (MACHINE_FAILED)
+				      * after the kernel printed is judged from its
+				      * console, not INFRA_ERROR (LAVA: a job Incomplete
+				      * after the kernel started) */
 	const struct backend_host *hosts;   /* libvirt: the run's hosts (set by the
 				      * runner before open()); n_hosts 0: open()'s
 				      * where is the only one */
@@ -150,6 +162,14 @@ struct backend {
 	 * nothing waits now, -1 the console is closed for good (the machine
 	 * stopped or the line broke: ask state()). */
 	ssize_t (*console_read)(struct machine *m, char *buf, size_t len);
+	/* Optional (may be NULL): the time, in seconds since power-on, of the
+	 * bytes the last console_read() returned (LAVA: their log line's dt);
+	 * NULL: the host's time when they were read. */
+	double (*console_stamp)(struct machine *m);
+	/* Optional (may be NULL): the boot's time now, in the same timeline
+	 * (never before a stamp given), for the judge's timers; NULL: host
+	 * seconds since power_on() returned. */
+	double (*clock)(struct machine *m);
 	/* Is it still running? Cheap; called often. */
 	enum machine_state (*state)(struct machine *m);
 	/* Power off / destroy now. Idempotent; 0 or -1 (reason set). */
@@ -203,6 +223,8 @@ struct backend *backend_new(const char *board);
  * executable, loads it (backend.c). */
 struct backend *backend_libvirt_new(void);
 struct backend *backend_board_new(void);
+/* LAVA's (runner/lava/lava.c, in the lava module; lava.h): made by cmd-run.c
+ * for --lava or a target whose backend is "lava". */
 
 /*
  * backend_route_libvirt_log: called first by a command that may open

@@ -5,7 +5,9 @@
  *   bootrig run --kernel K [--kernel K2 ...] [--initramfs IMG] [--target NAME]
  *       [--config FILE] [--suite NAME] [--append ARGS] [--variant NAME=ARGS ...]
  *       [--repeat N] [-j N] [--connect URI... | --board NAME] [--timeout S]
- *       [--clock wall|icount] [--provoke KIND] -o RESULTS_DIR
+ *       [--clock wall|icount] [--provoke KIND]
+ *       [--lava URL [--lava-token-file F] [--lava-url-prefix URL] [--lava-job-only]]
+ *       -o RESULTS_DIR
  *
  * This file reads the options (one table, which also prints --help), loads
  * the configuration and the kernels, builds each kernel's initramfs when
@@ -21,6 +23,7 @@
 #include "db.h"
 #include "exitcodes.h"
 #include "kernel.h"
+#include "lava.h"
 #include "matrix.h"
 #include "options.h"
 #include "provoke.h"
@@ -53,6 +56,9 @@ struct run_args {
 	size_t n_provoke;          /* then the variants are these n_provoke, malloc'd */
 	bool provoke_list;         /* --provoke list */
 	const char *db;            /* --db: the history database the boots go to */
+	const char *lava;          /* --lava URL: boot as jobs of that LAVA server */
+	const char *lava_token_file, *lava_url_prefix;
+	bool lava_job_only;        /* --lava-job-only: write job.yaml files, submit none */
 };
 
 static const struct opt_usage usage = {
@@ -147,6 +153,10 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		OPT_CALLBACK('L', "clock", &a->clock, "wall|icount", "the guest's clock under TCG (default: the target's icount)", take_clock),
 		OPT_CALLBACK('A', "accel", &a->accel, "auto|kvm|tcg", "accelerator (default: the target's, auto: KVM once a real boot proved it)", take_accel),
 		OPT_CALLBACK('P', "provoke", a, "KIND", "a boot whose kernel prints a KIND report (--provoke list); repeatable", take_provoke),
+		OPT_STRING(0, "lava", &a->lava, "URL", "boot as jobs of this LAVA server (REST API v0.2), not through libvirt"),
+		OPT_STRING(0, "lava-token-file", &a->lava_token_file, "FILE", "the LAVA API token, read from FILE"),
+		OPT_STRING(0, "lava-url-prefix", &a->lava_url_prefix, "URL", "LAVA fetches each file at URL + its absolute path (default: file://)"),
+		OPT_FLAG(0, "lava-job-only", &a->lava_job_only, "write each boot's LAVA job.yaml and submit nothing"),
 		OPT_STRING('o', "output", &a->output, "DIR", "results directory (required)"),
 		OPT_STRING(0, "db", &a->db, "FILE", "also record every boot that finished in the history database FILE (SQLite)"),
 		OPT_END(),
@@ -175,6 +185,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		return error("run: --connect and --board cannot be used together"), EXIT_USAGE;
 	if (a->board && a->target)
 		return error("run: --target is for libvirt machines, not with --board"), EXIT_USAGE;
+	if (a->lava && (a->connect || a->board))
+		return error("run: --lava cannot be used with --connect or --board"), EXIT_USAGE;
 	return 0;
 }
 
@@ -192,6 +204,8 @@ struct run_state {
 	char (*initrd_sha)[65];           /* per kernel: the image's sha256 */
 	char **variant_names;             /* per --variant */
 	char **images;                    /* per kernel: absolute image paths */
+	struct lava_options lava;         /* lava.url set: the run goes to LAVA */
+	char *lava_token;
 	struct backend_host *hosts;       /* libvirt: the run's hosts, or NULL */
 	size_t n_hosts;
 	struct run_plan plan;
@@ -532,6 +546,7 @@ static void release_run_state(struct run_state *rs)
 	free(rs->kernels), free(rs->targets), free(rs->initrds), free(rs->images);
 	free(rs->initrd_sha);
 	free(rs->hosts);
+	free(rs->lava_token);
 	free(rs->args.connects.v);
 	if (rs->cfg_loaded)
 		config_release(&rs->cfg);
@@ -626,6 +641,84 @@ static int record_boots(struct run_state *rs, int rc)
 	return status != EXIT_PASS && rc < EXIT_DATAERR ? status : rc;
 }
 
+/*
+ * plan_lava: whether the run goes to LAVA (--lava, or its kernels'
+ * targets say backend = "lava": all of them or none), and with what: the
+ * server, the token (read from --lava-token-file or the target's
+ * lava_token_file), the device type. 0 (rs->lava.url NULL: not LAVA), or
+ * EXIT_USAGE after a message.
+ */
+static int plan_lava(struct run_state *rs)
+{
+	const struct run_args *a = &rs->args;
+	size_t n_lava = 0;
+	for (size_t k = 0; k < rs->n_kernels; k++)
+		n_lava += rs->targets[k]->backend && !strcmp(rs->targets[k]->backend, "lava");
+	if (n_lava && n_lava < rs->n_kernels && !a->lava)
+		return error("run: some kernels' targets say backend = \"lava\" and others do not: "
+			     "one run uses one backend"), EXIT_USAGE;
+	const struct target *t = rs->n_kernels ? rs->targets[0] : NULL;
+	if (!a->lava && !n_lava) {
+		if (a->lava_token_file || a->lava_url_prefix || a->lava_job_only)
+			return error("run: --lava-token-file, --lava-url-prefix and --lava-job-only "
+				     "need --lava URL (or a target with backend = \"lava\")"), EXIT_USAGE;
+		return 0;
+	}
+	if (a->board)
+		return error("run: a LAVA run (backend = \"lava\") cannot use --board"), EXIT_USAGE;
+	rs->lava.url = a->lava ? a->lava : t->lava_url;
+	if (!rs->lava.url || (strncmp(rs->lava.url, "http://", 7) && strncmp(rs->lava.url, "https://", 8)))
+		return error("run: the LAVA server must be an http:// or https:// URL (--lava URL or the "
+			     "target's lava_url): '%s'", rs->lava.url ? term_str(rs->lava.url) : ""),
+		       EXIT_USAGE;
+	const char *token_file = a->lava_token_file ? a->lava_token_file : t->lava_token_file;
+	if (token_file) {
+		size_t len;
+		if (read_file(token_file, &rs->lava_token, &len) < 0)
+			return error("cannot read the LAVA token file %s: %s", term_str(token_file),
+				     strerror(errno)), EXIT_USAGE;
+		while (len && strchr(" \t\r\n", rs->lava_token[len - 1]))
+			rs->lava_token[--len] = '\0';
+		size_t bad = strcspn(rs->lava_token, " \t\r\n\\\"");
+		if (!len || bad < len)
+			return error("%s: a LAVA token is one word on one line", term_str(token_file)),
+			       EXIT_USAGE;
+		rs->lava.token = rs->lava_token;
+	}
+	rs->lava.url_prefix = a->lava_url_prefix;
+	rs->lava.device_type = t->device_type && *t->device_type ? t->device_type : "qemu";
+	return 0;
+}
+
+/*
+ * write_lava_jobs: every boot's job.yaml (lava_write_job_file()), before
+ * anything is submitted: a boot LAVA could not be given (a path a URL
+ * cannot carry, a command line the dispatcher cannot quote) is a usage
+ * error of the whole run. With print, the files' paths go to stdout.
+ * 0 or EXIT_USAGE.
+ */
+static int write_lava_jobs(struct run_state *rs, bool print)
+{
+	for (size_t i = 0; i < rs->plan.n_jobs; i++) {
+		struct boot_job *job = &rs->plan.jobs[i];
+		struct machine_spec spec = {
+			.name = job->dir, .kernel = job->kernel_image, .initrd = job->initrd,
+			.cmdline = job->cmdline, .target = job->target, .cfg = &rs->cfg,
+			.dir = job->dir, .icount = job->icount, .limits = &job->limits,
+		};
+		const char *type = job->target->device_type && *job->target->device_type
+				   ? job->target->device_type : rs->lava.device_type;
+		char err[600];
+		if (mkdir_p(job->dir, 0755) < 0)
+			return error("cannot create %s: %s", term_str(job->dir), strerror(errno)), EXIT_INFRA;
+		if (lava_write_job_file(&spec, type, rs->lava.url_prefix, NULL, err, sizeof(err)) < 0)
+			return error("%s: %s", term_str(job->dir), err), EXIT_USAGE;
+		if (print)
+			printf("%s/job.yaml\n", term_str(job->dir));
+	}
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	backend_route_libvirt_log(argc, argv);
@@ -657,10 +750,20 @@ int cmd_run(int argc, char **argv)
 		release_run_state(&rs);
 		return rc;
 	}
-	if (!(rc = load_inputs(&rs)) && !(rc = check_cmdlines(&rs))) {
+	if (!(rc = load_inputs(&rs)) && !(rc = check_cmdlines(&rs)) && !(rc = plan_lava(&rs))) {
 		make_jobs(&rs);
-		rs.plan.backend = backend_new(rs.args.board);
-		rs.plan.where = rs.args.board ? rs.args.board : rs.args.connect;
+		if (rs.lava.url && (rc = write_lava_jobs(&rs, rs.args.lava_job_only))) {
+			release_run_state(&rs);
+			return rc;
+		}
+		if (rs.args.lava_job_only) {
+			fprintf(stderr, "bootrig: %zu LAVA job definition(s) written, none submitted "
+				"(lavacli jobs submit FILE)\n", rs.plan.n_jobs);
+			release_run_state(&rs);
+			return EXIT_PASS;
+		}
+		rs.plan.backend = rs.lava.url ? backend_lava_new(&rs.lava) : backend_new(rs.args.board);
+		rs.plan.where = rs.lava.url ? rs.lava.url : rs.args.board ? rs.args.board : rs.args.connect;
 		rs.plan.backend->no_wait = rs.args.no_wait;
 		rs.plan.cfg = &rs.cfg;
 		int slots = plan_hosts(&rs);
@@ -670,6 +773,9 @@ int cmd_run(int argc, char **argv)
 		}
 		/* Many hosts and no -j: as many boots at once as they have slots. */
 		rs.plan.parallel = rs.args.jobs > 0 ? rs.args.jobs : slots > 1 ? slots : 1;
+		int queue = rs.plan.backend->max_parallel;    /* LAVA: submit every boot at once */
+		if (!rs.args.jobs && queue > 0)
+			rs.plan.parallel = rs.plan.n_jobs < (size_t)queue ? (int)rs.plan.n_jobs : queue;
 		if (rs.args.board && rs.plan.parallel > 1) {
 			warning("--board: a board boots one kernel at a time; -j %d ignored",
 				rs.plan.parallel);

@@ -57,9 +57,13 @@ struct live_boot {
 	size_t n_attempts;
 };
 
-/* Seconds since b's power-on. */
+/* The boot's time now: the backend's clock (LAVA: the log's), else host
+ * seconds since power-on. */
 static inline double since(const struct live_boot *b)
 {
+	const struct backend *be = b->m.backend;
+	if (be && be->clock && b->m.priv && b->phase != PHASE_STARTING)
+		return be->clock((struct machine *)&b->m);
 	return now_monotonic() - b->t0;
 }
 

@@ -144,7 +144,7 @@ static bool pump_console(struct live_boot *b)
 			return false;
 		if (n == 0)
 			return true;
-		double t = since(b);
+		double t = b->m.backend->console_stamp ? b->m.backend->console_stamp(&b->m) : since(b);
 		capture_feed(&b->cap, buf, (size_t)n, t);
 		judge_feed(b->judge, buf, (size_t)n, t);
 	}
@@ -337,6 +337,7 @@ static bool start_boot(struct backend *be, const struct config *cfg, struct boot
 		.cmdline = job->cmdline, .target = job->target, .board = job->board, .cfg = cfg,
 		.dir = job->dir, .icount = job->icount, .icount_forced = job->icount_forced,
 		.accel = job->accel ? job->accel : "auto", .avoid_hosts = b->avoid,
+		.limits = &job->limits,
 	};
 	b->deadline = total_limit(&job->limits);
 	b->m.backend = be;
@@ -386,6 +387,9 @@ static void check_boot(struct live_boot *b)
 	if (!open && b->closed_at < 0)
 		b->closed_at = t;
 	enum machine_state st = be->state(&b->m);
+	if (st == MACHINE_FAILED && be->judge_failure_after_kernel &&
+	    judge_stage(b->judge) > STAGE_FIRMWARE)
+		st = MACHINE_STOPPED;    /* it reached the kernel: the console decides */
 	if (b->m.accel_unproven && judge_stage(b->judge) > STAGE_FIRMWARE) {
 		/* kernel output under KVM: it works on this host */
 		b->m.accel_unproven = false;

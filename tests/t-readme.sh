@@ -12,6 +12,7 @@ trap 'rm -rf "$scratch"' EXIT
 ln -s "$TOP/build" "$scratch/build"
 ln -s "$TOP/scripts" "$scratch/scripts"
 ln -s "$TOP/configs" "$scratch/configs"
+ln -s "$TOP/tests" "$scratch/tests"     # tests/lava-host.sh: the LAVA section
 
 # Split the README's sh blocks into files 1.sh, 2.sh, ...
 awk -v dir="$scratch" '

@@ -1,0 +1,233 @@
+#!/bin/sh
+# t-lava.sh: bootrig on a LAVA lab (runner/lava/) against a real LAVA
+# (Debian 12's lava-server and lava-dispatcher 2023.01 on loopback, made by
+# tests/lava-host.sh: device type qemu, device qemu-01, user bootrig):
+#   --lava-job-only   job.yaml per boot, parsed back by python3-yaml and
+#                     checked by LAVA's own job schema (lava_common), nothing
+#                     submitted, exit 0
+#   bad input         an unreachable server, a wrong token, a missing token
+#                     file, an unknown device type, a job LAVA's schema
+#                     refuses (its message shown), --lava with --board: each
+#                     exit 125 or 64, no result.json with a verdict but
+#                     INFRA_ERROR
+#   a bad deploy URL  LAVA fails the job before any kernel: INFRA_ERROR with
+#                     LAVA's message, the job id and URL in result.json
+#   three kernels     the demo's Debian kernels (cloud-arm64, amd64,
+#                     armmp-lpae) through LAVA's qemu device type, submitted
+#                     at once: each ABI table equals the embedded driver's
+#                     for the same kernel and initramfs
+#   a panic           init=/does-not-exist: PANIC with the judge's title,
+#                     though LAVA calls the job Incomplete
+#   Ctrl-C            cancels the submitted job in LAVA; exit 130
+# Without LAVA on the machine every case that needs it is skipped with the
+# reason. LAVA's QEMU boots: run this group under the QEMU lock.
+. "$(dirname "$0")/lib.sh"
+set -u
+
+tmp=$(mktemp -d /tmp/t-lava.XXXXXX)
+started_lava=""
+cleanup() {
+	[ -n "$started_lava" ] && sh "$TOP/tests/lava-host.sh" stop >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+boot_dir() { echo "$tmp/$1/$2"-*/"$3/$4"; }
+# verdicts_only NAME VERDICT: every result.json of run NAME says VERDICT
+verdicts_only() {
+	for r in $(find "$tmp/$1" -name result.json); do
+		[ "$("$JGET" "$r" verdict)" = "$2" ] || return 1
+	done
+	return 0
+}
+
+a64=$(kernel_path cloud-arm64)
+x86=$(kernel_path amd64)
+arm=$(kernel_path armmp-lpae)
+PY=/usr/bin/python3
+
+# --- --lava-job-only: no server needed -------------------------------------------
+run jobonly --kernel "$a64" --lava http://127.0.0.1:1/ --lava-job-only --repeat 2 --timeout 50
+[ $rc = 0 ] && ok "--lava-job-only: exit 0" || not_ok "--lava-job-only: exit 0" "exit $rc: $(cat "$tmp/jobonly.err")"
+n=$(grep -c '/job.yaml$' "$tmp/jobonly.out")
+[ "$n" = 2 ] && ok "--lava-job-only: prints both job files" || not_ok "--lava-job-only: prints both job files" "$(cat "$tmp/jobonly.out")"
+[ -z "$(find "$tmp/jobonly" -name result.json)" ] && ok "--lava-job-only: no result.json" ||
+	not_ok "--lava-job-only: no result.json"
+job=$(boot_dir jobonly cloud-arm64.vmlinuz default 1)/job.yaml
+if $PY -c 'import yaml' 2>/dev/null; then
+	out=$($PY - "$job" <<'EOF' 2>&1
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+assert d["device_type"] == "qemu", d
+acts = [list(a)[0] for a in d["actions"]]
+assert acts == ["deploy", "boot", "test"], acts
+dep, boot, test = (a[k] for a, k in zip(d["actions"], acts))
+assert dep["to"] == "tmpfs" and dep["images"]["kernel"]["url"].startswith("file:///"), dep
+assert boot["method"] == "qemu" and "prompts" not in boot, boot
+assert boot["timeout"]["seconds"] == 50 + 50, boot      # firmware + kernel, each capped by --timeout 50
+m = test["monitors"][0]
+assert m["start"] == "@@BR 1 0 BEGIN " and m["fixupdict"]["unsupported"] == "skip", m
+import re
+end = "@@BR 1 22 END tests=2 passed=2 failed=0 timeout=0 records=22 *27bd9374"
+assert re.search(m["end"], end) and not re.search(m["end"], end[:-3]), m["end"]
+abi = "@@BR 1 3 ABI abi=aarch64_ilp32 status=unsupported reason=ENOEXEC *00000000"
+g = re.search(m["pattern"], abi)
+assert g and g.group("result") == "unsupported" and not re.search(m["pattern"], abi[:40]), m
+assert '-append "console=ttyAMA0 panic=-1"' in d["context"]["extra_options"], d["context"]
+try:
+    from lava_common.schemas import validate
+except ImportError:
+    print("parsed; lava_common absent")
+    sys.exit(0)
+validate(d, strict=True, extra_context_variables=[])
+print("parsed and valid")
+EOF
+)
+	case $out in
+	parsed*) ok "--lava-job-only: job.yaml parses back and has the job's shape ($out)" ;;
+	*) not_ok "--lava-job-only: job.yaml parses back and has the job's shape" "$out" ;;
+	esac
+else
+	skip "--lava-job-only: job.yaml parses back" "python3-yaml is not installed"
+fi
+run badpath --kernel "$a64" --lava http://127.0.0.1:1/ --lava-job-only --append 'init="/x"'
+[ $rc = 64 ] && grep -q "quote or a backslash" "$tmp/badpath.err" &&
+	ok "--lava-job-only: a command line the dispatcher cannot quote: exit 64" ||
+	not_ok "--lava-job-only: a command line the dispatcher cannot quote: exit 64" "exit $rc: $(cat "$tmp/badpath.err")"
+run noboard --kernel "$a64" --lava http://127.0.0.1:1/ --board sim-arm64-tftp
+[ $rc = 64 ] && ok "--lava with --board: exit 64" || not_ok "--lava with --board: exit 64" "exit $rc"
+run notoken --kernel "$a64" --lava http://127.0.0.1:1/ --lava-token-file "$tmp/no-such-token"
+[ $rc = 64 ] && grep -q "cannot read the LAVA token file" "$tmp/notoken.err" &&
+	ok "a missing token file: exit 64" || not_ok "a missing token file: exit 64" "exit $rc: $(cat "$tmp/notoken.err")"
+run unreach --kernel "$a64" --lava http://127.0.0.1:1/
+[ $rc = 125 ] && grep -q "cannot reach the LAVA server" "$tmp/unreach.err" &&
+	ok "an unreachable server: exit 125 with the reason" ||
+	not_ok "an unreachable server: exit 125 with the reason" "exit $rc: $(cat "$tmp/unreach.err")"
+check "an unreachable server: no verdict but INFRA_ERROR" verdicts_only unreach INFRA_ERROR
+
+# --- a real LAVA ------------------------------------------------------------------
+why=$(sh "$TOP/tests/lava-host.sh" check 2>&1) || {
+	for c in "a wrong token" "an unknown device type" "a job LAVA refuses" "a bad deploy URL" \
+		 "three kernels' ABI tables" "a panic" "Ctrl-C cancels"; do
+		skip "$c" "LAVA cannot run here: $why"
+	done
+	exit 0
+}
+if ! sh "$TOP/tests/lava-host.sh" status >/dev/null 2>&1; then
+	sh "$TOP/tests/lava-host.sh" start >"$tmp/lava-start.log" 2>&1 || {
+		not_ok "LAVA starts (tests/lava-host.sh start)" "$(tail -n 5 "$tmp/lava-start.log")"
+		exit 0
+	}
+	started_lava=1
+fi
+eval "$(sh "$TOP/tests/lava-host.sh" env)"
+L="--lava $LAVA_URL --lava-token-file $LAVA_TOKEN_FILE"
+
+printf 'not-a-token\n' >"$tmp/bad-token"
+run badtoken --kernel "$a64" --lava "$LAVA_URL" --lava-token-file "$tmp/bad-token"
+[ $rc = 125 ] && grep -q "refused the token" "$tmp/badtoken.err" &&
+	ok "a wrong token: exit 125 with LAVA's answer" ||
+	not_ok "a wrong token: exit 125 with LAVA's answer" "exit $rc: $(cat "$tmp/badtoken.err")"
+check "a wrong token: no verdict but INFRA_ERROR" verdicts_only badtoken INFRA_ERROR
+
+printf 'targets = ( { name = "arm64-virt"; device_type = "no-such-type"; } );\n' >"$tmp/type.cfg"
+run badtype --kernel "$a64" --config "$tmp/type.cfg" $L
+[ $rc = 125 ] && grep -q "no device type 'no-such-type'" "$tmp/badtype.err" &&
+	ok "an unknown device type: exit 125 naming it" ||
+	not_ok "an unknown device type: exit 125 naming it" "exit $rc: $(cat "$tmp/badtype.err")"
+check "an unknown device type: no verdict but INFRA_ERROR" verdicts_only badtype INFRA_ERROR
+
+printf 'targets = ( { name = "arm64-virt"; backend = "lavva"; } );\n' >"$tmp/backend.cfg"
+run badbackend --kernel "$a64" --config "$tmp/backend.cfg"
+[ $rc = 78 ] && grep -q "backend.cfg:1: 'backend' is \"lavva\"" "$tmp/badbackend.err" &&
+	ok "a wrong backend in a target: exit 78 at file:line" ||
+	not_ok "a wrong backend in a target: exit 78 at file:line" "exit $rc: $(cat "$tmp/badbackend.err")"
+
+# LAVA's schema: a job_name is at most 200 characters; a 210-character
+# variant name makes a longer one (the directory name itself is fine).
+long=$(printf 'v%.0s' $(seq 210))
+run refused --kernel "$a64" --variant "$long=" $L
+[ $rc = 125 ] && grep -q "LAVA refused the job.*length of value must be at most 200" "$tmp/refused.err" &&
+	ok "a job LAVA refuses: exit 125 with LAVA's validation message" ||
+	not_ok "a job LAVA refuses: exit 125 with LAVA's validation message" "exit $rc: $(cat "$tmp/refused.err")"
+check "a job LAVA refuses: no verdict but INFRA_ERROR" verdicts_only refused INFRA_ERROR
+
+# --- a bad deploy URL: LAVA fails the job before any kernel -------------------------
+run deploy --kernel "$a64" $L --lava-url-prefix file:///nonexistent
+r=$(boot_dir deploy cloud-arm64.vmlinuz default 1)/result.json
+[ $rc = 125 ] && ok "a bad deploy URL: exit 125" || not_ok "a bad deploy URL: exit 125" "exit $rc: $(tail -n 3 "$tmp/deploy.err")"
+expect "a bad deploy URL: INFRA_ERROR" "$r" verdict INFRA_ERROR
+case $("$JGET" "$r" reason) in
+"LAVA job "*" Incomplete: "*"does not exist or is not readable"*) ok "a bad deploy URL: LAVA's reason" ;;
+*) not_ok "a bad deploy URL: LAVA's reason" "$("$JGET" "$r" reason)" ;;
+esac
+expect "a bad deploy URL: result.json backend" "$r" backend lava
+expect "a bad deploy URL: the job's health" "$r" lava.health Incomplete
+id=$("$JGET" "$r" lava.job_id)
+expect "a bad deploy URL: the job's URL" "$r" lava.job_url "${LAVA_URL%/}/scheduler/job/$id"
+
+# --- three kernels: the ABI tables through LAVA equal the embedded driver's --------
+run emb --kernel "$a64" --kernel "$x86" --kernel "$arm"
+emb_rc=$rc
+run lava --kernel "$a64" --kernel "$x86" --kernel "$arm" $L
+lava_rc=$rc
+[ $lava_rc = 0 ] && ok "three kernels through LAVA: exit 0 (all PASS)" ||
+	not_ok "three kernels through LAVA: exit 0 (all PASS)" "exit $lava_rc: $(tail -n 8 "$tmp/lava.out")"
+# submitted at once: the three "started" (the job is in LAVA's queue) come
+# before the first verdict
+third=$(grep -n '\] started$' "$tmp/lava.err" | sed -n '3s/:.*//p')
+verdict=$(grep -n '\] [A-Z_]* in [0-9.]*s' "$tmp/lava.err" | sed -n '1s/:.*//p')
+[ -n "$third" ] && [ -n "$verdict" ] && [ "$third" -lt "$verdict" ] &&
+	ok "three kernels: the three jobs submitted at once" ||
+	not_ok "three kernels: the three jobs submitted at once" "$(head -n 8 "$tmp/lava.err")"
+for flavour in cloud-arm64 amd64 armmp-lpae; do
+	e=$(boot_dir emb "$flavour.vmlinuz" default 1)/result.json
+	l=$(boot_dir lava "$flavour.vmlinuz" default 1)/result.json
+	if [ $emb_rc != 0 ] || [ ! -s "$e" ]; then
+		not_ok "$flavour: the ABI table through LAVA equals the embedded driver's" "the embedded run failed: exit $emb_rc"
+		continue
+	fi
+	ea=$("$JGET" "$e" abis); la=$("$JGET" "$l" abis 2>&1)
+	[ -n "$ea" ] && [ "$ea" = "$la" ] && ok "$flavour: the ABI table through LAVA equals the embedded driver's ($la)" ||
+		not_ok "$flavour: the ABI table through LAVA equals the embedded driver's" "embedded $ea, LAVA $la"
+	expect "$flavour: PASS through LAVA" "$l" verdict PASS
+	d=$(dirname "$l")
+	check "$flavour: console.log, console.tlog, job.yaml and LAVA's log kept" \
+		test -s "$d/console.log" -a -s "$d/console.tlog" -a -s "$d/job.yaml" -a -s "$d/lava-log.yaml"
+	first=$(head -n 1 "$d/console.tlog" | cut -c1-13)
+	case $first in
+	"[000"[0-9].*"]") ok "$flavour: console.tlog stamped from the log's dt ($first)" ;;
+	*) not_ok "$flavour: console.tlog stamped from the log's dt" "$first" ;;
+	esac
+done
+
+# --- a panic: judged from the console, not from LAVA's Incomplete ------------------
+mkdir -p "$tmp/badinit"
+printf 'not a program\n' >"$tmp/badinit/init"
+chmod 755 "$tmp/badinit/init"
+(cd "$tmp/badinit" && echo init | cpio -o -H newc >"$tmp/badinit.cpio" 2>/dev/null)
+run panic --kernel "$a64" --initramfs "$tmp/badinit.cpio" --append init=/does-not-exist $L
+r=$(boot_dir panic cloud-arm64.vmlinuz default 1)/result.json
+[ $rc = 2 ] && ok "a panic through LAVA: exit 2" || not_ok "a panic through LAVA: exit 2" "exit $rc: $(tail -n 3 "$tmp/panic.err")"
+expect "a panic through LAVA: PANIC" "$r" verdict PANIC
+expect "a panic through LAVA: the judge's title" "$r" events.0.title \
+	"kernel panic: Requested init /does-not-exist failed (error -NUM)."
+
+# --- Ctrl-C cancels the submitted job ----------------------------------------------
+"$BOOTRIG" run --kernel "$a64" $L -o "$tmp/intr" >"$tmp/intr.out" 2>"$tmp/intr.err" &
+pid=$!
+for i in $(seq 1 600); do
+	grep -q "started" "$tmp/intr.err" 2>/dev/null && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.2
+done
+kill -INT $pid 2>/dev/null
+wait $pid
+rc=$?
+[ $rc = 130 ] && ok "Ctrl-C: exit 130" || not_ok "Ctrl-C: exit 130" "exit $rc: $(tail -n 3 "$tmp/intr.err")"
+d=$(boot_dir intr cloud-arm64.vmlinuz default 1)
+[ ! -e "$d/result.json" ] && ok "Ctrl-C: no result for the interrupted boot" || not_ok "Ctrl-C: no result for the interrupted boot"
+last=$(curl -s -H "Authorization: Token $(cat "$LAVA_TOKEN_FILE")" "${LAVA_URL%/}/api/v0.2/jobs/?ordering=-id&limit=1")
+case $last in
+*'"health":"Canceled"'*|*'"health": "Canceled"'*|*'"state":"Canceling"'*) ok "Ctrl-C: the LAVA job is canceled" ;;
+*) not_ok "Ctrl-C: the LAVA job is canceled" "$(printf '%s' "$last" | cut -c1-300)" ;;
+esac
