@@ -33,7 +33,7 @@
  * canceled, is MACHINE_FAILED with LAVA's message; the runner judges it
  * from the console when the kernel printed (be->judge_failure_after_kernel).
  */
-#include "backend.h"
+#include "backend-impl.h"
 #include "config.h"
 #include "lava.h"
 #include "textsafe.h"
@@ -769,9 +769,17 @@ static void lava_close(struct backend *be)
 	free(be);
 }
 
+static const struct backend lava_ops = {
+	.name = "lava", .accelerator = "tcg", .where_is_uri = true,
+	.threaded_ops = true, .max_parallel = LAVA_MAX_PARALLEL,
+	.judge_failure_after_kernel = true,
+	BACKEND_OPS(lava),
+	.console_stamp = lava_console_stamp, .clock = lava_clock, .release = lava_release,
+	.result_section = lava_result_section, .annotate = lava_annotate,
+};
+
 struct backend *backend_lava_new(const struct lava_options *o)
 {
-	struct backend *be = xcalloc(1, sizeof(*be));
 	struct lava_be *lb = xcalloc(1, sizeof(*lb));
 	size_t n = strlen(o->url);
 	while (n && o->url[n - 1] == '/')
@@ -781,27 +789,7 @@ struct backend *backend_lava_new(const struct lava_options *o)
 	lb->o.url_prefix = o->url_prefix ? xstrdup(o->url_prefix) : NULL;
 	lb->o.device_type = xstrdup(o->device_type ? o->device_type : "qemu");
 	lb->api = xasprintf("%s/api/v0.2", lb->o.url);
-	be->priv = lb;
-	be->name = "lava";
-	be->accelerator = "tcg";
+	struct backend *be = backend_alloc(&lava_ops, lb);
 	be->where = xstrdup(lb->o.url);
-	be->where_is_uri = true;
-	be->threaded_ops = true;
-	be->max_parallel = LAVA_MAX_PARALLEL;
-	be->judge_failure_after_kernel = true;
-	be->open = lava_open;
-	be->prepare = lava_prepare;
-	be->power_on = lava_power_on;
-	be->console_fd = lava_console_fd;
-	be->console_read = lava_console_read;
-	be->console_stamp = lava_console_stamp;
-	be->clock = lava_clock;
-	be->state = lava_state;
-	be->stop = lava_stop;
-	be->release = lava_release;
-	be->emergency_stop = lava_emergency_stop;
-	be->result_section = lava_result_section;
-	be->annotate = lava_annotate;
-	be->close = lava_close;
 	return be;
 }
