@@ -424,3 +424,9 @@ void comparison_free(struct comparison *c)
 	free(c->cases);
 	*c = (struct comparison){ 0 };
 }
+
+char *new_verdict_message(const struct comparison *c, const struct new_verdict *v)
+{
+	return xasprintf("%s in %u of %zu boots; BASE never had it", v->verdict, v->boots,
+			 c->sides[v->side].nboots);
+}

@@ -121,6 +121,10 @@ void comparison_free(struct comparison *c);
  * "absent". */
 const char *ktap_case_status(const struct side *side, const char *suite, const char *name);
 
+/* What a new verdict of candidate v->side says in a report: "PANIC in 2 of
+ * 3 boots; BASE never had it" (malloc'd). */
+char *new_verdict_message(const struct comparison *c, const struct new_verdict *v);
+
 /* Verdict words used by every report: "improved", "regressed", ... */
 const char *change_name(enum change ch);
 /* "aarch64.lat_syscall.null" into buf. */

@@ -129,8 +129,7 @@ static void failure_cases(const struct comparison *c, size_t s, struct suite *su
 		const struct new_verdict *v = &c->verdicts[i];
 		if (v->side != s)
 			continue;
-		char *msg = xasprintf("%s in %u of %zu boots; BASE never had it", v->verdict,
-				      v->boots, c->sides[s].nboots);
+		char *msg = new_verdict_message(c, v);
 		add_case(su, "failures", v->verdict, OUT_FAIL, msg, msg);
 		free(msg);
 	}

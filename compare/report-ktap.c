@@ -150,8 +150,7 @@ static void failures(struct ktapout *k, const struct comparison *c, size_t s, si
 		const struct new_verdict *v = &c->verdicts[i];
 		if (v->side != s)
 			continue;
-		char *diag = xasprintf("%s in %u of %zu boots; BASE never had it", v->verdict,
-				       v->boots, c->sides[s].nboots);
+		char *diag = new_verdict_message(c, v);
 		ktapout_case(k, v->verdict, KTAPOUT_FAIL, NULL, diag);
 		free(diag);
 	}
