@@ -137,11 +137,17 @@ static char *sanitizer_title(const struct report *r, const char **fn)
 	return title;
 }
 
+/* The header's text from after marker (which the header holds: its
+ * table row's needle) up to end (crash_slice), allocated. */
+static char *header_after(const struct report *r, const char *marker, const char *end)
+{
+	return crash_slice(strstr(r->header_text, marker) + strlen(marker), end);
+}
+
 /* arm: "Unable to handle kernel WHAT at virtual address X". */
 static char *arm_fault_title(const struct report *r, const char **fn)
 {
-	const char *t = strstr(r->header_text, "Unable to handle kernel ") + 24;
-	char *what = crash_slice(t, " at ");
+	char *what = header_after(r, "Unable to handle kernel ", " at ");
 	*fn = crash_first_unskipped(r, true, false, NULL);
 	/* syzkaller: "BUG: unable to handle kernel %[1]v in %[2]v", NULL
 	 * pointer dereference included (as x86's title, whatever it prints) */
@@ -155,8 +161,7 @@ static char *arm_fault_title(const struct report *r, const char **fn)
 /* arm: "Internal error: Oops - Undefined instruction: 0 [#1]" -> "Oops - Undefined instruction in F". */
 static char *arm_error_title(const struct report *r, const char **fn)
 {
-	const char *t = strstr(r->header_text, "Internal error: ") + 16;
-	char *what = crash_slice(t, ": ");
+	char *what = header_after(r, "Internal error: ", ": ");
 	*fn = crash_first_unskipped(r, true, false, NULL);
 	char *title = with_function(!strncmp(what, "Oops", 4) ? what : "Oops", *fn);
 	free(what);
@@ -329,8 +334,7 @@ char *crash_report_title(const struct report *r, const char **fn)
 		*fn = r->header_fn;
 		return without_offsets(strstr(r->header_text, "KCSAN: "));
 	case ST_UBSAN: {
-		const char *t = strstr(r->header_text, "UBSAN: ") + 7;
-		char *type = crash_slice(t, " in ");
+		char *type = header_after(r, "UBSAN: ", " in ");
 		*fn = crash_first_unskipped(r, false, false, h->skip);
 		/* before 5.x: "UBSAN: Undefined behaviour in FILE:LINE:COL",
 		 * syzbot's "UBSAN: undefined-behaviour in F" */

@@ -45,13 +45,14 @@ enum check {
 	CHECK_BAD_VERSION,
 };
 
-/* The value of a lower-case hex digit (the trailer's), or -1. */
-static int hex_value(char c)
+/* The value of hex digit c written in one case (a: 'a' for the trailer's
+ * lower case, 'A' for a %XX escape's upper case), or -1. */
+static int hex_digit_value(char c, char a)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
+	if (c >= a && c <= a + 5)
+		return c - a + 10;
 	return -1;
 }
 
@@ -63,7 +64,7 @@ static bool has_trailer_bytes(const char *t, uint32_t *crc)
 	if (t[0] != ' ' || t[1] != '*')
 		return false;
 	for (size_t i = 2; i < TRAILER_LEN; i++) {
-		int h = hex_value(t[i]);
+		int h = hex_digit_value(t[i], 'a');
 		if (h < 0)
 			return false;
 		v = v << 4 | (uint32_t)h;
@@ -105,16 +106,6 @@ struct parsed {
 static bool is_key_byte(char c)
 {
 	return (c >= 'a' && c <= 'z') || proto_is_digit(c) || c == '_' || c == '.';
-}
-
-/* The value of an upper-case hex digit (a %XX escape's), or -1. */
-static int hex_upper_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /*
@@ -167,8 +158,8 @@ static bool parse_body(const char *s, size_t n, char *store,
 		for (i++; i < n && s[i] != ' '; i++) {
 			unsigned char c = (unsigned char)s[i];
 			if (c == '%') {
-				int hi = i + 2 < n ? hex_upper_value(s[i + 1]) : -1;
-				int lo = hi >= 0 ? hex_upper_value(s[i + 2]) : -1;
+				int hi = i + 2 < n ? hex_digit_value(s[i + 1], 'A') : -1;
+				int lo = hi >= 0 ? hex_digit_value(s[i + 2], 'A') : -1;
 				if (lo < 0)
 					return false;
 				store[o++] = (char)(hi << 4 | lo);
@@ -755,7 +746,7 @@ static bool is_trailer_tail(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		size_t pos = TRAILER_LEN - n + i;       /* position in the trailer */
-		if (pos == 0 ? s[i] != ' ' : pos == 1 ? s[i] != '*' : hex_value(s[i]) < 0)
+		if (pos == 0 ? s[i] != ' ' : pos == 1 ? s[i] != '*' : hex_digit_value(s[i], 'a') < 0)
 			return false;
 	}
 	return true;

@@ -7,10 +7,8 @@
 #include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <nettle/sha2.h>
 /* nettle names its functions sha256_init and so on through macros; ours
@@ -53,31 +51,24 @@ void sha256_hex(const void *data, size_t n, char hex[65])
 	sha256_final_hex(&s, hex);
 }
 
+/* sha256_file's sink: the block into the struct sha256 ctx. */
+static void sha256_sink(void *ctx, const void *data, size_t n)
+{
+	sha256_update(ctx, data, n);
+}
+
 int sha256_file(const char *path, char hex[65])
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
 	struct sha256 s;
 	sha256_init(&s);
 	static __thread unsigned char buf[1 << 16];
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int saved = errno;
-			char ignored[65];
-			sha256_final_hex(&s, ignored);
-			close(fd);
-			errno = saved;
-			return -1;
-		}
-		if (n == 0)
-			break;
-		sha256_update(&s, buf, (size_t)n);
+	if (read_file_chunks(path, buf, sizeof(buf), sha256_sink, &s)) {
+		int saved = errno;
+		char ignored[65];
+		sha256_final_hex(&s, ignored);
+		errno = saved;
+		return -1;
 	}
-	close(fd);
 	sha256_final_hex(&s, hex);
 	return 0;
 }

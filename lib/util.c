@@ -92,29 +92,46 @@ void strbuf_release(struct strbuf *sb)
 	sb->len = sb->alloc = 0;
 }
 
-int read_file(const char *path, char **out, size_t *len)
+int read_file_chunks(const char *path, void *buf, size_t size,
+		     void (*sink)(void *ctx, const void *data, size_t n), void *ctx)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	struct strbuf sb = STRBUF_INIT;
-	char chunk[65536];
 	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
+		ssize_t n = read(fd, buf, size);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			int saved = errno;
 			close(fd);
-			strbuf_release(&sb);
 			errno = saved;
 			return -1;
 		}
 		if (n == 0)
 			break;
-		strbuf_add(&sb, chunk, (size_t)n);
+		sink(ctx, buf, (size_t)n);
 	}
 	close(fd);
+	return 0;
+}
+
+/* read_file's sink: the block onto the strbuf ctx. */
+static void strbuf_sink(void *ctx, const void *data, size_t n)
+{
+	strbuf_add(ctx, data, n);
+}
+
+int read_file(const char *path, char **out, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char chunk[65536];
+	if (read_file_chunks(path, chunk, sizeof(chunk), strbuf_sink, &sb)) {
+		int saved = errno;
+		strbuf_release(&sb);
+		errno = saved;
+		return -1;
+	}
 	if (!sb.buf)
 		strbuf_add(&sb, "", 0);
 	*out = sb.buf;

@@ -58,6 +58,16 @@ void strbuf_release(struct strbuf *sb);
 int read_file(const char *path, char **out, size_t *len);
 
 /*
+ * read_file_chunks: opens path and hands each block it reads, into buf of
+ * size bytes, to sink(ctx, data, n) until the end of the file (a read a
+ * signal interrupts is retried). The file is closed either way. Returns
+ * 0, or -1 with errno set when path cannot be opened or read (what sink
+ * had by then is the caller's to drop).
+ */
+int read_file_chunks(const char *path, void *buf, size_t size,
+		     void (*sink)(void *ctx, const void *data, size_t n), void *ctx);
+
+/*
  * write_file_atomic: write data to path through "path.tmp.PID" and rename,
  * so the path holds the whole file or nothing. Returns 0 or error()'s -1.
  */

@@ -39,6 +39,16 @@ long bench_check(const struct bench *b, long ret, const char *what)
 	return ret;
 }
 
+long bench_fork_piped(const struct bench *b, int down[2], int up[2])
+{
+	bench_check(b, rt_pipe2(down, O_CLOEXEC), "pipe2");
+	bench_check(b, rt_pipe2(up, O_CLOEXEC), "pipe2");
+	long pid = bench_check(b, rt_fork(), "fork");
+	rt_close(pid == 0 ? down[1] : down[0]);
+	rt_close(pid == 0 ? up[0] : up[1]);
+	return pid;
+}
+
 /* Parses a decimal number with an optional k/m/g suffix (when `suffixes`)
  * into *out; false when s is not entirely that. */
 static bool parse_number(const char *s, bool suffixes, uint64_t *out)

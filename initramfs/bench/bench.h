@@ -207,6 +207,13 @@ void bench_fail(const struct bench *b, const char *fmt, ...);
 /* bench_check: dies with "<what>: <errname>" when ret < 0; returns ret. */
 long bench_check(const struct bench *b, long ret, const char *what);
 
+/* bench_fork_piped: forks a child with two O_CLOEXEC pipes to it: down
+ * (the parent writes down[1], the child reads down[0]) and up (the child
+ * writes up[1], the parent reads up[0]); each side closes the two ends it
+ * does not use. Returns fork's result (0 in the child, its pid in the
+ * parent); dies (bench_check) when a pipe or the fork fails. */
+long bench_fork_piped(const struct bench *b, int down[2], int up[2]);
+
 /* bench_probe_path: the tiny program lat_proc execs: knob probe=, else
  * /bench/<abi>/probe, else "probe" beside argv[0]. Written into buf. */
 const char *bench_probe_path(const struct bench *b, char *buf, size_t size);

@@ -47,16 +47,9 @@ int main(int argc, char **argv)
 	int down[2], up[2], status = 0;
 
 	bench_init(&b, argc, argv, "lat_pipe");
-	bench_check(&b, rt_pipe2(down, O_CLOEXEC), "pipe2");
-	bench_check(&b, rt_pipe2(up, O_CLOEXEC), "pipe2");
-	long pid = bench_check(&b, rt_fork(), "fork");
-	if (pid == 0) {
-		rt_close(down[1]);
-		rt_close(up[0]);
+	long pid = bench_fork_piped(&b, down, up);
+	if (pid == 0)
 		echo_child(down[0], up[1]);
-	}
-	rt_close(down[0]);
-	rt_close(up[1]);
 	c.to_child = down[1];
 	c.from_child = up[0];
 

@@ -96,18 +96,12 @@ int main(int argc, char **argv)
 	memset(c.msg, 'x', (size_t)c.msg_size);
 
 	int lfd = listen_loopback(&b, &addr);
-	bench_check(&b, rt_pipe2(ctl, O_CLOEXEC), "pipe2");
-	bench_check(&b, rt_pipe2(ack, O_CLOEXEC), "pipe2");
-	long pid = bench_check(&b, rt_fork(), "fork");
+	long pid = bench_fork_piped(&b, ctl, ack);
 	if (pid == 0) {
-		rt_close(ctl[1]);
-		rt_close(ack[0]);
 		long s = rt_accept(lfd, NULL, NULL);
 		rt_exit(s < 0 ? 5 : receiver((int)s, ctl[0], ack[1]));
 	}
 	rt_close(lfd);
-	rt_close(ctl[0]);
-	rt_close(ack[1]);
 	c.ctl_out = ctl[1];
 	c.ack_in = ack[0];
 	c.sock = (int)bench_check(&b, rt_socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), "socket");

@@ -106,13 +106,36 @@ static size_t read_some(struct uboot *u, double wait)
 	return (size_t)n;
 }
 
-/* Waits until needle appears in u->seen at or after from; returns its
- * offset, or -1 at the deadline. */
+/* Has the caller's stop flag been raised? */
 static bool cancelled(const struct uboot *u)
 {
 	return u->cancel && atomic_load(u->cancel);
 }
 
+/* Reads for up to 0.2 s, never past deadline. false (nothing read) once
+ * the deadline has passed or the wait is cancelled: the waits' loop end. */
+static bool read_before(struct uboot *u, double deadline)
+{
+	double left = deadline - now_monotonic();
+	if (left <= 0 || cancelled(u))
+		return false;
+	read_some(u, left < 0.2 ? left : 0.2);
+	return true;
+}
+
+/* Does out hold U-Boot's "Starting kernel"? Then u->kernel_started is
+ * set (read_some sets it as the line arrives; this when it did not). */
+static bool saw_kernel_start(struct uboot *u, const char *out)
+{
+	if (!strstr(out, "Starting kernel"))
+		return false;
+	if (u->kernel_started < 0)
+		u->kernel_started = now_monotonic() - u->line->epoch;
+	return true;
+}
+
+/* Waits until needle appears in u->seen at or after from; returns its
+ * offset, or -1 at the deadline or when cancelled. */
 static long wait_for(struct uboot *u, const char *needle, size_t from, double deadline)
 {
 	for (;;) {
@@ -123,10 +146,8 @@ static long wait_for(struct uboot *u, const char *needle, size_t from, double de
 			if (p)
 				return (long)(p - u->seen.buf);
 		}
-		double left = deadline - now_monotonic();
-		if (left <= 0)
+		if (!read_before(u, deadline))
 			return -1;
-		read_some(u, left < 0.2 ? left : 0.2);
 	}
 }
 
@@ -223,11 +244,8 @@ static enum uboot_status watch_boot(struct uboot *u, size_t from, double timeout
 	for (;;) {
 		const char *out = u->seen.buf + from;
 		char line[400];
-		if (strstr(out, "Starting kernel")) {
-			if (u->kernel_started < 0)
-				u->kernel_started = now_monotonic() - u->line->epoch;
+		if (saw_kernel_start(u, out))
 			return UBOOT_OK;
-		}
 		if (uboot_find_error(out, line, sizeof(line))) {
 			snprintf(u->error, sizeof(u->error), "U-Boot: %s (after '%s')", line, what);
 			return UBOOT_ERROR;
@@ -237,10 +255,8 @@ static enum uboot_status watch_boot(struct uboot *u, size_t from, double timeout
 				 what);
 			return UBOOT_ERROR;
 		}
-		double left = deadline - now_monotonic();
-		if (left <= 0 || cancelled(u))
+		if (!read_before(u, deadline))
 			break;
-		read_some(u, left < 0.2 ? left : 0.2);
 	}
 	snprintf(u->error, sizeof(u->error), "U-Boot did not start the kernel within %.0f s after '%s'",
 		 timeout, what);
@@ -261,11 +277,8 @@ enum uboot_status uboot_wait_kernel(struct uboot *u, double timeout)
 	 * and gives up on; only the end counts: the kernel, or the prompt. */
 	double deadline = now_monotonic() + timeout;
 	for (;;) {
-		if (strstr(u->seen.buf, "Starting kernel")) {
-			if (u->kernel_started < 0)
-				u->kernel_started = now_monotonic() - u->line->epoch;
+		if (saw_kernel_start(u, u->seen.buf))
 			return UBOOT_OK;
-		}
 		if (strstr(u->seen.buf, u->set->prompt)) {
 			char line[400] = "";
 			uboot_find_error(u->seen.buf, line, sizeof(line));
@@ -274,10 +287,8 @@ enum uboot_status uboot_wait_kernel(struct uboot *u, double timeout)
 				 line[0] ? "; it said: " : "", line);
 			return UBOOT_ERROR;
 		}
-		double left = deadline - now_monotonic();
-		if (left <= 0 || cancelled(u))
+		if (!read_before(u, deadline))
 			break;
-		read_some(u, left < 0.2 ? left : 0.2);
 	}
 	snprintf(u->error, sizeof(u->error), "the kernel was not started within %.0f s of power-on",
 		 timeout);

@@ -7,70 +7,15 @@
 #ifndef BOOTRIG_RT_ARCH_AARCH64_SYSCALL_H
 #define BOOTRIG_RT_ARCH_AARCH64_SYSCALL_H
 
-#define RT_A64_SYSCALL(n, ...)                                                          \
-	register rt_sysarg_t x8 __asm__("x8") = (n);                                    \
-	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), ##__VA_ARGS__ : "memory", "cc"); \
-	return (long)x0
-
-static inline long rt_syscall0(long n)
-{
-	register rt_sysarg_t x0 __asm__("x0") = 0;
-	RT_A64_SYSCALL(n);
-}
-
-static inline long rt_syscall1(long n, rt_sysarg_t a1)
-{
-	register rt_sysarg_t x0 __asm__("x0") = a1;
-	RT_A64_SYSCALL(n);
-}
-
-static inline long rt_syscall2(long n, rt_sysarg_t a1, rt_sysarg_t a2)
-{
-	register rt_sysarg_t x0 __asm__("x0") = a1;
-	register rt_sysarg_t x1 __asm__("x1") = a2;
-	RT_A64_SYSCALL(n, "r"(x1));
-}
-
-static inline long rt_syscall3(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3)
-{
-	register rt_sysarg_t x0 __asm__("x0") = a1;
-	register rt_sysarg_t x1 __asm__("x1") = a2;
-	register rt_sysarg_t x2 __asm__("x2") = a3;
-	RT_A64_SYSCALL(n, "r"(x1), "r"(x2));
-}
-
-static inline long rt_syscall4(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3,
-			       rt_sysarg_t a4)
-{
-	register rt_sysarg_t x0 __asm__("x0") = a1;
-	register rt_sysarg_t x1 __asm__("x1") = a2;
-	register rt_sysarg_t x2 __asm__("x2") = a3;
-	register rt_sysarg_t x3 __asm__("x3") = a4;
-	RT_A64_SYSCALL(n, "r"(x1), "r"(x2), "r"(x3));
-}
-
-static inline long rt_syscall5(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3,
-			       rt_sysarg_t a4, rt_sysarg_t a5)
-{
-	register rt_sysarg_t x0 __asm__("x0") = a1;
-	register rt_sysarg_t x1 __asm__("x1") = a2;
-	register rt_sysarg_t x2 __asm__("x2") = a3;
-	register rt_sysarg_t x3 __asm__("x3") = a4;
-	register rt_sysarg_t x4 __asm__("x4") = a5;
-	RT_A64_SYSCALL(n, "r"(x1), "r"(x2), "r"(x3), "r"(x4));
-}
-
-static inline long rt_syscall6(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3,
-			       rt_sysarg_t a4, rt_sysarg_t a5, rt_sysarg_t a6)
-{
-	register rt_sysarg_t x0 __asm__("x0") = a1;
-	register rt_sysarg_t x1 __asm__("x1") = a2;
-	register rt_sysarg_t x2 __asm__("x2") = a3;
-	register rt_sysarg_t x3 __asm__("x3") = a4;
-	register rt_sysarg_t x4 __asm__("x4") = a5;
-	register rt_sysarg_t x5 __asm__("x5") = a6;
-	RT_A64_SYSCALL(n, "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5));
-}
+#define RT_SVC_NR "x8"
+#define RT_SVC_A0 "x0"
+#define RT_SVC_A1 "x1"
+#define RT_SVC_A2 "x2"
+#define RT_SVC_A3 "x3"
+#define RT_SVC_A4 "x4"
+#define RT_SVC_A5 "x5"
+#define RT_SVC_CLOBBERS "memory", "cc"
+#include "svc-syscall.h"
 
 /* rt_syscall3_wide: the whole 64-bit result (lseek's offset). */
 static inline int64_t rt_syscall3_wide(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg_t a3)

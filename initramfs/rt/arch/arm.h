@@ -54,67 +54,16 @@ typedef long rt_sysarg_t;
 #define __NR_fcntl __NR_fcntl64
 #include "stat64.h"
 
-#define RT_ARM_SYSCALL(n, ...)                                                         \
-	register long r7 __asm__("r7") = (n);                                          \
-	__asm__ volatile("svc #0" : "+r"(r0) : "r"(r7), ##__VA_ARGS__ : "memory");     \
-	return r0
-
-static inline long rt_syscall0(long n)
-{
-	register long r0 __asm__("r0") = 0;
-	RT_ARM_SYSCALL(n);
-}
-
-static inline long rt_syscall1(long n, long a1)
-{
-	register long r0 __asm__("r0") = a1;
-	RT_ARM_SYSCALL(n);
-}
-
-static inline long rt_syscall2(long n, long a1, long a2)
-{
-	register long r0 __asm__("r0") = a1;
-	register long r1 __asm__("r1") = a2;
-	RT_ARM_SYSCALL(n, "r"(r1));
-}
-
-static inline long rt_syscall3(long n, long a1, long a2, long a3)
-{
-	register long r0 __asm__("r0") = a1;
-	register long r1 __asm__("r1") = a2;
-	register long r2 __asm__("r2") = a3;
-	RT_ARM_SYSCALL(n, "r"(r1), "r"(r2));
-}
-
-static inline long rt_syscall4(long n, long a1, long a2, long a3, long a4)
-{
-	register long r0 __asm__("r0") = a1;
-	register long r1 __asm__("r1") = a2;
-	register long r2 __asm__("r2") = a3;
-	register long r3 __asm__("r3") = a4;
-	RT_ARM_SYSCALL(n, "r"(r1), "r"(r2), "r"(r3));
-}
-
-static inline long rt_syscall5(long n, long a1, long a2, long a3, long a4, long a5)
-{
-	register long r0 __asm__("r0") = a1;
-	register long r1 __asm__("r1") = a2;
-	register long r2 __asm__("r2") = a3;
-	register long r3 __asm__("r3") = a4;
-	register long r4 __asm__("r4") = a5;
-	RT_ARM_SYSCALL(n, "r"(r1), "r"(r2), "r"(r3), "r"(r4));
-}
-
-static inline long rt_syscall6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
-{
-	register long r0 __asm__("r0") = a1;
-	register long r1 __asm__("r1") = a2;
-	register long r2 __asm__("r2") = a3;
-	register long r3 __asm__("r3") = a4;
-	register long r4 __asm__("r4") = a5;
-	register long r5 __asm__("r5") = a6;
-	RT_ARM_SYSCALL(n, "r"(r1), "r"(r2), "r"(r3), "r"(r4), "r"(r5));
-}
+/* The trap: number in r7, arguments r0-r5, result in r0. */
+#define RT_SVC_NR "r7"
+#define RT_SVC_A0 "r0"
+#define RT_SVC_A1 "r1"
+#define RT_SVC_A2 "r2"
+#define RT_SVC_A3 "r3"
+#define RT_SVC_A4 "r4"
+#define RT_SVC_A5 "r5"
+#define RT_SVC_CLOBBERS "memory"
+#include "svc-syscall.h"
 
 /* A 64-bit value as a register pair, low word first (little endian). */
 #define RT_ARG64(x) ((rt_sysarg_t)(uint32_t)(uint64_t)(x)), \

@@ -60,24 +60,8 @@ __asm__(
 	"	mov %ecx, %r10d\n"         /* ctid */
 	"	mov %r8d, %r8d\n"
 	"	mov %r9d, %r9d\n"
-	"	and $-16, %rsi\n"
-	"	sub $16, %rsi\n"
-	"	mov %r8, 0(%rsi)\n"
-	"	mov %r9, 8(%rsi)\n"
-	"	xor %r8d, %r8d\n"          /* tls */
-	"	mov $0x40000038, %eax\n"   /* __NR_clone | __X32_SYSCALL_BIT */
-	"	syscall\n"
-	"	test %rax, %rax\n"
-	"	jnz 1f\n"
-	"	xor %ebp, %ebp\n"
-	"	pop %rax\n"
-	"	pop %rdi\n"
-	"	call *%rax\n"
-	"	mov %eax, %edi\n"
-	"	mov $0x4000003c, %eax\n"   /* __NR_exit | __X32_SYSCALL_BIT */
-	"	syscall\n"
-	"	hlt\n"
-	"1:	ret\n"
+	/* __NR_clone, __NR_exit | __X32_SYSCALL_BIT */
+	RT_X86_64_CLONE_TAIL(0x40000038, 0x4000003c)
 
 	RT_ASM_GLOBAL(rt_sigreturn_restorer)
 	"	mov $0x40000201, %eax\n"   /* x32 rt_sigreturn (513) */

@@ -88,4 +88,31 @@ static inline long rt_syscall3(long n, rt_sysarg_t a1, rt_sysarg_t a2, rt_sysarg
 /* One register per 64-bit value. */
 #define RT_ARG64(x) ((rt_sysarg_t)(x))
 
+/* RT_X86_64_CLONE_TAIL(nr_clone, nr_exit): the end of rt_clone_thread's
+ * assembly, shared by x86_64 and x32 once each has put flags, stack,
+ * ptid in rdi, rsi, rdx, ctid in r10 and fn, arg in r8, r9 (64-bit
+ * registers): fn and arg go on the child's aligned stack, clone runs with
+ * no tls, the child calls fn(arg) and exits this thread with its result,
+ * the parent returns clone's result. nr_clone and nr_exit are the ABI's
+ * numbers as literals (they are pasted into the text). */
+#define RT_X86_64_CLONE_TAIL(nr_clone, nr_exit)                                 \
+	"	and $-16, %rsi\n"                                               \
+	"	sub $16, %rsi\n"                                                \
+	"	mov %r8, 0(%rsi)\n"        /* fn and arg on the child's stack */ \
+	"	mov %r9, 8(%rsi)\n"                                             \
+	"	xor %r8d, %r8d\n"          /* tls */                            \
+	"	mov $" #nr_clone ", %eax\n"                                     \
+	"	syscall\n"                                                      \
+	"	test %rax, %rax\n"                                              \
+	"	jnz 1f\n"                                                       \
+	"	xor %ebp, %ebp\n"                                               \
+	"	pop %rax\n"                                                     \
+	"	pop %rdi\n"                                                     \
+	"	call *%rax\n"                                                   \
+	"	mov %eax, %edi\n"                                               \
+	"	mov $" #nr_exit ", %eax\n"    /* this thread only */            \
+	"	syscall\n"                                                      \
+	"	hlt\n"                                                          \
+	"1:	ret\n"
+
 #endif

@@ -47,24 +47,7 @@ __asm__(
 	/* rt_clone_thread(flags rdi, stack rsi, ptid rdx, ctid rcx, fn r8, arg r9) */
 	RT_ASM_GLOBAL(rt_clone_thread)
 	"	mov %rcx, %r10\n"          /* ctid: clone's 4th argument */
-	"	and $-16, %rsi\n"
-	"	sub $16, %rsi\n"
-	"	mov %r8, 0(%rsi)\n"        /* fn and arg on the child's stack */
-	"	mov %r9, 8(%rsi)\n"
-	"	xor %r8d, %r8d\n"          /* tls */
-	"	mov $56, %eax\n"           /* __NR_clone */
-	"	syscall\n"
-	"	test %rax, %rax\n"
-	"	jnz 1f\n"
-	"	xor %ebp, %ebp\n"
-	"	pop %rax\n"
-	"	pop %rdi\n"
-	"	call *%rax\n"
-	"	mov %eax, %edi\n"
-	"	mov $60, %eax\n"           /* __NR_exit: this thread only */
-	"	syscall\n"
-	"	hlt\n"
-	"1:	ret\n"
+	RT_X86_64_CLONE_TAIL(56, 60)        /* __NR_clone, __NR_exit */
 
 	RT_ASM_GLOBAL(rt_sigreturn_restorer)
 	"	mov $15, %eax\n"           /* __NR_rt_sigreturn */
