@@ -6,7 +6,8 @@
  *       [--config FILE] [--suite NAME] [--append ARGS] [--variant NAME=ARGS ...]
  *       [--repeat N] [-j N] [--connect URI... | --board NAME] [--timeout S]
  *       [--clock wall|icount] [--provoke KIND]
- *       [--lava URL [--lava-token-file F] [--lava-url-prefix URL] [--lava-job-only]]
+ *       [--lava URL [--lava-token-file F] [--lava-url-prefix URL | --lava-serve ADDR[:PORT]]
+ *        [--lava-job-only]]
  *       -o RESULTS_DIR
  *
  * This file reads the options (one table, which also prints --help), loads
@@ -58,6 +59,7 @@ struct run_args {
 	const char *db;            /* --db: the history database the boots go to */
 	const char *lava;          /* --lava URL: boot as jobs of that LAVA server */
 	const char *lava_token_file, *lava_url_prefix;
+	const char *lava_serve;    /* --lava-serve ADDR[:PORT]: serve the boot files over HTTP */
 	bool lava_job_only;        /* --lava-job-only: write job.yaml files, submit none */
 };
 
@@ -156,6 +158,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		OPT_STRING(0, "lava", &a->lava, "URL", "boot as jobs of this LAVA server (REST API v0.2), not through libvirt"),
 		OPT_STRING(0, "lava-token-file", &a->lava_token_file, "FILE", "the LAVA API token, read from FILE"),
 		OPT_STRING(0, "lava-url-prefix", &a->lava_url_prefix, "URL", "LAVA fetches each file at URL + its absolute path (default: file://)"),
+		OPT_STRING(0, "lava-serve", &a->lava_serve, "ADDR[:PORT]", "serve the run's boot files to LAVA over HTTP on ADDR (PORT 0 or none: any)"),
 		OPT_FLAG(0, "lava-job-only", &a->lava_job_only, "write each boot's LAVA job.yaml and submit nothing"),
 		OPT_STRING('o', "output", &a->output, "DIR", "results directory (required)"),
 		OPT_STRING(0, "db", &a->db, "FILE", "also record every boot that finished in the history database FILE (SQLite)"),
@@ -547,6 +550,7 @@ static void release_run_state(struct run_state *rs)
 	free(rs->initrd_sha);
 	free(rs->hosts);
 	free(rs->lava_token);
+	lava_serve_stop(rs->lava.serve);
 	free(rs->args.connects.v);
 	if (rs->cfg_loaded)
 		config_release(&rs->cfg);
@@ -642,6 +646,38 @@ static int record_boots(struct run_state *rs, int rc)
 }
 
 /*
+ * plan_lava_files: how the boot files reach the dispatcher: the user's
+ * --lava-url-prefix, bootrig's own server (--lava-serve, started here and
+ * stopped by release_run_state()), or file:// when the LAVA server is on
+ * this machine. 0 or EXIT_USAGE (also when the server cannot listen on the
+ * address given) after a message.
+ */
+static int plan_lava_files(struct run_state *rs)
+{
+	const struct run_args *a = &rs->args;
+	if (a->lava_serve && a->lava_url_prefix)
+		return error("run: --lava-serve and --lava-url-prefix are two ways to give LAVA the "
+			     "files: give one"), EXIT_USAGE;
+	if (a->lava_serve && a->lava_job_only)
+		return error("run: --lava-serve serves the files for the run's duration, and "
+			     "--lava-job-only runs nothing: use --lava-url-prefix"), EXIT_USAGE;
+	if (!a->lava_serve && !a->lava_url_prefix && !lava_url_is_loopback(rs->lava.url))
+		return error("run: the LAVA server %s is not on this machine, so its dispatcher "
+			     "cannot read file:// URLs: give --lava-serve ADDR[:PORT] (bootrig serves "
+			     "the files over HTTP on an address the dispatcher reaches) or "
+			     "--lava-url-prefix URL (your storage)", term_str(rs->lava.url)), EXIT_USAGE;
+	if (!a->lava_serve)
+		return 0;
+	char err[300];
+	rs->lava.serve = lava_serve_start(a->lava_serve, err, sizeof(err));
+	if (!rs->lava.serve)
+		return error("run: %s", err), EXIT_USAGE;
+	fprintf(stderr, "bootrig: serving the boot files to LAVA at %s/...\n",
+		lava_serve_prefix(rs->lava.serve));
+	return 0;
+}
+
+/*
  * plan_lava: whether the run goes to LAVA (--lava, or its kernels'
  * targets say backend = "lava": all of them or none), and with what: the
  * server, the token (read from --lava-token-file or the target's
@@ -659,9 +695,10 @@ static int plan_lava(struct run_state *rs)
 			     "one run uses one backend"), EXIT_USAGE;
 	const struct target *t = rs->n_kernels ? rs->targets[0] : NULL;
 	if (!a->lava && !n_lava) {
-		if (a->lava_token_file || a->lava_url_prefix || a->lava_job_only)
-			return error("run: --lava-token-file, --lava-url-prefix and --lava-job-only "
-				     "need --lava URL (or a target with backend = \"lava\")"), EXIT_USAGE;
+		if (a->lava_token_file || a->lava_url_prefix || a->lava_serve || a->lava_job_only)
+			return error("run: --lava-token-file, --lava-url-prefix, --lava-serve and "
+				     "--lava-job-only need --lava URL (or a target with backend = "
+				     "\"lava\")"), EXIT_USAGE;
 		return 0;
 	}
 	if (a->board)
@@ -687,7 +724,7 @@ static int plan_lava(struct run_state *rs)
 	}
 	rs->lava.url_prefix = a->lava_url_prefix;
 	rs->lava.device_type = t->device_type && *t->device_type ? t->device_type : "qemu";
-	return 0;
+	return plan_lava_files(rs);
 }
 
 /*
@@ -711,7 +748,8 @@ static int write_lava_jobs(struct run_state *rs, bool print)
 		char err[600];
 		if (mkdir_p(job->dir, 0755) < 0)
 			return error("cannot create %s: %s", term_str(job->dir), strerror(errno)), EXIT_INFRA;
-		if (lava_write_job_file(&spec, type, rs->lava.url_prefix, NULL, err, sizeof(err)) < 0)
+		if (lava_write_job_file(&spec, type, rs->lava.url_prefix, rs->lava.serve, NULL, err,
+					sizeof(err)) < 0)
 			return error("%s: %s", term_str(job->dir), err), EXIT_USAGE;
 		if (print)
 			printf("%s/job.yaml\n", term_str(job->dir));

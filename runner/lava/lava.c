@@ -308,7 +308,8 @@ static int lava_prepare(struct backend *be, struct machine *m, const struct mach
 	snprintf(m->clock, sizeof(m->clock), "%s", spec->icount && *spec->icount ? "icount" : "wall");
 	snprintf(m->accel_reason, sizeof(m->accel_reason), "lava: the qemu device type, without KVM");
 	char *yaml = NULL;
-	int rc = lava_write_job_file(spec, lm->device_type, lb->o.url_prefix, &yaml, m->infra_reason,
+	int rc = lava_write_job_file(spec, lm->device_type, lb->o.url_prefix, lb->o.serve, &yaml,
+				     m->infra_reason,
 				     sizeof(m->infra_reason));
 	if (rc)
 		return -1;
