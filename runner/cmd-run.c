@@ -188,8 +188,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		return error("run: --connect and --board cannot be used together"), EXIT_USAGE;
 	if (a->board && a->target)
 		return error("run: --target is for libvirt machines, not with --board"), EXIT_USAGE;
-	if (a->lava && (a->connect || a->board))
-		return error("run: --lava cannot be used with --connect or --board"), EXIT_USAGE;
+	if (a->lava && a->connect)
+		return error("run: --lava cannot be used with --connect"), EXIT_USAGE;
 	return 0;
 }
 
@@ -209,6 +209,8 @@ struct run_state {
 	char **images;                    /* per kernel: absolute image paths */
 	struct lava_options lava;         /* lava.url set: the run goes to LAVA */
 	char *lava_token;
+	struct board lava_board;          /* --board NAME of a LAVA lab (lava_board.lava) */
+	bool lava_board_loaded;
 	struct backend_host *hosts;       /* libvirt: the run's hosts, or NULL */
 	size_t n_hosts;
 	struct run_plan plan;
@@ -550,6 +552,8 @@ static void release_run_state(struct run_state *rs)
 	free(rs->initrd_sha);
 	free(rs->hosts);
 	free(rs->lava_token);
+	if (rs->lava_board_loaded)
+		board_release(&rs->lava_board);
 	lava_serve_stop(rs->lava.serve);
 	free(rs->args.connects.v);
 	if (rs->cfg_loaded)
@@ -677,6 +681,30 @@ static int plan_lava_files(struct run_state *rs)
 	return 0;
 }
 
+static int plan_lava_server(struct run_state *rs, const char *token_file);
+
+/*
+ * plan_lava_board: a run on --board NAME whose config says backend =
+ * "lava": its jobs go to the LAVA server (--lava, else the board's
+ * lava_url) for the board's device_type, deploy to tftp with the board's
+ * DTB, boot u-boot (lava-job.c). 0 or EXIT_USAGE after a message.
+ */
+static int plan_lava_board(struct run_state *rs, const struct board *b)
+{
+	const struct run_args *a = &rs->args;
+	rs->lava.url = a->lava ? a->lava : b->lava_url;
+	if (!rs->lava.url)
+		return error("run: board '%s' is a LAVA lab's (%s): give --lava URL or its lava_url",
+			     term_str(b->name), term_str(b->file)), EXIT_USAGE;
+	for (size_t k = 0; k < rs->n_kernels; k++)
+		if (b->arch && *b->arch && strcmp(b->arch, rs->targets[k]->arch))
+			return error("run: board '%s' is %s, and %s is %s", term_str(b->name), b->arch,
+				     term_str(rs->kernels[k].input), rs->targets[k]->arch), EXIT_USAGE;
+	rs->lava.device_type = b->device_type;
+	rs->lava.dtb = b->lava_dtb;
+	return plan_lava_server(rs, a->lava_token_file ? a->lava_token_file : b->lava_token_file);
+}
+
 /*
  * plan_lava: whether the run goes to LAVA (--lava, or its kernels'
  * targets say backend = "lava": all of them or none), and with what: the
@@ -694,6 +722,18 @@ static int plan_lava(struct run_state *rs)
 		return error("run: some kernels' targets say backend = \"lava\" and others do not: "
 			     "one run uses one backend"), EXIT_USAGE;
 	const struct target *t = rs->n_kernels ? rs->targets[0] : NULL;
+	struct board *lb = &rs->lava_board;
+	if (a->board && !n_lava) {      /* load_inputs() checked it already */
+		if (board_load(&rs->cfg, a->board, lb))
+			return EXIT_CONFIG;
+		rs->lava_board_loaded = true;
+		if (!lb->lava && a->lava)
+			return error("run: --lava with --board %s: that board is driven by bootrig; only a "
+				     "board with backend = \"lava\" is a LAVA lab's", term_str(a->board)),
+			       EXIT_USAGE;
+		if (lb->lava)
+			return plan_lava_board(rs, lb);
+	}
 	if (!a->lava && !n_lava) {
 		if (a->lava_token_file || a->lava_url_prefix || a->lava_serve || a->lava_job_only)
 			return error("run: --lava-token-file, --lava-url-prefix, --lava-serve and "
@@ -704,11 +744,22 @@ static int plan_lava(struct run_state *rs)
 	if (a->board)
 		return error("run: a LAVA run (backend = \"lava\") cannot use --board"), EXIT_USAGE;
 	rs->lava.url = a->lava ? a->lava : t->lava_url;
+	rs->lava.device_type = t->device_type && *t->device_type ? t->device_type : "qemu";
+	return plan_lava_server(rs, a->lava_token_file ? a->lava_token_file : t->lava_token_file);
+}
+
+/*
+ * plan_lava_server: the checks of a LAVA run's server URL (rs->lava.url,
+ * set), its token (read from token_file, or none) and how the files reach
+ * it (plan_lava_files()). 0 or EXIT_USAGE after a message.
+ */
+static int plan_lava_server(struct run_state *rs, const char *token_file)
+{
+	const struct run_args *a = &rs->args;
 	if (!rs->lava.url || (strncmp(rs->lava.url, "http://", 7) && strncmp(rs->lava.url, "https://", 8)))
 		return error("run: the LAVA server must be an http:// or https:// URL (--lava URL or the "
 			     "target's lava_url): '%s'", rs->lava.url ? term_str(rs->lava.url) : ""),
 		       EXIT_USAGE;
-	const char *token_file = a->lava_token_file ? a->lava_token_file : t->lava_token_file;
 	if (token_file) {
 		size_t len;
 		if (read_file(token_file, &rs->lava_token, &len) < 0)
@@ -723,7 +774,6 @@ static int plan_lava(struct run_state *rs)
 		rs->lava.token = rs->lava_token;
 	}
 	rs->lava.url_prefix = a->lava_url_prefix;
-	rs->lava.device_type = t->device_type && *t->device_type ? t->device_type : "qemu";
 	return plan_lava_files(rs);
 }
 
@@ -742,6 +792,7 @@ static int write_lava_jobs(struct run_state *rs, bool print)
 			.name = job->dir, .kernel = job->kernel_image, .initrd = job->initrd,
 			.cmdline = job->cmdline, .target = job->target, .cfg = &rs->cfg,
 			.dir = job->dir, .icount = job->icount, .limits = &job->limits,
+			.dtb = rs->lava.dtb,
 		};
 		const char *type = job->target->device_type && *job->target->device_type
 				   ? job->target->device_type : rs->lava.device_type;
@@ -814,7 +865,7 @@ int cmd_run(int argc, char **argv)
 		int queue = rs.plan.backend->max_parallel;    /* LAVA: submit every boot at once */
 		if (!rs.args.jobs && queue > 0)
 			rs.plan.parallel = rs.plan.n_jobs < (size_t)queue ? (int)rs.plan.n_jobs : queue;
-		if (rs.args.board && rs.plan.parallel > 1) {
+		if (rs.args.board && !rs.lava.url && rs.plan.parallel > 1) {
 			warning("--board: a board boots one kernel at a time; -j %d ignored",
 				rs.plan.parallel);
 			rs.plan.parallel = 1;

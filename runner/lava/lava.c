@@ -394,6 +394,10 @@ static int lava_prepare(struct backend *be, struct machine *m, const struct mach
 	snprintf(m->clock, sizeof(m->clock), "%s", spec->icount && *spec->icount ? "icount" : "wall");
 	snprintf(m->accel_reason, sizeof(m->accel_reason), "lava: the qemu device type, without KVM");
 	char *yaml = NULL;
+	struct machine_spec with_dtb = *spec;     /* a LAVA board's DTB */
+	if (!with_dtb.dtb && lb->o.dtb && *lb->o.dtb)
+		with_dtb.dtb = lb->o.dtb;
+	spec = &with_dtb;
 	int rc = lava_write_job_file(spec, lm->device_type, lb->o.url_prefix, lb->o.serve, &yaml,
 				     m->infra_reason,
 				     sizeof(m->infra_reason));
@@ -935,7 +939,7 @@ static void lava_close(struct backend *be)
 {
 	struct lava_be *lb = be->priv;
 	free((char *)lb->o.url), free((char *)lb->o.token), free((char *)lb->o.url_prefix);
-	free((char *)lb->o.device_type);
+	free((char *)lb->o.device_type), free((char *)lb->o.dtb);
 	free(lb->api);
 	free(lb);
 	free(be->where);
@@ -961,6 +965,7 @@ struct backend *backend_lava_new(const struct lava_options *o)
 	lb->o.token = o->token ? xstrdup(o->token) : NULL;
 	lb->o.url_prefix = o->url_prefix ? xstrdup(o->url_prefix) : NULL;
 	lb->o.device_type = xstrdup(o->device_type ? o->device_type : "qemu");
+	lb->o.dtb = o->dtb ? xstrdup(o->dtb) : NULL;
 	lb->api = xasprintf("%s/api/v0.2", lb->o.url);
 	struct backend *be = backend_alloc(&lava_ops, lb);
 	be->where = xstrdup(lb->o.url);

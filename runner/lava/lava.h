@@ -35,6 +35,7 @@ struct lava_options {
 	struct lava_serve *serve;    /* --lava-serve: the run's file server, or NULL
 				      * (the run's: the backend does not stop it) */
 	const char *device_type;     /* "qemu" unless a target says otherwise */
+	const char *dtb;             /* a LAVA board's DTB for every job, or NULL */
 };
 
 /* One boot's job (lava_job_write()). Strings are the config's and the
