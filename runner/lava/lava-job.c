@@ -217,11 +217,18 @@ static bool write_tftp_deploy_boot(struct strbuf *sb, const struct lava_job_para
 	yaml_timeout(sb, 4, "timeout", 300);
 	strbuf_addstr(sb, "    to: \"tftp\"\n    kernel:\n");
 	ok &= yaml_kv(sb, 6, "url", p->kernel_url);
-	ok &= yaml_kv(sb, 6, "type", p->kernel_type ? p->kernel_type : "image");
+	/* LAVA's tftp schema knows image, uimage and zimage: a bzImage goes
+	 * without a type (U-Boot's zboot is the device's own command) */
+	const char *type = p->kernel_type ? p->kernel_type : "image";
+	if (strcmp(type, "bzimage"))
+		ok &= yaml_kv(sb, 6, "type", type);
 	if (p->initrd_url) {
+		/* our initramfs as it is: no compression key (tftp's schema has no
+		 * "none"; absent is uncompressed), and LAVA adds nothing to it (its
+		 * overlay and modules would need a shell our init does not have) */
 		strbuf_addstr(sb, "    ramdisk:\n");
 		ok &= yaml_kv(sb, 6, "url", p->initrd_url);
-		strbuf_addstr(sb, "      compression: \"none\"\n");
+		strbuf_addstr(sb, "      install_modules: false\n      install_overlay: false\n");
 	}
 	if (p->dtb_url) {
 		strbuf_addstr(sb, "    dtb:\n");
