@@ -5,11 +5,17 @@
 #   --lava-job-only   job.yaml per boot, parsed back by python3-yaml and
 #                     checked by LAVA's own job schema (lava_common), nothing
 #                     submitted, exit 0
+#   a LAVA board      a board config with backend = "lava": job.yaml deploys
+#                     to tftp with its DTB and boots u-boot (LAVA's schema
+#                     checks it); a job name over 200 characters is cut
 #   bad input         an unreachable server, a wrong token, a missing token
-#                     file, an unknown device type, a job LAVA's schema
-#                     refuses (its message shown), --lava with --board: each
+#                     file, an unknown device type, a job LAVA refuses (no
+#                     token: its message shown), --lava with --board, a
+#                     remote server and no way to give it the files: each
 #                     exit 125 or 64, no result.json with a verdict but
 #                     INFRA_ERROR
+#   --lava-serve      the dispatcher downloads the boot files from bootrig's
+#                     server over HTTP: PASS; the server ends with the run
 #   a bad deploy URL  LAVA fails the job before any kernel: INFRA_ERROR with
 #                     LAVA's message, the job id and URL in result.json
 #   three kernels     the demo's Debian kernels (cloud-arm64, amd64,
@@ -89,7 +95,65 @@ EOF
 else
 	skip "--lava-job-only: job.yaml parses back" "python3-yaml is not installed"
 fi
-run badpath --kernel "$a64" --lava http://127.0.0.1:1/ --lava-job-only --append 'init="/x"'
+# a LAVA lab's board (backend = "lava" in a board config): deploy to tftp with
+# the board's DTB, boot u-boot; LAVA's own schema accepts it
+printf 'fake dtb\n' >"$tmp/board.dtb"
+printf 'boards = ( { name = "lab-rpi4"; arch = "arm64"; backend = "lava";\n  device_type = "bcm2711-rpi-4-b"; dtb = "%s"; } );\n' "$tmp/board.dtb" >"$tmp/lab.cfg"
+run labboard --kernel "$a64" --config "$tmp/lab.cfg" --board lab-rpi4 --lava http://127.0.0.1:1/ --lava-job-only
+job=$(boot_dir labboard cloud-arm64.vmlinuz default 1)/job.yaml
+if [ $rc != 0 ]; then
+	not_ok "a LAVA board's job: tftp, its DTB, u-boot" "exit $rc: $(cat "$tmp/labboard.err")"
+elif $PY -c 'import yaml' 2>/dev/null; then
+	out=$($PY - "$job" "$tmp/board.dtb" <<'PYEOF' 2>&1
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+assert d["device_type"] == "bcm2711-rpi-4-b", d
+acts = [list(a)[0] for a in d["actions"]]
+assert acts == ["deploy", "boot", "test"], acts
+dep, boot = d["actions"][0]["deploy"], d["actions"][1]["boot"]
+assert dep["to"] == "tftp" and dep["dtb"]["url"] == "file://" + sys.argv[2], dep
+assert dep["kernel"]["url"].startswith("file:///") and dep["ramdisk"]["url"].startswith("file:///"), dep
+assert boot["method"] == "u-boot" and boot["commands"] == "ramdisk", boot
+try:
+    from lava_common.schemas import validate
+except ImportError:
+    print("parsed; lava_common absent")
+    sys.exit(0)
+validate(d, strict=True, extra_context_variables=[])
+print("parsed and valid")
+PYEOF
+)
+	case $out in
+	parsed*) ok "a LAVA board's job: tftp, its DTB, u-boot ($out)" ;;
+	*) not_ok "a LAVA board's job: tftp, its DTB, u-boot" "$out" ;;
+	esac
+else
+	skip "a LAVA board's job: tftp, its DTB, u-boot" "python3-yaml is not installed"
+fi
+printf 'boards = ( { name = "lab-x"; backend = "lava";\n  power = { on = [ "true" ]; off = [ "true" ]; }; } );\n' >"$tmp/lab2.cfg"
+run labbad --kernel "$a64" --config "$tmp/lab2.cfg" --board lab-x --lava http://127.0.0.1:1/ --lava-job-only
+[ $rc = 78 ] && grep -q "lab2.cfg:2: board 'lab-x': 'power': a LAVA board's" "$tmp/labbad.err" &&
+	ok "a LAVA board with a power group: exit 78 at file:line" ||
+	not_ok "a LAVA board with a power group: exit 78 at file:line" "exit $rc: $(cat "$tmp/labbad.err")"
+
+# a job name over LAVA's 200 characters is cut, keeping its end
+long=$(printf 'v%.0s' $(seq 210))
+run longname --kernel "$a64" --variant "$long=" --lava http://127.0.0.1:1/ --lava-job-only
+name=$(sed -n 's/^job_name: "\(.*\)"$/\1/p' $(boot_dir longname cloud-arm64.vmlinuz "$long" 1)/job.yaml 2>/dev/null)
+case $name in
+...*"vvv #1") cut_ok=1 ;;
+*) cut_ok="" ;;
+esac
+[ $rc = 0 ] && [ ${#name} -le 200 ] && [ -n "$cut_ok" ] &&
+	ok "a job name over 200 characters: cut to ${#name}, its end kept" ||
+	not_ok "a job name over 200 characters: cut, its end kept" "exit $rc, ${#name}: $name"
+
+# the files of a LAVA server not on this machine: --lava-serve or --lava-url-prefix
+run remote --kernel "$a64" --lava http://192.0.2.1:8000/
+[ $rc = 64 ] && grep -q "give --lava-serve ADDR\[:PORT\].* or --lava-url-prefix URL" "$tmp/remote.err" &&
+	ok "a remote LAVA server without --lava-serve or --lava-url-prefix: exit 64 naming both" ||
+	not_ok "a remote LAVA server without --lava-serve or --lava-url-prefix: exit 64 naming both" "exit $rc: $(cat "$tmp/remote.err")"
+run badpath --kernel "$a64" --lava http://127.0.0.1:1/ --lava-job-only --append 'init="/x"\'
 [ $rc = 64 ] && grep -q "quote or a backslash" "$tmp/badpath.err" &&
 	ok "--lava-job-only: a command line the dispatcher cannot quote: exit 64" ||
 	not_ok "--lava-job-only: a command line the dispatcher cannot quote: exit 64" "exit $rc: $(cat "$tmp/badpath.err")"
@@ -106,7 +170,7 @@ check "an unreachable server: no verdict but INFRA_ERROR" verdicts_only unreach 
 
 # --- a real LAVA ------------------------------------------------------------------
 why=$(sh "$TOP/tests/lava-host.sh" check 2>&1) || {
-	for c in "a wrong token" "an unknown device type" "a job LAVA refuses" "a bad deploy URL" \
+	for c in "a wrong token" "an unknown device type" "a job LAVA refuses" "--lava-serve" "a bad deploy URL" \
 		 "three kernels' ABI tables" "a panic" "Ctrl-C cancels"; do
 		skip "$c" "LAVA cannot run here: $why"
 	done
@@ -142,14 +206,31 @@ run badbackend --kernel "$a64" --config "$tmp/backend.cfg"
 	ok "a wrong backend in a target: exit 78 at file:line" ||
 	not_ok "a wrong backend in a target: exit 78 at file:line" "exit $rc: $(cat "$tmp/badbackend.err")"
 
-# LAVA's schema: a job_name is at most 200 characters; a 210-character
-# variant name makes a longer one (the directory name itself is fine).
-long=$(printf 'v%.0s' $(seq 210))
-run refused --kernel "$a64" --variant "$long=" $L
-[ $rc = 125 ] && grep -q "LAVA refused the job.*length of value must be at most 200" "$tmp/refused.err" &&
+# LAVA refuses a job from a user it does not know: without a token the
+# server answers its API (open() passes) but refuses the submission
+run refused --kernel "$a64" --lava "$LAVA_URL"
+[ $rc = 125 ] && grep -q "LAVA refused the job.*HTTP 40[13]: .*[Aa]uthentication credentials" "$tmp/refused.err" &&
 	ok "a job LAVA refuses: exit 125 with LAVA's validation message" ||
 	not_ok "a job LAVA refuses: exit 125 with LAVA's validation message" "exit $rc: $(cat "$tmp/refused.err")"
 check "a job LAVA refuses: no verdict but INFRA_ERROR" verdicts_only refused INFRA_ERROR
+
+# --- --lava-serve: the dispatcher downloads the files from bootrig over HTTP ------
+run serve --kernel "$a64" $L --lava-serve 127.0.0.1:0
+d=$(boot_dir serve cloud-arm64.vmlinuz default 1)
+[ $rc = 0 ] && ok "--lava-serve: a boot reaches PASS" || not_ok "--lava-serve: a boot reaches PASS" "exit $rc: $(tail -n 5 "$tmp/serve.err")"
+expect "--lava-serve: PASS" "$d/result.json" verdict PASS
+grep -q 'url: "http://127.0.0.1:[0-9]*/[0-9a-f]\{32\}/' "$d/job.yaml" &&
+	grep -q 'http://127.0.0.1:[0-9]*/[0-9a-f]\{32\}/' "$d/lava-log.yaml" &&
+	ok "--lava-serve: the job's URLs are bootrig's, and the dispatcher fetched them" ||
+	not_ok "--lava-serve: the job's URLs are bootrig's, and the dispatcher fetched them" "$(grep url: "$d/job.yaml")"
+port=$(sed -n 's|.*url: "http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$d/job.yaml" | head -n 1)
+if [ -z "$port" ]; then
+	not_ok "--lava-serve: the server stopped with the run" "no port in job.yaml"
+elif curl -s -o /dev/null --max-time 5 "http://127.0.0.1:$port/"; then
+	not_ok "--lava-serve: the server stopped with the run" "port $port still answers"
+else
+	ok "--lava-serve: the server stopped with the run (port $port closed)"
+fi
 
 # --- a bad deploy URL: LAVA fails the job before any kernel -------------------------
 run deploy --kernel "$a64" $L --lava-url-prefix file:///nonexistent
