@@ -157,7 +157,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		OPT_CALLBACK('P', "provoke", a, "KIND", "a boot whose kernel prints a KIND report (--provoke list); repeatable", take_provoke),
 		OPT_STRING(0, "lava", &a->lava, "URL", "boot as jobs of this LAVA server (REST API v0.2), not through libvirt"),
 		OPT_STRING(0, "lava-token-file", &a->lava_token_file, "FILE", "the LAVA API token, read from FILE"),
-		OPT_STRING(0, "lava-url-prefix", &a->lava_url_prefix, "URL", "LAVA fetches each file at URL + its absolute path (default: file://)"),
+		OPT_STRING(0, "lava-url-prefix", &a->lava_url_prefix, "URL", "LAVA fetches each file at URL + its absolute path (default: file://, for a server on loopback)"),
 		OPT_STRING(0, "lava-serve", &a->lava_serve, "ADDR[:PORT]", "serve the run's boot files to LAVA over HTTP on ADDR (PORT 0 or none: any)"),
 		OPT_FLAG(0, "lava-job-only", &a->lava_job_only, "write each boot's LAVA job.yaml and submit nothing"),
 		OPT_STRING('o', "output", &a->output, "DIR", "results directory (required)"),
