@@ -51,6 +51,35 @@ x86=$(kernel_path amd64)
 arm=$(kernel_path armmp-lpae)
 PY=/usr/bin/python3
 
+# job_check LABEL JOB [ARG...]: the python checks on stdin (d: the job, parsed;
+# sys.argv[2...]: the ARGs) pass on JOB, and LAVA's own schema accepts it
+job_check() {
+	label=$1 file=$2
+	shift 2
+	if ! $PY -c 'import yaml' 2>/dev/null; then
+		skip "$label" "python3-yaml is not installed"
+		return
+	fi
+	checks=$(cat)
+	out=$($PY - "$file" "$@" 2>&1 <<EOF
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+$checks
+try:
+    from lava_common.schemas import validate
+except ImportError:
+    print("parsed; lava_common absent")
+    sys.exit(0)
+validate(d, strict=True, extra_context_variables=[])
+print("parsed and valid")
+EOF
+)
+	case $out in
+	parsed*) ok "$label ($out)" ;;
+	*) not_ok "$label" "$out" ;;
+	esac
+}
+
 # --- --lava-job-only: no server needed -------------------------------------------
 run jobonly --kernel "$a64" --lava http://127.0.0.1:1/ --lava-job-only --repeat 2 --timeout 50
 [ $rc = 0 ] && ok "--lava-job-only: exit 0" || not_ok "--lava-job-only: exit 0" "exit $rc: $(cat "$tmp/jobonly.err")"
@@ -59,10 +88,7 @@ n=$(grep -c '/job.yaml$' "$tmp/jobonly.out")
 [ -z "$(find "$tmp/jobonly" -name result.json)" ] && ok "--lava-job-only: no result.json" ||
 	not_ok "--lava-job-only: no result.json"
 job=$(boot_dir jobonly cloud-arm64.vmlinuz default 1)/job.yaml
-if $PY -c 'import yaml' 2>/dev/null; then
-	out=$($PY - "$job" <<'EOF' 2>&1
-import sys, yaml
-d = yaml.safe_load(open(sys.argv[1]))
+job_check "--lava-job-only: job.yaml parses back and has the job's shape" "$job" <<'EOF'
 assert d["device_type"] == "qemu", d
 acts = [list(a)[0] for a in d["actions"]]
 assert acts == ["deploy", "boot", "test"], acts
@@ -79,34 +105,15 @@ abi = "@@BR 1 3 ABI abi=aarch64_ilp32 status=unsupported reason=ENOEXEC *0000000
 g = re.search(m["pattern"], abi)
 assert g and g.group("result") == "unsupported" and not re.search(m["pattern"], abi[:40]), m
 assert '-append "console=ttyAMA0 panic=-1"' in d["context"]["extra_options"], d["context"]
-try:
-    from lava_common.schemas import validate
-except ImportError:
-    print("parsed; lava_common absent")
-    sys.exit(0)
-validate(d, strict=True, extra_context_variables=[])
-print("parsed and valid")
 EOF
-)
-	case $out in
-	parsed*) ok "--lava-job-only: job.yaml parses back and has the job's shape ($out)" ;;
-	*) not_ok "--lava-job-only: job.yaml parses back and has the job's shape" "$out" ;;
-	esac
-else
-	skip "--lava-job-only: job.yaml parses back" "python3-yaml is not installed"
-fi
 # a LAVA lab's board (backend = "lava" in a board config): deploy to tftp with
 # the board's DTB, boot u-boot; LAVA's own schema accepts it
 printf 'fake dtb\n' >"$tmp/board.dtb"
 printf 'boards = ( { name = "lab-rpi4"; arch = "arm64"; backend = "lava";\n  device_type = "bcm2711-rpi-4-b"; dtb = "%s"; } );\n' "$tmp/board.dtb" >"$tmp/lab.cfg"
 run labboard --kernel "$a64" --config "$tmp/lab.cfg" --board lab-rpi4 --lava http://127.0.0.1:1/ --lava-job-only
 job=$(boot_dir labboard cloud-arm64.vmlinuz default 1)/job.yaml
-if [ $rc != 0 ]; then
-	not_ok "a LAVA board's job: tftp, its DTB, u-boot" "exit $rc: $(cat "$tmp/labboard.err")"
-elif $PY -c 'import yaml' 2>/dev/null; then
-	out=$($PY - "$job" "$tmp/board.dtb" <<'PYEOF' 2>&1
-import sys, yaml
-d = yaml.safe_load(open(sys.argv[1]))
+[ $rc = 0 ] || not_ok "a LAVA board's job: exit 0" "exit $rc: $(cat "$tmp/labboard.err")"
+job_check "a LAVA board's job: tftp, its DTB, u-boot" "$job" "$tmp/board.dtb" <<'EOF'
 assert d["device_type"] == "bcm2711-rpi-4-b", d
 acts = [list(a)[0] for a in d["actions"]]
 assert acts == ["deploy", "boot", "test"], acts
@@ -114,22 +121,7 @@ dep, boot = d["actions"][0]["deploy"], d["actions"][1]["boot"]
 assert dep["to"] == "tftp" and dep["dtb"]["url"] == "file://" + sys.argv[2], dep
 assert dep["kernel"]["url"].startswith("file:///") and dep["ramdisk"]["url"].startswith("file:///"), dep
 assert boot["method"] == "u-boot" and boot["commands"] == "ramdisk", boot
-try:
-    from lava_common.schemas import validate
-except ImportError:
-    print("parsed; lava_common absent")
-    sys.exit(0)
-validate(d, strict=True, extra_context_variables=[])
-print("parsed and valid")
-PYEOF
-)
-	case $out in
-	parsed*) ok "a LAVA board's job: tftp, its DTB, u-boot ($out)" ;;
-	*) not_ok "a LAVA board's job: tftp, its DTB, u-boot" "$out" ;;
-	esac
-else
-	skip "a LAVA board's job: tftp, its DTB, u-boot" "python3-yaml is not installed"
-fi
+EOF
 printf 'boards = ( { name = "lab-x"; backend = "lava";\n  power = { on = [ "true" ]; off = [ "true" ]; }; } );\n' >"$tmp/lab2.cfg"
 run labbad --kernel "$a64" --config "$tmp/lab2.cfg" --board lab-x --lava http://127.0.0.1:1/ --lava-job-only
 [ $rc = 78 ] && grep -q "lab2.cfg:2: board 'lab-x': 'power': a LAVA board's" "$tmp/labbad.err" &&
