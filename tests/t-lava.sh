@@ -25,6 +25,8 @@
 #   a panic           init=/does-not-exist: PANIC with the judge's title,
 #                     though LAVA calls the job Incomplete
 #   Ctrl-C            cancels the submitted job in LAVA; exit 130
+#   a bootrig dying   mid-run (gdb makes it call exit()): its atexit handler
+#                     cancels the job (lava.c's emergency_stop)
 # Without LAVA on the machine every case that needs it is skipped with the
 # reason. LAVA's QEMU boots: run this group under the QEMU lock.
 . "$(dirname "$0")/lib.sh"
@@ -163,7 +165,7 @@ check "an unreachable server: no verdict but INFRA_ERROR" verdicts_only unreach 
 # --- a real LAVA ------------------------------------------------------------------
 why=$(sh "$TOP/tests/lava-host.sh" check 2>&1) || {
 	for c in "a wrong token" "an unknown device type" "a job LAVA refuses" "--lava-serve" "a bad deploy URL" \
-		 "three kernels' ABI tables" "a panic" "Ctrl-C cancels"; do
+		 "three kernels' ABI tables" "a panic" "a bootrig that dies mid-run" "Ctrl-C cancels"; do
 		skip "$c" "LAVA cannot run here: $why"
 	done
 	exit 0
@@ -284,6 +286,46 @@ r=$(boot_dir panic cloud-arm64.vmlinuz default 1)/result.json
 expect "a panic through LAVA: PANIC" "$r" verdict PANIC
 expect "a panic through LAVA: the judge's title" "$r" events.0.title \
 	"kernel panic: Requested init /does-not-exist failed (error -NUM)."
+
+# --- a bootrig that dies mid-run cancels its job (emergency_stop) ------------------
+# The job's deploy hangs on a port that accepts and never answers (no QEMU
+# starts); gdb makes bootrig call exit() as a die() would: its atexit
+# handler must cancel the job in LAVA.
+last_job() {
+	curl -s -H "Authorization: Token $(cat "$LAVA_TOKEN_FILE")" "${LAVA_URL%/}/api/v0.2/jobs/?ordering=-id&limit=1"
+}
+if ! command -v gdb >/dev/null 2>&1; then
+	skip "a bootrig that dies mid-run cancels its job" "gdb is not installed (it makes bootrig exit mid-run)"
+else
+	$PY -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(50)
+print(s.getsockname()[1], flush=True); time.sleep(300)' >"$tmp/hang.port" &
+hang=$!
+	for i in $(seq 1 50); do [ -s "$tmp/hang.port" ] && break; sleep 0.1; done
+	"$BOOTRIG" run --kernel "$a64" $L --lava-url-prefix "http://127.0.0.1:$(cat "$tmp/hang.port")" \
+		-o "$tmp/die" >"$tmp/die.out" 2>"$tmp/die.err" &
+	pid=$!
+	for i in $(seq 1 300); do
+		grep -q "started" "$tmp/die.err" 2>/dev/null && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.2
+	done
+	for i in $(seq 1 100); do     # the job is in LAVA's hands (its deploy hangs)
+		case $(last_job) in *'"state":"Running"'*|*'"state": "Running"'*) break ;; esac
+		sleep 0.3
+	done
+	gdb -p $pid -batch -ex 'call (void)exit(3)' >"$tmp/die.gdb" 2>&1
+	wait $pid
+	rc=$?
+	kill $hang 2>/dev/null
+	canceled=""
+	for i in $(seq 1 60); do
+		case $(last_job) in *'"health":"Canceled"'*|*'"health": "Canceled"'*) canceled=1; break ;; esac
+		sleep 0.5
+	done
+	[ $rc = 3 ] && [ -n "$canceled" ] && ok "a bootrig that dies mid-run cancels its job" ||
+		not_ok "a bootrig that dies mid-run cancels its job" "exit $rc; $(last_job | cut -c1-300)"
+fi
 
 # --- Ctrl-C cancels the submitted job ----------------------------------------------
 "$BOOTRIG" run --kernel "$a64" $L -o "$tmp/intr" >"$tmp/intr.out" 2>"$tmp/intr.err" &
