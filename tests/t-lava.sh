@@ -204,8 +204,8 @@ run badbackend --kernel "$a64" --config "$tmp/backend.cfg"
 # server answers its API (open() passes) but refuses the submission
 run refused --kernel "$a64" --lava "$LAVA_URL"
 [ $rc = 125 ] && grep -q "LAVA refused the job.*HTTP 40[13]: .*[Aa]uthentication credentials" "$tmp/refused.err" &&
-	ok "a job LAVA refuses: exit 125 with LAVA's validation message" ||
-	not_ok "a job LAVA refuses: exit 125 with LAVA's validation message" "exit $rc: $(cat "$tmp/refused.err")"
+	ok "a job LAVA refuses: exit 125 with LAVA's message" ||
+	not_ok "a job LAVA refuses: exit 125 with LAVA's message" "exit $rc: $(cat "$tmp/refused.err")"
 check "a job LAVA refuses: no verdict but INFRA_ERROR" verdicts_only refused INFRA_ERROR
 
 # --- --lava-serve: the dispatcher downloads the files from bootrig over HTTP ------

@@ -6,13 +6,16 @@
  *   lava-job.c   the job definition (YAML text, written by us) of one boot
  *   lava-log.c   LAVA's job log (its YAML lines) turned back into console
  *                lines with their times; a job's state and health
+ *   lava-serve.c --lava-serve: the run's boot files over HTTP, from a
+ *                bounded server in a thread of the run
  *
  * A boot through LAVA: bootrig builds the initramfs as for libvirt, writes
  * <boot dir>/job.yaml, submits it (REST API v0.2), follows the job, reads
  * the target's lines out of the job's log into the console stream, and
  * judges them with its own judge (runner/matrix.c). The file URLs in the
- * job are file:// (the dispatcher shares our filesystem) or the user's
- * --lava-url-prefix followed by the file's absolute path.
+ * job are file:// (the dispatcher shares our filesystem: only for a
+ * server on loopback), the user's --lava-url-prefix followed by the
+ * file's absolute path, or bootrig's own server's (--lava-serve).
  */
 #ifndef BOOTRIG_LAVA_H
 #define BOOTRIG_LAVA_H
