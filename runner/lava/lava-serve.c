@@ -291,6 +291,15 @@ struct lava_serve *lava_serve_start(const char *spec, char *err, size_t errlen)
 			 term_str(spec), term_str(host), gai_strerror(e));
 		return NULL;
 	}
+	bool any = ai->ai_family == AF_INET
+		   ? ((struct sockaddr_in *)ai->ai_addr)->sin_addr.s_addr == htonl(INADDR_ANY)
+		   : IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr);
+	if (any) {     /* the jobs' URLs name it: it must be one the dispatcher reaches */
+		snprintf(err, errlen, "--lava-serve %s: give the address of this host that the LAVA "
+			 "dispatcher reaches, not the unspecified address", term_str(spec));
+		freeaddrinfo(ai);
+		return NULL;
+	}
 	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	int one = 1;
 	if (fd >= 0)

@@ -204,6 +204,9 @@ static void test_bad_address(void **state)
 	assert_non_null(strstr(err, "numeric"));
 	assert_null(lava_serve_start("127.0.0.1:99999", err, sizeof(err)));
 	assert_null(lava_serve_start("::1:80", err, sizeof(err)));
+	assert_null(lava_serve_start("0.0.0.0:0", err, sizeof(err)));   /* not a URL's host */
+	assert_non_null(strstr(err, "dispatcher reaches"));
+	assert_null(lava_serve_start("[::]:0", err, sizeof(err)));
 	struct lava_serve *s = lava_serve_start("127.0.0.1", err, sizeof(err));   /* no port: any */
 	assert_non_null(s);
 	assert_true(port_of(s) > 0);
