@@ -179,6 +179,19 @@ if ! sh "$TOP/tests/lava-host.sh" status >/dev/null 2>&1; then
 fi
 eval "$(sh "$TOP/tests/lava-host.sh" env)"
 L="--lava $LAVA_URL --lava-token-file $LAVA_TOKEN_FILE"
+# last_job: LAVA's answer on the last job submitted (JSON)
+last_job() {
+	curl -s -H "Authorization: Token $(cat "$LAVA_TOKEN_FILE")" "${LAVA_URL%/}/api/v0.2/jobs/?ordering=-id&limit=1"
+}
+# wait_started ERR PID: until bootrig PID said "started" in ERR (its job is
+# submitted), or ended; 2 minutes at most
+wait_started() {
+	for i in $(seq 1 600); do
+		grep -q "started" "$1" 2>/dev/null && break
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.2
+	done
+}
 
 printf 'not-a-token\n' >"$tmp/bad-token"
 run badtoken --kernel "$a64" --lava "$LAVA_URL" --lava-token-file "$tmp/bad-token"
@@ -291,9 +304,6 @@ expect "a panic through LAVA: the judge's title" "$r" events.0.title \
 # The job's deploy hangs on a port that accepts and never answers (no QEMU
 # starts); gdb makes bootrig call exit() as a die() would: its atexit
 # handler must cancel the job in LAVA.
-last_job() {
-	curl -s -H "Authorization: Token $(cat "$LAVA_TOKEN_FILE")" "${LAVA_URL%/}/api/v0.2/jobs/?ordering=-id&limit=1"
-}
 if ! command -v gdb >/dev/null 2>&1; then
 	skip "a bootrig that dies mid-run cancels its job" "gdb is not installed (it makes bootrig exit mid-run)"
 else
@@ -305,11 +315,7 @@ hang=$!
 	"$BOOTRIG" run --kernel "$a64" $L --lava-url-prefix "http://127.0.0.1:$(cat "$tmp/hang.port")" \
 		-o "$tmp/die" >"$tmp/die.out" 2>"$tmp/die.err" &
 	pid=$!
-	for i in $(seq 1 300); do
-		grep -q "started" "$tmp/die.err" 2>/dev/null && break
-		kill -0 $pid 2>/dev/null || break
-		sleep 0.2
-	done
+	wait_started "$tmp/die.err" $pid
 	for i in $(seq 1 100); do     # the job is in LAVA's hands (its deploy hangs)
 		case $(last_job) in *'"state":"Running"'*|*'"state": "Running"'*) break ;; esac
 		sleep 0.3
@@ -330,18 +336,14 @@ fi
 # --- Ctrl-C cancels the submitted job ----------------------------------------------
 "$BOOTRIG" run --kernel "$a64" $L -o "$tmp/intr" >"$tmp/intr.out" 2>"$tmp/intr.err" &
 pid=$!
-for i in $(seq 1 600); do
-	grep -q "started" "$tmp/intr.err" 2>/dev/null && break
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.2
-done
+wait_started "$tmp/intr.err" $pid
 kill -INT $pid 2>/dev/null
 wait $pid
 rc=$?
 [ $rc = 130 ] && ok "Ctrl-C: exit 130" || not_ok "Ctrl-C: exit 130" "exit $rc: $(tail -n 3 "$tmp/intr.err")"
 d=$(boot_dir intr cloud-arm64.vmlinuz default 1)
 [ ! -e "$d/result.json" ] && ok "Ctrl-C: no result for the interrupted boot" || not_ok "Ctrl-C: no result for the interrupted boot"
-last=$(curl -s -H "Authorization: Token $(cat "$LAVA_TOKEN_FILE")" "${LAVA_URL%/}/api/v0.2/jobs/?ordering=-id&limit=1")
+last=$(last_job)
 case $last in
 *'"health":"Canceled"'*|*'"health": "Canceled"'*|*'"state":"Canceling"'*) ok "Ctrl-C: the LAVA job is canceled" ;;
 *) not_ok "Ctrl-C: the LAVA job is canceled" "$(printf '%s' "$last" | cut -c1-300)" ;;
