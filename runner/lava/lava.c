@@ -966,6 +966,7 @@ struct backend *backend_lava_new(const struct lava_options *o)
 	lb->o.url_prefix = o->url_prefix ? xstrdup(o->url_prefix) : NULL;
 	lb->o.device_type = xstrdup(o->device_type ? o->device_type : "qemu");
 	lb->o.dtb = o->dtb ? xstrdup(o->dtb) : NULL;
+	lb->o.serve = o->serve;     /* the run's: started and stopped by cmd-run.c */
 	lb->api = xasprintf("%s/api/v0.2", lb->o.url);
 	struct backend *be = backend_alloc(&lava_ops, lb);
 	be->where = xstrdup(lb->o.url);
