@@ -6,7 +6,8 @@
  *       [--config FILE] [--suite NAME] [--append ARGS] [--variant NAME=ARGS ...]
  *       [--repeat N] [-j N] [--connect URI... | --board NAME] [--timeout S]
  *       [--clock wall|icount] [--provoke KIND]
- *       [--lava URL [--lava-token-file F] [--lava-url-prefix URL] [--lava-job-only]]
+ *       [--lava URL [--lava-token-file F] [--lava-url-prefix URL | --lava-serve ADDR[:PORT]]
+ *        [--lava-job-only]]
  *       -o RESULTS_DIR
  *
  * This file reads the options (one table, which also prints --help), loads
@@ -58,6 +59,7 @@ struct run_args {
 	const char *db;            /* --db: the history database the boots go to */
 	const char *lava;          /* --lava URL: boot as jobs of that LAVA server */
 	const char *lava_token_file, *lava_url_prefix;
+	const char *lava_serve;    /* --lava-serve ADDR[:PORT]: serve the boot files over HTTP */
 	bool lava_job_only;        /* --lava-job-only: write job.yaml files, submit none */
 };
 
@@ -155,7 +157,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		OPT_CALLBACK('P', "provoke", a, "KIND", "a boot whose kernel prints a KIND report (--provoke list); repeatable", take_provoke),
 		OPT_STRING(0, "lava", &a->lava, "URL", "boot as jobs of this LAVA server (REST API v0.2), not through libvirt"),
 		OPT_STRING(0, "lava-token-file", &a->lava_token_file, "FILE", "the LAVA API token, read from FILE"),
-		OPT_STRING(0, "lava-url-prefix", &a->lava_url_prefix, "URL", "LAVA fetches each file at URL + its absolute path (default: file://)"),
+		OPT_STRING(0, "lava-url-prefix", &a->lava_url_prefix, "URL", "LAVA fetches each file at URL + its absolute path (default: file://, for a server on loopback)"),
+		OPT_STRING(0, "lava-serve", &a->lava_serve, "ADDR[:PORT]", "serve the run's boot files to LAVA over HTTP on ADDR (PORT 0 or none: any)"),
 		OPT_FLAG(0, "lava-job-only", &a->lava_job_only, "write each boot's LAVA job.yaml and submit nothing"),
 		OPT_STRING('o', "output", &a->output, "DIR", "results directory (required)"),
 		OPT_STRING(0, "db", &a->db, "FILE", "also record every boot that finished in the history database FILE (SQLite)"),
@@ -185,8 +188,8 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		return error("run: --connect and --board cannot be used together"), EXIT_USAGE;
 	if (a->board && a->target)
 		return error("run: --target is for libvirt machines, not with --board"), EXIT_USAGE;
-	if (a->lava && (a->connect || a->board))
-		return error("run: --lava cannot be used with --connect or --board"), EXIT_USAGE;
+	if (a->lava && a->connect)
+		return error("run: --lava cannot be used with --connect"), EXIT_USAGE;
 	return 0;
 }
 
@@ -206,6 +209,8 @@ struct run_state {
 	char **images;                    /* per kernel: absolute image paths */
 	struct lava_options lava;         /* lava.url set: the run goes to LAVA */
 	char *lava_token;
+	struct board lava_board;          /* --board NAME of a LAVA lab (lava_board.lava) */
+	bool lava_board_loaded;
 	struct backend_host *hosts;       /* libvirt: the run's hosts, or NULL */
 	size_t n_hosts;
 	struct run_plan plan;
@@ -547,6 +552,9 @@ static void release_run_state(struct run_state *rs)
 	free(rs->initrd_sha);
 	free(rs->hosts);
 	free(rs->lava_token);
+	if (rs->lava_board_loaded)
+		board_release(&rs->lava_board);
+	lava_serve_stop(rs->lava.serve);
 	free(rs->args.connects.v);
 	if (rs->cfg_loaded)
 		config_release(&rs->cfg);
@@ -642,6 +650,62 @@ static int record_boots(struct run_state *rs, int rc)
 }
 
 /*
+ * plan_lava_files: how the boot files reach the dispatcher: the user's
+ * --lava-url-prefix, bootrig's own server (--lava-serve, started here and
+ * stopped by release_run_state()), or file:// when the LAVA server is on
+ * this machine. 0 or EXIT_USAGE (also when the server cannot listen on the
+ * address given) after a message.
+ */
+static int plan_lava_files(struct run_state *rs)
+{
+	const struct run_args *a = &rs->args;
+	if (a->lava_serve && a->lava_url_prefix)
+		return error("run: --lava-serve and --lava-url-prefix are two ways to give LAVA the "
+			     "files: give one"), EXIT_USAGE;
+	if (a->lava_serve && a->lava_job_only)
+		return error("run: --lava-serve serves the files for the run's duration, and "
+			     "--lava-job-only runs nothing: use --lava-url-prefix"), EXIT_USAGE;
+	if (!a->lava_serve && !a->lava_url_prefix && !lava_url_is_loopback(rs->lava.url))
+		return error("run: the LAVA server %s is not on this machine, so its dispatcher "
+			     "cannot read file:// URLs: give --lava-serve ADDR[:PORT] (bootrig serves "
+			     "the files over HTTP on an address the dispatcher reaches) or "
+			     "--lava-url-prefix URL (your storage)", term_str(rs->lava.url)), EXIT_USAGE;
+	if (!a->lava_serve)
+		return 0;
+	char err[300];
+	rs->lava.serve = lava_serve_start(a->lava_serve, err, sizeof(err));
+	if (!rs->lava.serve)
+		return error("run: %s", err), EXIT_USAGE;
+	fprintf(stderr, "bootrig: serving the boot files to LAVA at %s/...\n",
+		lava_serve_prefix(rs->lava.serve));
+	return 0;
+}
+
+static int plan_lava_server(struct run_state *rs, const char *token_file);
+
+/*
+ * plan_lava_board: a run on --board NAME whose config says backend =
+ * "lava": its jobs go to the LAVA server (--lava, else the board's
+ * lava_url) for the board's device_type, deploy to tftp with the board's
+ * DTB, boot u-boot (lava-job.c). 0 or EXIT_USAGE after a message.
+ */
+static int plan_lava_board(struct run_state *rs, const struct board *b)
+{
+	const struct run_args *a = &rs->args;
+	rs->lava.url = a->lava ? a->lava : b->lava_url;
+	if (!rs->lava.url)
+		return error("run: board '%s' is a LAVA lab's (%s): give --lava URL or its lava_url",
+			     term_str(b->name), term_str(b->file)), EXIT_USAGE;
+	for (size_t k = 0; k < rs->n_kernels; k++)
+		if (b->arch && *b->arch && strcmp(b->arch, rs->targets[k]->arch))
+			return error("run: board '%s' is %s, and %s is %s", term_str(b->name), b->arch,
+				     term_str(rs->kernels[k].input), rs->targets[k]->arch), EXIT_USAGE;
+	rs->lava.device_type = b->device_type;
+	rs->lava.dtb = b->lava_dtb;
+	return plan_lava_server(rs, a->lava_token_file ? a->lava_token_file : b->lava_token_file);
+}
+
+/*
  * plan_lava: whether the run goes to LAVA (--lava, or its kernels'
  * targets say backend = "lava": all of them or none), and with what: the
  * server, the token (read from --lava-token-file or the target's
@@ -658,20 +722,44 @@ static int plan_lava(struct run_state *rs)
 		return error("run: some kernels' targets say backend = \"lava\" and others do not: "
 			     "one run uses one backend"), EXIT_USAGE;
 	const struct target *t = rs->n_kernels ? rs->targets[0] : NULL;
+	struct board *lb = &rs->lava_board;
+	if (a->board && !n_lava) {      /* load_inputs() checked it already */
+		if (board_load(&rs->cfg, a->board, lb))
+			return EXIT_CONFIG;
+		rs->lava_board_loaded = true;
+		if (!lb->lava && a->lava)
+			return error("run: --lava with --board %s: that board is driven by bootrig; only a "
+				     "board with backend = \"lava\" is a LAVA lab's", term_str(a->board)),
+			       EXIT_USAGE;
+		if (lb->lava)
+			return plan_lava_board(rs, lb);
+	}
 	if (!a->lava && !n_lava) {
-		if (a->lava_token_file || a->lava_url_prefix || a->lava_job_only)
-			return error("run: --lava-token-file, --lava-url-prefix and --lava-job-only "
-				     "need --lava URL (or a target with backend = \"lava\")"), EXIT_USAGE;
+		if (a->lava_token_file || a->lava_url_prefix || a->lava_serve || a->lava_job_only)
+			return error("run: --lava-token-file, --lava-url-prefix, --lava-serve and "
+				     "--lava-job-only need --lava URL (or a target with backend = "
+				     "\"lava\")"), EXIT_USAGE;
 		return 0;
 	}
 	if (a->board)
 		return error("run: a LAVA run (backend = \"lava\") cannot use --board"), EXIT_USAGE;
 	rs->lava.url = a->lava ? a->lava : t->lava_url;
+	rs->lava.device_type = t->device_type && *t->device_type ? t->device_type : "qemu";
+	return plan_lava_server(rs, a->lava_token_file ? a->lava_token_file : t->lava_token_file);
+}
+
+/*
+ * plan_lava_server: the checks of a LAVA run's server URL (rs->lava.url,
+ * set), its token (read from token_file, or none) and how the files reach
+ * it (plan_lava_files()). 0 or EXIT_USAGE after a message.
+ */
+static int plan_lava_server(struct run_state *rs, const char *token_file)
+{
+	const struct run_args *a = &rs->args;
 	if (!rs->lava.url || (strncmp(rs->lava.url, "http://", 7) && strncmp(rs->lava.url, "https://", 8)))
 		return error("run: the LAVA server must be an http:// or https:// URL (--lava URL or the "
 			     "target's lava_url): '%s'", rs->lava.url ? term_str(rs->lava.url) : ""),
 		       EXIT_USAGE;
-	const char *token_file = a->lava_token_file ? a->lava_token_file : t->lava_token_file;
 	if (token_file) {
 		size_t len;
 		if (read_file(token_file, &rs->lava_token, &len) < 0)
@@ -686,8 +774,7 @@ static int plan_lava(struct run_state *rs)
 		rs->lava.token = rs->lava_token;
 	}
 	rs->lava.url_prefix = a->lava_url_prefix;
-	rs->lava.device_type = t->device_type && *t->device_type ? t->device_type : "qemu";
-	return 0;
+	return plan_lava_files(rs);
 }
 
 /*
@@ -705,13 +792,15 @@ static int write_lava_jobs(struct run_state *rs, bool print)
 			.name = job->dir, .kernel = job->kernel_image, .initrd = job->initrd,
 			.cmdline = job->cmdline, .target = job->target, .cfg = &rs->cfg,
 			.dir = job->dir, .icount = job->icount, .limits = &job->limits,
+			.dtb = rs->lava.dtb,
 		};
 		const char *type = job->target->device_type && *job->target->device_type
 				   ? job->target->device_type : rs->lava.device_type;
 		char err[600];
 		if (mkdir_p(job->dir, 0755) < 0)
 			return error("cannot create %s: %s", term_str(job->dir), strerror(errno)), EXIT_INFRA;
-		if (lava_write_job_file(&spec, type, rs->lava.url_prefix, NULL, err, sizeof(err)) < 0)
+		if (lava_write_job_file(&spec, type, rs->lava.url_prefix, rs->lava.serve, NULL, err,
+					sizeof(err)) < 0)
 			return error("%s: %s", term_str(job->dir), err), EXIT_USAGE;
 		if (print)
 			printf("%s/job.yaml\n", term_str(job->dir));
@@ -776,7 +865,7 @@ int cmd_run(int argc, char **argv)
 		int queue = rs.plan.backend->max_parallel;    /* LAVA: submit every boot at once */
 		if (!rs.args.jobs && queue > 0)
 			rs.plan.parallel = rs.plan.n_jobs < (size_t)queue ? (int)rs.plan.n_jobs : queue;
-		if (rs.args.board && rs.plan.parallel > 1) {
+		if (rs.args.board && !rs.lava.url && rs.plan.parallel > 1) {
 			warning("--board: a board boots one kernel at a time; -j %d ignored",
 				rs.plan.parallel);
 			rs.plan.parallel = 1;

@@ -5,11 +5,17 @@
 #   --lava-job-only   job.yaml per boot, parsed back by python3-yaml and
 #                     checked by LAVA's own job schema (lava_common), nothing
 #                     submitted, exit 0
+#   a LAVA board      a board config with backend = "lava": job.yaml deploys
+#                     to tftp with its DTB and boots u-boot (LAVA's schema
+#                     checks it); a job name over 200 characters is cut
 #   bad input         an unreachable server, a wrong token, a missing token
-#                     file, an unknown device type, a job LAVA's schema
-#                     refuses (its message shown), --lava with --board: each
+#                     file, an unknown device type, a job LAVA refuses (no
+#                     token: its message shown), --lava with --board, a
+#                     remote server and no way to give it the files: each
 #                     exit 125 or 64, no result.json with a verdict but
 #                     INFRA_ERROR
+#   --lava-serve      the dispatcher downloads the boot files from bootrig's
+#                     server over HTTP: PASS; the server ends with the run
 #   a bad deploy URL  LAVA fails the job before any kernel: INFRA_ERROR with
 #                     LAVA's message, the job id and URL in result.json
 #   three kernels     the demo's Debian kernels (cloud-arm64, amd64,
@@ -19,6 +25,8 @@
 #   a panic           init=/does-not-exist: PANIC with the judge's title,
 #                     though LAVA calls the job Incomplete
 #   Ctrl-C            cancels the submitted job in LAVA; exit 130
+#   a bootrig dying   mid-run (gdb makes it call exit()): its atexit handler
+#                     cancels the job (lava.c's emergency_stop)
 # Without LAVA on the machine every case that needs it is skipped with the
 # reason. LAVA's QEMU boots: run this group under the QEMU lock.
 . "$(dirname "$0")/lib.sh"
@@ -45,6 +53,35 @@ x86=$(kernel_path amd64)
 arm=$(kernel_path armmp-lpae)
 PY=/usr/bin/python3
 
+# job_check LABEL JOB [ARG...]: the python checks on stdin (d: the job, parsed;
+# sys.argv[2...]: the ARGs) pass on JOB, and LAVA's own schema accepts it
+job_check() {
+	label=$1 file=$2
+	shift 2
+	if ! $PY -c 'import yaml' 2>/dev/null; then
+		skip "$label" "python3-yaml is not installed"
+		return
+	fi
+	checks=$(cat)
+	out=$($PY - "$file" "$@" 2>&1 <<EOF
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+$checks
+try:
+    from lava_common.schemas import validate
+except ImportError:
+    print("parsed; lava_common absent")
+    sys.exit(0)
+validate(d, strict=True, extra_context_variables=[])
+print("parsed and valid")
+EOF
+)
+	case $out in
+	parsed*) ok "$label ($out)" ;;
+	*) not_ok "$label" "$out" ;;
+	esac
+}
+
 # --- --lava-job-only: no server needed -------------------------------------------
 run jobonly --kernel "$a64" --lava http://127.0.0.1:1/ --lava-job-only --repeat 2 --timeout 50
 [ $rc = 0 ] && ok "--lava-job-only: exit 0" || not_ok "--lava-job-only: exit 0" "exit $rc: $(cat "$tmp/jobonly.err")"
@@ -53,10 +90,7 @@ n=$(grep -c '/job.yaml$' "$tmp/jobonly.out")
 [ -z "$(find "$tmp/jobonly" -name result.json)" ] && ok "--lava-job-only: no result.json" ||
 	not_ok "--lava-job-only: no result.json"
 job=$(boot_dir jobonly cloud-arm64.vmlinuz default 1)/job.yaml
-if $PY -c 'import yaml' 2>/dev/null; then
-	out=$($PY - "$job" <<'EOF' 2>&1
-import sys, yaml
-d = yaml.safe_load(open(sys.argv[1]))
+job_check "--lava-job-only: job.yaml parses back and has the job's shape" "$job" <<'EOF'
 assert d["device_type"] == "qemu", d
 acts = [list(a)[0] for a in d["actions"]]
 assert acts == ["deploy", "boot", "test"], acts
@@ -73,23 +107,47 @@ abi = "@@BR 1 3 ABI abi=aarch64_ilp32 status=unsupported reason=ENOEXEC *0000000
 g = re.search(m["pattern"], abi)
 assert g and g.group("result") == "unsupported" and not re.search(m["pattern"], abi[:40]), m
 assert '-append "console=ttyAMA0 panic=-1"' in d["context"]["extra_options"], d["context"]
-try:
-    from lava_common.schemas import validate
-except ImportError:
-    print("parsed; lava_common absent")
-    sys.exit(0)
-validate(d, strict=True, extra_context_variables=[])
-print("parsed and valid")
 EOF
-)
-	case $out in
-	parsed*) ok "--lava-job-only: job.yaml parses back and has the job's shape ($out)" ;;
-	*) not_ok "--lava-job-only: job.yaml parses back and has the job's shape" "$out" ;;
-	esac
-else
-	skip "--lava-job-only: job.yaml parses back" "python3-yaml is not installed"
-fi
-run badpath --kernel "$a64" --lava http://127.0.0.1:1/ --lava-job-only --append 'init="/x"'
+# a LAVA lab's board (backend = "lava" in a board config): deploy to tftp with
+# the board's DTB, boot u-boot; LAVA's own schema accepts it
+printf 'fake dtb\n' >"$tmp/board.dtb"
+printf 'boards = ( { name = "lab-rpi4"; arch = "arm64"; backend = "lava";\n  device_type = "bcm2711-rpi-4-b"; dtb = "%s"; } );\n' "$tmp/board.dtb" >"$tmp/lab.cfg"
+run labboard --kernel "$a64" --config "$tmp/lab.cfg" --board lab-rpi4 --lava http://127.0.0.1:1/ --lava-job-only
+job=$(boot_dir labboard cloud-arm64.vmlinuz default 1)/job.yaml
+[ $rc = 0 ] || not_ok "a LAVA board's job: exit 0" "exit $rc: $(cat "$tmp/labboard.err")"
+job_check "a LAVA board's job: tftp, its DTB, u-boot" "$job" "$tmp/board.dtb" <<'EOF'
+assert d["device_type"] == "bcm2711-rpi-4-b", d
+acts = [list(a)[0] for a in d["actions"]]
+assert acts == ["deploy", "boot", "test"], acts
+dep, boot = d["actions"][0]["deploy"], d["actions"][1]["boot"]
+assert dep["to"] == "tftp" and dep["dtb"]["url"] == "file://" + sys.argv[2], dep
+assert dep["kernel"]["url"].startswith("file:///") and dep["ramdisk"]["url"].startswith("file:///"), dep
+assert boot["method"] == "u-boot" and boot["commands"] == "ramdisk", boot
+EOF
+printf 'boards = ( { name = "lab-x"; backend = "lava";\n  power = { on = [ "true" ]; off = [ "true" ]; }; } );\n' >"$tmp/lab2.cfg"
+run labbad --kernel "$a64" --config "$tmp/lab2.cfg" --board lab-x --lava http://127.0.0.1:1/ --lava-job-only
+[ $rc = 78 ] && grep -q "lab2.cfg:2: board 'lab-x': 'power': a LAVA board's" "$tmp/labbad.err" &&
+	ok "a LAVA board with a power group: exit 78 at file:line" ||
+	not_ok "a LAVA board with a power group: exit 78 at file:line" "exit $rc: $(cat "$tmp/labbad.err")"
+
+# a job name over LAVA's 200 characters is cut, keeping its end
+long=$(printf 'v%.0s' $(seq 210))
+run longname --kernel "$a64" --variant "$long=" --lava http://127.0.0.1:1/ --lava-job-only
+name=$(sed -n 's/^job_name: "\(.*\)"$/\1/p' $(boot_dir longname cloud-arm64.vmlinuz "$long" 1)/job.yaml 2>/dev/null)
+case $name in
+...*"vvv #1") cut_ok=1 ;;
+*) cut_ok="" ;;
+esac
+[ $rc = 0 ] && [ ${#name} -le 200 ] && [ -n "$cut_ok" ] &&
+	ok "a job name over 200 characters: cut to ${#name}, its end kept" ||
+	not_ok "a job name over 200 characters: cut, its end kept" "exit $rc, ${#name}: $name"
+
+# the files of a LAVA server not on this machine: --lava-serve or --lava-url-prefix
+run remote --kernel "$a64" --lava http://192.0.2.1:8000/
+[ $rc = 64 ] && grep -q "give --lava-serve ADDR\[:PORT\].* or --lava-url-prefix URL" "$tmp/remote.err" &&
+	ok "a remote LAVA server without --lava-serve or --lava-url-prefix: exit 64 naming both" ||
+	not_ok "a remote LAVA server without --lava-serve or --lava-url-prefix: exit 64 naming both" "exit $rc: $(cat "$tmp/remote.err")"
+run badpath --kernel "$a64" --lava http://127.0.0.1:1/ --lava-job-only --append 'init="/x"\'
 [ $rc = 64 ] && grep -q "quote or a backslash" "$tmp/badpath.err" &&
 	ok "--lava-job-only: a command line the dispatcher cannot quote: exit 64" ||
 	not_ok "--lava-job-only: a command line the dispatcher cannot quote: exit 64" "exit $rc: $(cat "$tmp/badpath.err")"
@@ -106,8 +164,8 @@ check "an unreachable server: no verdict but INFRA_ERROR" verdicts_only unreach 
 
 # --- a real LAVA ------------------------------------------------------------------
 why=$(sh "$TOP/tests/lava-host.sh" check 2>&1) || {
-	for c in "a wrong token" "an unknown device type" "a job LAVA refuses" "a bad deploy URL" \
-		 "three kernels' ABI tables" "a panic" "Ctrl-C cancels"; do
+	for c in "a wrong token" "an unknown device type" "a job LAVA refuses" "--lava-serve" "a bad deploy URL" \
+		 "three kernels' ABI tables" "a panic" "a bootrig that dies mid-run" "Ctrl-C cancels"; do
 		skip "$c" "LAVA cannot run here: $why"
 	done
 	exit 0
@@ -121,6 +179,19 @@ if ! sh "$TOP/tests/lava-host.sh" status >/dev/null 2>&1; then
 fi
 eval "$(sh "$TOP/tests/lava-host.sh" env)"
 L="--lava $LAVA_URL --lava-token-file $LAVA_TOKEN_FILE"
+# last_job: LAVA's answer on the last job submitted (JSON)
+last_job() {
+	curl -s -H "Authorization: Token $(cat "$LAVA_TOKEN_FILE")" "${LAVA_URL%/}/api/v0.2/jobs/?ordering=-id&limit=1"
+}
+# wait_started ERR PID: until bootrig PID said "started" in ERR (its job is
+# submitted), or ended; 2 minutes at most
+wait_started() {
+	for i in $(seq 1 600); do
+		grep -q "started" "$1" 2>/dev/null && break
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.2
+	done
+}
 
 printf 'not-a-token\n' >"$tmp/bad-token"
 run badtoken --kernel "$a64" --lava "$LAVA_URL" --lava-token-file "$tmp/bad-token"
@@ -142,14 +213,31 @@ run badbackend --kernel "$a64" --config "$tmp/backend.cfg"
 	ok "a wrong backend in a target: exit 78 at file:line" ||
 	not_ok "a wrong backend in a target: exit 78 at file:line" "exit $rc: $(cat "$tmp/badbackend.err")"
 
-# LAVA's schema: a job_name is at most 200 characters; a 210-character
-# variant name makes a longer one (the directory name itself is fine).
-long=$(printf 'v%.0s' $(seq 210))
-run refused --kernel "$a64" --variant "$long=" $L
-[ $rc = 125 ] && grep -q "LAVA refused the job.*length of value must be at most 200" "$tmp/refused.err" &&
-	ok "a job LAVA refuses: exit 125 with LAVA's validation message" ||
-	not_ok "a job LAVA refuses: exit 125 with LAVA's validation message" "exit $rc: $(cat "$tmp/refused.err")"
+# LAVA refuses a job from a user it does not know: without a token the
+# server answers its API (open() passes) but refuses the submission
+run refused --kernel "$a64" --lava "$LAVA_URL"
+[ $rc = 125 ] && grep -q "LAVA refused the job.*HTTP 40[13]: .*[Aa]uthentication credentials" "$tmp/refused.err" &&
+	ok "a job LAVA refuses: exit 125 with LAVA's message" ||
+	not_ok "a job LAVA refuses: exit 125 with LAVA's message" "exit $rc: $(cat "$tmp/refused.err")"
 check "a job LAVA refuses: no verdict but INFRA_ERROR" verdicts_only refused INFRA_ERROR
+
+# --- --lava-serve: the dispatcher downloads the files from bootrig over HTTP ------
+run serve --kernel "$a64" $L --lava-serve 127.0.0.1:0
+d=$(boot_dir serve cloud-arm64.vmlinuz default 1)
+[ $rc = 0 ] && ok "--lava-serve: a boot reaches PASS" || not_ok "--lava-serve: a boot reaches PASS" "exit $rc: $(tail -n 5 "$tmp/serve.err")"
+expect "--lava-serve: PASS" "$d/result.json" verdict PASS
+grep -q 'url: "http://127.0.0.1:[0-9]*/[0-9a-f]\{32\}/' "$d/job.yaml" &&
+	grep -q 'http://127.0.0.1:[0-9]*/[0-9a-f]\{32\}/' "$d/lava-log.yaml" &&
+	ok "--lava-serve: the job's URLs are bootrig's, and the dispatcher fetched them" ||
+	not_ok "--lava-serve: the job's URLs are bootrig's, and the dispatcher fetched them" "$(grep url: "$d/job.yaml")"
+port=$(sed -n 's|.*url: "http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$d/job.yaml" | head -n 1)
+if [ -z "$port" ]; then
+	not_ok "--lava-serve: the server stopped with the run" "no port in job.yaml"
+elif curl -s -o /dev/null --max-time 5 "http://127.0.0.1:$port/"; then
+	not_ok "--lava-serve: the server stopped with the run" "port $port still answers"
+else
+	ok "--lava-serve: the server stopped with the run (port $port closed)"
+fi
 
 # --- a bad deploy URL: LAVA fails the job before any kernel -------------------------
 run deploy --kernel "$a64" $L --lava-url-prefix file:///nonexistent
@@ -212,21 +300,50 @@ expect "a panic through LAVA: PANIC" "$r" verdict PANIC
 expect "a panic through LAVA: the judge's title" "$r" events.0.title \
 	"kernel panic: Requested init /does-not-exist failed (error -NUM)."
 
+# --- a bootrig that dies mid-run cancels its job (emergency_stop) ------------------
+# The job's deploy hangs on a port that accepts and never answers (no QEMU
+# starts); gdb makes bootrig call exit() as a die() would: its atexit
+# handler must cancel the job in LAVA.
+if ! command -v gdb >/dev/null 2>&1; then
+	skip "a bootrig that dies mid-run cancels its job" "gdb is not installed (it makes bootrig exit mid-run)"
+else
+	$PY -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(50)
+print(s.getsockname()[1], flush=True); time.sleep(300)' >"$tmp/hang.port" &
+hang=$!
+	for i in $(seq 1 50); do [ -s "$tmp/hang.port" ] && break; sleep 0.1; done
+	"$BOOTRIG" run --kernel "$a64" $L --lava-url-prefix "http://127.0.0.1:$(cat "$tmp/hang.port")" \
+		-o "$tmp/die" >"$tmp/die.out" 2>"$tmp/die.err" &
+	pid=$!
+	wait_started "$tmp/die.err" $pid
+	for i in $(seq 1 100); do     # the job is in LAVA's hands (its deploy hangs)
+		case $(last_job) in *'"state":"Running"'*|*'"state": "Running"'*) break ;; esac
+		sleep 0.3
+	done
+	gdb -p $pid -batch -ex 'call (void)exit(3)' >"$tmp/die.gdb" 2>&1
+	wait $pid
+	rc=$?
+	kill $hang 2>/dev/null
+	canceled=""
+	for i in $(seq 1 60); do
+		case $(last_job) in *'"health":"Canceled"'*|*'"health": "Canceled"'*) canceled=1; break ;; esac
+		sleep 0.5
+	done
+	[ $rc = 3 ] && [ -n "$canceled" ] && ok "a bootrig that dies mid-run cancels its job" ||
+		not_ok "a bootrig that dies mid-run cancels its job" "exit $rc; $(last_job | cut -c1-300)"
+fi
+
 # --- Ctrl-C cancels the submitted job ----------------------------------------------
 "$BOOTRIG" run --kernel "$a64" $L -o "$tmp/intr" >"$tmp/intr.out" 2>"$tmp/intr.err" &
 pid=$!
-for i in $(seq 1 600); do
-	grep -q "started" "$tmp/intr.err" 2>/dev/null && break
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.2
-done
+wait_started "$tmp/intr.err" $pid
 kill -INT $pid 2>/dev/null
 wait $pid
 rc=$?
 [ $rc = 130 ] && ok "Ctrl-C: exit 130" || not_ok "Ctrl-C: exit 130" "exit $rc: $(tail -n 3 "$tmp/intr.err")"
 d=$(boot_dir intr cloud-arm64.vmlinuz default 1)
 [ ! -e "$d/result.json" ] && ok "Ctrl-C: no result for the interrupted boot" || not_ok "Ctrl-C: no result for the interrupted boot"
-last=$(curl -s -H "Authorization: Token $(cat "$LAVA_TOKEN_FILE")" "${LAVA_URL%/}/api/v0.2/jobs/?ordering=-id&limit=1")
+last=$(last_job)
 case $last in
 *'"health":"Canceled"'*|*'"health": "Canceled"'*|*'"state":"Canceling"'*) ok "Ctrl-C: the LAVA job is canceled" ;;
 *) not_ok "Ctrl-C: the LAVA job is canceled" "$(printf '%s' "$last" | cut -c1-300)" ;;

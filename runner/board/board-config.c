@@ -173,6 +173,61 @@ static int read_boot(struct board *b, const config_setting_t *top)
 	return rc;
 }
 
+/*
+ * read_lava: backend = "board" (the default: bootrig drives the board) or
+ * "lava" (a board of a LAVA lab: device_type required; serial, power and
+ * boot are LAVA's and refused; dtb, lava_url, lava_token_file). The keys
+ * of one backend are refused on the other, at their line.
+ */
+static int read_lava(struct board *b, const config_setting_t *top)
+{
+	char *backend = NULL;
+	int rc = config_get_string(&b->where, top, "backend", &backend);
+	config_setting_t *s = config_setting_get_member(top, "backend");
+	if (!rc && backend && strcmp(backend, "board") && strcmp(backend, "lava"))
+		rc = config_fail(&b->where, s, "'backend' is \"%s\": a board's must be \"board\" (bootrig "
+				"drives it) or \"lava\" (a LAVA lab's)", backend);
+	b->lava = !rc && backend && !strcmp(backend, "lava");
+	free(backend);
+	if (rc)
+		return rc;
+	static const char *const lava_keys[] = { "device_type", "lava_url", "lava_token_file", "dtb" };
+	static const char *const board_keys[] = { "serial", "power", "boot", "lock", "retries" };
+	const char *const *refused = b->lava ? board_keys : lava_keys;
+	size_t n_refused = b->lava ? ARRAY_SIZE(board_keys) : ARRAY_SIZE(lava_keys);
+	for (size_t i = 0; i < n_refused; i++) {
+		config_setting_t *m = config_setting_get_member(top, refused[i]);
+		if (m)
+			return config_fail(&b->where, m, b->lava
+					   ? "'%s': a LAVA board's serial line, power and bootloader are LAVA's "
+					     "(backend = \"lava\")"
+					   : "'%s' is for a LAVA board (backend = \"lava\")", refused[i]);
+	}
+	if (!b->lava)
+		return 0;
+	char *dtb = NULL;
+	if ((rc = config_get_string(&b->where, top, "device_type", &b->device_type)) ||
+	    (rc = config_get_string(&b->where, top, "lava_url", &b->lava_url)) ||
+	    (rc = config_get_string(&b->where, top, "lava_token_file", &b->lava_token_file)) ||
+	    (rc = config_get_string(&b->where, top, "dtb", &dtb)))
+		return free(dtb), rc;
+	if (!b->device_type || !*b->device_type || !strcmp(b->device_type, "qemu"))
+		rc = config_fail(&b->where, top, "a LAVA board (backend = \"lava\") needs 'device_type', "
+				"its LAVA device type (not \"qemu\": that is a target's)");
+	if (!rc && b->arch && *b->arch && strcmp(b->arch, "arm64") && strcmp(b->arch, "arm") &&
+	    strcmp(b->arch, "x86_64"))
+		rc = config_fail(&b->where, config_setting_get_member(top, "arch"),
+				"'arch' is \"%s\": arm64, arm or x86_64", b->arch);
+	if (!rc && dtb) {
+		b->lava_dtb = board_expand(b, NULL, dtb);
+		if (b->lava_dtb[0] != '/')
+			rc = config_fail(&b->where, config_setting_get_member(top, "dtb"),
+					"'dtb' must be an absolute path (or start with ${configs} or ${cache})");
+	}
+	free(dtb);
+	return rc;
+}
+
 /* Fills what the config left unset. */
 static void set_defaults(struct board *b)
 {
@@ -196,7 +251,8 @@ static void set_defaults(struct board *b)
 int board_load(const struct config *cfg, const char *name, struct board *b)
 {
 	static const char *const keys[] = {
-		"name", "arch", "serial", "power", "boot", "lock", "retries", NULL,
+		"name", "arch", "serial", "power", "boot", "lock", "retries",
+		"backend", "device_type", "lava_url", "lava_token_file", "dtb", NULL,
 	};
 	memset(b, 0, sizeof(*b));
 	const char *file = NULL;
@@ -231,10 +287,12 @@ int board_load(const struct config *cfg, const char *name, struct board *b)
 	if (!rc)
 		rc = config_get_int(&b->where, top, "retries", 0, 100, &b->retries);
 	if (!rc)
+		rc = read_lava(b, top);
+	if (!rc && !b->lava)
 		rc = read_serial(b, top);
-	if (!rc)
+	if (!rc && !b->lava)
 		rc = read_power(b, top);
-	if (!rc)
+	if (!rc && !b->lava)
 		rc = read_boot(b, top);
 	set_defaults(b);
 	b->state_dir = xasprintf("%s/boards/%s", bootrig_cache_dir(), b->name);
@@ -259,6 +317,7 @@ void board_release(struct board *b)
 		&b->ipaddr, &b->serverip, &b->kernel_addr, &b->initrd_addr, &b->fdt_addr,
 		&b->dtb, &b->command, &b->extlinux, &b->scan, &b->autoboot_prompt,
 		&b->interrupt, &b->prompt, &b->lock, &b->state_dir,
+		&b->device_type, &b->lava_url, &b->lava_token_file, &b->lava_dtb,
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(strings); i++) {
 		free(*strings[i]);

@@ -67,6 +67,13 @@ struct board {
 	char *lock;
 	int retries;
 	char *state_dir;
+	/* backend = "lava": a board of a LAVA lab (LAVA owns its serial line,
+	 * power and bootloader: the board has no serial, power or boot group),
+	 * booted as jobs for device_type (deploy to tftp, boot u-boot) with dtb
+	 * (a file, ${configs} and ${cache} expanded; "" none); lava_url and
+	 * lava_token_file as a target's, NULL when not given. */
+	bool lava;
+	char *device_type, *lava_url, *lava_token_file, *lava_dtb;
 };
 
 /*

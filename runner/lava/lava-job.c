@@ -9,10 +9,12 @@
 #include "config.h"
 #include "textsafe.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* A stage limit of 0 is "no limit": in LAVA's timeouts, as in the
  * runner's safety net (matrix.c), it counts as 600 s. */
@@ -104,6 +106,28 @@ char *lava_file_url(const char *prefix, const char *path, char *err, size_t errl
 	return xasprintf("%.*s%s", (int)pl, prefix, path);
 }
 
+bool lava_url_is_loopback(const char *url)
+{
+	const char *h = strstr(url, "://");
+	h = h ? h + 3 : url;
+	const char *at = strpbrk(h, "@/");
+	if (at && *at == '@')
+		h = at + 1;
+	char host[256];
+	size_t n;
+	if (*h == '[') {
+		n = strcspn(h + 1, "]");
+		snprintf(host, sizeof(host), "%.*s", (int)n, h + 1);
+	} else {
+		n = strcspn(h, ":/?#");
+		snprintf(host, sizeof(host), "%.*s", (int)n, h);
+	}
+	if (!strcasecmp(host, "localhost") || !strcmp(host, "::1"))
+		return true;
+	struct in_addr a;
+	return inet_pton(AF_INET, host, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
+}
+
 /* The monitors test action: the protocol's records (PROTOCOL.md) as LAVA
  * sees them: BEGIN at seq 0 starts, END (through its CRC) ends, each ABI
  * record is a test case named by its ABI (ok: pass, unsupported: skip,
@@ -193,11 +217,18 @@ static bool write_tftp_deploy_boot(struct strbuf *sb, const struct lava_job_para
 	yaml_timeout(sb, 4, "timeout", 300);
 	strbuf_addstr(sb, "    to: \"tftp\"\n    kernel:\n");
 	ok &= yaml_kv(sb, 6, "url", p->kernel_url);
-	ok &= yaml_kv(sb, 6, "type", p->kernel_type ? p->kernel_type : "image");
+	/* LAVA's tftp schema knows image, uimage and zimage: a bzImage goes
+	 * without a type (U-Boot's zboot is the device's own command) */
+	const char *type = p->kernel_type ? p->kernel_type : "image";
+	if (strcmp(type, "bzimage"))
+		ok &= yaml_kv(sb, 6, "type", type);
 	if (p->initrd_url) {
+		/* our initramfs as it is: no compression key (tftp's schema has no
+		 * "none"; absent is uncompressed), and LAVA adds nothing to it (its
+		 * overlay and modules would need a shell our init does not have) */
 		strbuf_addstr(sb, "    ramdisk:\n");
 		ok &= yaml_kv(sb, 6, "url", p->initrd_url);
-		strbuf_addstr(sb, "      compression: \"none\"\n");
+		strbuf_addstr(sb, "      install_modules: false\n      install_overlay: false\n");
 	}
 	if (p->dtb_url) {
 		strbuf_addstr(sb, "    dtb:\n");
@@ -258,8 +289,37 @@ int lava_job_write(const struct lava_job_params *p, struct strbuf *out, char *er
 	return 0;
 }
 
-/* "kernel-id variant #n" from a boot directory .../<kernel-id>/<variant>/<n>. */
+static char *job_name_whole(const char *dir);
+
+/* LAVA's schema: a job_name is at most this many characters. */
+#define JOB_NAME_MAX 200
+
+/* name cut to JOB_NAME_MAX bytes (so to as many characters or fewer):
+ * "..." and the end of the name, which is what tells boots apart (the
+ * variant and the boot's number), starting on a UTF-8 character. Frees
+ * name when it cuts it. */
+static char *job_name_cut(char *name)
+{
+	size_t n = strlen(name);
+	if (n <= JOB_NAME_MAX)
+		return name;
+	const char *end = name + n - (JOB_NAME_MAX - 3);
+	while ((*end & 0xc0) == 0x80)
+		end++;
+	char *cut = xasprintf("...%s", end);
+	free(name);
+	return cut;
+}
+
+/* "bootrig kernel-id variant #n" from a boot directory
+ * .../<kernel-id>/<variant>/<n>, cut to LAVA's limit (job_name_cut()). */
 static char *job_name_of(const char *dir)
+{
+	return job_name_cut(job_name_whole(dir));
+}
+
+/* "bootrig kernel-id variant #n", whole. */
+static char *job_name_whole(const char *dir)
 {
 	const char *p = dir + strlen(dir), *cut[3] = { NULL, NULL, NULL };
 	for (int k = 0; k < 3 && p > dir; ) {
@@ -273,14 +333,22 @@ static char *job_name_of(const char *dir)
 			 (int)(cut[0] - cut[1] - 1), cut[1] + 1, cut[0] + 1);
 }
 
+/* path's URL in a job: served (serve not NULL) or lava_file_url()'s. */
+static char *file_url(const char *prefix, struct lava_serve *serve, const char *path, char *err,
+		      size_t errlen)
+{
+	return serve ? lava_serve_url(serve, path, err, errlen) : lava_file_url(prefix, path, err, errlen);
+}
+
 int lava_write_job_file(const struct machine_spec *spec, const char *device_type,
-			const char *url_prefix, char **yaml, char *err, size_t errlen)
+			const char *url_prefix, struct lava_serve *serve, char **yaml, char *err,
+			size_t errlen)
 {
 	const struct target *t = spec->target;
-	char *kernel = lava_file_url(url_prefix, spec->kernel, err, errlen);
-	char *initrd = kernel && spec->initrd ? lava_file_url(url_prefix, spec->initrd, err, errlen)
+	char *kernel = file_url(url_prefix, serve, spec->kernel, err, errlen);
+	char *initrd = kernel && spec->initrd ? file_url(url_prefix, serve, spec->initrd, err, errlen)
 		       : NULL;
-	char *dtb = kernel && spec->dtb ? lava_file_url(url_prefix, spec->dtb, err, errlen) : NULL;
+	char *dtb = kernel && spec->dtb ? file_url(url_prefix, serve, spec->dtb, err, errlen) : NULL;
 	int rc = -1;
 	if (kernel && (initrd || !spec->initrd) && (dtb || !spec->dtb)) {
 		char *name = job_name_of(spec->dir);

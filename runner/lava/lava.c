@@ -40,6 +40,9 @@
 #include "util.h"
 
 #include <curl/curl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -65,10 +68,26 @@
 /* The largest answer read (a job's log included). */
 #define MAX_ANSWER (256u << 20)
 
+/* Jobs emergency_stop() may cancel: at most this many at once (more are
+ * canceled by stop() only), and how long it may take for all of them. */
+#define LIVE_MAX 1024
+#define EMERGENCY_WAIT 10.0
+
 struct lava_be {
 	struct lava_options o;       /* strings owned */
 	char *api;                   /* "<url>/api/v0.2" */
 	char server_version[64];
+	/* For emergency_stop() (async-signal-safe: no libcurl, no malloc):
+	 * the server's address (http:// only; have_addr false: https or not
+	 * resolved) and the cancel request around a job's number, made by
+	 * open(); the ids of the jobs submitted and not finished (0: a free
+	 * slot). */
+	bool have_addr;
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	char cancel_head[256];       /* "GET /api/v0.2/jobs/" */
+	char cancel_tail[512];       /* "/cancel/ HTTP/1.0\r\nHost: ...\r\n\r\n" */
+	atomic_long live[LIVE_MAX];
 };
 
 /* One console line waiting for console_read(). */
@@ -244,6 +263,71 @@ static size_t usable_devices(const struct strbuf *resp)
 	return usable;
 }
 
+/*
+ * plan_emergency: what emergency_stop() needs, made while we may still
+ * allocate: the server's address and the cancel request's text, for an
+ * http:// server (an https:// one: nothing; a killed bootrig leaves its
+ * jobs to LAVA's own timeouts, with a warning now).
+ */
+static void plan_emergency(struct lava_be *lb)
+{
+	const char *u = lb->o.url;
+	if (strncmp(u, "http://", 7)) {
+		warning("lava: %s is https: if bootrig is killed (not interrupted), its jobs run to "
+			"LAVA's own timeouts", term_str(u));
+		return;
+	}
+	const char *host = u + 7, *path = host + strcspn(host, "/");
+	char hostport[256], name[256], port[16] = "80";
+	snprintf(hostport, sizeof(hostport), "%.*s", (int)(path - host), host);
+	const char *at = strrchr(hostport, '@');
+	const char *hp = at ? at + 1 : hostport;
+	const char *colon = hp[0] == '[' ? strstr(hp, "]:") : strrchr(hp, ':');
+	if (hp[0] == '[') {
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(hp + 1, "]"), hp + 1);
+		if (colon)
+			snprintf(port, sizeof(port), "%s", colon + 2);
+	} else {
+		snprintf(name, sizeof(name), "%.*s", (int)(colon ? colon - hp : (long)strlen(hp)), hp);
+		if (colon)
+			snprintf(port, sizeof(port), "%s", colon + 1);
+	}
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+	if (getaddrinfo(name, port, &hints, &ai) || !ai || ai->ai_addrlen > sizeof(lb->addr)) {
+		if (ai)
+			freeaddrinfo(ai);
+		return;
+	}
+	memcpy(&lb->addr, ai->ai_addr, ai->ai_addrlen);
+	lb->addr_len = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	snprintf(lb->cancel_head, sizeof(lb->cancel_head), "GET %s/api/v0.2/jobs/", path);
+	int n = snprintf(lb->cancel_tail, sizeof(lb->cancel_tail), "/cancel/ HTTP/1.0\r\nHost: %s\r\n"
+			 "Accept: application/json\r\n%s%s%s\r\n", hp, lb->o.token ? "Authorization: Token " : "",
+			 lb->o.token ? lb->o.token : "", lb->o.token ? "\r\n" : "");
+	lb->have_addr = n > 0 && (size_t)n < sizeof(lb->cancel_tail);
+}
+
+/* Notes job id as submitted and not finished (for emergency_stop()). */
+static void live_add(struct lava_be *lb, long id)
+{
+	for (size_t i = 0; i < LIVE_MAX; i++) {
+		long free_slot = 0;
+		if (atomic_compare_exchange_strong(&lb->live[i], &free_slot, id))
+			return;
+	}
+}
+
+/* Job id is finished (or canceled by stop()): emergency_stop() leaves it. */
+static void live_remove(struct lava_be *lb, long id)
+{
+	for (size_t i = 0; i < LIVE_MAX; i++) {
+		long want = id;
+		if (atomic_compare_exchange_strong(&lb->live[i], &want, 0))
+			return;
+	}
+}
+
 static int lava_open(struct backend *be, const char *where)
 {
 	struct lava_be *lb = be->priv;
@@ -277,6 +361,8 @@ static int lava_open(struct backend *be, const char *where)
 	strbuf_release(&resp);
 	if (rc)
 		error("%s", be->error);
+	else
+		plan_emergency(lb);
 	return rc ? -1 : 0;
 }
 
@@ -308,7 +394,12 @@ static int lava_prepare(struct backend *be, struct machine *m, const struct mach
 	snprintf(m->clock, sizeof(m->clock), "%s", spec->icount && *spec->icount ? "icount" : "wall");
 	snprintf(m->accel_reason, sizeof(m->accel_reason), "lava: the qemu device type, without KVM");
 	char *yaml = NULL;
-	int rc = lava_write_job_file(spec, lm->device_type, lb->o.url_prefix, &yaml, m->infra_reason,
+	struct machine_spec with_dtb = *spec;     /* a LAVA board's DTB */
+	if (!with_dtb.dtb && lb->o.dtb && *lb->o.dtb)
+		with_dtb.dtb = lb->o.dtb;
+	spec = &with_dtb;
+	int rc = lava_write_job_file(spec, lm->device_type, lb->o.url_prefix, lb->o.serve, &yaml,
+				     m->infra_reason,
 				     sizeof(m->infra_reason));
 	if (rc)
 		return -1;
@@ -542,6 +633,8 @@ static void *follow(void *arg)
 			nap(lm, phase == LAVA_QUEUED ? 2.0 : cancel_sent ? 0.5 : 1.0);
 	}
 	strbuf_release(&resp);
+	if (finished_seen)
+		live_remove(lm->lb, lm->job_id);
 	pthread_mutex_lock(&lm->lock);
 	lm->finished = true;
 	pthread_mutex_unlock(&lm->lock);
@@ -580,6 +673,7 @@ static int lava_power_on(struct machine *m)
 		return -1;
 	}
 	strbuf_release(&resp);
+	live_add(lm->lb, lm->job_id);
 	lm->submitted_mono = now_monotonic();
 	int e = pthread_create(&lm->thread, NULL, follow, lm);
 	if (e) {
@@ -697,6 +791,8 @@ static void lava_release(struct machine *m)
 	if (!lm)
 		return;
 	lava_stop(m);
+	if (lm->job_id > 0)
+		live_remove(lm->lb, lm->job_id);   /* stop() canceled it */
 	for (size_t i = 0; i < lm->q_len; i++)
 		free(lm->q[(lm->q_head + i) % lm->q_cap].text);
 	free(lm->q);
@@ -750,19 +846,100 @@ static int lava_annotate(struct machine *m, const char *dir)
 	return rc;
 }
 
-/* Nothing is async-signal-safe about an HTTP request: Ctrl-C cancels the
- * jobs through stop() (matrix.c's abandon_boot()); a bootrig killed
- * outright leaves its jobs to LAVA's own timeouts. */
+/* Seconds on the monotonic clock (async-signal-safe). */
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Waits for events on fd until deadline: true when they came. */
+static bool wait_fd(int fd, short events, double deadline)
+{
+	for (;;) {
+		double left = deadline - mono_now();
+		if (left <= 0)
+			return false;
+		struct pollfd p = { .fd = fd, .events = events };
+		int r = poll(&p, 1, (int)(left * 1000) + 1);
+		if (r > 0)
+			return true;
+		if (r == 0 || errno != EINTR)
+			return false;
+	}
+}
+
+/* Writes all of buf to fd before deadline. */
+static bool send_all(int fd, const char *buf, size_t len, double deadline)
+{
+	while (len) {
+		if (!wait_fd(fd, POLLOUT, deadline))
+			return false;
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return false;
+		if (n > 0)
+			buf += n, len -= (size_t)n;
+	}
+	return true;
+}
+
+/*
+ * cancel_now: one GET /jobs/ID/cancel/ on a socket of our own, before
+ * deadline (async-signal-safe: socket, connect, poll, send, read, close);
+ * waits for the answer's first bytes (the server took the request).
+ */
+static void cancel_now(const struct lava_be *lb, long id, double deadline)
+{
+	char num[24];
+	size_t n = sizeof(num);
+	num[--n] = '\0';
+	do {
+		num[--n] = (char)('0' + id % 10);
+		id /= 10;
+	} while (id && n);
+	int fd = socket(lb->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if ((connect(fd, (const struct sockaddr *)&lb->addr, lb->addr_len) == 0 || errno == EINPROGRESS) &&
+	    send_all(fd, lb->cancel_head, strlen(lb->cancel_head), deadline) &&
+	    send_all(fd, num + n, strlen(num + n), deadline) &&
+	    send_all(fd, lb->cancel_tail, strlen(lb->cancel_tail), deadline) &&
+	    wait_fd(fd, POLLIN, deadline)) {
+		char buf[64];
+		ssize_t r = read(fd, buf, sizeof(buf));   /* the answer does not matter now */
+		(void)r;
+	}
+	close(fd);
+}
+
+/*
+ * Async-signal-safe (the runner's atexit() handler, a die() mid-run):
+ * cancels every job submitted and not finished, each with a request of
+ * its own (cancel_now()), all within EMERGENCY_WAIT seconds; what is not
+ * canceled by then runs to LAVA's own timeouts. Ctrl-C and SIGTERM
+ * cancel through stop() (matrix.c's abandon_boot()), which also waits
+ * for the job to end and reads its log.
+ */
 static void lava_emergency_stop(struct backend *be)
 {
-	(void)be;
+	struct lava_be *lb = be->priv;
+	if (!lb || !lb->have_addr)
+		return;
+	double deadline = mono_now() + EMERGENCY_WAIT;
+	for (size_t i = 0; i < LIVE_MAX; i++) {
+		long id = atomic_exchange(&lb->live[i], 0);
+		if (id > 0)
+			cancel_now(lb, id, deadline);
+	}
 }
 
 static void lava_close(struct backend *be)
 {
 	struct lava_be *lb = be->priv;
 	free((char *)lb->o.url), free((char *)lb->o.token), free((char *)lb->o.url_prefix);
-	free((char *)lb->o.device_type);
+	free((char *)lb->o.device_type), free((char *)lb->o.dtb);
 	free(lb->api);
 	free(lb);
 	free(be->where);
@@ -788,6 +965,8 @@ struct backend *backend_lava_new(const struct lava_options *o)
 	lb->o.token = o->token ? xstrdup(o->token) : NULL;
 	lb->o.url_prefix = o->url_prefix ? xstrdup(o->url_prefix) : NULL;
 	lb->o.device_type = xstrdup(o->device_type ? o->device_type : "qemu");
+	lb->o.dtb = o->dtb ? xstrdup(o->dtb) : NULL;
+	lb->o.serve = o->serve;     /* the run's: started and stopped by cmd-run.c */
 	lb->api = xasprintf("%s/api/v0.2", lb->o.url);
 	struct backend *be = backend_alloc(&lava_ops, lb);
 	be->where = xstrdup(lb->o.url);

@@ -6,13 +6,16 @@
  *   lava-job.c   the job definition (YAML text, written by us) of one boot
  *   lava-log.c   LAVA's job log (its YAML lines) turned back into console
  *                lines with their times; a job's state and health
+ *   lava-serve.c --lava-serve: the run's boot files over HTTP, from a
+ *                bounded server in a thread of the run
  *
  * A boot through LAVA: bootrig builds the initramfs as for libvirt, writes
  * <boot dir>/job.yaml, submits it (REST API v0.2), follows the job, reads
  * the target's lines out of the job's log into the console stream, and
  * judges them with its own judge (runner/matrix.c). The file URLs in the
- * job are file:// (the dispatcher shares our filesystem) or the user's
- * --lava-url-prefix followed by the file's absolute path.
+ * job are file:// (the dispatcher shares our filesystem: only for a
+ * server on loopback), the user's --lava-url-prefix followed by the
+ * file's absolute path, or bootrig's own server's (--lava-serve).
  */
 #ifndef BOOTRIG_LAVA_H
 #define BOOTRIG_LAVA_H
@@ -25,13 +28,17 @@
 
 struct backend;
 struct machine_spec;
+struct lava_serve;
 
 /* What a run through LAVA was given (cmd-run.c), for the backend. */
 struct lava_options {
 	const char *url;             /* the server: "http://127.0.0.1:8000" (no /api) */
 	const char *token;           /* the API token, or NULL: anonymous */
 	const char *url_prefix;      /* --lava-url-prefix, or NULL: file:// */
+	struct lava_serve *serve;    /* --lava-serve: the run's file server, or NULL
+				      * (the run's: the backend does not stop it) */
 	const char *device_type;     /* "qemu" unless a target says otherwise */
+	const char *dtb;             /* a LAVA board's DTB for every job, or NULL */
 };
 
 /* One boot's job (lava_job_write()). Strings are the config's and the
@@ -68,16 +75,55 @@ int lava_job_write(const struct lava_job_params *p, struct strbuf *out, char *er
  * lava_write_job_file: the job of the boot spec (its target's machine,
  * files, command line and limits; spec->dir its directory) for a device
  * of device_type ("qemu": tmpfs and QEMU; any other: a board, tftp and
- * U-Boot), written to spec->dir/job.yaml. The text into *yaml (malloc'd)
+ * U-Boot), written to spec->dir/job.yaml. Its files' URLs: serve's
+ * (lava_serve_url(): each file registered) when serve is not NULL, else
+ * lava_file_url(url_prefix, ...). The text into *yaml (malloc'd)
  * when yaml is not NULL. 0, or -1 with why in err.
  */
 int lava_write_job_file(const struct machine_spec *spec, const char *device_type,
-			const char *url_prefix, char **yaml, char *err, size_t errlen);
+			const char *url_prefix, struct lava_serve *serve, char **yaml, char *err,
+			size_t errlen);
 
 /* The URL of path for the dispatcher: "file://PATH", or prefix + PATH;
  * NULL (err set) when path holds a byte a URL would need escaped
  * (outside [A-Za-z0-9._~/+,=@:-]). Malloc'd. */
 char *lava_file_url(const char *prefix, const char *path, char *err, size_t errlen);
+
+/* ---- --lava-serve: the run's files over HTTP (lava-serve.c) ------------ */
+
+/* The server's bounds: connections at once, bytes of one request head,
+ * seconds a connection may make no progress. */
+#define SERVE_MAX_CONN 16
+#define SERVE_MAX_REQUEST 8192
+#define SERVE_IDLE 30.0
+
+/*
+ * lava_serve_start: listens on spec ("ADDR[:PORT]", "[V6ADDR]:PORT"; a
+ * numeric address; PORT 0 or absent: any free one) and serves, from a
+ * thread of its own, the files registered with lava_serve_url() at
+ * http://ADDR:PORT/<token><absolute path>, the token random, one per
+ * server. GET and HEAD only; everything not registered is 404. NULL with
+ * why in err when it cannot listen.
+ */
+struct lava_serve *lava_serve_start(const char *spec, char *err, size_t errlen);
+
+/* "http://ADDR:PORT/<token>": the port the one bound. */
+const char *lava_serve_prefix(const struct lava_serve *s);
+
+/* Registers path (absolute) and returns its URL (malloc'd), or NULL (err
+ * set) for a path lava_file_url() refuses. Thread-safe. */
+char *lava_serve_url(struct lava_serve *s, const char *path, char *err, size_t errlen);
+
+/* Stops the server (its thread joined, every socket closed) and frees it.
+ * NULL: nothing. */
+void lava_serve_stop(struct lava_serve *s);
+
+/*
+ * lava_url_is_loopback: whether the LAVA server URL's host is this machine
+ * (127.0.0.0/8, "localhost", ::1): only then may its dispatcher be taken
+ * to share our filesystem (file:// URLs).
+ */
+bool lava_url_is_loopback(const char *url);
 
 /* The LAVA context arch of a kernel arch ("arm64" -> "arm64", "x86_64" ->
  * "x86_64", "arm" -> "arm"), or NULL for an arch bootrig does not know. */
