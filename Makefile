@@ -38,7 +38,11 @@ CURL_LIBS  := $(shell pkg-config --libs libcurl 2>/dev/null)
 
 WARN      := -Wall -Wextra -Werror
 CFLAGS    ?= -O2 -g
-HOST_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ilib -Ijudge -Ibuilder -Irunner -Irunner/board -Irunner/lava -Icompare \
+# Every host folder is on the include path; scripts that compile host
+# sources themselves (tests/fuzz/run-fuzz.sh, scripts/bench.d/) take this
+# list from here (make_var INCLUDES) rather than a copy of their own.
+INCLUDES  := -Ilib -Ijudge -Ibuilder -Irunner -Irunner/board -Irunner/lava -Icompare
+HOST_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(INCLUDES) \
 	       -DBOOTRIG_VERSION='"$(VERSION)"' $(PKG_CFLAGS) -MMD -MP
 # -rdynamic: the modules call back into the executable (util, judge...).
 HOST_LIBS := $(PKG_LIBS) -lm -lpthread -ldl -rdynamic

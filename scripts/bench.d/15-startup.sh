@@ -24,7 +24,7 @@ printf 'int main(void) { return 0; }\n' >"$out/empty.c"
 { ${CC:-gcc} -O2 -o "$out/empty-as-was" "$out/empty.c" -Wl,--no-as-needed \
 	$(make_var VIRT_LIBS) $(make_var GUESTFS_LIBS) $(make_var HOST_LIBS) &&
   ${CC:-gcc} -O2 -o "$out/empty-core" "$out/empty.c" -Wl,--no-as-needed $(make_var HOST_LIBS) &&
-  ${CC:-gcc} -std=c11 -D_GNU_SOURCE -O2 -Ilib -Ijudge -Ibuilder -Irunner -Icompare -DBOOTRIG_VERSION='"bench"' \
+  ${CC:-gcc} -std=c11 -D_GNU_SOURCE -O2 $(make_var INCLUDES) -DBOOTRIG_VERSION='"bench"' \
 	$(make_var PKG_CFLAGS) -o "$out/timer" tests/tools/build-bench.c $objs $(make_var HOST_LIBS); } \
 	2>"$out/cc.err" || { echo "15-startup: cannot build the baselines:"; head -n 5 "$out/cc.err"; exit 1; }
 

@@ -41,7 +41,7 @@ ln -s "$PWD/configs" "$out/data/configs"
 objs=$(for o in $(make_var HOST_LIB_OBJS); do [ -f "$o" ] && echo "$o"; done)
 [ -n "$objs" ] && [ -x build/bootrig ] || { echo "20-build: run make first" >&2; exit 1; }
 # shellcheck disable=SC2046,SC2086
-${CC:-gcc} -std=c11 -D_GNU_SOURCE -O2 -Ilib -Ijudge -Ibuilder -Irunner -Icompare -DBOOTRIG_VERSION='"bench"' \
+${CC:-gcc} -std=c11 -D_GNU_SOURCE -O2 $(make_var INCLUDES) -DBOOTRIG_VERSION='"bench"' \
 	$(make_var PKG_CFLAGS) -o "$out/build-bench" tests/tools/build-bench.c $objs \
 	$(make_var HOST_LIBS) 2>"$out/cc.err" ||
 	{ echo "20-build: cannot build the bench tool:"; head -n 5 "$out/cc.err"; exit 1; }

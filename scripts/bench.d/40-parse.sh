@@ -26,7 +26,7 @@ objs=$(for o in $(make_var HOST_LIB_OBJS); do [ -f "$o" ] && echo "$o"; done)
 [ -n "$objs" ] || { echo "40-parse: run make first (no build/host objects)" >&2; exit 1; }
 for tool in br-genlog parse-bench; do
 	# shellcheck disable=SC2046,SC2086
-	${CC:-gcc} -std=c11 -D_GNU_SOURCE -O2 -Ilib -Ijudge -Ibuilder -Irunner -Icompare \
+	${CC:-gcc} -std=c11 -D_GNU_SOURCE -O2 $(make_var INCLUDES) \
 		$(make_var PKG_CFLAGS) -o "$out/$tool" "tests/tools/$tool.c" $objs \
 		$(make_var HOST_LIBS) 2>"$out/$tool.err" ||
 		{ echo "40-parse: cannot build $tool:"; head -n 5 "$out/$tool.err"; exit 1; }

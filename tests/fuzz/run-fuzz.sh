@@ -42,7 +42,7 @@ make_var() {
 	printf 'fuzz-print-%%:\n\t@echo $($*)\n' |
 		make -s --no-print-directory -f Makefile -f - "fuzz-print-$1"
 }
-cflags="-std=c11 -D_GNU_SOURCE -g -O1 -Wall -Ilib -Ijudge -Ibuilder -Irunner -Irunner/board -Irunner/lava -Icompare \
+cflags="-std=c11 -D_GNU_SOURCE -g -O1 -Wall $(make_var INCLUDES) \
 -DBOOTRIG_VERSION=\"fuzz\" -fsanitize=fuzzer-no-link,address,undefined \
 -fno-sanitize-recover=all -fno-omit-frame-pointer $(make_var PKG_CFLAGS)"
 libs=$(make_var HOST_LIBS)
