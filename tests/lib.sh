@@ -33,6 +33,25 @@ fi
 # undefined-behaviour errors still abort; the unit tests keep leak checks.
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 export ASAN_OPTIONS
+# abi_runner ABI: how this host runs the ABI's static guest binaries: ""
+# (natively), a qemu-user emulator (Debian's qemu-user: qemu-i386 runs
+# i386 on a host whose kernel has IA-32 emulation off, qemu-aarch64 and
+# qemu-arm the arm ABIs), or "none": x32 on a kernel that refuses it (no
+# user-mode emulator runs x32; such checks run in a guest booted with
+# syscall.x32=y). Decided by running the ABI's probe, never by a guess.
+# Under an emulator a binary cannot exec another foreign one (no
+# binfmt_misc): callers pass the tests' --no-exec or expect ENOEXEC.
+abi_runner() {
+	case $1 in
+	x86_64) echo "" ;;
+	aarch64) echo qemu-aarch64 ;;
+	arm) echo qemu-arm ;;
+	i386 | x32)
+		if "$TOP/build/guest/$1/probe" 2>/dev/null; then echo ""
+		elif [ "$1" = i386 ]; then echo qemu-i386
+		else echo none; fi ;;
+	esac
+}
 # Real Debian kernels, fetched once into the cache: kernel_path FLAVOUR
 kernel_path() { sh "$TOP/scripts/fetch-kernels.sh" "$1" | awk '{print $2}'; }
 

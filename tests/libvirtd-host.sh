@@ -13,7 +13,8 @@
 # over /var/lib/bootrig (its pool) and over each of HIDDEN_DIRS (a
 # space-separated list: the caller's results and cache), so it cannot see
 # our kernels or initramfs images, as a remote host cannot. Each HIDE file
-# (an emulator) and /dev/kvm get /dev/null bound over them.
+# (an emulator) and /dev/kvm, where they exist, get /dev/null bound over
+# them (a host without KVM has no node to hide: its daemon boots TCG).
 #
 # TEST ONLY: auth_tcp = "none" with listen_addr 127.0.0.1: no
 # authentication, loopback only, nothing listens beyond it.
@@ -46,7 +47,9 @@ EOF
 			 /var/lib/bootrig $hidden; do
 			echo "mkdir -p '$m' && mount -t tmpfs tmpfs '$m'"
 		done
-		for h in /dev/kvm "$@"; do echo "mount --bind /dev/null '$h'"; done
+		for h in /dev/kvm "$@"; do
+			[ -e "$h" ] && echo "mount --bind /dev/null '$h'"
+		done
 		echo "cp '$d/qemu.conf' /etc/libvirt/qemu.conf"
 		echo "exec libvirtd --listen -f '$d/libvirtd.conf' -p '$d/pid'"
 	} >"$d/start.sh"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # t-guest-rt.sh: the freestanding runtime's self-test (initramfs/rt/selftest.c)
-# on every ABI the host can run: natively for x86_64 and i386 (x32 where
+# on every ABI the host can run: natively for x86_64 and i386 (i386 under
+# qemu-i386 where the host kernel has IA-32 emulation off; x32 where
 # the host kernel allows it, a SKIP where it does not), under qemu-user for
 # aarch64 and arm (with --no-exec: qemu-user cannot exec a foreign binary).
 # Each "ok"/"FAIL"/"skip" line of the self-test becomes one TAP line.
@@ -35,7 +36,12 @@ selftest() {
 }
 
 selftest x86_64 "$S/x86_64/rt-selftest"
-selftest i386 "$S/i386/rt-selftest"
+# i386 natively, or under qemu-i386 where the host kernel has IA-32 off
+if [ -n "$(abi_runner i386)" ]; then
+	selftest i386 qemu-i386 "$S/i386/rt-selftest" --no-exec
+else
+	selftest i386 "$S/i386/rt-selftest"
+fi
 if "$TOP/build/guest/x32/probe" 2>/dev/null; then
 	selftest x32 "$S/x32/rt-selftest"
 else

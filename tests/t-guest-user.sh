@@ -1,6 +1,7 @@
 #!/bin/sh
 # t-guest-user.sh: every guest binary of every ABI, run as an ordinary
-# process: natively for x86_64 and i386 (x32 where the host kernel runs
+# process: natively for x86_64 and i386 (i386 under qemu-i386 where the
+# host kernel has IA-32 emulation off; x32 where the host kernel runs
 # it, a SKIP where it refuses it), under qemu-user for aarch64 and arm;
 # aarch64_ilp32, which qemu-user cannot run, is checked with file(1).
 #   1. file(1): each ABI's binaries are the right ELF, static, stripped
@@ -25,10 +26,6 @@ tests_of() {
 		[ -f "$f" ] || continue
 		case $(basename "$f") in probe | init) ;; *) basename "$f" ;; esac
 	done
-}
-# runner ABI: how this host runs the ABI's binaries (empty: directly).
-runner() {
-	case $1 in aarch64) echo qemu-aarch64 ;; arm) echo qemu-arm ;; *) echo ;; esac
 }
 elf_kind() {
 	case $1 in
@@ -64,7 +61,7 @@ for abi in x86_64 x32 i386 aarch64 arm; do
 		skip "x32 binaries run natively" "the host kernel refuses x32 (ENOEXEC)"
 		continue
 	fi
-	r=$(runner "$abi")
+	r=$(abi_runner "$abi")
 	if $r "$G/$abi/probe"; then ok "$abi probe exits 0"; else not_ok "$abi probe exits 0"; fi
 	for t in $(tests_of "$abi"); do
 		# shellcheck disable=SC2086
@@ -138,7 +135,7 @@ through_init() {
 # 3a. x86_64 machine: x86_64 and i386 (and x32 when the host runs it).
 root=$tmp/root-x86
 stage "$root" x86_64
-stage "$root" i386
+stage "$root" i386 "$(abi_runner i386)"    # qemu-i386 where IA-32 is off
 stage "$root" x32
 if [ "$x32_runs" = yes ]; then
 	through_init init-x86_64 "" "$G/x86_64/init" "$root" "x86_64 x32 i386" ""
