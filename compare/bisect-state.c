@@ -135,6 +135,14 @@ static double jnum(struct json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_double(v) : NAN;
 }
 
+/* A count from bisect.json: 0 when missing, not a number, negative or
+ * too large (a cast of NaN to size_t is undefined). */
+static size_t jcount(struct json_object *o, const char *key)
+{
+	double d = jnum(o, key);
+	return d >= 0 && d < 1e15 ? (size_t)d : 0;
+}
+
 static char **jstrings(struct json_object *o, const char *key, size_t *n)
 {
 	struct json_object *a;
@@ -161,10 +169,10 @@ static void step_load(struct json_object *o, struct step *s)
 	s->subject = jdup(o, "subject");
 	s->mark = mark_of(jstr(o, "decision"));
 	s->why = jdup(o, "why");
-	s->nboots = (size_t)jnum(o, "boots");
-	s->npass = (size_t)jnum(o, "pass");
-	s->ninfra = (size_t)jnum(o, "infra_error");
-	s->ncrash = (size_t)jnum(o, "crashed");
+	s->nboots = jcount(o, "boots");
+	s->npass = jcount(o, "pass");
+	s->ninfra = jcount(o, "infra_error");
+	s->ncrash = jcount(o, "crashed");
 	s->verdicts = jstrings(o, "verdicts", &s->nverdicts);
 	struct json_object *a;
 	if (json_object_object_get_ex(o, "samples", &a) && json_object_is_type(a, json_type_array)) {
@@ -220,8 +228,8 @@ int bisect_state_load(struct bisection *b)
 	b->append = jdup(r, "append");
 	b->append_file = jdup(r, "append_file");
 	b->run_opts = jstrings(r, "run_options", &b->nrun_opts);
-	b->o.boots = (size_t)jnum(r, "boots");
-	b->o.max_boots = (size_t)jnum(r, "max_boots");
+	b->o.boots = jcount(r, "boots");
+	b->o.max_boots = jcount(r, "max_boots");
 	b->o.alpha = jnum(r, "alpha");
 	b->o.threshold_pct = jnum(r, "threshold_pct");
 	b->build_timeout = json_object_object_get_ex(r, "build_timeout_s", &v)

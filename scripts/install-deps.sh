@@ -77,7 +77,7 @@ PACKAGES="
   qemu-system-arm qemu-system-x86 qemu-user qemu-utils
   libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
   libguestfs0 linux-image-amd64 supermin
-  u-boot-qemu libxml2-utils clang
+  u-boot-qemu libxml2-utils clang clang-19 libclang-rt-19-dev
   chromium man-db groff-base time
   linux-source-6.1 flex bison bc libelf-dev
   libelf1 python3-jsonschema

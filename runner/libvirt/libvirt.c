@@ -63,6 +63,18 @@ static bool embedded_uri(const char *uri)
 	return !uri || !strcmp(uri, "qemu:///embed");
 }
 
+
+/* lifecycle_event (console.c) as the generic callback type that
+ * virConnectDomainEventRegisterAny() takes; libvirt calls it back with its
+ * own type for VIR_DOMAIN_EVENT_ID_LIFECYCLE. The cast goes through
+ * void (*)(void), C's way of saying the type change is meant (clang's
+ * -Wcast-function-type-mismatch rejects libvirt's direct cast,
+ * VIR_DOMAIN_EVENT_CALLBACK). */
+static virConnectDomainEventGenericCallback lifecycle_generic(void)
+{
+	return (virConnectDomainEventGenericCallback)(void (*)(void))lifecycle_event;
+}
+
 /*
  * connect_host: opens h's connection (keepalive on a daemon's, so that a
  * host gone silent is noticed), reads its capabilities and versions and
@@ -92,7 +104,7 @@ static int connect_host(struct lv_host *h, char *why, size_t len)
 		what = "cannot read its versions";
 	else if (h->conn && (h->lifecycle_cb = virConnectDomainEventRegisterAny(
 				     h->conn, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-				     VIR_DOMAIN_EVENT_CALLBACK(lifecycle_event), h, NULL)) < 0)
+				     lifecycle_generic(), h, NULL)) < 0)
 		what = "cannot watch domain events";
 	else if (h->conn) {
 		if (!h->embed)

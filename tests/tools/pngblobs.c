@@ -19,7 +19,7 @@
 #include <string.h>
 #include <zlib.h>
 
-static void bad(const char *why)
+static _Noreturn void bad(const char *why)
 {
 	fprintf(stderr, "pngblobs: %s\n", why);
 	exit(65);

@@ -23,7 +23,7 @@ struct args {
 };
 
 /* Parses the NULL-terminated words (argv[0] "cmd") into *a; the status. */
-static int parse(struct args *a, bool with_operand, ...)
+static int parse(struct args *a, int with_operand, ...)
 {
 	char *argv[16] = { "cmd" };
 	int argc = 1;

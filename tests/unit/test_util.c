@@ -147,7 +147,7 @@ static void test_strbuf(void **state)
 	strbuf_addstr(&sb, "end");
 	assert_int_equal(sb.len, strlen(sb.buf));
 	assert_memory_equal(sb.buf, "0,1,2,", 6);
-	assert_string_equal(sb.buf + sb.len - 8, "998,999,end" + 3);
+	assert_string_equal(sb.buf + sb.len - 8, &"998,999,end"[3]);
 	strbuf_release(&sb);
 	assert_null(sb.buf);
 }
