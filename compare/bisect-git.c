@@ -58,13 +58,13 @@ int bisect_spawn(char *const argv[], const char *dir, int out_fd, struct strbuf 
 			dup2(fd, STDERR_FILENO);
 		}
 		if (dir && chdir(dir) < 0) {
-			error("cannot enter %s: %s", dir, strerror(errno));
+			child_write_error("cannot enter", dir, errno);
 			_exit(EXIT_NOEXEC);
 		}
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		execvp(argv[0], argv);
-		error("cannot run %s: %s", argv[0], strerror(errno));
+		child_write_error("cannot run", argv[0], errno);
 		_exit(EXIT_NOEXEC);
 	}
 	setpgid(pid, pid);

@@ -250,6 +250,16 @@ double now_monotonic(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+void child_write_error(const char *what, const char *arg, int err)
+{
+	const char *reason = strerrordesc_np(err);   /* a constant string: no locale */
+	const char *parts[] = { "bootrig: ", what, " ", arg, ": ", reason ? reason : "error", "\n" };
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (write(STDERR_FILENO, parts[i], strlen(parts[i])) < 0)
+			return;
+}
+
+/* The child of run_argv(): only async-signal-safe calls until exec. */
 static void exec_child(char *const argv[], int stdout_fd, int stderr_fd)
 {
 	setpgid(0, 0);
@@ -258,7 +268,7 @@ static void exec_child(char *const argv[], int stdout_fd, int stderr_fd)
 	if (stderr_fd >= 0)
 		dup2(stderr_fd, STDERR_FILENO);
 	execvp(argv[0], argv);
-	fprintf(stderr, "bootrig: cannot run %s: %s\n", argv[0], strerror(errno));
+	child_write_error("cannot run", argv[0], errno);
 	_exit(EXIT_NOEXEC);
 }
 

@@ -120,6 +120,15 @@ double now_monotonic(void);
  */
 int run_argv(char *const argv[], double timeout_s, int stdout_fd, int stderr_fd);
 
+/*
+ * child_write_error: for a forked child before exec (or after a failed
+ * one): writes "bootrig: WHAT ARG: REASON\n" to stderr with write() alone,
+ * REASON being err's description. Async-signal-safe (no stdio, no malloc,
+ * no locale): in a child of a multithreaded process nothing else is, since
+ * another thread may have held a lock at the fork (tests/t-forksafe.sh).
+ */
+void child_write_error(const char *what, const char *arg, int err);
+
 /* Where the guest binaries (build/guest) and configs/ are, found from the
  * executable's own path or $BOOTRIG_DATADIR; see lib/paths.c. */
 const char *bootrig_guest_dir(void);

@@ -10,7 +10,6 @@
 #include "lv.h"
 #include "exitcodes.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -100,29 +99,48 @@ static ssize_t read_proc(const char *pid, const char *what, char *buf, size_t si
 	return n;
 }
 
+/* One entry of getdents64(2) (struct linux_dirent64): /proc is read with
+ * it, not opendir(), wherever another thread may fork or we are a forked
+ * child (opendir() mallocs). */
+struct dirent64_raw {
+	unsigned long long d_ino;
+	long long d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
 /* Kills every process whose command line holds `mark` (QEMU's
- * "-name guest=bootrig-<pid>-<n>,..."); returns how many. */
+ * "-name guest=bootrig-<pid>-<n>,..."); returns how many. Runs in the
+ * guardian, a forked child of a process that may have threads: /proc is
+ * read with getdents64 into a stack buffer, as opendir() would malloc. */
 static int kill_marked(const char *mark)
 {
-	DIR *proc = opendir("/proc");
-	if (!proc)
+	int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
 		return 0;
 	int killed = 0;
-	struct dirent *d;
-	while ((d = readdir(proc))) {
-		char cmd[4096];
-		if (d->d_name[0] < '1' || d->d_name[0] > '9')
-			continue;
-		ssize_t n = read_proc(d->d_name, "cmdline", cmd, sizeof(cmd));
-		if (n <= 0)
-			continue;
-		for (ssize_t i = 0; i < n; i++)
-			if (!cmd[i])
-				cmd[i] = ' ';
-		if (strstr(cmd, mark) && kill(atoi(d->d_name), SIGKILL) == 0)
-			killed++;
+	char ents[8192];
+	long len;
+	while ((len = syscall(SYS_getdents64, dir, ents, sizeof(ents))) > 0) {
+		for (long off = 0; off < len;) {
+			const struct dirent64_raw *d = (const void *)(ents + off);
+			const char *name = d->d_name;
+			off += d->d_reclen;
+			char cmd[4096];
+			if (name[0] < '1' || name[0] > '9')
+				continue;
+			ssize_t n = read_proc(name, "cmdline", cmd, sizeof(cmd));
+			if (n <= 0)
+				continue;
+			for (ssize_t i = 0; i < n; i++)
+				if (!cmd[i])
+					cmd[i] = ' ';
+			if (strstr(cmd, mark) && kill(atoi(name), SIGKILL) == 0)
+				killed++;
+		}
 	}
-	closedir(proc);
+	close(dir);
 	return killed;
 }
 
@@ -252,13 +270,6 @@ void reap_qemu(struct lv_machine *m, bool block)
  * allocates nothing (no opendir(), no stdio), and scans /proc only when a
  * child is waiting to be collected at all.
  */
-struct dirent64_raw {
-	unsigned long long d_ino;
-	long long d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
 
 void reap_strays(struct lv_backend *lv)
 {
