@@ -180,8 +180,16 @@ struct backend {
 	 * raw console (libvirt's serial <log>), read after stop() and before
 	 * release() to check that the live capture lost nothing. */
 	const char *(*console_log_file)(struct machine *m);
-	/* Async-signal-safe: kill every machine this backend started. */
+	/* Async-signal-safe: kill every machine this backend started, by PID,
+	 * whatever operation may be stuck in another thread (the runner calls
+	 * it when SIGINT/SIGTERM finds the loop stuck in a backend call). */
 	void (*emergency_stop)(struct backend *be);
+	/* Optional (may be NULL): an operation on the machine named name (its
+	 * spec->name) overran its deadline in another thread: kill that
+	 * machine's processes by PID (its emulator, a launcher stuck before
+	 * exec), so that the stuck call may return. Takes no lock that the
+	 * stuck operation could hold. */
+	void (*abandon)(struct backend *be, const char *name);
 	/* Optional (may be NULL): the backend's own section of m's result.json
 	 * (boards: method, attempts, firmware time, serial gaps), a new object
 	 * that result.json takes under the backend's name ("board"); called

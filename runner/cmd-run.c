@@ -49,6 +49,7 @@ struct run_args {
 	struct opt_list variants;  /* "NAME=ARGS" */
 	int repeat, jobs;
 	double timeout;
+	double op_timeout;
 	const char *clock;         /* --clock: "wall", "icount" or NULL (the target's) */
 	const char *accel;         /* --accel: "auto", "kvm", "tcg" or NULL (the target's) */
 	bool no_wait;              /* --no-wait: a busy board is refused at once */
@@ -130,7 +131,7 @@ static int take_timeout(const struct opt *o, const char *v)
 	double *t = o->value;
 	*t = strtod(v, &end);
 	if (end == v || *end || !(*t > 0))
-		return error("--timeout wants seconds > 0: '%s'", v);
+		return error("--%s wants seconds > 0: '%s'", o->long_name, v);
 	return 0;
 }
 
@@ -152,6 +153,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		OPT_STRING('b', "board", &a->board, "NAME", "boot on this board from the config instead of libvirt"),
 		OPT_FLAG('W', "no-wait", &a->no_wait, "refuse a busy board or results directory at once (exit 125), do not wait"),
 		OPT_CALLBACK('T', "timeout", &a->timeout, "S", "cap every stage and silence timeout at S seconds", take_timeout),
+		OPT_CALLBACK(0, "op-timeout", &a->op_timeout, "S", "end a boot as INFRA_ERROR when one backend operation (define, start, stop) takes over S seconds (default 120)", take_timeout),
 		OPT_CALLBACK('L', "clock", &a->clock, "wall|icount", "the guest's clock under TCG (default: the target's icount)", take_clock),
 		OPT_CALLBACK('A', "accel", &a->accel, "auto|kvm|tcg", "accelerator (default: the target's, auto: KVM once a real boot proved it)", take_accel),
 		OPT_CALLBACK('P', "provoke", a, "KIND", "a boot whose kernel prints a KIND report (--provoke list); repeatable", take_provoke),
@@ -862,6 +864,7 @@ int cmd_run(int argc, char **argv)
 		}
 		/* Many hosts and no -j: as many boots at once as they have slots. */
 		rs.plan.parallel = rs.args.jobs > 0 ? rs.args.jobs : slots > 1 ? slots : 1;
+		rs.plan.op_timeout = rs.args.op_timeout;
 		int queue = rs.plan.backend->max_parallel;    /* LAVA: submit every boot at once */
 		if (!rs.args.jobs && queue > 0)
 			rs.plan.parallel = rs.plan.n_jobs < (size_t)queue ? (int)rs.plan.n_jobs : queue;

@@ -46,6 +46,11 @@ struct live_boot {
 	bool worker_running;      /* handed to a worker and not yet joined */
 	atomic_bool worker_done;
 	int worker_rc;            /* the operation's 0 or -1 */
+	double op_since;          /* monotonic: when the operation began */
+	const char *_Atomic op_name;   /* what the worker is in now ("prepare") */
+	bool stuck;               /* its operation overran its deadline: the
+				   * boot is written, the machine left to the
+				   * worker (never released or freed by the loop) */
 	/* The accelerator rule (runner/libvirt/hosts.c): why an unproven KVM boot was
 	 * booted again under TCG (result.json "accelerator_fallback"), or NULL. */
 	char *kvm_failure;
@@ -72,8 +77,11 @@ static inline double since(const struct live_boot *b)
 /* Starts n workers before the backend is opened (fewer if threads cannot
  * be made); they never take SIGINT/SIGTERM. */
 void workers_start(int n);
-/* Ends the workers (every operation must have been joined). */
+/* Ends the workers (every operation must have been joined, but those
+ * abandoned as stuck: detached after a short wait). */
 void workers_stop(void);
+/* One more worker, in place of one stuck in an abandoned operation. */
+void workers_add(void);
 /* The pipe through which an operation's end wakes the loop: made once
  * (die() when it cannot be), its read end, emptied. */
 void workers_open_pipe(void);

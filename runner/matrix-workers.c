@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Written by a worker that finished, read by the loop's poll(). */
@@ -119,15 +120,43 @@ void workers_start(int n)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* Ends the workers (every operation must have been joined). */
+/* One more worker, in place of one stuck in an operation that overran its
+ * deadline (its boot is abandoned; that thread may never return). The
+ * queue needs no more room: a stuck operation is no longer queued. */
+void workers_add(void)
+{
+	pthread_mutex_lock(&pool.lock);
+	pthread_t *more = realloc(pool.threads, (size_t)(pool.n + 1) * sizeof(*more));
+	if (more) {
+		pool.threads = more;
+		sigset_t stop, old;
+		sigemptyset(&stop);
+		sigaddset(&stop, SIGINT);
+		sigaddset(&stop, SIGTERM);
+		pthread_sigmask(SIG_BLOCK, &stop, &old);
+		if (pthread_create(&pool.threads[pool.n], NULL, pool_thread, NULL) == 0)
+			pool.n++;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	pthread_mutex_unlock(&pool.lock);
+}
+
+/* Ends the workers (every operation must have been joined, but those
+ * abandoned as stuck): each is given WORKER_JOIN_S to return; one still
+ * in a stuck backend call is detached and left to the process's exit. */
+#define WORKER_JOIN_S 2
 void workers_stop(void)
 {
 	pthread_mutex_lock(&pool.lock);
 	pool.quit = true;
 	pthread_cond_broadcast(&pool.work);
 	pthread_mutex_unlock(&pool.lock);
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += WORKER_JOIN_S;
 	for (int i = 0; i < pool.n; i++)
-		pthread_join(pool.threads[i], NULL);
+		if (pthread_timedjoin_np(pool.threads[i], NULL, &until))
+			pthread_detach(pool.threads[i]);
 	free(pool.threads);
 	free(pool.queue);
 	pool.threads = NULL;
@@ -146,6 +175,7 @@ void workers_run(struct live_boot *b, void (*fn)(struct live_boot *b))
 {
 	atomic_store(&b->worker_done, false);
 	b->op = fn;
+	b->op_since = now_monotonic();
 	if (!b->m.backend->threaded_ops || !pool.n) {
 		run_op(b);
 		return;

@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -56,6 +57,8 @@
 
 static volatile sig_atomic_t interrupted_by;
 static struct backend *emergency_backend;
+/* The run's backend operation deadline (plan->op_timeout). */
+static double op_limit = OP_TIMEOUT_DEFAULT;
 
 static void on_interrupt(int sig)
 {
@@ -85,6 +88,102 @@ static void install_signals(void)
 	registered = true;
 }
 
+/* ---------------------------------------------------------------- the watchdog */
+
+/*
+ * The watchdog: a thread that never takes a signal and never calls the
+ * backend but for emergency_stop() (async-signal-safe: kill by PID). It
+ * makes sure the run ends in bounded time when the loop's own thread is
+ * stuck in a backend call (state(), release(), close(), or a join on a
+ * stuck worker):
+ *   - after SIGINT/SIGTERM, the loop has STOP_GRACE seconds to end the run
+ *     itself; then every machine is killed by PID; KILL_GRACE seconds
+ *     later the process ends with the signal's status (what finished is
+ *     on disk: result.json is written whole or not at all);
+ *   - without a signal, a loop that has not come round for op_limit +
+ *     STOP_GRACE seconds gets the same, with exit status 125 (backends
+ *     whose operations all run in workers only, be->threaded_ops: the
+ *     others, boards and LAVA, power on in the loop, for minutes).
+ */
+#define STOP_GRACE 4.0
+#define KILL_GRACE 3.0
+static struct {
+	pthread_t thread;
+	bool running;
+	atomic_bool quit;
+	_Atomic double beat;          /* monotonic: the loop came round then */
+	bool threaded;                /* the backend's threaded_ops */
+	_Atomic double closing;       /* monotonic: be->close() began then (be is
+				       * not the watchdog's to touch from then), or 0 */
+} watchdog;
+
+static void watchdog_end(int status, const char *why)
+{
+	char line[200];
+	int n = snprintf(line, sizeof(line), "bootrig: error: %s; every machine was killed, "
+			 "the finished boots are kept\n", why);
+	if (write(STDERR_FILENO, line, n > 0 ? (size_t)n : 0) < 0)
+		_exit(status);
+	_exit(status);
+}
+
+static void *watchdog_main(void *arg)
+{
+	struct backend *be = arg;
+	double signalled = 0, killed = 0;
+	while (!atomic_load(&watchdog.quit)) {
+		struct timespec nap = { 0, 100 * 1000 * 1000 };
+		nanosleep(&nap, NULL);
+		double now = now_monotonic(), closing = atomic_load(&watchdog.closing);
+		if (closing) {         /* results and machines are done with */
+			if (now - closing > op_limit + STOP_GRACE)
+				watchdog_end(EXIT_INFRA, "closing the backend did not return");
+			continue;
+		}
+		bool stuck = watchdog.threaded && now - atomic_load(&watchdog.beat) > op_limit + STOP_GRACE;
+		if (interrupted_by && !signalled)
+			signalled = now;
+		if (!killed && (stuck || (signalled && now - signalled > STOP_GRACE))) {
+			if (be->emergency_stop)
+				be->emergency_stop(be);
+			killed = now;
+		}
+		if (killed && now - killed > KILL_GRACE && !atomic_load(&watchdog.quit)) {
+			if (interrupted_by)
+				watchdog_end(interrupted_by == SIGTERM ? EXIT_SIGTERM : EXIT_SIGINT,
+					     "interrupted while a backend call did not return");
+			watchdog_end(EXIT_INFRA, "a backend call did not return; the run was ended");
+		}
+	}
+	return NULL;
+}
+
+static void watchdog_start(struct backend *be)
+{
+	atomic_store(&watchdog.quit, false);
+	atomic_store(&watchdog.beat, now_monotonic());
+	atomic_store(&watchdog.closing, 0.0);
+	watchdog.threaded = be->threaded_ops;
+	sigset_t stop, old;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
+	watchdog.running = pthread_create(&watchdog.thread, NULL, watchdog_main, be) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!watchdog.running)
+		warning("no watchdog thread: a stuck backend call could hang this run");
+}
+
+static void watchdog_stop(void)
+{
+	if (!watchdog.running)
+		return;
+	atomic_store(&watchdog.quit, true);
+	pthread_join(watchdog.thread, NULL);
+	watchdog.running = false;
+}
+
 /* ---------------------------------------------------------------- one boot */
 
 /* Worker (matrix-workers.c): prepare and power on b's machine; b->t0 is
@@ -92,10 +191,12 @@ static void install_signals(void)
 static void start_machine(struct live_boot *b)
 {
 	struct backend *be = b->m.backend;
+	atomic_store(&b->op_name, "prepare");
 	int rc = be->prepare(be, &b->m, &b->spec);
 	if (rc == 0) {
 		b->started = time(NULL);
 		b->t0 = now_monotonic();
+		atomic_store(&b->op_name, "power on");
 		rc = b->m.backend->power_on(&b->m);
 		if (rc == 0)
 			b->t0 = now_monotonic();
@@ -106,6 +207,7 @@ static void start_machine(struct live_boot *b)
 /* Worker: stop b's machine. */
 static void stop_machine(struct live_boot *b)
 {
+	atomic_store(&b->op_name, "stop");
 	b->worker_rc = b->m.backend->stop(&b->m);
 }
 
@@ -177,7 +279,8 @@ static void drain_console(struct live_boot *b)
  */
 static int write_boot(struct live_boot *b, double t)
 {
-	struct backend *be = b->m.backend;    /* NULL: the boot never reached it */
+	/* NULL: the boot never reached it, or its machine is a stuck worker's */
+	struct backend *be = b->stuck ? NULL : b->m.backend;
 	/* The backend's own copy of the console first: what the stream lost
 	 * at its end is the judge's to read before the verdict, as if it had
 	 * come live (a daemon's console stream may end before its domain). */
@@ -538,12 +641,40 @@ static bool unproven_kvm_ended(struct live_boot *b)
 }
 
 /*
+ * op_overran: b's operation in a worker has not returned in op_limit
+ * seconds. The backend kills b's machine by PID (abandon()), so that the
+ * stuck call may return; the boot is written as INFRA_ERROR naming the
+ * operation, without touching the machine (b->stuck: the worker may still
+ * be in it), and a new worker takes the stuck one's place. The loop parks
+ * b (matrix_run()) instead of freeing it.
+ */
+static void op_overran(struct live_boot *b)
+{
+	const char *op = atomic_load(&b->op_name);
+	char *why = xasprintf("backend operation '%s' did not return in %.0f s (its machine was killed)",
+			      op ? op : "?", op_limit);
+	b->stuck = true;
+	if (b->be->abandon)
+		b->be->abandon(b->be, b->spec.name);
+	workers_add();
+	judge_infra_error(b->judge, why);
+	double t = b->phase == PHASE_STOPPING ? b->end_t : 0.0;
+	write_boot(b, t);
+	free(why);
+}
+
+/*
  * advance_boot: moves b on after a wake-up or a tick, whatever its phase.
  * Returns true when the boot is over (results written, machine released).
  */
 static bool advance_boot(struct live_boot *b)
 {
 	bool done = atomic_load(&b->worker_done);
+	if (!done && b->worker_running && (b->phase == PHASE_STARTING || b->phase == PHASE_STOPPING) &&
+	    now_monotonic() - b->op_since > op_limit) {
+		op_overran(b);
+		return true;
+	}
 	switch (b->phase) {
 	case PHASE_STARTING:
 		return done && !started(b);
@@ -635,7 +766,9 @@ int matrix_run(struct run_plan *plan)
 {
 	struct backend *be = plan->backend;
 	interrupted_by = 0;
+	op_limit = plan->op_timeout > 0 ? plan->op_timeout : OP_TIMEOUT_DEFAULT;
 	install_signals();
+	watchdog_start(be);
 	int parallel = plan->parallel > 0 ? plan->parallel : 1;
 	if ((size_t)parallel > plan->n_jobs)
 		parallel = plan->n_jobs ? (int)plan->n_jobs : 1;
@@ -645,12 +778,17 @@ int matrix_run(struct run_plan *plan)
 		workers_stop();
 		fail_all(plan, *be->error ? be->error : "the backend could not be opened");
 		report_summary(plan);
+		atomic_store(&watchdog.closing, now_monotonic());
 		be->close(be);
+		watchdog_stop();
 		return EXIT_INFRA;
 	}
 	emergency_backend = be;
 	workers_open_pipe();
 	struct live_boot **live = xcalloc((size_t)parallel, sizeof(*live));
+	/* boots whose operation overran: written, left to their workers */
+	struct live_boot **parked = NULL;
+	size_t n_parked = 0;
 	int n_live = 0, seq = 0;
 	size_t next = 0;
 	report_start();
@@ -665,13 +803,19 @@ int matrix_run(struct run_plan *plan)
 			}
 		}
 		report_live(live, n_live);
+		atomic_store(&watchdog.beat, now_monotonic());
 		wait_for_events(live, n_live);
 		report_stages(live, n_live);
 		for (int i = 0; i < n_live && !interrupted_by; i++) {
 			if (!advance_boot(live[i]))
 				continue;
-			free_live(live[i]);
-			free(live[i]);
+			if (live[i]->stuck) {
+				parked = xrealloc(parked, (n_parked + 1) * sizeof(*parked));
+				parked[n_parked++] = live[i];
+			} else {
+				free_live(live[i]);
+				free(live[i]);
+			}
 			live[i] = live[--n_live];
 			i--;
 		}
@@ -686,8 +830,29 @@ int matrix_run(struct run_plan *plan)
 	}
 	free(live);
 	workers_stop();
-	be->close(be);
+	/* A parked boot whose worker came back is released; one still stuck
+	 * keeps the backend: it is not closed (that could wait on the stuck
+	 * call), its machines are killed by PID, the process exits soon. */
+	bool still_stuck = false;
+	for (size_t i = 0; i < n_parked; i++) {
+		struct live_boot *b = parked[i];
+		if (!atomic_load(&b->worker_done)) {
+			still_stuck = true;
+			continue;
+		}
+		if (b->m.priv)
+			be->release(&b->m);
+		free_live(b);
+		free(b);
+	}
+	free(parked);
+	atomic_store(&watchdog.closing, now_monotonic());
+	if (still_stuck && be->emergency_stop)
+		be->emergency_stop(be);
+	else
+		be->close(be);
 	emergency_backend = NULL;
+	watchdog_stop();
 	report_summary(plan);
 	return report_exit_status(plan, interrupted_by);
 }

@@ -53,7 +53,15 @@ struct run_plan {
 	struct boot_job *jobs;
 	size_t n_jobs;
 	int parallel;                 /* -j */
+	double op_timeout;            /* --op-timeout: how long one backend operation
+				       * (define, start, console attach, stop) may take;
+				       * 0: OP_TIMEOUT_DEFAULT */
 };
+
+/* A backend operation's deadline when --op-timeout is not given: far above
+ * a libvirt start under TCG on a loaded host (seconds), far below the
+ * boot's own limits. */
+#define OP_TIMEOUT_DEFAULT 120.0
 
 /*
  * matrix_run: open the backend, make every boot (at most plan->parallel at
@@ -62,6 +70,15 @@ struct run_plan {
  * (contract), 125 when the backend could not be opened (every boot is
  * then written as INFRA_ERROR), 130/143 when interrupted by SIGINT/SIGTERM
  * (the boots that finished keep their results; every machine is stopped).
+ *
+ * Never waits forever on the backend: an operation in a worker (prepare,
+ * power on, stop) that overruns plan->op_timeout ends its boot as
+ * INFRA_ERROR naming the operation (its machine's processes killed by PID:
+ * backend abandon()), and the run goes on. SIGINT/SIGTERM end the run
+ * within STOP_GRACE + a few seconds even while the loop itself is stuck in
+ * a backend call: a watchdog thread then kills every machine by PID
+ * (emergency_stop()) and, if the loop still does not return, ends the
+ * process with the signal's status; what finished is on disk already.
  */
 int matrix_run(struct run_plan *plan);
 

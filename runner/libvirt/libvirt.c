@@ -502,12 +502,33 @@ static const char *lv_console_log_file(struct machine *mach)
 /* Only the embedded driver's QEMUs are ours to kill; a daemon's domains
  * were started with autodestroy, so our connection's end (even at a
  * crash) ends them. */
+/* Async-signal-safe: the QEMUs whose pids we know, every QEMU named for
+ * this run (one still starting has no pid file yet), and every child of
+ * ours but the guardian (a launcher stuck between fork and exec, what a
+ * stand-in emulator became). */
 static void lv_emergency_stop(struct backend *be)
 {
 	struct lv_backend *lv = be->priv;
 	for (int i = 0; i < MAX_MACHINES; i++)
 		if (lv->pids[i] > 0)
 			kill((pid_t)lv->pids[i], SIGKILL);
+	char mark[64];
+	snprintf(mark, sizeof(mark), "guest=bootrig-%ld-", (long)getpid());
+	kill_marked(mark);
+	kill_children(lv->guardian, NULL, NULL);
+}
+
+/* A machine whose operation is stuck: its QEMU (by its name, in QEMU's
+ * command line) and every child of ours that is not another boot's QEMU
+ * (a launcher stuck before exec, a stand-in emulator); takes no lock. */
+static void lv_abandon(struct backend *be, const char *name)
+{
+	struct lv_backend *lv = be->priv;
+	char mine[160], others[64];
+	snprintf(mine, sizeof(mine), "guest=%.120s,", name);
+	snprintf(others, sizeof(others), "guest=bootrig-%ld-", (long)getpid());
+	kill_marked(mine);
+	kill_children(lv->guardian, others, mine);
 }
 
 static void lv_close(struct backend *be)
@@ -568,6 +589,7 @@ static void lv_close(struct backend *be)
 static const struct backend lv_ops = {
 	.name = "libvirt", .accelerator = "tcg", .where_is_uri = true, .threaded_ops = true,
 	BACKEND_OPS(lv),
+	.abandon = lv_abandon,
 	.release = lv_release, .console_log_file = lv_console_log_file,
 	.accel_learned = lv_accel_learned, .host_failed = lv_host_failed,
 };

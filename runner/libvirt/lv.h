@@ -274,6 +274,13 @@ int write_qemu_conf(const char *root);
 /* Starts the guardian process; before any thread exists (it forks). */
 void start_guardian(struct lv_backend *lv);
 /* Reads m's QEMU pid (embedded driver) into m->qemu_pid and lv->pids. */
+/* Kills (SIGKILL) every process whose command line holds mark; how many.
+ * Async-signal-safe. */
+int kill_marked(const char *mark);
+/* Kills every child of ours (QEMUs we are the subreaper of, a launcher
+ * stuck before exec) but except and but those whose command line holds
+ * others and not mine (others NULL: all); how many. Async-signal-safe. */
+int kill_children(pid_t except, const char *others, const char *mine);
 void remember_pid(struct lv_backend *lv, struct lv_machine *m);
 /* The embedded QEMU of pid has exited (a zombie of ours, or gone). */
 bool qemu_gone(pid_t pid);

@@ -114,7 +114,7 @@ struct dirent64_raw {
  * "-name guest=bootrig-<pid>-<n>,..."); returns how many. Runs in the
  * guardian, a forked child of a process that may have threads: /proc is
  * read with getdents64 into a stack buffer, as opendir() would malloc. */
-static int kill_marked(const char *mark)
+int kill_marked(const char *mark)
 {
 	int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
@@ -137,6 +137,61 @@ static int kill_marked(const char *mark)
 				if (!cmd[i])
 					cmd[i] = ' ';
 			if (strstr(cmd, mark) && kill(atoi(name), SIGKILL) == 0)
+				killed++;
+		}
+	}
+	close(dir);
+	return killed;
+}
+
+/* "pid (comm) S ppid ...": the ppid of a /proc/<pid>/stat text, or -1
+ * (comm may hold spaces and parentheses). */
+static long stat_ppid(const char *stat)
+{
+	const char *close_paren = strrchr(stat, ')');
+	if (!close_paren || strlen(close_paren) < 4)
+		return -1;
+	return strtol(close_paren + 4, NULL, 10);
+}
+
+/*
+ * kill_children: SIGKILL every child of ours (as libvirt's subreaper we
+ * are the parent of every QEMU it daemonized, and of whatever a stand-in
+ * emulator became) but except (the guardian), and but another boot's
+ * QEMU: a child whose command line holds others ("guest=bootrig-<pid>-")
+ * and not mine ("guest=<name>,"). others NULL: every child. A launcher
+ * stuck between fork and exec (issue 27's hang) is a child too.
+ * Async-signal-safe (getdents64, no malloc). Returns how many.
+ */
+int kill_children(pid_t except, const char *others, const char *mine)
+{
+	int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return 0;
+	long self = (long)getpid();
+	int killed = 0;
+	char ents[8192];
+	long len;
+	while ((len = syscall(SYS_getdents64, dir, ents, sizeof(ents))) > 0) {
+		for (long off = 0; off < len;) {
+			const struct dirent64_raw *d = (const void *)(ents + off);
+			off += d->d_reclen;
+			if (d->d_name[0] < '1' || d->d_name[0] > '9')
+				continue;
+			pid_t pid = (pid_t)atoi(d->d_name);
+			char stat[512], cmd[4096];
+			if (pid == except || read_proc(d->d_name, "stat", stat, sizeof(stat)) <= 0 ||
+			    stat_ppid(stat) != self)
+				continue;
+			if (others) {
+				ssize_t n = read_proc(d->d_name, "cmdline", cmd, sizeof(cmd));
+				for (ssize_t i = 0; i < n; i++)
+					if (!cmd[i])
+						cmd[i] = ' ';
+				if (n > 0 && strstr(cmd, others) && !(mine && strstr(cmd, mine)))
+					continue;
+			}
+			if (kill(pid, SIGKILL) == 0)
 				killed++;
 		}
 	}
@@ -292,10 +347,9 @@ void reap_strays(struct lv_backend *lv)
 			char stat[512];
 			if (read_proc(d->d_name, "stat", stat, sizeof(stat)) <= 0)
 				continue;
-			/* "pid (comm) S ppid ...": comm may hold spaces and parentheses */
 			char *open_paren = strchr(stat, '('), *close_paren = strrchr(stat, ')');
 			if (!open_paren || !close_paren || strncmp(open_paren + 1, "qemu-", 5) ||
-			    strncmp(close_paren, ") Z ", 4) || strtol(close_paren + 4, NULL, 10) != self)
+			    strncmp(close_paren, ") Z ", 4) || stat_ppid(stat) != self)
 				continue;
 			pid_t pid = (pid_t)strtol(d->d_name, NULL, 10);
 			bool domain = false;
