@@ -8,6 +8,7 @@
 #include "compare.h"
 #include "stats.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -44,6 +45,19 @@ static bool data_range(const struct chart_spec *c, double *dmin, double *dmax)
 	return *dmin <= *dmax;
 }
 
+/* An axis the drawing can use: lo < hi, both and hi - lo finite. Data at
+ * the doubles' ends (1.7e308 and -1.7e308: padding overflows) or a span
+ * too small to pad (5e-324) get their own range, bounded, or a margin
+ * around it. */
+static void finite_axis(double dmin, double dmax, double *lo, double *hi)
+{
+	if (isfinite(*lo) && isfinite(*hi) && *hi > *lo && isfinite(*hi - *lo))
+		return;
+	*lo = fmax(dmin, -DBL_MAX / 4), *hi = fmin(dmax, DBL_MAX / 4);
+	if (!(*hi > *lo))
+		*lo -= fmax(1, fabs(*lo) * 0.01), *hi += fmax(1, fabs(*hi) * 0.01);
+}
+
 bool chart_axis(const struct chart_spec *c, double *lo, double *hi)
 {
 	double dmin, dmax;
@@ -54,6 +68,7 @@ bool chart_axis(const struct chart_spec *c, double *lo, double *hi)
 	if (dmin > 0 && (dmax - dmin) < CHART_SQUASH * dmax) {
 		double pad = dmax > dmin ? (dmax - dmin) * 0.15 : dmax * 0.01;
 		*lo = dmin - pad, *hi = dmax + pad;
+		finite_axis(dmin, dmax, lo, hi);
 		return true;
 	}
 	/* through zero: pad the far end to a round tick */
@@ -63,6 +78,7 @@ bool chart_axis(const struct chart_spec *c, double *lo, double *hi)
 	double step = nice_step((b - a) * 1.05, 8);
 	*lo = a < 0 ? floor(a * 1.05 / step) * step : 0;
 	*hi = b > 0 ? ceil(b * 1.05 / step) * step : 0;
+	finite_axis(a, b, lo, hi);
 	return false;
 }
 

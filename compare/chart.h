@@ -85,8 +85,10 @@ void chart_svg(const struct chart_spec *spec, FILE *out);
 
 /*
  * chart_axis: the y range chart_svg uses for these groups and lines: *lo
- * and *hi, true when the axis is broken (does not start at zero). Exposed
- * for tests and for text reports that want to say the same.
+ * and *hi, true when the axis is broken (does not start at zero). Always
+ * lo < hi with both and their difference finite, whatever the values
+ * (non-finite ones are left out). Exposed for tests and for text reports
+ * that want to say the same.
  */
 bool chart_axis(const struct chart_spec *spec, double *lo, double *hi);
 
