@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -407,7 +408,7 @@ static long long record_boot(struct writer *w, const struct pending *p, long lon
 	bind_text(st, 2, p->sha);
 	bind_text(st, 3, p->path);
 	bind_text(st, 4, result_get_str(r, "variant", "default"));
-	sqlite3_bind_int(st, 5, isfinite(boot) ? (int)boot : 0);
+	sqlite3_bind_int(st, 5, isfinite(boot) && fabs(boot) < INT_MAX ? (int)boot : 0);
 	bind_text(st, 6, result_get_str(r, "started", NULL));
 	bind_num(st, 7, result_get_num(r, "duration"));
 	bind_text(st, 8, result_get_str(r, "append", ""));

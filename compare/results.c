@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -318,7 +319,7 @@ bool result_metric_entry(struct json_object *m, struct side_observation *o)
 		.abi = abi, .test = test, .name = name, .unit = get_str(m, "unit", ""),
 		.higher_better = !strcmp(get_str(m, "better", "lower"), "higher"),
 		.obs = obs,
-		.samples = isfinite(count) && count >= 1 ? (size_t)count
+		.samples = isfinite(count) && count >= 1 && count < 1e15 ? (size_t)count
 			   : samples ? json_object_array_length(samples) : 0,
 		.ci = get_num(m, "ci"), .ci_target = get_num(m, "ci_target"),
 		.stop_max = !strcmp(get_str(m, "stop", ""), "max"),
@@ -556,7 +557,7 @@ static int load_result(struct side *s, const char *path)
 		.variant = xstrdup(get_str(root, "variant", "default")),
 		.verdict = xstrdup(verdict),
 		.reason = xstrdup(get_str(root, "reason", "")),
-		.boot = isnan(boot) ? 0 : (int)boot,
+		.boot = isfinite(boot) && fabs(boot) < INT_MAX ? (int)boot : 0,
 		.passed = !strcmp(verdict, "PASS"),
 		.append = xstrdup(get_str(root, "append", "")),
 		.target = xstrdup(get_str(root, "target", "")),
