@@ -294,3 +294,12 @@ printf 'Linux version 6.1.0\nKTAP version 1\n1..1\n  KTAP version 1\n  1..2\n   
 br judge --format json k01.log
 if sane && "$CHECK" json out >/dev/null && ! grep -q 'u0001' out; then ok "minor: no \\u0001 from 0x01 names or unclosed unnamed levels"
 else not_ok "minor: \\u0001" "$(why) $(grep -n u0001 out | head -3)"; fi
+
+# --- found by fuzz_result: numbers past an integer's range ---------------------
+mkdir -p cf/k/default/1
+sed 's/"n":[0-9]*/"n":1e308/; s/^  "boot":[0-9]*/  "boot":1e20/' $f6 >cf/k/default/1/result.json
+br compare c6 cf
+if sane && [ $rc -le 1 ]; then ok "fuzz: \"n\": 1e308 and \"boot\": 1e20 read without overflow (exit $rc)"
+else not_ok "fuzz: huge n and boot" "$(why)"; fi
+br import --db cf.db cf
+if sane && [ $rc -eq 0 ]; then ok "fuzz: and imported alike"; else not_ok "fuzz: import huge boot" "$(why)"; fi
