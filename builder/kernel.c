@@ -355,7 +355,7 @@ static int tar_extract_vmlinuz(int fd, const char *dest, char **name)
 		if ((type == '0' || type == '\0') && !strncmp(base, "boot/vmlinuz-", 13)) {
 			*name = xstrdup(base + 5);
 			free(long_name);
-			int out = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+			int out = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 			if (out < 0)
 				return -1;
 			char buf[65536];

@@ -101,7 +101,17 @@ int build_sd_image(const struct kernel *k, const char *initramfs, const char *dt
 		return error("libguestfs: cannot create a handle"), EXIT_INFRA;
 	guestfs_set_error_handler(g, NULL, NULL);
 	const char *files[] = { k->image, initramfs, dtb };
-	char *tmp = xasprintf("%s.tmp.%ld", output, (long)getpid());
+	/* the temporary disk is created here first (open_tmp_beside: no
+	 * planted symlink followed), then filled by libguestfs */
+	char *tmp;
+	int fd = open_tmp_beside(output, &tmp);
+	if (fd < 0) {
+		error("cannot create %s: %s", tmp, strerror(errno));
+		free(tmp);
+		guestfs_close(g);
+		return EXIT_INFRA;
+	}
+	close(fd);
 	char *conf = extlinux_conf(k, dtb, console, append);
 	int rc = EXIT_INFRA;
 	if (guestfs_disk_create(g, tmp, "raw", disk_size(files, ARRAY_SIZE(files)), -1) == 0 &&

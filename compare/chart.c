@@ -8,6 +8,7 @@
 #include "compare.h"
 #include "stats.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -44,6 +45,19 @@ static bool data_range(const struct chart_spec *c, double *dmin, double *dmax)
 	return *dmin <= *dmax;
 }
 
+/* An axis the drawing can use: lo < hi, both and hi - lo finite. Data at
+ * the doubles' ends (1.7e308 and -1.7e308: padding overflows) or a span
+ * too small to pad (5e-324) get their own range, bounded, or a margin
+ * around it. */
+static void finite_axis(double dmin, double dmax, double *lo, double *hi)
+{
+	if (isfinite(*lo) && isfinite(*hi) && *hi > *lo && isfinite(*hi - *lo))
+		return;
+	*lo = fmax(dmin, -DBL_MAX / 4), *hi = fmin(dmax, DBL_MAX / 4);
+	if (!(*hi > *lo))
+		*lo -= fmax(1, fabs(*lo) * 0.01), *hi += fmax(1, fabs(*hi) * 0.01);
+}
+
 bool chart_axis(const struct chart_spec *c, double *lo, double *hi)
 {
 	double dmin, dmax;
@@ -54,6 +68,7 @@ bool chart_axis(const struct chart_spec *c, double *lo, double *hi)
 	if (dmin > 0 && (dmax - dmin) < CHART_SQUASH * dmax) {
 		double pad = dmax > dmin ? (dmax - dmin) * 0.15 : dmax * 0.01;
 		*lo = dmin - pad, *hi = dmax + pad;
+		finite_axis(dmin, dmax, lo, hi);
 		return true;
 	}
 	/* through zero: pad the far end to a round tick */
@@ -63,6 +78,7 @@ bool chart_axis(const struct chart_spec *c, double *lo, double *hi)
 	double step = nice_step((b - a) * 1.05, 8);
 	*lo = a < 0 ? floor(a * 1.05 / step) * step : 0;
 	*hi = b > 0 ? ceil(b * 1.05 / step) * step : 0;
+	finite_axis(a, b, lo, hi);
 	return false;
 }
 
@@ -80,21 +96,59 @@ static void text(FILE *out, double x, double y, const char *attrs, const char *s
 	fputs("</text>", out);
 }
 
+size_t chart_ticks(double lo, double hi, double *t, int *decimals)
+{
+	*decimals = 0;
+	if (!isfinite(lo) || !isfinite(hi) || !(hi > lo))
+		return 0;
+	double step = nice_step(hi - lo, 5), first = ceil(lo / step - 1e-9) * step;
+	size_t n = 0;
+	/* the round step is only usable when the numbers can hold it: each
+	 * tick distinct from the last, about 5 of them */
+	bool round_ok = isfinite(step) && step > 0 && isfinite(first) &&
+			(hi - first) / step < CHART_MAX_TICKS - 1;
+	for (size_t i = 0; round_ok && i < CHART_MAX_TICKS; i++) {
+		double v = first + (double)i * step;
+		if (v > hi + step * 1e-9)
+			break;
+		if (n && !(v > t[n - 1])) {
+			round_ok = false;
+			break;
+		}
+		t[n++] = fabs(v) < step * 1e-9 ? 0 : v;
+	}
+	if (round_ok && n) {
+		*decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+		*decimals = *decimals > 6 ? 6 : *decimals;
+		return n;
+	}
+	/* below the numbers' precision: the two ends and what lies between
+	 * them, at most CHART_FALLBACK_TICKS distinct values */
+	n = 0;
+	for (int i = 0; i < CHART_FALLBACK_TICKS; i++) {
+		double v = lo + (hi - lo) * i / (CHART_FALLBACK_TICKS - 1);
+		if (i == CHART_FALLBACK_TICKS - 1)
+			v = hi;
+		if (!n || v > t[n - 1])
+			t[n++] = v;
+	}
+	*decimals = fabs(hi) < 1e6 ? 6 : 0;
+	return n;
+}
+
 /* Grid lines and tick labels at round values in [lo, hi]. */
 static void ticks(FILE *out, double lo, double hi, int plot_w)
 {
-	double step = nice_step(hi - lo, 5);
-	int decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
-	decimals = decimals > 6 ? 6 : decimals;
-	for (double t = ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9; t += step) {
-		double y = round(ypix(t, lo, hi));
-		if (fabs(t) < step * 1e-9)
-			t = 0;
+	double t[CHART_MAX_TICKS];
+	int decimals;
+	size_t n = chart_ticks(lo, hi, t, &decimals);
+	for (size_t i = 0; i < n; i++) {
+		double y = round(ypix(t[i], lo, hi));
 		fprintf(out, "<rect class=\"grid\" x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"1\" "
 			"fill=\"#e8e8e8\"/><rect x=\"%d\" y=\"%.0f\" width=\"5\" height=\"1\" fill=\"%s\"/>",
 			LEFT, y, plot_w, LEFT - 7, y, CHART_AXIS_COLOUR);
 		fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.*f</text>\n", LEFT - 10,
-			y + 4, decimals, t);
+			y + 4, decimals, t[i]);
 	}
 }
 

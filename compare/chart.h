@@ -85,9 +85,25 @@ void chart_svg(const struct chart_spec *spec, FILE *out);
 
 /*
  * chart_axis: the y range chart_svg uses for these groups and lines: *lo
- * and *hi, true when the axis is broken (does not start at zero). Exposed
- * for tests and for text reports that want to say the same.
+ * and *hi, true when the axis is broken (does not start at zero). Always
+ * lo < hi with both and their difference finite, whatever the values
+ * (non-finite ones are left out). Exposed for tests and for text reports
+ * that want to say the same.
  */
 bool chart_axis(const struct chart_spec *spec, double *lo, double *hi);
+
+enum { CHART_MAX_TICKS = 12, CHART_FALLBACK_TICKS = 5 };
+
+/*
+ * chart_ticks: the y values chart_svg marks on an axis [lo, hi], rising,
+ * into t[CHART_MAX_TICKS]; returns how many (0 when lo, hi are not finite
+ * or hi <= lo) and, through *decimals, the digits its labels show. The
+ * ticks are round (1, 2 or 5 times a power of 10, about 5 of them) when
+ * the numbers can hold such a step; when the range is below the numbers'
+ * precision (1e17 and 1e17 + 16: a step of 5 is no step), the two ends
+ * and up to CHART_FALLBACK_TICKS - 2 values between. Never loops more than
+ * CHART_MAX_TICKS times, whatever lo and hi are.
+ */
+size_t chart_ticks(double lo, double hi, double *t, int *decimals);
 
 #endif

@@ -327,7 +327,7 @@ static int test_commit(struct bisection *b, struct step *s, size_t end_boots)
 	}
 	fprintf(stderr, "bisect: %s %.12s %s: building\n", s->role ? s->role : "testing", s->sha,
 		term_str(s->subject));
-	int fd = open(blog, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(blog, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	int brc = fd < 0 ? -1 : bisect_spawn(b->build, b->tree, fd, NULL, true, b->build_timeout);
 	if (fd >= 0)
 		close(fd);
@@ -347,7 +347,7 @@ static int test_commit(struct bisection *b, struct step *s, size_t end_boots)
 	}
 	char *cmdline = cmdline_for(b);
 	struct step_boots sb;
-	fd = open(rlog, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	fd = open(rlog, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
 	for (;;) {
 		if (count_boots(b, results, s, &sb) < 0) {
 			s->mark = MARK_SKIP;

@@ -41,7 +41,10 @@ static const struct opt_usage usage = {
 	"Compares the boots below each CAND_DIR with those below BASE_DIR: every\n"
 	"result.json at any depth, all boots pooled; each PASS boot's median of a\n"
 	"metric is one observation. Exit 0: nothing regressed; 1: a significant\n"
-	"regression or a new kernel failure; 125: a side has no usable boot.\n"
+	"regression or a new kernel failure; 64: usage, or -o FILE cannot be\n"
+	"written; 65: a result.json cannot be read (not JSON, over 64 MiB, NaN or\n"
+	"Infinity in it) or a database side cannot; 125: a side has no usable\n"
+	"boot, or the report could not be written to stdout.\n"
 	"A side db:FILE:kernel=VERSION-OR-SHA256[:target=T][:clock=C][:variant=V]\n"
 	"is that kernel's boots in the history database FILE (bootrig import).\n",
 	NULL,
@@ -165,7 +168,7 @@ static int compare_by_host(struct compare_args *a, char **paths, size_t nsides,
 				warning("host %s: %s", hosts[h], c.warnings[i]);
 			size_t len;
 			char *report = render(&c, a->format, want_colour(a), &len);
-			printf("host %s\n", *hosts[h] ? hosts[h] : "(unnamed)");
+			printf("host %s\n", *hosts[h] ? term_str(hosts[h]) : "(unnamed)");
 			status = fwrite(report, 1, len, stdout) == len && fflush(stdout) == 0 ?
 				c.exit_code : EXIT_INFRA;
 			free(report);

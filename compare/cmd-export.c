@@ -31,7 +31,9 @@ static const struct opt_usage usage = {
 	"I/O data (schema v4.5): a checkout per kernel, a build per kernel and\n"
 	"variant, a test per boot (path \"boot\"), per ABI (\"bootrig.<abi>\"), per ABI\n"
 	"test and per metric (\"bootrig.<abi>.<test>[.<metric>]\", its median as the\n"
-	"test's number). Exit 0; 65: a result that cannot be read (nothing written).\n",
+	"test's number). Exit 0; 64: usage, or -o FILE cannot be written; 65: a\n"
+	"result that cannot be read, is larger than 64 MiB or holds NaN or Infinity\n"
+	"(nothing written); 125: stdout could not be written.\n",
 	NULL,
 };
 

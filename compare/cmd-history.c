@@ -5,9 +5,10 @@
  * as text, JSON ("bootrig-history-1"), and an SVG trend (--svg FILE).
  *
  * Exit status: 0 the history was printed (change points or not: `bootrig
- * compare` is the test that fails), 64 usage (an unwritable --svg/-o FILE
- * too), 65 the database is missing, not one of ours, or has no kernel
- * with the metric.
+ * compare` is the test that fails), 64 usage (an unwritable --svg/-o FILE,
+ * a --db that is not a file's path too), 65 the database is missing,
+ * empty, not one of ours, or has no kernel with the metric; 125 stdout
+ * could not be written. The database is opened read-only (DB_READ).
  */
 #include "builtin.h"
 #include "history.h"
@@ -27,8 +28,11 @@ static const struct opt_usage usage = {
 	"history database FILE, in the order of each kernel's first boot (or of its\n"
 	"version): its median, interval (mean ± sd) and n (PASS boots), and the change\n"
 	"points: kernels that differ from the kernel before them by compare's rule\n"
-	"(Welch's t-test p < alpha and |change| >= threshold). Exit 0; 65: the\n"
-	"database is missing or not one of ours, or no kernel has METRIC.\n",
+	"(Welch's t-test p < alpha and |change| >= threshold). The database is only\n"
+	"read, never changed. Exit 0; 64: usage, an unwritable --svg or -o FILE, or\n"
+	"a --db that is not a file's path (\"\", :memory:, a file: URI); 65: the\n"
+	"database is missing, empty or not one of ours, or no kernel has METRIC;\n"
+	"125: stdout could not be written.\n",
 	NULL,
 };
 
@@ -86,7 +90,7 @@ int cmd_history(int argc, char **argv)
 	if (history_parse_metric(&h, metric, abi))
 		return EXIT_USAGE;
 	struct history_db db;
-	int rc = db_open(&db, db_path, false);
+	int rc = db_open(&db, db_path, DB_READ);
 	if (rc == EXIT_PASS)
 		rc = history_build(&h, &db);
 	for (size_t i = 0; rc == EXIT_PASS && i < h.n; i++)

@@ -5,8 +5,9 @@
  *
  * All or nothing: every result.json is read and checked before anything is
  * written; a boot already in the database is not recorded again.
- * Exit status: 0 recorded (or all known), 64 usage, 65 a results directory
- * or the database could not be read (nothing written).
+ * Exit status: 0 recorded (or all known), 64 usage (a --db that is not a
+ * file's path too), 65 a results directory or the database could not be
+ * read (nothing written; no database made for refused input).
  */
 #include "builtin.h"
 #include "db.h"
@@ -23,8 +24,10 @@ static const struct opt_usage usage = {
 	"Records every boot below each RESULTS_DIR (any depth; or a result.json) in\n"
 	"the history database FILE (SQLite; made when missing), for `bootrig history`\n"
 	"and `bootrig compare db:FILE:kernel=...`. A boot already recorded (the same\n"
-	"result.json bytes) is kept once. Exit 0; 65: unreadable results or database\n"
-	"(nothing recorded).\n",
+	"result.json bytes) is kept once. Exit 0; 64: usage, or a --db that is not a\n"
+	"file's path (\"\", :memory:, a file: URI); 65: unreadable results (not JSON,\n"
+	"over 64 MiB, NaN or Infinity in them; no database is made for them) or\n"
+	"database (nothing recorded); 125: stdout could not be written.\n",
 	NULL,
 };
 
@@ -43,15 +46,12 @@ int cmd_import(int argc, char **argv)
 		return options_usage_error(&usage, "import: --db FILE is required");
 	if (argc < 2)
 		return options_usage_error(&usage, "import: needs at least one RESULTS_DIR");
-	struct history_db db;
-	int rc = db_open(&db, db_path, true);
-	if (rc)
-		return rc;
+	if (db_path_check(db_path))
+		return EXIT_USAGE;
 	size_t added, known;
-	rc = db_import(&db, argv + 1, (size_t)argc - 1, &added, &known);
+	int rc = db_import(db_path, argv + 1, (size_t)argc - 1, &added, &known);
 	if (rc == EXIT_PASS && !quiet)
 		printf("%s: %zu boot%s recorded, %zu already there\n", term_str(db_path), added,
 		       added == 1 ? "" : "s", known);
-	db_close(&db);
 	return rc;
 }

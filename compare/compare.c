@@ -11,8 +11,10 @@
 #include "textsafe.h"
 #include "util.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,9 +75,11 @@ void xml_escape(FILE *out, const char *s)
 		case '"': fputs("&quot;", out); continue;
 		case '\'': fputs("&#39;", out); continue;
 		}
-		/* Controls (C0 but tab and newline, DEL, C1) and bytes that
-		 * are not UTF-8 become U+FFFD. */
-		if (text_control(p, n, &len) && *p != '\t' && *p != '\n')
+		/* Controls (C0 but tab and newline, DEL, C1), bytes that are
+		 * not UTF-8, and U+FFFE and U+FFFF (XML 1.0's Char excludes
+		 * them) become U+FFFD. */
+		bool control = text_control(p, n, &len) && *p != '\t' && *p != '\n';
+		if (control || (len == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe))
 			fputs("\xef\xbf\xbd", out);
 		else
 			fwrite(p, 1, len, out);
@@ -85,6 +89,9 @@ void xml_escape(FILE *out, const char *s)
 /* Does the metric pass the --metric globs (matched against abi.test.name)? */
 static bool metric_selected(const struct compare_opts *o, const struct metric_series *m)
 {
+	if (o->only_name)
+		return !strcmp(m->abi, o->only_abi) && !strcmp(m->test, o->only_test) &&
+		       !strcmp(m->name, o->only_name);
 	if (!o->metric_globs || !o->metric_globs[0])
 		return true;
 	char id[512];
@@ -95,15 +102,11 @@ static bool metric_selected(const struct compare_opts *o, const struct metric_se
 	return false;
 }
 
-/* The row of m's identity, or NULL. */
-static struct metric_row *find_row(struct comparison *c, const struct metric_series *m)
+/* triple_get over the comparison's rows. */
+static void row_key(const void *ctx, size_t i, const char *key[3])
 {
-	for (size_t i = 0; i < c->nrows; i++) {
-		struct metric_row *r = &c->rows[i];
-		if (!strcmp(r->abi, m->abi) && !strcmp(r->test, m->test) && !strcmp(r->name, m->name))
-			return r;
-	}
-	return NULL;
+	const struct metric_row *r = &((const struct comparison *)ctx)->rows[i];
+	key[0] = r->abi, key[1] = r->test, key[2] = r->name;
 }
 
 /* The verdict of one candidate's series against BASE's. */
@@ -132,21 +135,27 @@ static void decide(const struct comparison *c, const struct metric_row *r,
 /* One row per metric identity found on any side, in order of appearance. */
 static void build_rows(struct comparison *c)
 {
+	struct triple_index rows = { 0 };
 	for (size_t s = 0; s < c->nsides; s++) {
 		const struct side *side = &c->sides[s];
 		for (size_t i = 0; i < side->nmetrics; i++) {
 			const struct metric_series *m = &side->metrics[i];
-			if (!metric_selected(&c->opts, m) || find_row(c, m))
+			const char *key[3] = { m->abi, m->test, m->name };
+			if (!metric_selected(&c->opts, m) ||
+			    triple_index_find(&rows, key, row_key, c) != SIZE_MAX)
 				continue;
-			c->rows = xrealloc(c->rows, (c->nrows + 1) * sizeof(*c->rows));
+			if (!(c->nrows & (c->nrows - 1)))       /* 0, 1, 2, 4...: doubled */
+				c->rows = xrealloc(c->rows, (c->nrows ? 2 * c->nrows : 1) * sizeof(*c->rows));
 			c->rows[c->nrows++] = (struct metric_row){
 				.abi = m->abi, .test = m->test, .name = m->name, .unit = m->unit,
 				.higher_better = m->higher_better,
 				.stat = xcalloc(c->nsides, sizeof(struct side_stat)),
 				.cmp = xcalloc(c->nsides, sizeof(struct cand_cmp)),
 			};
+			triple_index_add(&rows, c->nrows - 1, row_key, c);
 		}
 	}
+	triple_index_free(&rows);
 	for (size_t i = 0; i < c->nrows; i++) {
 		struct metric_row *r = &c->rows[i];
 		for (size_t s = 0; s < c->nsides; s++) {
@@ -302,14 +311,25 @@ static void build_cases(struct comparison *c)
  * For each side, in how many of its boots each normalized console line
  * appears (a line printed twice by one boot counts once).
  */
-static struct line_counts *side_log_lines(const struct side *side, size_t *nlogs)
+static void add_warning(struct comparison *c, char *w)
+{
+	c->warnings = xrealloc(c->warnings, (c->nwarnings + 1) * sizeof(*c->warnings));
+	c->warnings[c->nwarnings++] = w;
+}
+
+static struct line_counts *side_log_lines(struct comparison *c, const struct side *side,
+					  size_t *nlogs)
 {
 	struct line_counts *counts = line_counts_new();
 	*nlogs = 0;
 	for (size_t b = 0; b < side->nboots; b++) {
 		char *path = xasprintf("%s/console.log", side->boots[b].dir);
 		struct log log;
-		if (log_load(&log, path) == 0) {
+		int loaded = log_load(&log, path);
+		if (loaded < 0 && errno == EFBIG)
+			add_warning(c, xasprintf("%s: larger than %u MiB: its lines are not compared",
+						     path, LOG_MAX_BYTES >> 20));
+		if (loaded == 0) {
 			struct line_counts *once = line_counts_new();
 			for (size_t i = 0; i < log.n; i++)
 				if (log.norm[i][0] && line_counts_add(once, log.norm[i], 1) == 1)
@@ -341,10 +361,10 @@ static void add_log_lines(struct comparison *c, size_t has, const struct line_co
 static void build_log_lines(struct comparison *c)
 {
 	size_t nbase;
-	struct line_counts *base = side_log_lines(&c->sides[0], &nbase);
+	struct line_counts *base = side_log_lines(c, &c->sides[0], &nbase);
 	for (size_t s = 1; s < c->nsides; s++) {
 		size_t ncand;
-		struct line_counts *cand = side_log_lines(&c->sides[s], &ncand);
+		struct line_counts *cand = side_log_lines(c, &c->sides[s], &ncand);
 		add_log_lines(c, 0, base, nbase, s, cand);
 		add_log_lines(c, s, cand, ncand, 0, base);
 		line_counts_free(cand);
@@ -364,10 +384,8 @@ static void build_warnings(struct comparison *c)
 		else if (side->npass < 3)
 			w = xasprintf("%s has %zu passing boot%s: the statistics need at least 3 a side",
 				      side->label, side->npass, side->npass == 1 ? "" : "s");
-		if (!w)
-			continue;
-		c->warnings = xrealloc(c->warnings, (c->nwarnings + 1) * sizeof(*c->warnings));
-		c->warnings[c->nwarnings++] = w;
+		if (w)
+			add_warning(c, w);
 	}
 	/* Boots whose own samples did not settle within their target. */
 	for (size_t i = 0; i < c->nrows; i++) {
@@ -380,8 +398,7 @@ static void build_warnings(struct comparison *c)
 					    "clock is noisier than the target", c->sides[s].label, m->abi,
 					    m->test, m->name, m->unmet, m->n, m->n == 1 ? "" : "s",
 					    m->ci_target, m->ci_max, m->samples);
-			c->warnings = xrealloc(c->warnings, (c->nwarnings + 1) * sizeof(*c->warnings));
-			c->warnings[c->nwarnings++] = w;
+			add_warning(c, w);
 		}
 	}
 }

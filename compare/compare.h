@@ -83,6 +83,9 @@ struct log_line {
 
 struct compare_opts {
 	const char **metric_globs;      /* NULL-terminated, or NULL: all */
+	const char *only_abi, *only_test, *only_name;   /* set: that one metric, by
+					 * exact match (a name is never a pattern:
+					 * "null[1]" is itself) */
 	double threshold_pct;           /* default 5 */
 	double alpha;                   /* default 0.01 */
 	bool logs;
@@ -138,8 +141,10 @@ const char *fmt_value(double v, char *buf, size_t size);
 /*
  * Writes s escaped for XML and HTML text and attribute values: & < > " '
  * as entities, control characters other than tab and newline (C0, DEL and
- * C1: text_control) and bytes that are not valid UTF-8 as U+FFFD, so any
- * console text is safe.
+ * C1: text_control), bytes that are not valid UTF-8, and U+FFFE and
+ * U+FFFF (not characters of XML 1.0) as U+FFFD, so any console text is
+ * safe and the document well-formed. Every XML, SVG and HTML writer
+ * writes untrusted text through here.
  */
 void xml_escape(FILE *out, const char *s);
 

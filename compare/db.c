@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -151,19 +152,25 @@ void db_close(struct history_db *db)
 }
 
 /*
- * check_schema: makes the schema in an empty database, or checks the one
- * there is ours and of a version we read. In a write transaction, so two
- * processes creating one file make it once. 0 or -1 after a message.
+ * check_schema: makes the schema in an empty database (create), or checks
+ * the one there is ours and of a version we read. Writing, in a write
+ * transaction, so two processes creating one file make it once; read-only
+ * (!create), in a read transaction: nothing is written, no lock beyond a
+ * reader's is taken, and an empty file is not a history database. 0 or -1
+ * after a message.
  */
-static int check_schema(struct history_db *db)
+static int check_schema(struct history_db *db, bool create)
 {
-	if (exec(db, "BEGIN IMMEDIATE") < 0)
+	if (exec(db, create ? "BEGIN IMMEDIATE" : "BEGIN") < 0)
 		return -1;
 	long long version = query_int(db, "PRAGMA user_version");
 	long long tables = query_int(db, "SELECT count(*) FROM sqlite_master");
 	int ret = 0;
 	if (version < 0 || tables < 0)
 		ret = -1;
+	else if (version == 0 && tables == 0 && !create)
+		ret = error("%s: an empty file, not a bootrig history database (bootrig import "
+			    "makes one)", db->path);
 	else if (version == 0 && tables == 0) {
 		ret = exec(db, schema_sql);
 		if (ret == 0)
@@ -185,9 +192,24 @@ static int check_schema(struct history_db *db)
 	return ret;
 }
 
-int db_open(struct history_db *db, const char *path, bool create)
+int db_path_check(const char *path)
 {
+	if (!*path || !strcmp(path, ":memory:") || !strncmp(path, "file:", 5))
+		return error("--db '%s': a history database is a file's path, not SQLite's "
+			     "\"\", \":memory:\" or a file: URI (for a file named so, write ./%s)",
+			     path, path), EXIT_USAGE;
+	return EXIT_PASS;
+}
+
+int db_open(struct history_db *db, const char *path, enum db_mode mode)
+{
+	bool create = mode == DB_CREATE;
 	*db = (struct history_db){ .path = xstrdup(path) };
+	int rc = db_path_check(path);
+	if (rc) {
+		db_close(db);
+		return rc;
+	}
 	struct stat st;
 	if (stat(path, &st) < 0 && !(create && errno == ENOENT)) {
 		error("cannot open the history database %s: %s", path, strerror(errno));
@@ -199,7 +221,7 @@ int db_open(struct history_db *db, const char *path, bool create)
 		db_close(db);
 		return EXIT_DATAERR;
 	}
-	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
 	if (sqlite3_open_v2(path, &db->sql, flags, NULL) != SQLITE_OK) {
 		error("cannot open the history database %s: %s", path,
 		      db->sql ? sqlite3_errmsg(db->sql) : "out of memory");
@@ -209,14 +231,16 @@ int db_open(struct history_db *db, const char *path, bool create)
 	sqlite3_extended_result_codes(db->sql, 1);
 	sqlite3_busy_timeout(db->sql, BUSY_MS);
 	/* journal_mode first: it reads the header, so a file that is not a
-	 * database is told here ("file is not a database"). */
-	if (sqlite3_exec(db->sql, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK) {
+	 * database is told here ("file is not a database"); a reader leaves
+	 * the file's mode as it is, and reads the header by a query. */
+	if (sqlite3_exec(db->sql, create ? "PRAGMA journal_mode = WAL" : "SELECT count(*) FROM sqlite_master",
+			 NULL, NULL, NULL) != SQLITE_OK) {
 		error("%s: not a bootrig history database: %s", path, sqlite3_errmsg(db->sql));
 		db_close(db);
 		return EXIT_DATAERR;
 	}
 	if (exec(db, "PRAGMA foreign_keys = ON") < 0 ||
-	    exec(db, "PRAGMA synchronous = NORMAL") < 0 || check_schema(db) < 0) {
+	    (create && exec(db, "PRAGMA synchronous = NORMAL") < 0) || check_schema(db, create) < 0) {
 		db_close(db);
 		return EXIT_DATAERR;
 	}
@@ -384,7 +408,7 @@ static long long record_boot(struct writer *w, const struct pending *p, long lon
 	bind_text(st, 2, p->sha);
 	bind_text(st, 3, p->path);
 	bind_text(st, 4, result_get_str(r, "variant", "default"));
-	sqlite3_bind_int(st, 5, isfinite(boot) ? (int)boot : 0);
+	sqlite3_bind_int(st, 5, isfinite(boot) && fabs(boot) < INT_MAX ? (int)boot : 0);
 	bind_text(st, 6, result_get_str(r, "started", NULL));
 	bind_num(st, 7, result_get_num(r, "duration"));
 	bind_text(st, 8, result_get_str(r, "append", ""));
@@ -513,13 +537,16 @@ static int read_pending(char *const *paths, size_t n, struct pending **out, size
 		for (size_t f = 0; f < nfiles; f++) {
 			char *text;
 			size_t len;
-			if (ret == 0 && read_file(files[f], &text, &len) < 0)
-				ret = error("cannot read %s: %s", files[f], strerror(errno));
+			if (ret == 0 && read_file_max(files[f], &text, &len, RESULT_JSON_MAX_BYTES) < 0)
+				ret = error("cannot read %s: %s", files[f],
+					    errno == EFBIG ? "larger than a result.json can be (64 MiB)"
+							   : strerror(errno));
 			else if (ret == 0) {
 				struct pending p = { 0 };
 				sha256_hex(text, len, p.sha);
+				int parsed = result_json_parse(files[f], text, len, &p.root);
 				free(text);
-				if (result_json_read(files[f], &p.root) < 0) {
+				if (parsed < 0) {
 					ret = -1;
 				} else {
 					p.path = realpath(files[f], NULL);
@@ -536,12 +563,22 @@ static int read_pending(char *const *paths, size_t n, struct pending **out, size
 	return ret;
 }
 
-int db_import(struct history_db *db, char *const *paths, size_t n, size_t *added, size_t *known)
+int db_import(const char *path, char *const *paths, size_t n, size_t *added, size_t *known)
 {
 	struct pending *p = NULL;
 	size_t np = 0;
 	*added = *known = 0;
 	int ret = read_pending(paths, n, &p, &np);
+	if (ret < 0) {          /* refused before the database is opened (or made) */
+		for (size_t i = 0; i < np; i++)
+			free(p[i].path), json_object_put(p[i].root);
+		free(p);
+		return EXIT_DATAERR;
+	}
+	struct history_db store, *db = &store;
+	int rc = db_open(db, path, DB_CREATE);
+	if (rc)
+		ret = -1;
 	struct writer w = { 0 };
 	if (ret == 0)
 		ret = writer_init(&w, db);
@@ -565,16 +602,18 @@ int db_import(struct history_db *db, char *const *paths, size_t n, size_t *added
 		}
 	}
 	writer_free(&w);
+	if (!rc)
+		db_close(db);
 	for (size_t i = 0; i < np; i++)
 		free(p[i].path), json_object_put(p[i].root);
 	free(p);
-	return ret < 0 ? EXIT_DATAERR : EXIT_PASS;
+	return rc ? rc : ret < 0 ? EXIT_DATAERR : EXIT_PASS;
 }
 
 int db_check(const char *path)
 {
 	struct history_db db;
-	int rc = db_open(&db, path, true);
+	int rc = db_open(&db, path, DB_CREATE);
 	if (rc == EXIT_PASS)
 		db_close(&db);
 	return rc;
@@ -582,13 +621,8 @@ int db_check(const char *path)
 
 int db_record(const char *path, char *const *files, size_t n)
 {
-	struct history_db db;
 	size_t added, known;
-	int rc = db_open(&db, path, true);
-	if (rc == EXIT_PASS) {
-		rc = db_import(&db, files, n, &added, &known);
-		db_close(&db);
-	}
+	int rc = db_import(path, files, n, &added, &known);
 	if (rc == EXIT_PASS)
 		fprintf(stderr, "bootrig: %zu boot%s recorded in %s\n", added, added == 1 ? "" : "s",
 			term_str(path));
@@ -610,11 +644,18 @@ static void bind_filter(sqlite3_stmt *st, const struct db_filter *f)
 	bind_text(st, 4, f ? f->variant : NULL);
 }
 
+/* A text column, "" for NULL (a database another program wrote need not
+ * keep our NOT NULLs): valid until the next step. */
+static const char *col_str(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+	return s ? (const char *)s : "";
+}
+
 /* A text column, malloc'd ("" for NULL). */
 static char *col_text(sqlite3_stmt *st, int i)
 {
-	const unsigned char *s = sqlite3_column_text(st, i);
-	return xstrdup(s ? (const char *)s : "");
+	return xstrdup(col_str(st, i));
 }
 
 int db_kernels(struct history_db *db, const struct db_filter *f, struct db_kernel **out,
@@ -747,19 +788,15 @@ static void add_boot_row(struct side *s, sqlite3_stmt *st, void *arg)
 static void add_metric_row(struct side *s, sqlite3_stmt *st, void *arg)
 {
 	(void)arg;
-	const char *stop = (const char *)sqlite3_column_text(st, 9);
 	struct side_observation o = {
-		.abi = (const char *)sqlite3_column_text(st, 0),
-		.test = (const char *)sqlite3_column_text(st, 1),
-		.name = (const char *)sqlite3_column_text(st, 2),
-		.unit = (const char *)sqlite3_column_text(st, 3),
-		.higher_better = !strcmp((const char *)sqlite3_column_text(st, 4), "higher"),
+		.abi = col_str(st, 0), .test = col_str(st, 1), .name = col_str(st, 2),
+		.unit = col_str(st, 3), .higher_better = !strcmp(col_str(st, 4), "higher"),
 		.obs = sqlite3_column_double(st, 5),
 		.samples = (size_t)sqlite3_column_int64(st, 6),
 		.ci = sqlite3_column_type(st, 7) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 7),
 		.ci_target = sqlite3_column_type(st, 8) == SQLITE_NULL ? NAN
 			     : sqlite3_column_double(st, 8),
-		.stop_max = stop && !strcmp(stop, "max"),
+		.stop_max = !strcmp(col_str(st, 9), "max"),
 	};
 	side_add_observation(s, &o);
 }
@@ -768,7 +805,7 @@ static void add_metric_row(struct side *s, sqlite3_stmt *st, void *arg)
 static void add_stage_row(struct side *s, sqlite3_stmt *st, void *arg)
 {
 	(void)arg;
-	const char *name = (const char *)sqlite3_column_text(st, 0);
+	const char *name = col_str(st, 0);
 	for (int i = 0; i < RESULT_STAGES; i++)
 		if (!strcmp(name, result_stage_names[i]))
 			side_add_stage(s, i, sqlite3_column_double(st, 1));
@@ -778,8 +815,7 @@ static void add_stage_row(struct side *s, sqlite3_stmt *st, void *arg)
 static void add_abi_row(struct side *s, sqlite3_stmt *st, void *arg)
 {
 	(void)arg;
-	side_add_abi(s, (const char *)sqlite3_column_text(st, 0),
-		     (const char *)sqlite3_column_text(st, 1),
+	side_add_abi(s, col_str(st, 0), col_str(st, 1),
 		     (const char *)sqlite3_column_text(st, 2));
 }
 
@@ -788,8 +824,7 @@ static void add_event_row(struct side *s, sqlite3_stmt *st, void *arg)
 {
 	size_t boot = boot_index(arg, sqlite3_column_int64(st, 0));
 	if (boot != SIZE_MAX)
-		side_add_event(s, (const char *)sqlite3_column_text(st, 1),
-			       (const char *)sqlite3_column_text(st, 2), boot);
+		side_add_event(s, col_str(st, 1), col_str(st, 2), boot);
 }
 
 /* The boots of a side, and what they own, in the boots' order. */
@@ -859,7 +894,7 @@ int db_side_load(struct side *side, const char *spec, bool mixed)
 	}
 	struct history_db db;
 	long long id;
-	if (ret == 0 && db_open(&db, path, false) == EXIT_PASS) {
+	if (ret == 0 && db_open(&db, path, DB_READ) == EXIT_PASS) {
 		side_free(side);
 		if (db_find_kernel(&db, kernel, &id) || db_load_side(&db, id, &f, side, spec))
 			ret = -1;

@@ -26,24 +26,42 @@ struct history_db {
 };
 
 /*
- * db_open: opens the database at path; create: makes the file and its
- * schema when it does not exist (else a missing file is an error). The
- * file must be a bootrig history database of a schema version this build
- * reads. Returns 0, or EXIT_DATAERR after a message naming path and what
- * is wrong (db is then closed).
+ * db_path_check: is path a file's path SQLite takes as given? "" (a
+ * temporary database), ":memory:" and "file:..." URIs are not: what is
+ * recorded there would be lost, or kept somewhere else. EXIT_PASS, or
+ * EXIT_USAGE after a message.
  */
-int db_open(struct history_db *db, const char *path, bool create);
+int db_path_check(const char *path);
+
+enum db_mode {
+	DB_READ,        /* history, compare db:: SQLITE_OPEN_READONLY, the file
+			 * never changed (no WAL switch, no schema), no write lock */
+	DB_CREATE,      /* import, run --db: read-write, the file and schema
+			 * made when missing, WAL mode */
+};
+
+/*
+ * db_open: opens the database at path (db_path_check() first) as mode
+ * says; with DB_READ a missing or empty file is an error. The file must be
+ * a bootrig history database of a schema version this build reads.
+ * Returns 0, EXIT_USAGE for a path db_path_check() refuses, or
+ * EXIT_DATAERR after a message naming path and what is wrong (db is then
+ * closed). A database another program wrote may break our NOT NULLs: what
+ * is read from it never assumes them.
+ */
+int db_open(struct history_db *db, const char *path, enum db_mode mode);
 void db_close(struct history_db *db);
 
 /*
  * db_import: records every result.json at or below each of paths[0..n)
- * (results_list()). All or nothing: every file is read and checked first,
- * then all are written in one transaction; a boot already recorded is
- * counted in *known and not written again. Returns 0, or EXIT_DATAERR
- * after a message (nothing written).
+ * (results_list()) in the database at path. All or nothing: every file is
+ * read and checked first, before the database is opened (so refused input
+ * makes no database), then it is opened (DB_CREATE) and all are written in
+ * one transaction; a boot already recorded is counted in *known and not
+ * written again. Returns 0, or db_open()'s status or EXIT_DATAERR after a
+ * message (nothing written).
  */
-int db_import(struct history_db *db, char *const *paths, size_t n, size_t *added,
-	      size_t *known);
+int db_import(const char *path, char *const *paths, size_t n, size_t *added, size_t *known);
 
 /*
  * For bootrig run --db: db_check() opens (making it) and closes the

@@ -58,10 +58,9 @@ static const struct metric_series *find_metric(const struct history *h, const st
 static struct cand_cmp compare_pair(struct history *h, struct history_point *a,
 				    struct history_point *b, bool keep_warnings)
 {
-	char *glob = xasprintf("%s.%s.%s", h->abi, h->test, h->name);
-	const char *globs[] = { glob, NULL };
 	struct compare_opts o = h->opts;
-	o.metric_globs = globs;
+	o.metric_globs = NULL;
+	o.only_abi = h->abi, o.only_test = h->test, o.only_name = h->name;
 	o.logs = false;
 	struct side pair[2] = { a->side, b->side };      /* borrowed, as compare does */
 	struct comparison c;
@@ -79,7 +78,6 @@ static struct cand_cmp compare_pair(struct history *h, struct history_point *a,
 		c.nwarnings = 0;
 	}
 	comparison_free(&c);
-	free(glob);
 	return out;
 }
 

@@ -576,7 +576,7 @@ int log_load(struct log *log, const char *path)
 {
 	char *text;
 	size_t len;
-	if (read_file(path, &text, &len) < 0)
+	if (read_file_max(path, &text, &len, LOG_MAX_BYTES) < 0)
 		return -1;
 	log_parse(log, text, len);
 	free(text);

@@ -40,7 +40,12 @@ struct log {
 	size_t n;
 };
 
-/* Reads and normalizes path. Returns 0, or -1 with errno set. */
+/* The largest console.log compare --logs reads whole (a boot's console is
+ * a few megabytes; /dev/zero would never end). */
+#define LOG_MAX_BYTES (128u << 20)
+
+/* Reads and normalizes path, at most LOG_MAX_BYTES of it (read_file_max).
+ * Returns 0, or -1 with errno set (EFBIG: larger than that). */
 int log_load(struct log *log, const char *path);
 /* The same over a buffer (copied). */
 void log_parse(struct log *log, const char *text, size_t len);

@@ -11,7 +11,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,15 +42,28 @@ static int cmp_path(const void *a, const void *b)
 	return strverscmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The directories being walked, outermost first: a symlink back to one of
+ * them (`ln -s .. R/k/x`) is a loop, not more boots. */
+struct walk {
+	dev_t dev;
+	ino_t ino;
+	const struct walk *up;
+};
+
 /*
- * Adds to list every result.json at or below dir. Returns 0, or -1 with a
- * message when a directory cannot be read.
+ * Adds to list every result.json at or below dir (up: the directories
+ * above it). Returns 0, or -1 with a message when a directory cannot be
+ * read.
  */
-static int find_results(const char *dir, struct path_list *list)
+static int find_results(const char *dir, struct path_list *list, const struct walk *up)
 {
 	DIR *d = opendir(dir);
 	if (!d)
 		return error("cannot read %s: %s", dir, strerror(errno));
+	struct stat self;
+	struct walk here = { 0, 0, up };
+	if (fstat(dirfd(d), &self) == 0)
+		here.dev = self.st_dev, here.ino = self.st_ino;
 	struct dirent *e;
 	int ret = 0;
 	while (ret == 0 && (e = readdir(d))) {
@@ -60,8 +75,11 @@ static int find_results(const char *dir, struct path_list *list)
 			free(path);
 			continue;       /* a dangling link or a file being renamed */
 		}
-		if (S_ISDIR(st.st_mode)) {
-			ret = find_results(path, list);
+		bool loop = false;
+		for (const struct walk *w = &here; S_ISDIR(st.st_mode) && w && !loop; w = w->up)
+			loop = w->dev == st.st_dev && w->ino == st.st_ino;
+		if (S_ISDIR(st.st_mode) && !loop) {
+			ret = find_results(path, list, &here);
 			free(path);
 		} else if (S_ISREG(st.st_mode) && !strcmp(e->d_name, "result.json")) {
 			path_list_add(list, path);
@@ -71,6 +89,65 @@ static int find_results(const char *dir, struct path_list *list)
 	}
 	closedir(d);
 	return ret;
+}
+
+/* A path and the file it names, for dropping a boot reached twice. */
+struct named_file {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	size_t order;
+};
+
+static int cmp_file(const void *a, const void *b)
+{
+	const struct named_file *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+static int cmp_order(const void *a, const void *b)
+{
+	const struct named_file *x = a, *y = b;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/*
+ * Keeps each file of list (in natural order) once: a boot reached by two
+ * paths (`R/latest -> run1`) is one boot, listed by its first path in
+ * natural order. Sort by (device, inode), keep the first of each, and put
+ * them back in order: n log n, for any number of boots.
+ */
+static void drop_same_files(struct path_list *list)
+{
+	struct named_file *f = xcalloc(list->n ? list->n : 1, sizeof(*f));
+	size_t n = 0;
+	for (size_t i = 0; i < list->n; i++) {
+		struct stat st;
+		f[n] = (struct named_file){ .path = list->v[i], .order = i };
+		if (stat(list->v[i], &st) == 0)
+			f[n].dev = st.st_dev, f[n].ino = st.st_ino;
+		else
+			f[n].ino = (ino_t)-1 - i;       /* gone: kept, as unique */
+		n++;
+	}
+	qsort(f, n, sizeof(*f), cmp_file);
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (kept && f[kept - 1].dev == f[i].dev && f[kept - 1].ino == f[i].ino) {
+			free(f[i].path);
+			continue;
+		}
+		f[kept++] = f[i];
+	}
+	qsort(f, kept, sizeof(*f), cmp_order);
+	for (size_t i = 0; i < kept; i++)
+		list->v[i] = f[i].path;
+	list->n = kept;
+	free(f);
 }
 
 /* A string member of obj, or dflt when absent or not a string. */
@@ -102,16 +179,80 @@ static struct json_object *get_array(struct json_object *obj, const char *key)
 	return NULL;
 }
 
+/* FNV-1a over the three strings, each with its NUL. */
+static size_t triple_hash(const char *const key[3])
+{
+	uint64_t h = 14695981039346656037ull;
+	for (int k = 0; k < 3; k++)
+		for (const unsigned char *p = (const unsigned char *)key[k];; p++) {
+			h = (h ^ *p) * 1099511628211ull;
+			if (!*p)
+				break;
+		}
+	return (size_t)h;
+}
+
+size_t triple_index_find(const struct triple_index *x, const char *const key[3], triple_get get,
+			 const void *ctx)
+{
+	if (!x->cap)
+		return SIZE_MAX;
+	for (size_t at = triple_hash(key) & (x->cap - 1);; at = (at + 1) & (x->cap - 1)) {
+		if (!x->slot[at])
+			return SIZE_MAX;
+		const char *have[3];
+		get(ctx, x->slot[at] - 1, have);
+		if (!strcmp(have[0], key[0]) && !strcmp(have[1], key[1]) && !strcmp(have[2], key[2]))
+			return x->slot[at] - 1;
+	}
+}
+
+/* Puts entry i in its slot (there is room). */
+static void triple_place(struct triple_index *x, size_t i, triple_get get, const void *ctx)
+{
+	const char *key[3];
+	get(ctx, i, key);
+	size_t at = triple_hash(key) & (x->cap - 1);
+	while (x->slot[at])
+		at = (at + 1) & (x->cap - 1);
+	x->slot[at] = i + 1;
+}
+
+void triple_index_add(struct triple_index *x, size_t i, triple_get get, const void *ctx)
+{
+	if (2 * (x->n + 1) > x->cap) {
+		struct triple_index old = *x;
+		x->cap = old.cap ? 2 * old.cap : 64;
+		x->slot = xcalloc(x->cap, sizeof(*x->slot));
+		for (size_t k = 0; k < old.cap; k++)
+			if (old.slot[k])
+				triple_place(x, old.slot[k] - 1, get, ctx);
+		free(old.slot);
+	}
+	triple_place(x, i, get, ctx);
+	x->n++;
+}
+
+void triple_index_free(struct triple_index *x)
+{
+	free(x->slot);
+	*x = (struct triple_index){ 0 };
+}
+
+/* triple_get over a side's metrics. */
+static void series_key(const void *ctx, size_t i, const char *key[3])
+{
+	const struct metric_series *m = &((const struct side *)ctx)->metrics[i];
+	key[0] = m->abi, key[1] = m->test, key[2] = m->name;
+}
+
 /* The side's series for (abi, test, name), or NULL. */
 static struct metric_series *find_series(struct side *s, const char *abi,
 					 const char *test, const char *name)
 {
-	for (size_t i = 0; i < s->nmetrics; i++) {
-		struct metric_series *m = &s->metrics[i];
-		if (!strcmp(m->abi, abi) && !strcmp(m->test, test) && !strcmp(m->name, name))
-			return m;
-	}
-	return NULL;
+	const char *key[3] = { abi, test, name };
+	size_t i = triple_index_find(&s->metric_index, key, series_key, s);
+	return i == SIZE_MAX ? NULL : &s->metrics[i];
 }
 
 const struct metric_series *side_metric(const struct side *side, const char *abi,
@@ -141,13 +282,16 @@ void side_add_observation(struct side *s, const struct side_observation *o)
 {
 	struct metric_series *ser = find_series(s, o->abi, o->test, o->name);
 	if (!ser) {
-		s->metrics = xrealloc(s->metrics, (s->nmetrics + 1) * sizeof(*s->metrics));
+		if (!(s->nmetrics & (s->nmetrics - 1)))         /* 0, 1, 2, 4...: doubled */
+			s->metrics = xrealloc(s->metrics, (s->nmetrics ? 2 * s->nmetrics : 1) *
+					      sizeof(*s->metrics));
 		ser = &s->metrics[s->nmetrics++];
 		*ser = (struct metric_series){
 			.abi = xstrdup(o->abi), .test = xstrdup(o->test), .name = xstrdup(o->name),
 			.unit = xstrdup(o->unit), .higher_better = o->higher_better,
 			.ci_max = NAN, .ci_target = NAN,
 		};
+		triple_index_add(&s->metric_index, s->nmetrics - 1, series_key, s);
 	}
 	ser->samples += o->samples;
 	if (isfinite(o->ci) && o->ci >= 0 && !(o->ci <= ser->ci_max))
@@ -175,7 +319,7 @@ bool result_metric_entry(struct json_object *m, struct side_observation *o)
 		.abi = abi, .test = test, .name = name, .unit = get_str(m, "unit", ""),
 		.higher_better = !strcmp(get_str(m, "better", "lower"), "higher"),
 		.obs = obs,
-		.samples = isfinite(count) && count >= 1 ? (size_t)count
+		.samples = isfinite(count) && count >= 1 && count < 1e15 ? (size_t)count
 			   : samples ? json_object_array_length(samples) : 0,
 		.ci = get_num(m, "ci"), .ci_target = get_num(m, "ci_target"),
 		.stop_max = !strcmp(get_str(m, "stop", ""), "max"),
@@ -287,22 +431,70 @@ static const char *image_of(struct json_object *root)
 	return sha ? sha : get_str(img, "path", "");
 }
 
-int result_json_read(const char *path, struct json_object **out)
+/* The first number below v that is not finite (NaN, Infinity): its
+ * field's name into sb ("metrics[2].median"); false when there is none. */
+static bool find_nonfinite(struct json_object *v, struct strbuf *sb)
 {
-	char *text;
-	size_t len;
-	if (read_file(path, &text, &len) < 0)
-		return error("cannot read %s: %s", path, strerror(errno));
+	size_t mark = sb->len;
+	switch (json_object_get_type(v)) {
+	case json_type_double:
+		return !isfinite(json_object_get_double(v));
+	case json_type_object: {
+		json_object_object_foreach(v, key, val) {
+			strbuf_addf(sb, "%s%s", mark ? "." : "", key);
+			if (find_nonfinite(val, sb))
+				return true;
+			sb->len = mark;
+		}
+		return false;
+	}
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			strbuf_addf(sb, "[%zu]", i);
+			if (find_nonfinite(json_object_array_get_idx(v, i), sb))
+				return true;
+			sb->len = mark;
+		}
+		return false;
+	default:
+		return false;
+	}
+}
+
+int result_json_parse(const char *path, const char *text, size_t len, struct json_object **out)
+{
+	if (len > RESULT_JSON_MAX_BYTES)
+		return error("%s: larger than %u bytes: not a result.json", path,
+			     RESULT_JSON_MAX_BYTES);
 	enum json_tokener_error jerr;
 	struct json_tokener *tok = json_tokener_new();
-	struct json_object *root = json_tokener_parse_ex(tok, text, (int)len + 1);
+	struct json_object *root = json_tokener_parse_ex(tok, text, (int)len);
 	jerr = json_tokener_get_error(tok);
+	size_t end = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
-	free(text);
 	if (!root || jerr != json_tokener_success) {
 		json_object_put(root);
-		return error("%s: not valid JSON: %s", path, json_tokener_error_desc(jerr));
+		return error("%s: not valid JSON: %s", path,
+			     json_tokener_error_desc(jerr == json_tokener_continue
+						     ? json_tokener_error_parse_eof : jerr));
 	}
+	while (end < len && strchr(" \t\r\n", text[end]) && text[end])
+		end++;
+	if (end < len) {
+		json_object_put(root);
+		return error("%s: not valid JSON: more after the document (byte %zu)", path,
+			     end);
+	}
+	struct strbuf field = STRBUF_INIT;
+	strbuf_add(&field, "", 0);
+	if (find_nonfinite(root, &field)) {
+		error("%s: \"%s\" is not a finite number (NaN or Infinity is not JSON)",
+		      path, field.buf);
+		strbuf_release(&field);
+		json_object_put(root);
+		return -1;
+	}
+	strbuf_release(&field);
 	const char *format = get_str(root, "format", NULL);
 	const char *verdict = get_str(root, "verdict", NULL);
 	if (!format || strcmp(format, "bootrig-result-1") || !verdict) {
@@ -312,6 +504,19 @@ int result_json_read(const char *path, struct json_object **out)
 	}
 	*out = root;
 	return 0;
+}
+
+int result_json_read(const char *path, struct json_object **out)
+{
+	char *text;
+	size_t len;
+	if (read_file_max(path, &text, &len, RESULT_JSON_MAX_BYTES) < 0)
+		return error("cannot read %s: %s", path,
+			     errno == EFBIG ? "larger than a result.json can be (64 MiB)"
+					    : strerror(errno));
+	int rc = result_json_parse(path, text, len, out);
+	free(text);
+	return rc;
 }
 
 const char *result_get_str(struct json_object *obj, const char *key, const char *dflt)
@@ -352,7 +557,7 @@ static int load_result(struct side *s, const char *path)
 		.variant = xstrdup(get_str(root, "variant", "default")),
 		.verdict = xstrdup(verdict),
 		.reason = xstrdup(get_str(root, "reason", "")),
-		.boot = isnan(boot) ? 0 : (int)boot,
+		.boot = isfinite(boot) && fabs(boot) < INT_MAX ? (int)boot : 0,
 		.passed = !strcmp(verdict, "PASS"),
 		.append = xstrdup(get_str(root, "append", "")),
 		.target = xstrdup(get_str(root, "target", "")),
@@ -435,11 +640,13 @@ int results_list(const char *path, char ***files, size_t *n)
 	if (stat(path, &st) < 0)
 		ret = error("cannot read %s: %s", path, strerror(errno));
 	else if (S_ISDIR(st.st_mode))
-		ret = find_results(path, &list);
+		ret = find_results(path, &list, NULL);
 	else
 		path_list_add(&list, xstrdup(path));
-	if (list.n)
+	if (list.n) {
 		qsort(list.v, list.n, sizeof(*list.v), cmp_path);
+		drop_same_files(&list);
+	}
 	*files = list.v;
 	*n = list.n;
 	return ret;
@@ -482,6 +689,7 @@ void side_free(struct side *s)
 		free(s->events[i].kind), free(s->events[i].title);
 	for (int i = 0; i < RESULT_STAGES; i++)
 		free(s->stages[i]);
+	triple_index_free(&s->metric_index);
 	free(s->boots), free(s->metrics), free(s->abis), free(s->events), free(s->label);
 	*s = (struct side){ 0 };
 }

@@ -60,6 +60,25 @@ struct abi_count {
 	char *reason;           /* the first non-ok reason seen, or NULL */
 };
 
+/*
+ * A hash index of (abi, test, name) triples held in the caller's array:
+ * the slots keep array indices; get(ctx, i, key) fills the triple of entry
+ * i. Look-ups and additions in constant time on average, so a result.json
+ * with 40,000 metrics costs no more per metric than one with 4. Zeroed is
+ * empty; triple_index_free() frees it.
+ */
+struct triple_index {
+	size_t *slot;           /* index + 1; 0: empty */
+	size_t cap, n;          /* cap a power of two, n < cap / 2 */
+};
+typedef void (*triple_get)(const void *ctx, size_t i, const char *key[3]);
+/* The index of the entry with key (abi, test, name), or SIZE_MAX. */
+size_t triple_index_find(const struct triple_index *x, const char *const key[3], triple_get get,
+			 const void *ctx);
+/* Adds entry i (not already in it); get and ctx as for the look-ups. */
+void triple_index_add(struct triple_index *x, size_t i, triple_get get, const void *ctx);
+void triple_index_free(struct triple_index *x);
+
 struct side {
 	char *label;            /* the path as given */
 	const char *only_host;  /* set before side_load_host(): only that host's boots */
@@ -67,6 +86,7 @@ struct side {
 	size_t nboots, npass, ninfra;
 	struct metric_series *metrics;  /* in order of first appearance */
 	size_t nmetrics;
+	struct triple_index metric_index;       /* of metrics[], by identity */
 	struct abi_count *abis;
 	size_t nabis;
 	struct event_info *events;
@@ -97,17 +117,35 @@ void side_free(struct side *side);
 /*
  * Every result.json at or below path (path itself when it is a file), in
  * natural order (boot 10 after boot 9), malloc'd, into *files and *n (the
- * ones found before an error too). 0, or -1 after a message when path or a
+ * ones found before an error too). Each file once: symlinks are followed,
+ * but one back to a directory being walked (`ln -s .. R/k/x`) is not, and
+ * a file reached by two paths (`R/latest -> run1`) is listed by the first
+ * in natural order only. 0, or -1 after a message when path or a
  * directory below it cannot be read.
  */
 int results_list(const char *path, char ***files, size_t *n);
 
+/* The largest result.json read (a boot with every metric's samples is
+ * under a megabyte): past it, the file is refused, never read whole. */
+#define RESULT_JSON_MAX_BYTES (64u << 20)
+
 /*
- * Reads and parses path as a result.json: valid JSON with "format":
+ * The one reader of results files (compare, import, export): reads path,
+ * at most RESULT_JSON_MAX_BYTES (read_file_max: /dev/zero is refused), and
+ * parses it as a result.json: one JSON document (nothing but blanks after
+ * it), no NaN or Infinity anywhere (json-c accepts them; they are not
+ * JSON, and nothing downstream can keep them), "format":
  * "bootrig-result-1" and a "verdict". 0 with *root (json_object_put() it),
- * or -1 after a message naming the file and what is wrong.
+ * or -1 after a message naming the file and what is wrong (for a number
+ * that is not finite, its field: "metrics[2].median").
  */
 int result_json_read(const char *path, struct json_object **root);
+
+/*
+ * result_json_parse: the same over text[0..len) already read (len at most
+ * RESULT_JSON_MAX_BYTES), path only naming it in messages.
+ */
+int result_json_parse(const char *path, const char *text, size_t len, struct json_object **root);
 
 /* Members of a result.json object: a string (dflt when absent or not a
  * string), a number (NAN when absent or not a number), an array (or NULL). */

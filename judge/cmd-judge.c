@@ -44,7 +44,8 @@ static const struct opt_usage usage = {
 	"KTAP (KUnit) cases the kernel printed. --format ktap writes it all as KTAP\n"
 	"(the boot, each test of each ABI, each KUnit suite) for kunit.py parse.\n",
 	"Exit status: 0 PASS, 1 FAIL, 2 PANIC, HANG or BOOT_FAIL, 64 usage,\n"
-	"65 the log cannot be read, 66 it does not exist.\n",
+	"65 the log cannot be read, 66 it does not exist, 125 INFRA_ERROR (the log\n"
+	"was cut at --max-bytes) or the report could not be written (stdout full).\n",
 };
 
 /* The first lines of an event's excerpt, indented. */
@@ -126,10 +127,16 @@ static void print_ktap(const struct judge *j, enum verdict v)
 	size_t ntests = 0, nsuites = 0;
 	while (judge_test_at(j, ntests, &t))
 		ntests++;
-	/* the suites, in order of their first case */
+	/* the suites, in order of their first case; a case outside any
+	 * subtest (suite "") is a result of the document itself */
 	const char **suites = NULL;
+	size_t ntop = 0;
 	for (size_t i = 0; ktap_case_at(kt, i, &r); i++) {
 		size_t s = 0;
+		if (!*r.suite) {
+			ntop++;
+			continue;
+		}
 		while (s < nsuites && strcmp(suites[s], r.suite))
 			s++;
 		if (s == nsuites) {
@@ -138,7 +145,7 @@ static void print_ktap(const struct judge *j, enum verdict v)
 		}
 	}
 	struct ktapout k;
-	ktapout_begin(&k, stdout, 1 + (ntests > 0) + nsuites);
+	ktapout_begin(&k, stdout, 1 + (ntests > 0) + nsuites + ntop);
 
 	ktapout_subtest(&k, "boot", 1 + judge_event_count(j));
 	bool failed = v != VERDICT_PASS;
@@ -185,6 +192,10 @@ static void print_ktap(const struct judge *j, enum verdict v)
 		}
 		ktapout_end_subtest(&k, suites[s], failed ? KTAPOUT_FAIL : KTAPOUT_OK);
 	}
+	for (size_t i = 0; ntop && ktap_case_at(kt, i, &r); i++)
+		if (!*r.suite)
+			ktapout_case(&k, r.name, case_status(r.status), *r.reason ? r.reason : r.directive,
+				     *r.diagnostics ? r.diagnostics : NULL);
 	free(suites);
 }
 

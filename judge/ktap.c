@@ -48,6 +48,9 @@ struct ktap {
 	int depth;                      /* levels[0..depth] are open; -1: none */
 	struct kept *kept;
 	size_t nkept;
+	size_t *leaves;                 /* kept[] indices of the cases, in order */
+	size_t nleaves;
+	size_t settled;                 /* kept[0..settled) have no UNNAMED mark */
 	size_t ok, fail, skip, not_kept;
 	char *problems[MAX_PROBLEMS];
 	size_t nproblems, problems_total;
@@ -71,10 +74,13 @@ struct ktap *ktap_new(void)
 	return k;
 }
 
-/* Closes levels[d..depth]. */
+/* Closes levels[d..depth]; the levels past MAX_DEPTH were only counted
+ * (open_level), never stored: nothing to free there. */
 static void drop_levels(struct ktap *k, int d)
 {
 	for (; k->depth >= d; k->depth--) {
+		if (k->depth >= MAX_DEPTH)
+			continue;
 		struct level *l = &k->levels[k->depth];
 		free(l->name);
 		strbuf_release(&l->diag);
@@ -92,6 +98,7 @@ void ktap_free(struct ktap *k)
 		free(r->suite), free(r->name), free(r->reason), free(r->diag);
 	}
 	free(k->kept);
+	free(k->leaves);
 	for (size_t i = 0; i < k->nproblems; i++)
 		free(k->problems[i]);
 	free(k->failure);
@@ -238,13 +245,30 @@ static bool is_result(const char *s, size_t n, struct parsed *p)
 	return true;
 }
 
-/* A copy of s[0..n), at most MAX_NAME bytes. */
+/* A copy of s[0..n), at most MAX_NAME bytes; an UNNAMED byte in it
+ * becomes '?', so that the mark stays the only one in a suite path. */
 static char *name_dup(const char *s, size_t n)
 {
 	char *r = xmalloc((n > MAX_NAME ? MAX_NAME : n) + 1);
 	memcpy(r, s, n > MAX_NAME ? MAX_NAME : n);
 	r[n > MAX_NAME ? MAX_NAME : n] = '\0';
+	for (char *m = r; (m = strchr(m, UNNAMED[0]));)
+		*m = '?';
 	return r;
+}
+
+/* The suites still marked unnamed when their levels can no longer be
+ * named (the document ended, or a new one began): '?' in their place, as
+ * a failure's message has it. */
+static void settle_unnamed(struct ktap *k)
+{
+	for (size_t i = k->settled; i < k->nkept; i++) {
+		struct kept *r = &k->kept[i];
+		for (char *m = r->unnamed_suite ? r->suite : NULL; m && (m = strchr(m, UNNAMED[0]));)
+			*m = '?';
+		r->unnamed_suite = false;
+	}
+	k->settled = k->nkept;
 }
 
 /* The names of levels 1..d joined by '.'; *unnamed: one had no name (it
@@ -309,7 +333,12 @@ static struct kept *keep(struct ktap *k, const struct parsed *p, int depth, bool
 		free(name);
 		return NULL;
 	}
-	k->kept = xrealloc(k->kept, (k->nkept + 1) * sizeof(*k->kept));
+	if (!(k->nkept & (k->nkept - 1)))      /* 0, 1, 2, 4...: doubled */
+		k->kept = xrealloc(k->kept, (k->nkept ? 2 * k->nkept : 1) * sizeof(*k->kept));
+	if (leaf && !(k->nleaves & (k->nleaves - 1)))
+		k->leaves = xrealloc(k->leaves, (k->nleaves ? 2 * k->nleaves : 1) * sizeof(*k->leaves));
+	if (leaf)
+		k->leaves[k->nleaves++] = k->nkept;
 	struct kept *r = &k->kept[k->nkept++];
 	struct level *l = &k->levels[depth];
 	bool unnamed;
@@ -443,6 +472,7 @@ static void end_document(struct ktap *k)
 	if (k->depth == 0 && root->planned >= 0 && root->seen < (size_t)root->planned)
 		problem(k, xasprintf("%zu of %ld planned results reported", root->seen, root->planned));
 	drop_levels(k, 0);
+	settle_unnamed(k);
 }
 
 void ktap_feed_line(struct ktap *k, const char *s, size_t n, long lineno)
@@ -457,6 +487,7 @@ void ktap_feed_line(struct ktap *k, const char *s, size_t n, long lineno)
 		if (k->depth >= 0 && !k->done)
 			end_document(k);
 		drop_levels(k, 0);
+		settle_unnamed(k);
 		k->seen = true;
 		k->done = false;
 		open_level(k, true, NULL, 0);
@@ -480,11 +511,15 @@ void ktap_feed_line(struct ktap *k, const char *s, size_t n, long lineno)
 		return;
 	}
 	if (is_plan(s, n, &plan)) {
-		if (top && top->planned < 0)
+		/* only a test's first plan counts, and "1..0" ends the document
+		 * only as its plan, before any result (kunit.py: a later "1..0"
+		 * is not a plan of that test) */
+		bool first = top && top->planned < 0;
+		if (first)
 			top->planned = plan;
 		if (top)
 			top->fresh = false;
-		if (k->depth == 0 && plan == 0)
+		if (first && k->depth == 0 && plan == 0 && !top->seen)
 			k->done = true;
 		return;
 	}
@@ -519,6 +554,7 @@ void ktap_finish(struct ktap *k)
 	k->finished = true;
 	if (k->depth >= 0 && !k->done)
 		end_document(k);
+	settle_unnamed(k);
 }
 
 bool ktap_seen(const struct ktap *k)
@@ -538,15 +574,10 @@ static void fill(const struct kept *r, struct ktap_result *out)
 
 bool ktap_case_at(const struct ktap *k, size_t i, struct ktap_result *r)
 {
-	for (size_t j = 0; j < k->nkept; j++) {
-		if (!k->kept[j].leaf)
-			continue;
-		if (i-- == 0) {
-			fill(&k->kept[j], r);
-			return true;
-		}
-	}
-	return false;
+	if (i >= k->nleaves)
+		return false;
+	fill(&k->kept[k->leaves[i]], r);
+	return true;
 }
 
 bool ktap_suite_at(const struct ktap *k, size_t i, struct ktap_result *r, long *planned,

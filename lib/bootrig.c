@@ -7,6 +7,7 @@
 #include "exitcodes.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +41,23 @@ static void usage(FILE *out)
 	fputs("\n'bootrig <command> --help' describes each command.\n", out);
 }
 
+/*
+ * finish_stdout: a command's status, unless what it printed was lost
+ * (`> /dev/full`, a closed pipe's EIO, a full disk): stdout is flushed
+ * here for every command, and a write that failed, now or earlier, is
+ * reported and exits EXIT_INFRA (the host failed; the report is gone), as
+ * git's run_builtin() does.
+ */
+static int finish_stdout(int status)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	error("cannot write to standard output: %s",
+	      errno ? strerror(errno) : "a write failed");
+	return EXIT_INFRA;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -57,7 +75,7 @@ int main(int argc, char **argv)
 	}
 	for (const struct command *c = commands; c->name; c++)
 		if (!strcmp(c->name, name))
-			return c->fn(argc - 1, argv + 1);
+			return finish_stdout(c->fn(argc - 1, argv + 1));
 	error("'%s' is not a bootrig command", name);
 	usage(stderr);
 	return EXIT_USAGE;

@@ -15,20 +15,28 @@ static void indent(const struct ktapout *k)
 		fputs("    ", k->out);
 }
 
-/* Writes s[0..n) by the terminal rule, '#' as '_' (and "unnamed" for nothing
- * when name): a name or a diagnostic stays one KTAP line. */
+/* Writes s[0..n) by the terminal rule, '#' in a name as '_', and U+2028,
+ * U+2029 (line ends to Python's splitlines(), which kunit.py reads with)
+ * as \u2028, \u2029: a name or a diagnostic stays one KTAP line. */
 static void put_text(const struct ktapout *k, const char *s, size_t n, int name)
 {
-	if (!n && name) {
-		fputs("unnamed", k->out);
-		return;
-	}
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_add_term(&sb, s, n, 0);
-	for (size_t i = 0; name && i < sb.len; i++)
-		if (sb.buf[i] == '#')
+	for (size_t i = 0; i < sb.len; i++) {
+		if (name && sb.buf[i] == '#')
 			sb.buf[i] = '_';
-	fwrite(sb.buf, 1, sb.len, k->out);
+		if (i + 2 < sb.len && !memcmp(sb.buf + i, "\xe2\x80", 2) &&
+		    (sb.buf[i + 2] == '\xa8' || sb.buf[i + 2] == '\xa9')) {
+			if (i)
+				fwrite(sb.buf, 1, i, k->out);
+			fprintf(k->out, "\\u%s", sb.buf[i + 2] == '\xa8' ? "2028" : "2029");
+			memmove(sb.buf, sb.buf + i + 3, sb.len - i - 3);
+			sb.len -= i + 3;
+			i = (size_t)-1;
+		}
+	}
+	if (sb.len)
+		fwrite(sb.buf, 1, sb.len, k->out);
 	strbuf_release(&sb);
 }
 
@@ -62,6 +70,9 @@ void ktapout_diag(struct ktapout *k, const char *text)
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		indent(k);
 		fputs("# ", k->out);
+		/* a diagnostic that reads as a subtest's header is not one */
+		if (n >= 8 && !memcmp(p, "Subtest:", 8))
+			fputs("(diagnostic) ", k->out);
 		put_text(k, p, n, 0);
 		fputc('\n', k->out);
 		p += n + (nl ? 1 : 0);
@@ -72,7 +83,9 @@ void ktapout_diag(struct ktapout *k, const char *text)
 static void result(struct ktapout *k, const char *name, enum ktapout_status st, const char *reason)
 {
 	indent(k);
-	fprintf(k->out, "%s %u ", st == KTAPOUT_FAIL ? "not ok" : "ok", ++k->number[k->depth]);
+	fprintf(k->out, "%s %u", st == KTAPOUT_FAIL ? "not ok" : "ok", ++k->number[k->depth]);
+	if (*name)
+		fputc(' ', k->out);
 	put_text(k, name, strlen(name), 1);
 	if (st == KTAPOUT_SKIP) {
 		fputs(" # SKIP", k->out);

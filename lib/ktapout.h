@@ -6,8 +6,10 @@
  * A writer numbers the results of each level itself and indents each
  * subtest by 4 spaces. Names and diagnostics are untrusted text: written
  * by the terminal rule (textsafe.h), a '#' in a name as '_' (it would start
- * a directive), an empty name as "unnamed"; a diagnostic's lines each
- * become a "# " line.
+ * a directive), U+2028 and U+2029 as \u2028 and \u2029 (Python readers
+ * end a line there), an empty name as none ("ok 1"); a diagnostic's lines
+ * each become a "# " line, and one that would read as a subtest's header
+ * ("# Subtest: x") is marked "# (diagnostic) Subtest: x".
  */
 #ifndef BOOTRIG_KTAPOUT_H
 #define BOOTRIG_KTAPOUT_H

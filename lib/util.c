@@ -116,18 +116,36 @@ int read_file_chunks(const char *path, void *buf, size_t size,
 	return 0;
 }
 
-/* read_file's sink: the block onto the strbuf ctx. */
-static void strbuf_sink(void *ctx, const void *data, size_t n)
+int read_file_max(const char *path, char **out, size_t *len, size_t max)
 {
-	strbuf_add(ctx, data, n);
-}
-
-int read_file(const char *path, char **out, size_t *len)
-{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
 	struct strbuf sb = STRBUF_INIT;
 	char chunk[65536];
-	if (read_file_chunks(path, chunk, sizeof(chunk), strbuf_sink, &sb)) {
-		int saved = errno;
+	int rc = 0;
+	for (;;) {
+		/* one byte past max, to tell a file of exactly max bytes */
+		size_t want = max - sb.len < sizeof(chunk) ? max - sb.len + 1 : sizeof(chunk);
+		ssize_t n = read(fd, chunk, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -1;
+			break;
+		}
+		if (n == 0)
+			break;
+		if (sb.len + (size_t)n > max) {
+			rc = -1;
+			errno = EFBIG;
+			break;
+		}
+		strbuf_add(&sb, chunk, (size_t)n);
+	}
+	int saved = errno;
+	close(fd);
+	if (rc) {
 		strbuf_release(&sb);
 		errno = saved;
 		return -1;
@@ -138,6 +156,11 @@ int read_file(const char *path, char **out, size_t *len)
 	if (len)
 		*len = sb.len;
 	return 0;
+}
+
+int read_file(const char *path, char **out, size_t *len)
+{
+	return read_file_max(path, out, len, SIZE_MAX);
 }
 
 static int write_all(int fd, const void *data, size_t len)
@@ -161,15 +184,31 @@ unsigned tmp_serial(void)
 	return __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED);
 }
 
+int open_tmp_beside(const char *path, char **tmp)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		*tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(), tmp_serial());
+		int fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+		free(*tmp);
+	}
+	*tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	errno = EEXIST;
+	return -1;
+}
+
 enum replace_flags { REPLACE_SYNC = 1, REPLACE_QUIET = 2 };
 
-/* Writes through a temporary file and renames it over path; with
- * REPLACE_SYNC the data reach the disk before the rename (see util.h). */
+/* Writes through a temporary file (open_tmp_beside: created here, never a
+ * link followed) and renames it over path, which then is that new file
+ * even when path was a symlink; with REPLACE_SYNC the data reach the disk
+ * before the rename (see util.h). */
 static int replace_file(const char *path, const void *data, size_t len, int flags)
 {
-	char *tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(), tmp_serial());
+	char *tmp;
 	const char *failed = "create";
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open_tmp_beside(path, &tmp);
 	if (fd >= 0) {
 		failed = "write";
 		if (write_all(fd, data, len) == 0 && (!(flags & REPLACE_SYNC) || fsync(fd) == 0))

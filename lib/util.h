@@ -58,6 +58,13 @@ void strbuf_release(struct strbuf *sb);
 int read_file(const char *path, char **out, size_t *len);
 
 /*
+ * read_file_max: read_file for untrusted input: at most max bytes are
+ * read (never more, so /dev/zero ends), and a longer file fails with
+ * errno EFBIG and nothing kept. 0, or -1 with errno set.
+ */
+int read_file_max(const char *path, char **out, size_t *len, size_t max);
+
+/*
  * read_file_chunks: opens path and hands each block it reads, into buf of
  * size bytes, to sink(ctx, data, n) until the end of the file (a read a
  * signal interrupts is retried). The file is closed either way. Returns
@@ -68,8 +75,19 @@ int read_file_chunks(const char *path, void *buf, size_t size,
 		     void (*sink)(void *ctx, const void *data, size_t n), void *ctx);
 
 /*
- * write_file_atomic: write data to path through "path.tmp.PID" and rename,
- * so the path holds the whole file or nothing. Returns 0 or error()'s -1.
+ * open_tmp_beside: creates a new temporary file "path.tmp.PID.N" in path's
+ * directory, for writing and a later rename over path: O_CREAT | O_EXCL |
+ * O_NOFOLLOW, so a file or symlink planted at that name is never opened
+ * (the next N is tried). Returns the descriptor and, in *tmp, the name to
+ * free (set on failure too); -1 with errno on failure.
+ */
+int open_tmp_beside(const char *path, char **tmp);
+
+/*
+ * write_file_atomic: write data to path through open_tmp_beside(), fsync
+ * and rename, so the path holds the whole file or nothing, and a symlink
+ * at path or at the temporary name is replaced, never followed: every
+ * file bootrig writes goes through here. Returns 0 or error()'s -1.
  */
 int write_file_atomic(const char *path, const void *data, size_t len);
 

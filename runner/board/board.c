@@ -641,7 +641,7 @@ static int board_prepare(struct backend *be, struct machine *m, const struct mac
 	expand_power(bm);
 	mkdir_p(bm->dir, 0755);
 	char *log = xasprintf("%s/power.log", bm->dir);
-	bm->power_log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	bm->power_log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	free(log);
 	bm->power.log_fd = bm->power_log_fd;
 	/* For emergency_stop(): power-off resolved now (no PATH search then). */

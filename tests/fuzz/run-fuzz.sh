@@ -11,7 +11,8 @@
 # run to run; it is seeded from tests/fuzz/seeds/common/ (real console logs
 # of Debian kernels), tests/fuzz/seeds/<target>/ and logs the encoder writes
 # (build/tests/tools/br-genlog, when built). tests/fuzz/protocol.dict holds
-# the protocol's and the kernel's key words. A crash leaves
+# the protocol's, the kernel's and KTAP's key words; a target with its own
+# tests/fuzz/<target>.dict (result: result.json's) takes that instead. A crash leaves
 # build/fuzz/crash-<target>-* and makes the script exit 1; turn each one into
 # a unit test (tests/unit/) before fixing it.
 #
@@ -78,6 +79,8 @@ seed_corpus() {
 	[ "$1" = canary ] && seeds=tests/fuzz/seeds/protocol
 	mkdir -p "$dir"
 	[ -d "$seeds" ] && cp -f "$seeds"/* "$dir"/ 2>/dev/null
+	# a result.json or a chart's numbers are no console: their own seeds only
+	case $1 in result|chart) return 0 ;; esac
 	[ -d tests/fuzz/seeds/common ] && cp -f tests/fuzz/seeds/common/* "$dir"/ 2>/dev/null
 	for f in tests/fixtures/*.log tests/fixtures/*/*.log; do
 		[ -f "$f" ] && [ "$(wc -c <"$f")" -le 65536 ] &&
@@ -113,12 +116,15 @@ for name in $targets; do
 	corpus=$out/corpus/$name
 	seed_corpus "$name" "$corpus"
 	log=$out/fuzz_$name.log
+	# a target's own dictionary (tests/fuzz/<target>.dict), else the protocol's
+	dict=tests/fuzz/$name.dict
+	[ -f "$dict" ] || dict=tests/fuzz/protocol.dict
 	# -fork would hide the first crash's stack; one process, no leaks
 	# reported for the judge's intentional caches at exit.
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		"$bin" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-		-print_final_stats=1 -dict=tests/fuzz/protocol.dict \
+		-print_final_stats=1 -dict="$dict" \
 		-artifact_prefix="$out/crash-$name-" "$corpus" >"$log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)

@@ -97,6 +97,35 @@ static void test_empty_and_negative(void **state)
 	free(svg);
 }
 
+/* Issue 28: an axis below the numbers' precision ends (1e17, 1e17 + 16:
+ * a round step of 5 is no step), and one at the doubles' ends (found by
+ * fuzz_chart) is finite. */
+static void test_hostile_axis(void **state)
+{
+	(void)state;
+	double t[CHART_MAX_TICKS];
+	int decimals;
+	size_t n = chart_ticks(1e17, 1e17 + 16, t, &decimals);
+	assert_true(n >= 2 && n <= CHART_MAX_TICKS);
+	for (size_t i = 1; i < n; i++)
+		assert_true(t[i] > t[i - 1]);
+	assert_int_equal(chart_ticks(1, 1, t, &decimals), 0);
+	assert_int_equal(chart_ticks(NAN, 1, t, &decimals), 0);
+	const double close[] = { 1e17, 1e17, 1e17 + 16, 1e17 + 16 };
+	const double ends[] = { 1.7e308, -1.7e308, 5e-324 };
+	struct chart_group g[] = { { "x", NULL, close, 4, NULL, NULL, NULL },
+				   { "y", NULL, ends, 3, NULL, NULL, NULL } };
+	for (size_t k = 0; k < 2; k++) {
+		struct chart_spec spec = { "t", NULL, &g[k], 1, NULL, 0, NULL };
+		double lo, hi;
+		chart_axis(&spec, &lo, &hi);
+		assert_true(isfinite(lo) && isfinite(hi) && lo < hi && isfinite(hi - lo));
+		char *svg = draw(&spec);
+		assert_non_null(strstr(svg, "</svg>"));
+		free(svg);
+	}
+}
+
 static void test_fmt_p(void **state)
 {
 	(void)state;
@@ -113,6 +142,7 @@ int main(void)
 		cmocka_unit_test(test_zero_axis),
 		cmocka_unit_test(test_broken_axis),
 		cmocka_unit_test(test_empty_and_negative),
+		cmocka_unit_test(test_hostile_axis),
 		cmocka_unit_test(test_fmt_p),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

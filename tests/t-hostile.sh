@@ -1,0 +1,305 @@
+#!/bin/sh
+# t-hostile.sh: hostile input holds (issue 28). A guest's console, a results
+# file or a database another program wrote can neither crash, hang, mislead
+# nor redirect bootrig. One test (or a few) per reproduction of the issue,
+# numbered as there:
+#   1  17 nested KTAP subtests: judge and logdiff end, ASan clean
+#   2  two medians 1e17 and 1e17+16: compare --format html and history --svg end
+#   3  a symlink planted at -o's (and --svg's, export -o's) temporary name
+#   4  compare --by-host: a host name's ESC, BEL, 0x9b never reach the terminal
+#   5  a symlink inside a results directory: each boot counted once
+#   6  NaN / Infinity in a result.json: refused, the file and field named
+#   7  history and compare db: never write the database
+#   8  --db '', :memory:, file: URIs refused (exit 64)
+#   9  /dev/zero as results, a console.log or an import: bounded, clear errors;
+#      40,000 metrics and 2,048 KTAP suites in seconds
+#  10  a later "1..0" does not end the KTAP document
+#  11  U+FFFE / U+FFFF: the JUnit report and the SVG stay well-formed XML
+#  12  judge --format ktap: a diagnostic stays one, no invented "unnamed"
+#      suite, U+2028 escaped
+#  13  a NaN sample: import refuses it naming the file, as compare does
+#  14  NULLs in a database without NOT NULLs: history and compare db: no crash
+#  15  a report written to /dev/full: an error and a failing exit status
+#  16  a metric named null[1] is itself, not an fnmatch pattern
+# Nothing here boots.
+. "$(dirname "$0")/lib.sh"
+set -u
+export LC_ALL=C NO_COLOR=1
+MK=$TOP/build/tests/tools/mkresults
+CHECK=$TOP/build/tests/tools/textcheck
+tmp=$(mktemp -d /tmp/t-hostile.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+cd "$tmp" || exit 1
+
+# br [-t SECONDS] ARGS...: bootrig ARGS under a time limit (default 60 s),
+# stdout in $tmp/out, stderr in $tmp/err, status in rc (124: timed out).
+br() {
+	t=60
+	if [ "$1" = -t ]; then t=$2; shift 2; fi
+	timeout -k 5 "$t" "$BOOTRIG" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+# sane: the last br neither crashed, timed out nor tripped a sanitizer.
+sane() {
+	[ $rc -lt 124 ] && ! grep -qE 'AddressSanitizer|runtime error|LeakSanitizer' "$tmp/err"
+}
+why() { printf 'rc=%s\n%s' "$rc" "$(head -c 1500 "$tmp/err")"; }
+err_has() { grep -qF -- "$1" "$tmp/err"; }
+
+# --- 1. 17 nested KTAP levels ----------------------------------------------
+{ printf 'KTAP version 1\n'; for i in $(seq 16); do printf '# Subtest: s%d\n' "$i"; done; } >deep.log
+{ printf 'KTAP version 1\n1..1\n'; for i in $(seq 20); do printf '# Subtest: s%d\n1..1\n' "$i"; done
+  for i in $(seq 20 -1 1); do printf 'ok 1 s%d\n' "$i"; done; } >deep2.log
+for f in deep deep2; do
+	br judge $f.log
+	if sane && [ $rc -le 2 ]; then ok "1: judge $f.log ends (exit $rc)"; else not_ok "1: judge $f.log" "$(why)"; fi
+	br judge --format json $f.log
+	if sane && grep -q 'nested deeper than 16 levels' out; then ok "1: judge --format json $f.log: the depth is a problem"
+	else not_ok "1: judge json $f.log" "$(why)"; fi
+done
+br logdiff deep.log deep2.log
+if sane; then ok "1: logdiff of the two ends (exit $rc)"; else not_ok "1: logdiff" "$(why)"; fi
+
+# --- 2. an axis below the numbers' precision --------------------------------
+M2=x86_64:lat:m:us:lower
+"$MK" c2/base kb default 3 1 $M2:100000000000000000/100000000000000000/100000000000000000:0 >/dev/null
+"$MK" c2/cand kc default 3 1 $M2:100000000000000016/100000000000000016/100000000000000016:0 >/dev/null
+br -t 10 compare c2/base c2/cand --format html -o c2.html
+if sane && [ $rc -le 1 ] && [ "$(grep -c '<svg' c2.html)" -ge 1 ]; then ok "2: compare --format html ends"
+else not_ok "2: compare --format html" "$(why)"; fi
+br -t 30 import --db c2.db c2
+br -t 10 history --db c2.db x86_64.lat.m --svg c2.svg
+if sane && [ $rc -eq 0 ] && xmllint --noout c2.svg 2>/dev/null; then ok "2: history --svg ends, well-formed"
+else not_ok "2: history --svg" "$(why)"; fi
+
+# --- 3. a symlink planted at the temporary name ------------------------------
+mkdir -p o3
+echo precious >victim
+# plant PATH CMD...: CMD (exec'd, so it keeps the shell's pid) with symlinks
+# to victim at PATH.tmp.<pid>.0..3 and PATH itself
+plant() {
+	p=$1; shift
+	timeout -k 5 10 sh -c 'for n in 0 1 2 3; do ln -s "$1" "$2.tmp.$$.$n"; done; ln -sf "$1" "$2"; shift 2; exec "$@"' \
+		sh "$tmp/victim" "$p" "$@" >/dev/null 2>"$tmp/err"
+	rc=$?
+}
+planted_ok() {
+	if [ "$(cat victim)" = precious ] && [ -f "$2" ] && [ ! -L "$2" ]; then ok "3: $1: victim untouched, a new file"
+	else not_ok "3: $1" "victim: $(head -c 80 victim); $(ls -l "$2"); $(why)"; echo precious >victim; fi
+	rm -f "$2".tmp.*
+}
+plant o3/report.json "$BOOTRIG" compare c2/base c2/cand --format json -o o3/report.json
+planted_ok "compare -o" o3/report.json
+plant o3/h.svg "$BOOTRIG" history --db c2.db x86_64.lat.m --svg o3/h.svg
+planted_ok "history --svg" o3/h.svg
+plant o3/k.json "$BOOTRIG" export --kcidb -o o3/k.json c2/base
+planted_ok "export -o" o3/k.json
+
+# --- 4. a host name with terminal controls -----------------------------------
+"$MK" c4/a ka default 2 1 $M2:10:1 >/dev/null
+"$MK" c4/b kb default 2 2 $M2:10:1 >/dev/null
+for f in c4/*/*/*/*/result.json; do
+	sed 's/^  "variant"/  "host":{"name":"evil\\u001b]0;PWNED\\u0007\\u009b31m"},\n  "variant"/' "$f" >x && mv x "$f"
+done
+br compare --by-host c4/a c4/b
+if sane && [ $rc -eq 0 ] && "$CHECK" term out >/dev/null && grep -qF 'PWNED' out; then ok "4: --by-host: the host name escaped"
+else not_ok "4: --by-host" "$(why) $("$CHECK" term out)"; fi
+
+# --- 5. a symlink inside a results directory ---------------------------------
+"$MK" c5/a ka default 1 1 $M2:10/10:0 >/dev/null
+"$MK" c5/b kb default 1 1 $M2:11/11:0 >/dev/null
+ln -s .. c5/b/kb/x
+ln -s default c5/b/kb/latest
+br compare c5/a c5/b --format json
+n=$(jq -c '[.sides[].boots]' out 2>/dev/null)
+if sane && [ $rc -eq 0 ] && [ "$n" = "[1,1]" ]; then ok "5: a symlinked directory counts its boot once (exit 0)"
+else not_ok "5: symlinked directories" "$(why) $n"; fi
+br export --kcidb -o c5.json c5/b
+dups=$(jq -r '.tests[].id' c5.json 2>/dev/null | sort | uniq -d | head -3)
+if sane && [ $rc -eq 0 ] && [ -z "$dups" ]; then ok "5: export --kcidb: no duplicate test ids"
+else not_ok "5: export duplicates" "$(why) $dups"; fi
+
+# --- 6. NaN and Infinity in a result.json -----------------------------------
+"$MK" c6 k6 default 1 1 $M2:10:1 >/dev/null
+f6=c6/k6/default/1/result.json
+sed 's/"median":[^,]*/"median":Infinity/' $f6 >c6inf.json
+mkdir -p c6i/k/default/1 && cp c6inf.json c6i/k/default/1/result.json
+br export --kcidb -o c6.json c6i
+if sane && [ $rc -eq 65 ] && err_has 'result.json' && err_has 'metrics[0].median' && [ ! -e c6.json ]; then
+	ok "6: export --kcidb refuses \"median\": Infinity, naming file and field (65)"
+else not_ok "6: Infinity" "$(why)"; fi
+mkdir -p c6n/k/default/1
+sed 's/^  "boot":/  "duration":NaN,\n  "boot":/' $f6 >c6n/k/default/1/result.json
+br compare c6 c6n
+if sane && [ $rc -eq 65 ] && err_has 'duration' && err_has 'finite'; then ok "6: compare refuses \"duration\": NaN (65)"
+else not_ok "6: NaN" "$(why)"; fi
+mkdir -p c6g/k/default/1
+{ cat $f6; echo '{"more": 1}'; } >c6g/k/default/1/result.json
+br compare c6 c6g
+if sane && [ $rc -eq 65 ] && err_has 'more after the document'; then ok "6 (minor): trailing garbage after result.json's object refused"
+else not_ok "6: trailing garbage" "$(why)"; fi
+
+# --- 7. read-only commands never write -------------------------------------
+sqlite3 foreign.db 'CREATE TABLE t (x); INSERT INTO t VALUES (1);'
+s1=$(sha256sum <foreign.db)
+br history --db foreign.db x86_64.lat.m
+if [ $rc -eq 65 ] && [ "$(sqlite3 foreign.db 'PRAGMA journal_mode')" = delete ] && [ "$s1" = "$(sha256sum <foreign.db)" ] &&
+   [ ! -e foreign.db-wal ]; then ok "7: history on another program's database: unchanged, not WAL (65)"
+else not_ok "7: history on a foreign database" "$(why) journal=$(sqlite3 foreign.db 'PRAGMA journal_mode')"; fi
+br compare "db:foreign.db:kernel=kb" c2/base
+if [ $rc -eq 65 ] && [ "$s1" = "$(sha256sum <foreign.db)" ]; then ok "7: compare db: on it: unchanged (65)"
+else not_ok "7: compare db: on a foreign database" "$(why)"; fi
+: >empty.db
+br history --db empty.db x86_64.lat.m
+if [ $rc -eq 65 ] && [ ! -s empty.db ]; then ok "7: history on a 0-byte file writes no schema (65)"
+else not_ok "7: 0-byte database" "$(why) size=$(wc -c <empty.db)"; fi
+cp c2.db ro.db
+sqlite3 ro.db 'PRAGMA journal_mode = DELETE' >/dev/null
+s2=$(sha256sum <ro.db)
+br history --db ro.db x86_64.lat.m
+if [ $rc -eq 0 ] && [ "$(sqlite3 ro.db 'PRAGMA journal_mode')" = delete ] && [ "$s2" = "$(sha256sum <ro.db)" ]; then
+	ok "7: history on a bootrig database leaves its journal mode and bytes"
+else not_ok "7: history leaves the database" "$(why)"; fi
+# a writer holds the lock: a reader does not wait for it
+python3 -c 'import sqlite3,time; c=sqlite3.connect("ro.db",isolation_level=None); c.execute("BEGIN IMMEDIATE"); time.sleep(6)' &
+sleep 1
+br -t 4 history --db ro.db x86_64.lat.m
+if [ $rc -eq 0 ]; then ok "7: history reads while a writer holds the write lock"
+else not_ok "7: history behind a writer" "$(why)"; fi
+wait
+
+# --- 8. --db must be a file's path ------------------------------------------
+for d in '' ':memory:' 'file:x8.db?mode=memory' 'file:x8.db'; do
+	br import --db "$d" c2
+	if [ $rc -eq 64 ] && [ ! -e x8.db ]; then ok "8: import --db '$d' refused (64)"; else not_ok "8: import --db '$d'" "$(why)"; fi
+done
+br history --db ':memory:' x86_64.lat.m
+if [ $rc -eq 64 ]; then ok "8: history --db :memory: refused (64)"; else not_ok "8: history --db :memory:" "$(why)"; fi
+br run --kernel /nonexistent --db 'file:x8.db' -o r8
+if [ $rc -eq 64 ] && [ ! -e x8.db ]; then ok "8: run --db file: refused (64)"; else not_ok "8: run --db file:" "$(why)"; fi
+
+# --- 9. unbounded input ------------------------------------------------------
+for c in "compare c2/base /dev/zero" "import --db z.db /dev/zero" "export --kcidb -o z.json /dev/zero"; do
+	# shellcheck disable=SC2086
+	br -t 30 $c
+	if sane && [ "$rc" -eq 65 ] && grep -q 'larger than' err && [ ! -e z.db ]; then ok "9: $c: refused, bounded (65)"
+	else not_ok "9: $c" "$(why)"; fi
+done
+"$MK" c9/a ka default 2 1 $M2:10:1 --console 'hello' >/dev/null
+"$MK" c9/b kb default 2 2 $M2:10:1 --console 'hello' >/dev/null
+ln -sf /dev/zero c9/b/kb/default/1/console.log
+br -t 60 compare --logs c9/a c9/b
+if sane && [ "$rc" -le 1 ] && grep -q 'console.log' err; then ok "9: compare --logs with console.log -> /dev/zero: bounded, said"
+else not_ok "9: compare --logs /dev/zero" "$(why)"; fi
+python3 - <<'PY'
+import json, os
+def tree(d, kid, v):
+    os.makedirs(f"{d}/{kid}/default/1", exist_ok=True)
+    ms = [{"abi": "x86_64", "test": "t", "name": f"m{i}", "unit": "us", "better": "lower",
+           "n": 1, "median": v + i, "samples": [v + i]} for i in range(40000)]
+    r = {"format": "bootrig-result-1", "kernel": {"id": kid}, "variant": "default", "boot": 1,
+         "verdict": "PASS", "metrics": ms}
+    json.dump(r, open(f"{d}/{kid}/default/1/result.json", "w"))
+tree("c9m/a", "ka", 10.0)
+tree("c9m/b", "kb", 10.0)
+PY
+br -t 15 compare c9m/a c9m/b
+if sane && [ $rc -le 1 ] && [ "$(grep -c '^x86_64\.t\.m' out)" -eq 40000 ]; then ok "9: 40,000 metrics compared within 15 s (was over 60)"
+else not_ok "9: 40,000 metrics" "$(why)"; fi
+{ printf 'Linux version 6.1.0\nKTAP version 1\n1..2048\n'
+  for i in $(seq 2048); do printf '    KTAP version 1\n    # Subtest: s%d\n    1..1\n    ok 1 c\nok %d s%d\n' "$i" "$i" "$i"; done; } >many.log
+br -t 5 judge --format ktap many.log
+if sane && [ "$(grep -c '# Subtest: s' out)" -eq 2048 ]; then ok "9: judge --format ktap with 2,048 suites within 5 s"
+else not_ok "9: 2,048 suites" "$(why)"; fi
+
+# --- 10. a later 1..0 ---------------------------------------------------------
+printf 'Linux version 6.1.0\nKTAP version 1\n1..3\nok 1 a\n1..0\nnot ok 2 b\nnot ok 3 c\n' >plan0.log
+br judge --format json plan0.log
+f=$(jq -r '.ktap.fail' out 2>/dev/null)
+if sane && [ "$f" = 2 ]; then ok "10: a later \"1..0\" does not end the document (2 failures)"
+else not_ok "10: 1..0" "$(why) fail=$f"; fi
+
+# --- 11. characters XML 1.0 does not allow ------------------------------------
+"$MK" c11/a "k$(printf '\357\277\276')a" default 2 1 $M2:10:1 --boot 2=PANIC:panic:"$(printf 'boom \357\277\277 \001')" >/dev/null
+"$MK" c11/b kb default 2 2 $M2:10:1 >/dev/null
+br compare c11/b c11/a --format junit -o c11.xml
+if sane && xmllint --noout c11.xml 2>xerr; then ok "11: compare --format junit: well-formed with U+FFFE, U+FFFF, 0x01"
+else not_ok "11: junit" "$(why) $(cat xerr)"; fi
+br import --db c11.db c11
+br history --db c11.db x86_64.lat.m --svg c11.svg
+if sane && xmllint --noout c11.svg 2>xerr; then ok "11: history --svg: well-formed"
+else not_ok "11: svg" "$(why) $(cat xerr)"; fi
+
+# --- 12. judge --format ktap --------------------------------------------------
+printf 'Linux version 6.1.0\nKTAP version 1\n1..2\n    KTAP version 1\n    # Subtest: real\n    1..1\n    #Subtest: fake\n    not ok 1 c\nnot ok 1 real\nok 2\n' >k12.log
+printf 'Linux version 6.1.0\nKTAP version 1\n1..1\nok 1 a\342\200\250b\n' >k12u.log
+br judge --format ktap k12.log
+if sane && ! grep -q '# Subtest: fake' out && ! grep -q unnamed out; then ok "12: a diagnostic stays a diagnostic, no invented \"unnamed\""
+else not_ok "12: ktap structure" "$(why) $(cat out)"; fi
+br judge --format ktap k12u.log
+if sane && ! grep -q "$(printf '\342\200\250')" out && grep -qF 'a\u2028b' out; then ok "12: U+2028 escaped"
+else not_ok "12: U+2028" "$(why) $(cat out)"; fi
+
+# --- 13. a NaN sample --------------------------------------------------------
+mkdir -p c13/k/default/1
+sed '0,/"samples":\[/s/"samples":\[/"samples":[NaN,/' $f6 >c13/k/default/1/result.json
+br import --db c13.db c13
+if [ $rc -eq 65 ] && err_has 'c13/k/default/1/result.json' && err_has 'samples[0]'; then
+	ok "13: import refuses a NaN sample, naming the file and field (65)"
+else not_ok "13: import NaN sample" "$(why)"; fi
+br compare c6 c13
+if [ $rc -eq 65 ]; then ok "13: compare refuses it alike (65)"; else not_ok "13: compare NaN sample" "$(why)"; fi
+
+# --- 14. NULLs where our schema has NOT NULL ----------------------------------
+cp c2.db n14.db
+sqlite3 n14.db "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = replace(sql, 'NOT NULL', '') WHERE type = 'table'; PRAGMA writable_schema = OFF;" 2>/dev/null
+sqlite3 n14.db "UPDATE metric SET better = NULL, unit = NULL; UPDATE stage SET name = NULL; UPDATE abi SET name = NULL, status = NULL; UPDATE event SET kind = NULL, title = NULL;" 2>&1 | head -2
+br history --db n14.db x86_64.lat.m
+if sane; then ok "14: history on NULL columns (exit $rc)"; else not_ok "14: history NULLs" "$(why)"; fi
+br compare "db:n14.db:kernel=kb" "db:n14.db:kernel=kc"
+if sane; then ok "14: compare db: on NULL columns (exit $rc)"; else not_ok "14: compare db: NULLs" "$(why)"; fi
+
+# --- 15. write errors ---------------------------------------------------------
+printf 'Linux version 6.1.0\n' >one.log
+timeout 30 "$BOOTRIG" judge one.log >/dev/full 2>err
+rc=$?
+if [ $rc -eq 125 ] && err_has 'cannot write'; then ok "15: judge > /dev/full: said, exit 125"; else not_ok "15: judge > /dev/full" "$(why)"; fi
+timeout 30 "$BOOTRIG" compare c2/base c2/cand >/dev/full 2>err
+rc=$?
+if [ $rc -eq 125 ] && err_has 'cannot write'; then ok "15: compare > /dev/full: said, exit 125"; else not_ok "15: compare > /dev/full" "$(why)"; fi
+
+# --- 16. a metric id is not a pattern ------------------------------------------
+M16='x86_64:lat:null[1]:us:lower'
+"$MK" c16 k1 default 3 1 "$M16:10/10/10:0" >/dev/null
+"$MK" c16 k2 default 3 2 "$M16:15/15/15:0" >/dev/null
+br compare c16/k1 c16/k2
+grep -q 'regressed' out && cmp_ok=1 || cmp_ok=0
+br import --db c16.db c16
+br history --db c16.db 'x86_64.lat.null[1]'
+if sane && [ $cmp_ok = 1 ] && grep -q '+50' out && ! grep -q 'nan' out; then ok "16: history of null[1] says +50 % as compare does"
+else not_ok "16: null[1]" "$(why) $(cat out)"; fi
+
+# --- minor: --help lists the exits -------------------------------------------
+"$BOOTRIG" judge --help >h 2>&1
+if grep -q 125 h; then ok "minor: judge --help lists exit 125"; else not_ok "minor: judge --help" "$(cat h)"; fi
+"$BOOTRIG" export --help >h 2>&1
+if grep -q 64 h; then ok "minor: export --help lists exit 64"; else not_ok "minor: export --help" "$(cat h)"; fi
+# minor: a refused import leaves no database it made
+br import --db made.db c6i
+if [ $rc -eq 65 ] && [ ! -e made.db ]; then ok "minor: a refused import leaves no new database"
+else not_ok "minor: refused import" "$(why) $(ls made.db* 2>&1)"; fi
+# minor: 0x01 in KTAP names, unclosed unnamed levels
+printf 'Linux version 6.1.0\nKTAP version 1\n1..1\n  KTAP version 1\n  1..2\n    KTAP version 1\n    # Subtest: a\001b\n    1..1\n    ok 1 c\n  ok 1 a\001b\n' >k01.log
+br judge --format json k01.log
+if sane && "$CHECK" json out >/dev/null && ! grep -q 'u0001' out; then ok "minor: no \\u0001 from 0x01 names or unclosed unnamed levels"
+else not_ok "minor: \\u0001" "$(why) $(grep -n u0001 out | head -3)"; fi
+
+# --- found by fuzz_result: numbers past an integer's range ---------------------
+mkdir -p cf/k/default/1
+sed 's/"n":[0-9]*/"n":1e308/; s/^  "boot":[0-9]*/  "boot":1e20/' $f6 >cf/k/default/1/result.json
+br compare c6 cf
+if sane && [ $rc -le 1 ]; then ok "fuzz: \"n\": 1e308 and \"boot\": 1e20 read without overflow (exit $rc)"
+else not_ok "fuzz: huge n and boot" "$(why)"; fi
+br import --db cf.db cf
+if sane && [ $rc -eq 0 ]; then ok "fuzz: and imported alike"; else not_ok "fuzz: import huge boot" "$(why)"; fi
