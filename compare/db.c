@@ -720,7 +720,8 @@ static size_t boot_index(const struct boot_ids *ids, long long id)
 	return SIZE_MAX;
 }
 
-/* A boot row: b.id, path, kernel_id, variant, verdict, reason, boot, append, image, target, host. */
+/* A boot row: b.id, path, kernel_id, variant, verdict, reason, boot, append, image, target, host,
+ * started, duration. */
 static void add_boot_row(struct side *s, sqlite3_stmt *st, void *arg)
 {
 	struct boot_ids *ids = arg;
@@ -735,6 +736,9 @@ static void add_boot_row(struct side *s, sqlite3_stmt *st, void *arg)
 		.verdict = col_text(st, 4), .reason = col_text(st, 5),
 		.boot = sqlite3_column_int(st, 6), .append = col_text(st, 7),
 		.image = col_text(st, 8), .target = col_text(st, 9), .host = col_text(st, 10),
+		.started = sqlite3_column_type(st, 11) == SQLITE_NULL ? NULL : col_text(st, 11),
+		.duration = sqlite3_column_type(st, 12) == SQLITE_NULL ? NAN
+			    : sqlite3_column_double(st, 12),
 	};
 	b->passed = !strcmp(b->verdict, "PASS");
 	s->npass += b->passed;
@@ -802,7 +806,8 @@ int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
 	struct boot_ids ids = { 0 };
 	static const char *const sql[] = {
 		"SELECT b.id, b.path, (SELECT kernel_id FROM kernel WHERE id = b.kernel), b.variant, "
-		"b.verdict, b.reason, b.boot, b.append, b.image, b.target, b.host " SIDE_BOOTS
+		"b.verdict, b.reason, b.boot, b.append, b.image, b.target, b.host, b.started, "
+		"b.duration " SIDE_BOOTS
 		" ORDER BY b.id",
 		"SELECT m.abi, m.test, m.name, m.unit, m.better, m.obs, m.n, m.ci, m.ci_target, m.stop "
 		"FROM metric m JOIN boot b ON m.boot = b.id WHERE b.kernel = ?1" FILTER_SQL

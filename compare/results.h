@@ -26,6 +26,8 @@ struct boot_info {
 					 * sha256 (or path), target ("" if absent) */
 	char *host;             /* the libvirt host that ran it: result.json
 				 * host.name ("" if absent: one host) */
+	char *started;          /* result.json "started" (RFC 3339), or NULL */
+	double duration;        /* result.json "duration" (s), NAN: unknown */
 	int boot;
 	bool passed;            /* verdict PASS */
 };
@@ -52,6 +54,9 @@ struct metric_series {
 	double ci_max;          /* the widest interval a boot reached (%), NAN: none */
 	double ci_target;       /* the target the boots sampled for (%), NAN: none */
 	size_t unmet;           /* boots that stopped at the most samples (stop=max) */
+	double test_s;          /* the time (s) of the guest test that measured it
+				 * (result.json tests[].ms), summed over the PASS
+				 * boots that report it; NAN: none does */
 };
 
 struct abi_count {
