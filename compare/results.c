@@ -268,14 +268,18 @@ static void add_cases(struct side *s, struct json_object *ktap, size_t boot)
 	size_t n = cases ? json_object_array_length(cases) : 0;
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(cases, i);
-		s->cases = xrealloc(s->cases, (s->ncases + 1) * sizeof(*s->cases));
-		s->cases[s->ncases++] = (struct ktap_case_info){
-			.suite = xstrdup(get_str(e, "suite", "")),
-			.name = xstrdup(get_str(e, "case", "")),
-			.status = xstrdup(get_str(e, "status", "")),
-			.boot = boot,
-		};
+		side_add_case(s, get_str(e, "suite", ""), get_str(e, "case", ""), get_str(e, "status", ""),
+			      boot);
 	}
+}
+
+void side_add_case(struct side *s, const char *suite, const char *name, const char *status,
+		   size_t boot)
+{
+	s->cases = xrealloc(s->cases, (s->ncases + 1) * sizeof(*s->cases));
+	s->cases[s->ncases++] = (struct ktap_case_info){
+		.suite = xstrdup(suite), .name = xstrdup(name), .status = xstrdup(status), .boot = boot,
+	};
 }
 
 /* Adds the start time of every stage the boot reached. */

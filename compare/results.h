@@ -144,6 +144,9 @@ void side_add_observation(struct side *s, const struct side_observation *o);
 /* A metric entry of result.json as an observation (pointers into m):
  * false when it has no identity or no finite observation. */
 bool result_metric_entry(struct json_object *m, struct side_observation *o);
+/* One KTAP case of boot (an index into boots): suite, case name, status. */
+void side_add_case(struct side *s, const char *suite, const char *name, const char *status,
+		   size_t boot);
 /* One boot's status of an ABI ("ok", "unsupported", else an error). */
 void side_add_abi(struct side *s, const char *abi, const char *status, const char *reason);
 /* One event of boot (an index into boots). */
