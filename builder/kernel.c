@@ -485,6 +485,54 @@ static char *tree_image(const char *tree)
 	return NULL;
 }
 
+/* The first line git prints for `git -C tree ARGS...` (run_argv, no shell,
+ * 30 s at most), or NULL when git fails, prints nothing, or a line that is
+ * not printable ASCII-or-UTF-8 text without controls. */
+static char *git_line(const char *tree, const char *a1, const char *a2, const char *a3,
+		      const char *a4, const char *a5)
+{
+	FILE *out = tmpfile();
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	char *line = NULL;
+	if (out && null >= 0) {
+		char *const argv[] = { "git", "-C", (char *)tree, (char *)a1, (char *)a2, (char *)a3,
+				       (char *)a4, (char *)a5, NULL };
+		char buf[512];
+		if (run_argv(argv, 30, fileno(out), null) == 0 && fseek(out, 0, SEEK_SET) == 0 &&
+		    fgets(buf, sizeof(buf), out)) {
+			buf[strcspn(buf, "\n")] = '\0';
+			bool text = *buf != '\0';
+			for (const unsigned char *c = (const unsigned char *)buf; *c; c++)
+				text &= *c >= 0x20 && *c != 0x7f;
+			line = text ? xstrdup(buf) : NULL;
+		}
+	}
+	if (out)
+		fclose(out);
+	if (null >= 0)
+		close(null);
+	return line;
+}
+
+/* The git commit, name and remote of a tree that is a git work tree. */
+static void tree_git(const char *tree, struct kernel *k)
+{
+	char *top = git_line(tree, "rev-parse", "--show-toplevel", NULL, NULL, NULL);
+	if (!top)
+		return;   /* not a git work tree: nothing to say */
+	free(top);
+	k->git_commit = git_line(tree, "rev-parse", "--verify", "HEAD^{commit}", NULL, NULL);
+	if (k->git_commit && (strlen(k->git_commit) != 40 ||
+			      strspn(k->git_commit, "0123456789abcdef") != 40)) {
+		free(k->git_commit);   /* a SHA-256 repository: not KCIDB's hash */
+		k->git_commit = NULL;
+	}
+	if (!k->git_commit)
+		return;
+	k->git_describe = git_line(tree, "describe", "--always", "--tags", "--dirty", NULL);
+	k->git_url = git_line(tree, "config", "--get", "remote.origin.url", NULL, NULL);
+}
+
 /* ---- the identification cache ---------------------------------------- */
 
 /*
@@ -642,6 +690,8 @@ int kernel_open(const char *input, struct kernel *k)
 		k->image = tree_image(input);
 		rc = k->image ? 0 : EXIT_DATAERR;
 		base = base_name(input);
+		if (!rc)
+			tree_git(input, k);
 	} else if (is_deb(input)) {
 		rc = open_deb(input, k, &base);
 	} else {
@@ -666,5 +716,6 @@ void kernel_release(struct kernel *k)
 	free(k->image);
 	free(k->id);
 	free(k->version);
+	free(k->git_commit), free(k->git_describe), free(k->git_url);
 	memset(k, 0, sizeof(*k));
 }

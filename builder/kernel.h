@@ -17,6 +17,12 @@ struct kernel {
 	char *version;     /* "6.1.0-57-arm64 (...)" where the image has it, else NULL */
 	char sha256[65];
 	enum kernel_arch arch;
+	/* A build tree that is a git work tree (kernel_open() asks git):
+	 * HEAD's commit (40 hex), `git describe --always --tags --dirty` and
+	 * remote.origin.url; each NULL when unknown (not a tree, not git, no
+	 * remote). The image is what the tree last built: the commit is the
+	 * checkout's at the run, as KCIDB's git_commit_hash means it. */
+	char *git_commit, *git_describe, *git_url;
 };
 
 /*

@@ -1,5 +1,6 @@
 /*
- * cmd-export.c: `bootrig export --kcidb [--origin NAME] [-o FILE] RESULTS...`:
+ * cmd-export.c: `bootrig export --kcidb [--origin NAME] [--git-commit SHA]
+ * [--git-url URL] [-o FILE] RESULTS...`:
  * every boot below RESULTS as KCIDB I/O JSON (kcidb.h has the mapping),
  * for `kcidb-submit` and KernelCI's dashboards.
  *
@@ -23,17 +24,21 @@ struct export_args {
 	bool kcidb;
 	const char *origin;
 	const char *output;
+	struct kcidb_git git;
 };
 
 static const struct opt_usage usage = {
-	"usage: bootrig export --kcidb [--origin NAME] [-o FILE] RESULTS...\n",
+	"usage: bootrig export --kcidb [--origin NAME] [--git-commit SHA] [--git-url URL]\n"
+	"                      [-o FILE] RESULTS...\n",
 	"Writes every boot below each RESULTS directory (or result.json) as KCIDB\n"
-	"I/O data (schema v4.5): a checkout per kernel, a build per kernel and\n"
-	"variant, a test per boot (path \"boot\"), per ABI (\"bootrig.<abi>\"), per ABI\n"
-	"test and per metric (\"bootrig.<abi>.<test>[.<metric>]\", its median as the\n"
-	"test's number). Exit 0; 64: usage, or -o FILE cannot be written; 65: a\n"
-	"result that cannot be read, is larger than 64 MiB or holds NaN or Infinity\n"
-	"(nothing written); 125: stdout could not be written.\n",
+	"I/O data (schema v5.3): a checkout per kernel (its git commit when known),\n"
+	"a build per kernel and initramfs, a test per boot (path \"boot\"; the\n"
+	"variant and command line in its environment), per ABI\n"
+	"(\"boot.bootrig.<abi>\"), per ABI test and per metric\n"
+	"(\"boot.bootrig.<abi>.<test>[.<metric>]\", its median as the test's number).\n"
+	"Exit 0; 64: usage (a bad --git-commit or --git-url), or -o FILE cannot be\n"
+	"written; 65: a result that cannot be read, is larger than 64 MiB or holds\n"
+	"NaN or Infinity (nothing written); 125: stdout could not be written.\n",
 	NULL,
 };
 
@@ -44,6 +49,10 @@ int cmd_export(int argc, char **argv)
 		OPT_FLAG(0, "kcidb", &a.kcidb, "KCIDB I/O JSON (the one format, required)"),
 		OPT_STRING(0, "origin", &a.origin, "NAME",
 			   "the submitting CI system, [a-z0-9_]+, the prefix of every ID (default bootrig)"),
+		OPT_STRING(0, "git-commit", &a.git.commit, "SHA",
+			   "the kernels' git commit (40 hex digits), for every checkout"),
+		OPT_STRING(0, "git-url", &a.git.url, "URL",
+			   "their git repository (https://), for every checkout"),
 		OPT_STRING('o', "output", &a.output, "FILE",
 			   "write the document to FILE (whole or not at all; default stdout)"),
 		OPT_END(),
@@ -55,9 +64,16 @@ int cmd_export(int argc, char **argv)
 	if (!kcidb_origin_valid(a.origin))
 		return options_usage_error(&usage, "export: --origin '%s' is not a KCIDB origin ([a-z0-9_]+)",
 					   term_str(a.origin));
+	if (a.git.commit && !kcidb_git_commit_valid(a.git.commit))
+		return options_usage_error(&usage, "export: --git-commit '%s' is not a full commit hash "
+					   "(40 lowercase hex digits, git rev-parse HEAD)", term_str(a.git.commit));
+	if (a.git.url && !kcidb_git_url_valid(a.git.url))
+		return options_usage_error(&usage, "export: --git-url '%s' is not an https:// URL (KCIDB v5 "
+					   "takes no other)", term_str(a.git.url));
 	if (argc < 2)
 		return options_usage_error(&usage, "export: needs at least one RESULTS directory");
-	struct json_object *doc = kcidb_export((const char *const *)argv + 1, (size_t)argc - 1, a.origin);
+	struct json_object *doc = kcidb_export((const char *const *)argv + 1, (size_t)argc - 1, a.origin,
+					       &a.git);
 	if (!doc)
 		return EXIT_DATAERR;
 	struct strbuf sb = STRBUF_INIT;

@@ -23,10 +23,23 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { SCHEMA_VERSION = 1, BUSY_MS = 120000 };
+enum { SCHEMA_VERSION = 2, BUSY_MS = 120000 };
+
+/* Version 2's addition: each boot's KTAP (KUnit) cases, result.json's
+ * ktap.cases, in their order (compare's new-case check reads them). */
+#define KTAP_CASE_SQL \
+	"CREATE TABLE ktap_case (\n" \
+	"  boot INTEGER NOT NULL REFERENCES boot(id) ON DELETE CASCADE,\n" \
+	"  seq INTEGER NOT NULL,\n" \
+	"  suite TEXT NOT NULL,            -- \"\" for a case outside a suite\n" \
+	"  name TEXT NOT NULL,\n" \
+	"  status TEXT NOT NULL,           -- ok, fail or skip\n" \
+	"  PRIMARY KEY (boot, seq)\n" \
+	");\n"
 
 /*
- * The schema, version 1. A kernel is keyed by its file's sha256 (or, for
+ * The schema, version 2 (version 1 without ktap_case; check_schema()
+ * migrates it). A kernel is keyed by its file's sha256 (or, for
  * results older than kernel.sha256, by its kernel id); a boot by the
  * sha256 of its result.json. Everything a boot owns goes with it (ON
  * DELETE CASCADE).
@@ -103,7 +116,8 @@ static const char schema_sql[] =
 	"  seq INTEGER NOT NULL,\n"
 	"  value REAL NOT NULL,\n"
 	"  PRIMARY KEY (metric, seq)\n"
-	");\n";
+	");\n"
+	KTAP_CASE_SQL;
 
 /* Runs sql (no parameters, no rows); 0 or -1 after a message. */
 static int exec(struct history_db *db, const char *sql)
@@ -174,7 +188,13 @@ static int check_schema(struct history_db *db, bool create)
 	else if (version == 0 && tables == 0) {
 		ret = exec(db, schema_sql);
 		if (ret == 0)
-			ret = exec(db, "PRAGMA user_version = 1");
+			ret = exec(db, "PRAGMA user_version = 2");
+		version = ret == 0 ? SCHEMA_VERSION : version;
+	} else if (version == 1) {
+		/* version 1 -> 2: the KTAP case table, empty (boots recorded before
+		 * it keep no cases: import them into a new database to have them) */
+		ret = exec(db, KTAP_CASE_SQL "PRAGMA user_version = 2;");
+		version = ret == 0 ? SCHEMA_VERSION : version;
 	} else if (version == 0)
 		ret = error("%s: an SQLite database, but not a bootrig history database "
 			    "(user_version 0 and %lld tables of its own)", db->path, tables);
@@ -184,9 +204,9 @@ static int check_schema(struct history_db *db, bool create)
 			    SCHEMA_VERSION);
 	if (ret == 0 && version == SCHEMA_VERSION &&
 	    query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
-		      "('kernel','boot','abi','event','stage','metric','sample')") != 7)
-		ret = error("%s: history database schema version 1 without all of its tables",
-			    db->path);
+		      "('kernel','boot','abi','event','stage','metric','sample','ktap_case')") != 8)
+		ret = error("%s: history database schema version %d without all of its tables",
+			    db->path, SCHEMA_VERSION);
 	if (exec(db, ret == 0 ? "COMMIT" : "ROLLBACK") < 0)
 		ret = -1;
 	return ret;
@@ -289,6 +309,7 @@ static int step_done(struct history_db *db, sqlite3_stmt *st)
 struct writer {
 	struct history_db *db;
 	sqlite3_stmt *known, *kernel, *kernel_id, *boot, *abi, *event, *stage, *metric, *sample;
+	sqlite3_stmt *kcase;
 };
 
 static const char *const writer_sql[] = {
@@ -305,12 +326,13 @@ static const char *const writer_sql[] = {
 	"INSERT INTO metric (boot, seq, abi, test, name, unit, better, obs, n, ci, ci_target, stop) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
 	"INSERT INTO sample (metric, seq, value) VALUES (?1, ?2, ?3)",
+	"INSERT INTO ktap_case (boot, seq, suite, name, status) VALUES (?1, ?2, ?3, ?4, ?5)",
 };
 
 static sqlite3_stmt **writer_stmt(struct writer *w, size_t i)
 {
 	sqlite3_stmt **v[] = { &w->known, &w->kernel, &w->kernel_id, &w->boot, &w->abi,
-			       &w->event, &w->stage, &w->metric, &w->sample };
+			       &w->event, &w->stage, &w->metric, &w->sample, &w->kcase };
 	return v[i];
 }
 
@@ -426,6 +448,24 @@ static long long record_boot(struct writer *w, const struct pending *p, long lon
 	return sqlite3_last_insert_rowid(w->db->sql);
 }
 
+/* The boot's KTAP cases (ktap.cases: suite, case, status); 0 or -1. */
+static int record_cases(struct writer *w, struct json_object *r, long long boot)
+{
+	struct json_object *ktap = get_object(r, "ktap");
+	struct json_object *cases = ktap ? result_get_array(ktap, "cases") : NULL;
+	for (size_t i = 0, n = cases ? json_object_array_length(cases) : 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(cases, i);
+		sqlite3_bind_int64(w->kcase, 1, boot);
+		sqlite3_bind_int64(w->kcase, 2, (long long)i);
+		bind_text(w->kcase, 3, result_get_str(e, "suite", ""));
+		bind_text(w->kcase, 4, result_get_str(e, "case", ""));
+		bind_text(w->kcase, 5, result_get_str(e, "status", ""));
+		if (step_done(w->db, w->kcase) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The boot's ABI table, events and stages; 0 or -1 after a message. */
 static int record_tables(struct writer *w, struct json_object *r, long long boot)
 {
@@ -519,7 +559,8 @@ static int record_one(struct writer *w, const struct pending *p)
 		return error("%s: %s", w->db->path, sqlite3_errmsg(w->db->sql));
 	long long kernel = record_kernel(w, p->root);
 	long long boot = kernel < 0 ? -1 : record_boot(w, p, kernel);
-	if (boot < 0 || record_tables(w, p->root, boot) < 0 || record_metrics(w, p->root, boot) < 0)
+	if (boot < 0 || record_tables(w, p->root, boot) < 0 || record_cases(w, p->root, boot) < 0 ||
+	    record_metrics(w, p->root, boot) < 0)
 		return -1;
 	return 1;
 }
@@ -761,7 +802,8 @@ static size_t boot_index(const struct boot_ids *ids, long long id)
 	return SIZE_MAX;
 }
 
-/* A boot row: b.id, path, kernel_id, variant, verdict, reason, boot, append, image, target, host. */
+/* A boot row: b.id, path, kernel_id, variant, verdict, reason, boot, append, image, target, host,
+ * started, duration. */
 static void add_boot_row(struct side *s, sqlite3_stmt *st, void *arg)
 {
 	struct boot_ids *ids = arg;
@@ -776,6 +818,9 @@ static void add_boot_row(struct side *s, sqlite3_stmt *st, void *arg)
 		.verdict = col_text(st, 4), .reason = col_text(st, 5),
 		.boot = sqlite3_column_int(st, 6), .append = col_text(st, 7),
 		.image = col_text(st, 8), .target = col_text(st, 9), .host = col_text(st, 10),
+		.started = sqlite3_column_type(st, 11) == SQLITE_NULL ? NULL : col_text(st, 11),
+		.duration = sqlite3_column_type(st, 12) == SQLITE_NULL ? NAN
+			    : sqlite3_column_double(st, 12),
 	};
 	b->passed = !strcmp(b->verdict, "PASS");
 	s->npass += b->passed;
@@ -827,6 +872,16 @@ static void add_event_row(struct side *s, sqlite3_stmt *st, void *arg)
 		side_add_event(s, col_str(st, 1), col_str(st, 2), boot);
 }
 
+/* A KTAP case row: boot id, suite, name, status. */
+static void add_case_row(struct side *s, sqlite3_stmt *st, void *arg)
+{
+	size_t boot = boot_index(arg, sqlite3_column_int64(st, 0));
+	if (boot != SIZE_MAX)
+		side_add_case(s, (const char *)sqlite3_column_text(st, 1),
+			      (const char *)sqlite3_column_text(st, 2),
+			      (const char *)sqlite3_column_text(st, 3), boot);
+}
+
 /* The boots of a side, and what they own, in the boots' order. */
 #define SIDE_BOOTS "FROM boot b WHERE b.kernel = ?1" FILTER_SQL
 
@@ -837,7 +892,8 @@ int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
 	struct boot_ids ids = { 0 };
 	static const char *const sql[] = {
 		"SELECT b.id, b.path, (SELECT kernel_id FROM kernel WHERE id = b.kernel), b.variant, "
-		"b.verdict, b.reason, b.boot, b.append, b.image, b.target, b.host " SIDE_BOOTS
+		"b.verdict, b.reason, b.boot, b.append, b.image, b.target, b.host, b.started, "
+		"b.duration " SIDE_BOOTS
 		" ORDER BY b.id",
 		"SELECT m.abi, m.test, m.name, m.unit, m.better, m.obs, m.n, m.ci, m.ci_target, m.stop "
 		"FROM metric m JOIN boot b ON m.boot = b.id WHERE b.kernel = ?1" FILTER_SQL
@@ -848,9 +904,11 @@ int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
 		"WHERE b.kernel = ?1" FILTER_SQL " ORDER BY b.id, a.rowid",
 		"SELECT e.boot, e.kind, e.title FROM event e JOIN boot b ON e.boot = b.id "
 		"WHERE b.kernel = ?1" FILTER_SQL " ORDER BY b.id, e.seq",
+		"SELECT c.boot, c.suite, c.name, c.status FROM ktap_case c JOIN boot b ON c.boot = b.id "
+		"WHERE b.kernel = ?1" FILTER_SQL " ORDER BY b.id, c.seq",
 	};
 	void (*const fn[])(struct side *, sqlite3_stmt *, void *) = {
-		add_boot_row, add_metric_row, add_stage_row, add_abi_row, add_event_row,
+		add_boot_row, add_metric_row, add_stage_row, add_abi_row, add_event_row, add_case_row,
 	};
 	int ret = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(sql) && ret == 0; i++) {

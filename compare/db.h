@@ -3,7 +3,8 @@
  * given (import), in one SQLite file, read back as a side of a comparison
  * (compare db:FILE:kernel=...) and as the kernels of a history.
  *
- * The schema (db.c) is versioned by PRAGMA user_version (1), with foreign
+ * The schema (db.c) is versioned by PRAGMA user_version (2: version 1 plus
+ * the KTAP case table; a version 1 file is migrated when opened), with foreign
  * keys on; the file is in WAL mode with a busy timeout, so several writers
  * at once (two runs, two imports) wait for each other and lose nothing.
  * A boot is recorded whole or not at all, once: its key is the sha256 of

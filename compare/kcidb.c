@@ -103,6 +103,21 @@ static struct json_object *make_id(const char *origin, const char *const *parts,
 	return o;
 }
 
+/* The root of the sub-tests' paths: under "boot", the catalogue's (kcidb's
+ * tests.yaml) test of a machine booted with the kernel; "bootrig" is not in
+ * the catalogue (README: how it would be registered). */
+#define KCIDB_ROOT "boot.bootrig"
+
+bool kcidb_git_commit_valid(const char *sha)
+{
+	return strlen(sha) == 40 && strspn(sha, "0123456789abcdef") == 40;
+}
+
+bool kcidb_git_url_valid(const char *url)
+{
+	return !strncmp(url, "https://", 8) && url[8] && !strpbrk(url, " \t\n\r");
+}
+
 /* A path component: every byte outside [a-zA-Z0-9_-] made '_'. */
 static char *path_part(const char *s)
 {
@@ -133,6 +148,14 @@ static char *file_url(const char *path)
 	return sb.buf;
 }
 
+/* path made absolute (realpath), or NULL when it does not exist: nothing
+ * exported is relative to the directory export ran in. */
+static char *absolute(const char *path)
+{
+	char real[PATH_MAX];
+	return realpath(path, real) ? xstrdup(real) : NULL;
+}
+
 /* Is s an RFC 3339 date-time (what the schema's "date-time" means)? */
 static bool rfc3339(const char *s)
 {
@@ -151,6 +174,7 @@ static bool rfc3339(const char *s)
 
 struct export {
 	const char *origin;
+	const struct kcidb_git *git;    /* --git-commit/--git-url, or NULLs */
 	struct json_object *checkouts, *builds, *tests;
 	struct json_object *seen;       /* checkout and build IDs already added */
 };
@@ -195,18 +219,35 @@ static void add_checkout(struct export *x, struct reader *r, struct boot *b, str
 	const char *version = string(r, b->kernel, "kernel.", "version", false, NULL);
 	json_object_object_add(c, "comment", json_cstring_utf8(version ? version : b->kernel_id));
 	json_object_object_add(c, "valid", json_object_new_boolean(1));
+	struct json_object *git = member(r, b->kernel, "kernel.", "git", json_type_object, false);
+	const char *commit = x->git->commit ? x->git->commit
+			     : git ? string(r, git, "kernel.git.", "commit", false, NULL) : NULL;
+	const char *name = x->git->commit ? NULL
+			   : git ? string(r, git, "kernel.git.", "describe", false, NULL) : NULL;
+	const char *url = x->git->url ? x->git->url
+			  : git ? string(r, git, "kernel.git.", "url", false, NULL) : NULL;
+	if (commit && kcidb_git_commit_valid(commit)) {
+		json_object_object_add(c, "git_commit_hash", json_object_new_string(commit));
+		if (name)
+			json_object_object_add(c, "git_commit_name", json_cstring_utf8(name));
+	}
+	if (url && kcidb_git_url_valid(url))    /* v5: https:// only */
+		json_object_object_add(c, "git_repository_url", json_cstring_utf8(url));
 	json_object_object_add(misc, "kernel_id", json_cstring_utf8(b->kernel_id));
-	add_ref(misc, "kernel_path", member(r, b->kernel, "kernel.", "path", json_type_string, false));
+	const char *kpath = string(r, b->kernel, "kernel.", "path", false, NULL);
+	if (kpath && *kpath == '/')   /* a relative one was the run's directory's */
+		json_object_object_add(misc, "kernel_path", json_cstring_utf8(kpath));
 	add_ref(misc, "kernel_version", member(r, b->kernel, "kernel.", "version", json_type_string, false));
 	json_object_object_add(c, "misc", misc);
 	add_once(x, x->checkouts, c);
 }
 
-/* The build (kernel, variant, initramfs, command line); its ID into *id. */
+/* The build (the kernel and the initramfs booted with it: a variant, a
+ * command line, is the test's environment); its ID into *id. */
 static void add_build(struct export *x, struct reader *r, struct boot *b,
 		      struct json_object *checkout_id, struct json_object **id)
 {
-	const char *parts[] = { "build", b->kernel_id, b->variant, b->image, b->append };
+	const char *parts[] = { "build", b->kernel_id, b->image };
 	*id = make_id(x->origin, parts, ARRAY_SIZE(parts));
 	struct json_object *o = json_object_new_object(), *misc = json_object_new_object();
 	json_object_object_add(o, "id", json_object_get(*id));
@@ -220,12 +261,11 @@ static void add_build(struct export *x, struct reader *r, struct boot *b,
 		json_object_object_add(o, "architecture", json_object_new_string(a));
 		free(a);
 	}
-	char *comment = xasprintf("%s booted by bootrig (variant %s)", b->kernel_id, b->variant);
+	char *comment = xasprintf("%s with bootrig's initramfs", b->kernel_id);
 	json_object_object_add(o, "comment", json_cstring_utf8(comment));
 	free(comment);
-	json_object_object_add(o, "config_name", json_cstring_utf8(b->variant));
 	const char *kpath = string(r, b->kernel, "kernel.", "path", false, NULL);
-	char *url = kpath ? file_url(kpath) : NULL;
+	char *url = kpath && *kpath == '/' ? file_url(kpath) : NULL;
 	if (url) {
 		struct json_object *files = json_object_new_array(), *f = json_object_new_object();
 		const char *slash = strrchr(url, '/');    /* the real file's name, never empty */
@@ -235,9 +275,7 @@ static void add_build(struct export *x, struct reader *r, struct boot *b,
 		json_object_object_add(o, "output_files", files);
 		free(url);
 	}
-	json_object_object_add(o, "valid", json_object_new_boolean(1));
-	json_object_object_add(misc, "variant", json_cstring_utf8(b->variant));
-	json_object_object_add(misc, "append", json_cstring_utf8(b->append));
+	json_object_object_add(o, "status", json_object_new_string("PASS"));   /* v5: was valid */
 	json_object_object_add(misc, "initramfs", json_cstring_utf8(b->image));
 	add_ref(misc, "bootrig_version", member(r, b->root, "", "bootrig_version", json_type_string, false));
 	json_object_object_add(o, "misc", misc);
@@ -262,17 +300,19 @@ static struct json_object *environment(struct reader *r, struct boot *b)
 	const char *backend = string(r, b->root, "", "backend", false, "");
 	const char *accel = string(r, b->root, "", "accelerator", false, "");
 	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "variant %s, command line '%s'", b->variant, b->append);
 	if (*b->target)
-		strbuf_addf(&sb, "target %s", b->target);
+		strbuf_addf(&sb, ", target %s", b->target);
 	if (*backend)
 		strbuf_addf(&sb, "%svia %s", sb.len ? " " : "", backend);
 	if (*b->host)
 		strbuf_addf(&sb, "%son host %s", sb.len ? " " : "", b->host);
 	if (*accel)
 		strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", accel);
-	if (sb.len)
-		json_object_object_add(env, "comment", json_cstring_utf8(sb.buf));
+	json_object_object_add(env, "comment", json_cstring_utf8(sb.buf));
 	strbuf_release(&sb);
+	json_object_object_add(misc, "variant", json_cstring_utf8(b->variant));
+	json_object_object_add(misc, "append", json_cstring_utf8(b->append));
 	static const char *const keys[] = { "target", "backend", "accelerator", "clock", "uri" };
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 		add_ref(misc, keys[i], member(r, b->root, "", keys[i], json_type_string, false));
@@ -340,7 +380,10 @@ static void boot_test(struct export *x, struct reader *r, struct boot *b, struct
 									     json_type_array, false);
 	json_object_object_add(misc, "verdict", json_object_new_string(b->verdict));
 	json_object_object_add(misc, "reason", json_cstring_utf8(b->reason));
-	json_object_object_add(misc, "result_dir", json_cstring_utf8(b->dir));
+	char *dir = absolute(b->dir);
+	if (dir)
+		json_object_object_add(misc, "result_dir", json_cstring_utf8(dir));
+	free(dir);
 	json_object_object_add(misc, "boot", json_object_new_int(atoi(b->number)));
 	struct json_object *titles = json_object_new_array();
 	const char *excerpt = NULL;
@@ -416,7 +459,7 @@ static void abi_tests(struct export *x, struct reader *r, struct boot *b, struct
 			r->failed = true;
 			return;
 		}
-		char *abi = path_part(name), *path = xasprintf("bootrig.%s", abi);
+		char *abi = path_part(name), *path = xasprintf(KCIDB_ROOT ".%s", abi);
 		struct json_object *t = new_test(x, b, build_id, env, path, status);
 		reason_comment(r, t, v, "abis.*.");
 		json_object_array_add(x->tests, t);
@@ -440,7 +483,7 @@ static void abi_test_tests(struct export *x, struct reader *r, struct boot *b,
 			return;
 		const char *status = !strcmp(st, "PASS") ? "PASS" : !strcmp(st, "FAIL") ? "FAIL" :
 			!strcmp(st, "SKIP") ? "SKIP" : "ERROR";
-		char *a = path_part(abi), *te = path_part(test), *path = xasprintf("bootrig.%s.%s", a, te);
+		char *a = path_part(abi), *te = path_part(test), *path = xasprintf(KCIDB_ROOT ".%s.%s", a, te);
 		struct json_object *t = new_test(x, b, build_id, env, path, status);
 		reason_comment(r, t, e, "tests[].");
 		struct json_object *ms = member(r, e, "tests[].", "ms", json_type_double, false);
@@ -473,7 +516,7 @@ static void metric_tests(struct export *x, struct reader *r, struct boot *b,
 		if (r->failed)
 			return;
 		char *a = path_part(abi), *te = path_part(test), *n = path_part(name);
-		char *path = xasprintf("bootrig.%s.%s.%s", a, te, n);
+		char *path = xasprintf(KCIDB_ROOT ".%s.%s.%s", a, te, n);
 		/* a metric without a median was not measured: MISS, no number */
 		struct json_object *t = new_test(x, b, build_id, env, path, median ? "DONE" : "MISS");
 		if (median) {
@@ -549,9 +592,11 @@ static bool export_boot(struct export *x, const char *path)
 	return !r.failed;
 }
 
-struct json_object *kcidb_export(const char *const *paths, size_t n, const char *origin)
+struct json_object *kcidb_export(const char *const *paths, size_t n, const char *origin,
+				 const struct kcidb_git *git)
 {
-	struct export x = { origin, json_object_new_array(), json_object_new_array(),
+	static const struct kcidb_git none;
+	struct export x = { origin, git ? git : &none, json_object_new_array(), json_object_new_array(),
 			    json_object_new_array(), json_object_new_object() };
 	bool ok = true;
 	for (size_t i = 0; i < n && ok; i++) {

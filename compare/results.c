@@ -289,7 +289,7 @@ void side_add_observation(struct side *s, const struct side_observation *o)
 		*ser = (struct metric_series){
 			.abi = xstrdup(o->abi), .test = xstrdup(o->test), .name = xstrdup(o->name),
 			.unit = xstrdup(o->unit), .higher_better = o->higher_better,
-			.ci_max = NAN, .ci_target = NAN,
+			.ci_max = NAN, .ci_target = NAN, .test_s = NAN,
 		};
 		triple_index_add(&s->metric_index, s->nmetrics - 1, series_key, s);
 	}
@@ -335,6 +335,25 @@ static void add_metrics(struct side *s, struct json_object *metrics)
 		struct side_observation o;
 		if (result_metric_entry(json_object_array_get_idx(metrics, i), &o))
 			side_add_observation(s, &o);
+	}
+}
+
+/* Adds one PASS boot's test times (tests[].ms) to the series its tests
+ * measured. */
+static void add_test_times(struct side *s, struct json_object *tests)
+{
+	size_t n = tests ? json_object_array_length(tests) : 0;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *t = json_object_array_get_idx(tests, i);
+		const char *abi = get_str(t, "abi", NULL), *test = get_str(t, "test", NULL);
+		double ms = get_num(t, "ms");
+		if (!abi || !test || !isfinite(ms) || ms < 0)
+			continue;
+		for (size_t k = 0; k < s->nmetrics; k++) {
+			struct metric_series *m = &s->metrics[k];
+			if (!strcmp(m->abi, abi) && !strcmp(m->test, test))
+				m->test_s = (isnan(m->test_s) ? 0 : m->test_s) + ms / 1000;
+		}
 	}
 }
 
@@ -393,14 +412,18 @@ static void add_cases(struct side *s, struct json_object *ktap, size_t boot)
 	size_t n = cases ? json_object_array_length(cases) : 0;
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(cases, i);
-		s->cases = xrealloc(s->cases, (s->ncases + 1) * sizeof(*s->cases));
-		s->cases[s->ncases++] = (struct ktap_case_info){
-			.suite = xstrdup(get_str(e, "suite", "")),
-			.name = xstrdup(get_str(e, "case", "")),
-			.status = xstrdup(get_str(e, "status", "")),
-			.boot = boot,
-		};
+		side_add_case(s, get_str(e, "suite", ""), get_str(e, "case", ""), get_str(e, "status", ""),
+			      boot);
 	}
+}
+
+void side_add_case(struct side *s, const char *suite, const char *name, const char *status,
+		   size_t boot)
+{
+	s->cases = xrealloc(s->cases, (s->ncases + 1) * sizeof(*s->cases));
+	s->cases[s->ncases++] = (struct ktap_case_info){
+		.suite = xstrdup(suite), .name = xstrdup(name), .status = xstrdup(status), .boot = boot,
+	};
 }
 
 /* Adds the start time of every stage the boot reached. */
@@ -562,19 +585,24 @@ static int load_result(struct side *s, const char *path)
 		.append = xstrdup(get_str(root, "append", "")),
 		.target = xstrdup(get_str(root, "target", "")),
 		.image = xstrdup(image_of(root)),
+		.duration = get_num(root, "duration"),
 	};
+	const char *started = get_str(root, "started", NULL);
+	b->started = started ? xstrdup(started) : NULL;
 	struct json_object *host = NULL;
 	json_object_object_get_ex(root, "host", &host);
 	b->host = xstrdup(host ? get_str(host, "name", "") : "");
 	if (s->only_host && strcmp(b->host, s->only_host)) {   /* another host's boot */
 		free(b->dir), free(b->kernel_id), free(b->variant), free(b->verdict);
 		free(b->reason), free(b->append), free(b->target), free(b->image), free(b->host);
+		free(b->started);
 		json_object_put(root);
 		return 0;
 	}
 	if (b->passed) {
 		s->npass++;
 		add_metrics(s, get_array(root, "metrics"));
+		add_test_times(s, get_array(root, "tests"));
 		struct json_object *stages = NULL;
 		json_object_object_get_ex(root, "stages", &stages);
 		add_stages(s, stages);
@@ -674,7 +702,7 @@ void side_free(struct side *s)
 		struct boot_info *b = &s->boots[i];
 		free(b->dir), free(b->kernel_id), free(b->variant);
 		free(b->verdict), free(b->reason);
-		free(b->append), free(b->image), free(b->target), free(b->host);
+		free(b->append), free(b->image), free(b->target), free(b->host), free(b->started);
 	}
 	for (size_t i = 0; i < s->nmetrics; i++) {
 		struct metric_series *m = &s->metrics[i];

@@ -26,6 +26,8 @@ struct boot_info {
 					 * sha256 (or path), target ("" if absent) */
 	char *host;             /* the libvirt host that ran it: result.json
 				 * host.name ("" if absent: one host) */
+	char *started;          /* result.json "started" (RFC 3339), or NULL */
+	double duration;        /* result.json "duration" (s), NAN: unknown */
 	int boot;
 	bool passed;            /* verdict PASS */
 };
@@ -52,6 +54,9 @@ struct metric_series {
 	double ci_max;          /* the widest interval a boot reached (%), NAN: none */
 	double ci_target;       /* the target the boots sampled for (%), NAN: none */
 	size_t unmet;           /* boots that stopped at the most samples (stop=max) */
+	double test_s;          /* the time (s) of the guest test that measured it
+				 * (result.json tests[].ms), summed over the PASS
+				 * boots that report it; NAN: none does */
 };
 
 struct abi_count {
@@ -177,6 +182,9 @@ void side_add_observation(struct side *s, const struct side_observation *o);
 /* A metric entry of result.json as an observation (pointers into m):
  * false when it has no identity or no finite observation. */
 bool result_metric_entry(struct json_object *m, struct side_observation *o);
+/* One KTAP case of boot (an index into boots): suite, case name, status. */
+void side_add_case(struct side *s, const char *suite, const char *name, const char *status,
+		   size_t boot);
 /* One boot's status of an ABI ("ok", "unsupported", else an error). */
 void side_add_abi(struct side *s, const char *abi, const char *status, const char *reason);
 /* One event of boot (an index into boots). */

@@ -1,14 +1,8 @@
 /*
  * console.h: what bootrig knows of a kernel console's lines, in one place
-<<<<<<< HEAD
- * for every reader of them: the judge and its crash detector (runner/),
- * the protocol decoder (judge/protocol.c), the log normalizer and logdiff
- * (compare/), the boards' serial line (runner/board/).
-=======
  * for every reader of them: the judge and its crash detector (judge/),
  * the protocol decoder (judge/protocol.c), the log normalizer and logdiff
- * (compare/), the boards' serial line (runner/board.c).
->>>>>>> judge
+ * (compare/), the boards' serial line (runner/board/).
  *
  *   - controls: ANSI escape sequences (ECMA-48) and the bytes a line is
  *     cleaned of (console_escape_length, console_clean); the judge's

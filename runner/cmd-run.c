@@ -514,6 +514,9 @@ static void make_jobs(struct run_state *rs)
 				job->kernel_arch = kernel_arch_name(kern->arch);
 				job->kernel_version = kern->version;
 				job->kernel_sha256 = kern->sha256;
+				job->kernel_git_commit = kern->git_commit;
+				job->kernel_git_describe = kern->git_describe;
+				job->kernel_git_url = kern->git_url;
 				job->target = rs->targets[k];
 				job->board = rs->args.board;
 				job->initrd = rs->initrds[k];

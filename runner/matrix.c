@@ -314,7 +314,8 @@ static int write_boot(struct live_boot *b, double t)
 	struct result_info info = {
 		.kernel_path = job->kernel_path, .kernel_id = job->kernel_id,
 		.kernel_arch = job->kernel_arch, .kernel_version = job->kernel_version,
-		.kernel_sha256 = job->kernel_sha256,
+		.kernel_sha256 = job->kernel_sha256, .kernel_git_commit = job->kernel_git_commit,
+		.kernel_git_describe = job->kernel_git_describe, .kernel_git_url = job->kernel_git_url,
 		.variant = job->variant, .boot = job->boot, .append = job->cmdline,
 		.initramfs = job->initrd, .initramfs_sha256 = job->initrd_sha256,
 		.backend = b->be->name,

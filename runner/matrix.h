@@ -23,6 +23,7 @@ struct boot_job {
 	const char *kernel_arch;
 	const char *kernel_version;
 	const char *kernel_sha256;    /* hex, or NULL */
+	const char *kernel_git_commit, *kernel_git_describe, *kernel_git_url;  /* or NULL */
 	const struct target *target;  /* libvirt: the machine; boards: the arch's target */
 	const char *board;            /* boards: the board's name, else NULL */
 	const char *initrd;           /* or NULL */

@@ -34,6 +34,15 @@ static json_object *kernel_object(const struct result_info *info)
 	json_object_object_add(k, "version", string_or_null(info->kernel_version));
 	if (info->kernel_sha256)
 		json_object_object_add(k, "sha256", json_object_new_string(info->kernel_sha256));
+	if (info->kernel_git_commit) {
+		json_object *g = json_object_new_object();
+		json_object_object_add(g, "commit", json_object_new_string(info->kernel_git_commit));
+		if (info->kernel_git_describe)
+			json_object_object_add(g, "describe", json_cstring_utf8(info->kernel_git_describe));
+		if (info->kernel_git_url)
+			json_object_object_add(g, "url", json_cstring_utf8(info->kernel_git_url));
+		json_object_object_add(k, "git", g);
+	}
 	return k;
 }
 

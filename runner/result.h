@@ -24,6 +24,8 @@ struct result_info {
 	const char *kernel_arch;
 	const char *kernel_version;  /* or NULL */
 	const char *kernel_sha256;   /* the kernel file's sha256 (hex), or NULL */
+	/* a git tree's HEAD commit, describe and remote (builder/kernel.h), or NULL */
+	const char *kernel_git_commit, *kernel_git_describe, *kernel_git_url;
 	const char *variant;
 	int boot;                    /* from 1 */
 	const char *append;          /* the whole kernel command line */

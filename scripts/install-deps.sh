@@ -10,7 +10,8 @@
 #   sh scripts/install-deps.sh base    bootrig's packages alone
 #
 # The LAVA section installs Debian's lava-server and lava-dispatcher with
-# PostgreSQL for tests/lava-host.sh (a real LAVA on loopback for t-lava).
+# PostgreSQL for tests/lava-host.sh (a real LAVA on loopback for t-lava), and
+# u-boot-tools (mkimage, which lava-run --validate of a u-boot job wants: t-lava-board).
 # lava-server's postinst creates its database and migrates it, so Debian's
 # cluster 15/main must run meanwhile: started with pg_ctlcluster when down,
 # stopped again after. No service is left running (tests/lava-host.sh runs
@@ -21,7 +22,7 @@ set -eu
 mode=${1:-all}
 case $mode in all|base|lava) ;; *) echo "usage: install-deps.sh [base|lava]" >&2; exit 64 ;; esac
 
-LAVA_PACKAGES="postgresql-15 lava-server lava-dispatcher curl"
+LAVA_PACKAGES="postgresql-15 lava-server lava-dispatcher curl u-boot-tools"
 LAVA_REASON=${XDG_CACHE_HOME:-$HOME/.cache}/bootrig/lava-unavailable
 
 installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed'; }

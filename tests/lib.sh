@@ -74,3 +74,14 @@ run() {
 }
 # no_qemu_left PID: no QEMU of that bootrig's domains still runs.
 no_qemu_left() { ! pgrep -f "guest=bootrig-$1-" >/dev/null; }
+
+# junit_valid FILE: FILE validates with xmllint against both vendored,
+# unmodified JUnit schemas (tests/junit/: Jenkins xUnit's junit-10.xsd and
+# Ant's JUnit.xsd); xmllint's complaints in $JUNIT_ERR.
+junit_valid() {
+	JUNIT_ERR=""
+	for _xsd in "$TOP/tests/junit/junit-10.xsd" "$TOP/tests/junit/JUnit.xsd"; do
+		_e=$(xmllint --noout --schema "$_xsd" "$1" 2>&1) || JUNIT_ERR="$JUNIT_ERR$(basename "$_xsd"): $(echo "$_e" | head -3) "
+	done
+	[ -z "$JUNIT_ERR" ]
+}

@@ -33,9 +33,9 @@ AXIS=000000 COLUMN=d5dde6 BREAK=7a0177 BASE_PT=555555 CAND_PT=1f77b4
 # --- p below the shown precision: "<0.0001" in every report, never 0 ---
 if grep -q '<td>&lt;0.0001</td>' "$tmp/tight.html" && grep -q 'x86_64.lat_syscall.null' "$tmp/tight.txt" &&
 	grep 'x86_64.lat_syscall.null' "$tmp/tight.txt" | grep -q '<0.0001' &&
-	grep -q 'p(Welch)=&lt;0.0001' "$tmp/tight.xml"; then
-	ok "p < 0.0001 prints as <0.0001 in HTML, text and JUnit"
-else not_ok "p < 0.0001 prints as <0.0001" "$(grep -o '<td>[^<]*</td><td>[^<]*</td></tr>' "$tmp/tight.html" | tail -1)"; fi
+	grep -q 'p(Welch)=&lt;0.0001' "$tmp/tight.xml" && junit_valid "$tmp/tight.xml"; then
+	ok "p < 0.0001 prints as <0.0001 in HTML, text and JUnit (valid: junit-10.xsd, JUnit.xsd)"
+else not_ok "p < 0.0001 prints as <0.0001" "$(grep -o '<td>[^<]*</td><td>[^<]*</td></tr>' "$tmp/tight.html" | tail -1) $JUNIT_ERR"; fi
 
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROME" ]; then

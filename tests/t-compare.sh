@@ -193,15 +193,44 @@ PY
 then ok "JSON: bootrig-compare-1 with the regression, p and observations"
 else not_ok "JSON report"; fi
 
-# --- JUnit: validates against the Jenkins/Ant schema; a failure per regression ---
+# --- JUnit: validates against Jenkins xUnit's and Ant's schemas; a failure per regression ---
 compare "$tmp/a1" "$tmp/crash" "$tmp/slow" --format junit -o "$tmp/r.xml"
-if xmllint --noout --schema "$FIX/junit.xsd" "$tmp/r.xml" 2>"$tmp/xmllint"; then ok "JUnit validates (junit.xsd)"
-else not_ok "JUnit validates" "$(cat "$tmp/xmllint")"; fi
+if junit_valid "$tmp/r.xml"; then ok "JUnit validates (junit-10.xsd and JUnit.xsd, unmodified)"
+else not_ok "JUnit validates" "$JUNIT_ERR"; fi
 nf=$(grep -c '<failure ' "$tmp/r.xml")
 # crash side: new panic event + PANIC verdict + PANIC boot = 3; slow side: null regressed = 1
 [ "$nf" -eq 4 ] && ok "JUnit: 4 failures (panic event, verdict, boot; null)" || not_ok "JUnit failures" "got $nf"
 grep -q 'testcase classname="metrics.x86_64.lat_syscall" name="null"' "$tmp/r.xml" &&
 	ok "JUnit: a testcase per metric" || not_ok "JUnit: a testcase per metric"
+# an INFRA_ERROR boot is an <error> with its reason; times are the boots'
+# durations and the measuring tests' ms; every count is the cases'
+"$MK" "$tmp/ierr" vmlinuz-infra default 3 7 aarch64:lat_syscall:null:us:lower:14:2 --abi aarch64=ok \
+	--boot '3=INFRA_ERROR'
+f=$(echo "$tmp"/ierr/vmlinuz-infra/default/3/result.json)
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['reason']='libvirt: the domain did not start'; json.dump(d, open(sys.argv[1], 'w'))" "$f"
+compare "$FIX/aarch64-base" "$FIX/aarch64-cand" "$tmp/ierr" --format junit -o "$tmp/t.xml"
+if junit_valid "$tmp/t.xml" && python3 - "$tmp/t.xml" <<'PY'
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "testsuites" and not root.attrib, root.attrib
+s1, s2 = root.findall("testsuite")
+for su in (s1, s2):
+    cases = su.findall("testcase")
+    want = {"tests": len(cases), "failures": sum(c.find("failure") is not None for c in cases),
+            "errors": sum(c.find("error") is not None for c in cases),
+            "skipped": sum(c.find("skipped") is not None for c in cases)}
+    assert all(int(su.get(k)) == v for k, v in want.items()), (su.attrib, want)
+boots = {c.get("name"): c for c in s1.findall("testcase") if c.get("classname") == "boots"}
+assert [c.get("time") for c in boots.values()] == ["12.520", "12.520"], boots
+assert s1.get("time") == "25.040" and s1.get("timestamp") == "2026-11-29T23:30:01", s1.attrib
+null = [c for c in s1.findall("testcase") if c.get("name") == "null"][0]
+assert null.get("time") == "1.624", null.attrib            # 812 ms in each of 2 boots
+err = [c for c in s2.findall("testcase") if c.get("name") == "vmlinuz-infra/default/3"][0].find("error")
+assert err.get("type") == "infrastructure" and err.get("message") == "INFRA_ERROR: libvirt: the domain did not start", err.attrib
+assert int(s2.get("errors")) == 1 and not s2.findall("testcase/skipped[@message='INFRA_ERROR']")
+PY
+then ok "JUnit: INFRA_ERROR an <error> with its reason, boot and test times, computed counts"
+else not_ok "JUnit: errors, times, counts" "$JUNIT_ERR $(cat "$tmp/t.xml" | head -30)"; fi
 
 # --- HTML: one file, strings escaped, renders in headless Chromium with its charts ---
 "$MK" "$tmp/evil" k-evil default 3 21 '<script>x:lat<b>:null:us:lower:14:2' --abi x86_64=ok \

@@ -44,8 +44,8 @@ if [ $rc -eq 0 ] && grep -qx "$DB: 15 boots recorded, 0 already there" "$tmp/out
 else not_ok "import: 15 boots recorded" "rc=$rc $(cat "$tmp/out" "$tmp/err")"; fi
 v=$(q "$DB" 'PRAGMA user_version'); j=$(q "$DB" 'PRAGMA journal_mode')
 t=$(q "$DB" "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name)")
-if [ "$v" = 1 ] && [ "$j" = wal ] && [ "$t" = "abi boot event kernel metric sample stage" ]; then
-	ok "schema: user_version 1, WAL, the seven tables"
+if [ "$v" = 2 ] && [ "$j" = wal ] && [ "$t" = "abi boot event kernel ktap_case metric sample stage" ]; then
+	ok "schema: user_version 2, WAL, the eight tables"
 else not_ok "schema" "user_version=$v journal=$j tables=$t"; fi
 fk=$(sqlite3 "$DB" "PRAGMA foreign_keys = ON; INSERT INTO abi (boot, name, status) VALUES (999999, 'x', 'ok');" 2>&1)
 case $fk in *"FOREIGN KEY constraint failed"*) ok "schema: foreign keys (an ABI row of no boot is refused)" ;;
@@ -115,6 +115,47 @@ else not_ok "compare from the database = from the directories" "$(diff "$tmp/dir
 if [ -s "$tmp/dir2.json" ] && cmp -s "$tmp/dir2.json" "$tmp/db2.json" && grep -q 'Attempted to kill init' "$tmp/db2.json"; then
 	ok "and so are its ABI table, new failure (the panic) and new verdicts"
 else not_ok "ABIs and failures from the database" "$(diff "$tmp/dir2.json" "$tmp/db2.json" | head -5)"; fi
+# --- KTAP cases: kept in the database, so compare db: reports what compare
+# of the directories reports, byte for byte (the side names aside) ---
+"$MK" "$tmp/kt" k-ka default 3 31 $NULL:10:1 --abi x86_64=ok >/dev/null
+"$MK" "$tmp/kt" k-kb default 3 32 $NULL:10:1 --abi x86_64=ok >/dev/null
+for f in "$tmp"/kt/*/default/*/result.json; do
+	python3 - "$f" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+cand, boot = "k-kb" in sys.argv[1], d["boot"]
+cases = [{"suite": "string-stream", "case": "string_stream_init", "status": "ok"},
+         {"suite": "string-stream", "case": "string_stream_append",
+          "status": "fail" if cand and boot == 2 else "ok"},
+         {"suite": "", "case": "lone_case", "status": "skip" if cand else "ok"},
+         {"suite": "kunit_log", "case": "log_test", "status": "fail" if cand else "ok"}]
+d["ktap"] = {"cases": cases}
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+PY
+done
+KDB=$tmp/kt.db
+br import --db "$KDB" "$tmp/kt"
+[ $rc -eq 0 ] && [ "$(q "$KDB" 'SELECT count(*) FROM ktap_case')" = 24 ] &&
+	ok "import keeps every KTAP case (24 rows: 4 per boot)" || not_ok "KTAP cases imported" "rc=$rc $(cat "$tmp/err")"
+same=""
+for fmt in text ktap json; do
+	"$BOOTRIG" compare "$tmp/kt/k-ka" "$tmp/kt/k-kb" --format $fmt >"$tmp/kt-dir.$fmt" 2>&1
+	"$BOOTRIG" compare "db:$KDB:kernel=k-ka" "db:$KDB:kernel=k-kb" --format $fmt 2>&1 |
+		sed "s|db:$KDB:kernel=k-ka|$tmp/kt/k-ka|g; s|db:$KDB:kernel=k-kb|$tmp/kt/k-kb|g" >"$tmp/kt-db.$fmt"
+	cmp -s "$tmp/kt-dir.$fmt" "$tmp/kt-db.$fmt" || same="$same $fmt: $(diff "$tmp/kt-dir.$fmt" "$tmp/kt-db.$fmt" | head -4)"
+done
+if [ -z "$same" ] && grep -q 'string_stream_append' "$tmp/kt-dir.text" && grep -q 'log_test' "$tmp/kt-db.text"; then
+	ok "compare db: = compare of the directories, byte for byte (text, ktap, json), new KTAP failures included"
+else not_ok "compare db: with KTAP cases" "$same"; fi
+# a version 1 database (before ktap_case) is migrated when opened
+cp "$DB" "$tmp/v1.db"
+sqlite3 "$tmp/v1.db" 'DROP TABLE ktap_case; PRAGMA user_version = 1'
+br compare "db:$tmp/v1.db:kernel=k-a" "db:$tmp/v1.db:kernel=k-c" --metric 'x86_64.lat_syscall.null'
+v=$(q "$tmp/v1.db" 'PRAGMA user_version')
+t=$(q "$tmp/v1.db" "SELECT count(*) FROM sqlite_master WHERE name = 'ktap_case'")
+[ $rc -eq 1 ] && [ "$v" = 2 ] && [ "$t" = 1 ] && ok "a version 1 database: migrated to 2 (ktap_case added), its boots read" ||
+	not_ok "migration 1 -> 2" "rc=$rc v=$v t=$t $(cat "$tmp/err")"
+
 br compare "db:$DB:kernel=nope" "$tmp/r/k-a"
 [ $rc -eq 65 ] && err_has "no kernel 'nope'" && ok "compare db:...:kernel=nope: exit 65, 'no kernel'" ||
 	not_ok "compare with an unknown database kernel" "rc=$rc $(cat "$tmp/err")"

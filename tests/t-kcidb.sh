@@ -1,14 +1,18 @@
 #!/bin/sh
 # t-kcidb: `bootrig export --kcidb`: KCIDB I/O JSON validated against the
-# vendored kcidb-io schema v4.5 (tests/kcidb/, python3-jsonschema): checkouts,
-# builds, a test per boot, ABI, ABI test and metric with their paths,
-# statuses, log URLs and numbers; --origin in every ID; the same IDs on a
-# second export; the validator rejects broken documents; corrupted results
-# give a clear error, exit 65 and no file at -o.
+# vendored kcidb-io schema v5.3, the latest (tests/kcidb/, python3-jsonschema):
+# checkouts, builds, a test per boot, ABI, ABI test and metric with their
+# paths (rooted at the catalogue's "boot"), statuses, log URLs and numbers;
+# --origin in every ID; the same IDs on a second export; a kernel run from a
+# git tree (`run --kernel TREE`, a run that fails to connect: no boot) and
+# --git-commit/--git-url give the checkout its git_commit_hash; a variant is
+# the test's environment, not a build; no path relative to export's
+# directory; the validator rejects broken documents; corrupted results give
+# a clear error, exit 65 and no file at -o.
 . "$(dirname "$0")/lib.sh"
 set -u
 MK="$TOP/build/tests/tools/mkresults"
-SCHEMA="$TOP/tests/kcidb/schema-v4.5.json"
+SCHEMA="$TOP/tests/kcidb/schema-v5.3.json"
 FIX="$TOP/tests/fixtures/compare"
 tmp=$(mktemp -d /tmp/t-kcidb.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -31,18 +35,18 @@ fi
 
 # --- the validator can fail: broken documents are rejected ---
 cat >"$tmp/good.json" <<'JSON'
-{"version": {"major": 4, "minor": 5},
+{"version": {"major": 5, "minor": 3},
  "checkouts": [{"id": "x:1", "origin": "x"}],
  "builds": [{"id": "x:2", "checkout_id": "x:1", "origin": "x"}],
  "tests": [{"id": "x:3", "build_id": "x:2", "origin": "x", "path": "boot", "status": "PASS",
             "start_time": "2026-11-29T23:30:01Z", "log_url": "file:///tmp/console.log",
             "number": {"value": 14.1, "unit": "us"}}]}
 JSON
-valid "$tmp/good.json" && ok "validator: a minimal v4.5 document is valid" ||
-	not_ok "validator: a minimal v4.5 document is valid" "$(cat "$tmp/v")"
+valid "$tmp/good.json" && ok "validator: a minimal v5.3 document is valid" ||
+	not_ok "validator: a minimal v5.3 document is valid" "$(cat "$tmp/v")"
 n=0 bad=""
 for edit in 's/"status": "PASS"/"status": "BROKEN"/' 's/"id": "x:3"/"id": "no-origin"/' \
-	's/"major": 4/"major": 3/' 's/"path": "boot"/"path": "boot\/x"/' 's/"value": 14.1/"val": 14.1/' \
+	's/"major": 5/"major": 4/' 's/"path": "boot"/"path": "boot\/x"/' 's/"value": 14.1/"val": 14.1/' \
 	's/"build_id": "x:2"/"build_id": "x:9"/' 's/"2026-11-29T23:30:01Z"/"yesterday"/' \
 	's/"origin": "x", "path"/"origin": "x", "colour": "red", "path"/'; do
 	sed "$edit" "$tmp/good.json" >"$tmp/broken.json"
@@ -60,17 +64,17 @@ counts=$(q "$tmp/k.json" "len(d['checkouts']), len(d['builds']), sum(t['path'] =
 	not_ok "checkouts, builds, boots" "$counts"
 paths=$(q "$tmp/k.json" "' '.join(sorted(set(t['path'] for t in d['tests'])))")
 missing=""
-for p in boot bootrig.aarch64 bootrig.aarch64_ilp32 bootrig.aarch64.lat_syscall bootrig.aarch64.lat_syscall.null; do
+for p in boot boot.bootrig.aarch64 boot.bootrig.aarch64_ilp32 boot.bootrig.aarch64.lat_syscall boot.bootrig.aarch64.lat_syscall.null; do
 	echo " $paths " | grep -qF " $p " || missing="$missing $p"
 done
-[ -z "$missing" ] && ok "test paths: boot, bootrig.<abi>, bootrig.<abi>.<test>, bootrig.<abi>.<test>.<metric>" ||
+[ -z "$missing" ] && ok "test paths: boot, boot.bootrig.<abi>, boot.bootrig.<abi>.<test>, boot.bootrig.<abi>.<test>.<metric>" ||
 	not_ok "test paths" "missing$missing in: $paths"
 # the metric's number is the boot's median, in its unit
 f="$FIX/aarch64-base/vmlinuz-6.1.0-57-cloud-arm64-1a2b3c4d/default/1/result.json"
 want=$(q "$f" "[m['median'] for m in d['metrics'] if (m['abi'], m['test'], m['name']) == ('aarch64', 'lat_syscall', 'null')][0], [m['unit'] for m in d['metrics'] if m['name'] == 'null'][0]")
-got=$(q "$tmp/k.json" "[(t['number']['value'], t['number']['unit']) for t in d['tests'] if t['path'] == 'bootrig.aarch64.lat_syscall.null' and t['misc'].get('n') is not None and t['start_time'] == '2026-11-29T23:30:01Z'][0][0], [t['number']['unit'] for t in d['tests'] if 'number' in t][0]")
+got=$(q "$tmp/k.json" "[(t['number']['value'], t['number']['unit']) for t in d['tests'] if t['path'] == 'boot.bootrig.aarch64.lat_syscall.null' and t['misc'].get('n') is not None and t['start_time'] == '2026-11-29T23:30:01Z'][0][0], [t['number']['unit'] for t in d['tests'] if 'number' in t][0]")
 [ "$got" = "$want" ] && ok "metric as the test's number: $got, status DONE" || not_ok "metric number" "got $got want ($want)"
-st=$(q "$tmp/k.json" "sorted(set(t['status'] for t in d['tests'] if t['path'] == 'bootrig.aarch64_ilp32'))")
+st=$(q "$tmp/k.json" "sorted(set(t['status'] for t in d['tests'] if t['path'] == 'boot.bootrig.aarch64_ilp32'))")
 [ "$st" = "['SKIP']" ] && ok "an unsupported ABI is SKIP" || not_ok "unsupported ABI" "$st"
 
 # --- a real boot (6.1.0-57-amd64 under TCG, its result.json and console.log kept) ---
@@ -78,7 +82,7 @@ REAL="$TOP/tests/fixtures/kcidb/amd64-6.1.0-57"
 export_ --kcidb -o "$tmp/real.json" "$REAL"
 if [ $rc -eq 0 ] && valid "$tmp/real.json"; then ok "a real boot's export validates: $(cat "$tmp/v")"
 else not_ok "a real boot's export validates" "rc=$rc $(cat "$tmp/err") $(head -5 "$tmp/v")"; fi
-got=$(q "$tmp/real.json" "sorted(t['status'] for t in d['tests'] if t['path'] in ('boot', 'bootrig.x86_64', 'bootrig.x32', 'bootrig.i386')), sum(t['status'] == 'DONE' and t['number']['value'] > 0 for t in d['tests'] if t['path'].startswith('bootrig.x86_64.lat_syscall.')), d['builds'][0]['output_files'][0]['name']")
+got=$(q "$tmp/real.json" "sorted(t['status'] for t in d['tests'] if t['path'] in ('boot', 'boot.bootrig.x86_64', 'boot.bootrig.x32', 'boot.bootrig.i386')), sum(t['status'] == 'DONE' and t['number']['value'] > 0 for t in d['tests'] if t['path'].startswith('boot.bootrig.x86_64.lat_syscall.')), d['builds'][0]['output_files'][0]['name']")
 [ "$got" = "['PASS', 'PASS', 'PASS', 'SKIP'] 6 amd64.vmlinuz" ] &&
 	ok "real boot: boot and ABIs PASS, x32 SKIP, 6 x86_64 syscall latencies as numbers, the kernel as output file" ||
 	not_ok "real boot's tests" "$got"
@@ -111,6 +115,61 @@ cmp -s "$tmp/out" "$tmp/r.json" && not_ok "stdout export: another origin, other 
 	{ valid "$tmp/out" && ok "without -o: the document on stdout, valid, IDs of origin bootrig"; } ||
 	not_ok "stdout export" "$(head -3 "$tmp/v")"
 
+# --- a variant is the test's environment, not a build; no relative path ---
+"$MK" "$tmp/var" k-v default 1 3 x86_64:lat_syscall:null:us:lower:14:2 --abi x86_64=ok >/dev/null
+"$MK" "$tmp/var" k-v dbg 1 4 x86_64:lat_syscall:null:us:lower:14:2 --abi x86_64=ok >/dev/null
+for v in default dbg; do
+	line="console=ttyS0 panic=-1"
+	[ $v = dbg ] && line="$line loglevel=7"
+	"$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); d['append'] = sys.argv[2]; json.dump(d, open(sys.argv[1], 'w'))" \
+		"$tmp/var/k-v/$v/1/result.json" "$line"
+done
+(cd "$tmp" && "$BOOTRIG" export --kcidb -o v.json var >"$tmp/out" 2>"$tmp/err")
+rc=$?
+got=$(q "$tmp/v.json" "len(d['builds']), sorted(t['environment']['misc']['variant'] + ':' + t['environment']['misc']['append'] for t in d['tests'] if t['path'] == 'boot'), all(t['misc']['result_dir'].startswith('/') for t in d['tests'] if t['path'] == 'boot'), all('variant' in t['environment']['comment'] for t in d['tests'])")
+[ $rc -eq 0 ] && valid "$tmp/v.json" &&
+	[ "$got" = "1 ['dbg:console=ttyS0 panic=-1 loglevel=7', 'default:console=ttyS0 panic=-1'] True True" ] &&
+	ok "two variants: one build, each boot's variant and command line in its environment; result_dir absolute from a relative RESULTS" ||
+	not_ok "variants as environments" "rc=$rc $got $(head -3 "$tmp/v")"
+
+# --- git: a kernel from a git tree, and --git-commit/--git-url ---
+KIMG=$(kernel_path cloud-arm64)
+if [ -f "$KIMG" ] && command -v git >/dev/null; then
+	mkdir -p "$tmp/tree/arch/arm64/boot"
+	cp "$KIMG" "$tmp/tree/arch/arm64/boot/Image"
+	(cd "$tmp/tree" && git init -q && git add -A && git -c user.email=t@example.org -c user.name=t commit -qm v1 &&
+		git tag v6.1-bootrig && git remote add origin https://git.kernel.org/pub/scm/linux/kernel/git/stable/linux.git)
+	sha=$(git -C "$tmp/tree" rev-parse HEAD)
+	# a run that cannot reach its libvirt: INFRA_ERROR at once, nothing boots
+	"$BOOTRIG" run --kernel "$tmp/tree" --connect qemu+tcp://127.0.0.1:1/system --timeout 5 -o "$tmp/gr" \
+		>"$tmp/gr.out" 2>&1
+	rc=$?
+	f=$(find "$tmp/gr" -name result.json | head -1)
+	got=$("$PY" -c "import json,sys; g=json.load(open(sys.argv[1]))['kernel']['git']; print(g['commit'], g['describe'], g['url'])" "$f" 2>&1)
+	[ $rc -eq 125 ] && [ "$got" = "$sha v6.1-bootrig https://git.kernel.org/pub/scm/linux/kernel/git/stable/linux.git" ] &&
+		ok "run --kernel TREE: result.json kernel.git has the tree's commit, describe and remote" ||
+		not_ok "run --kernel TREE records git" "rc=$rc $got $(tail -3 "$tmp/gr.out")"
+	export_ --kcidb -o "$tmp/g.json" "$tmp/gr"
+	got=$(q "$tmp/g.json" "[(c.get('git_commit_hash'), c.get('git_commit_name'), c.get('git_repository_url')) for c in d['checkouts']]")
+	if [ $rc -eq 0 ] && valid "$tmp/g.json" &&
+		[ "$got" = "[('$sha', 'v6.1-bootrig', 'https://git.kernel.org/pub/scm/linux/kernel/git/stable/linux.git')]" ]; then
+		ok "a tree-built kernel's export validates (v5.3), its checkout with git_commit_hash, name and URL"
+	else not_ok "a tree-built kernel's export" "rc=$rc $got $(head -3 "$tmp/v")"; fi
+else
+	skip "run --kernel TREE records git" "no cloud-arm64 kernel or no git"
+fi
+other=0123456789abcdef0123456789abcdef01234567
+export_ --kcidb --git-commit $other --git-url https://example.org/linux.git -o "$tmp/o.json" "$tmp/r"
+got=$(q "$tmp/o.json" "sorted(set((c['git_commit_hash'], c['git_repository_url']) for c in d['checkouts']))")
+[ $rc -eq 0 ] && valid "$tmp/o.json" && [ "$got" = "[('$other', 'https://example.org/linux.git')]" ] &&
+	ok "--git-commit/--git-url: every checkout has them, valid" || not_ok "--git-commit/--git-url" "rc=$rc $got $(head -3 "$tmp/v")"
+export_ --kcidb --git-commit abc123 "$tmp/r"
+[ $rc -eq 64 ] && grep -q 'not a full commit hash' "$tmp/err" && ok "--git-commit abc123: exit 64, says why" ||
+	not_ok "--git-commit abc123" "rc=$rc $(cat "$tmp/err")"
+export_ --kcidb --git-commit $other --git-url git://example.org/linux.git "$tmp/r"
+[ $rc -eq 64 ] && grep -q 'not an https:// URL' "$tmp/err" && ok "--git-url git://...: exit 64 (v5 takes https:// only)" ||
+	not_ok "--git-url git://" "rc=$rc $(cat "$tmp/err")"
+
 # --- usage errors ---
 export_ "$tmp/r"
 [ $rc -eq 64 ] && grep -q -- '--kcidb' "$tmp/err" && ok "no --kcidb: exit 64, says so" || not_ok "no --kcidb" "rc=$rc"
@@ -118,6 +177,7 @@ export_ --kcidb --origin 'My-CI' "$tmp/r"
 [ $rc -eq 64 ] && grep -q 'not a KCIDB origin' "$tmp/err" && ok "a bad --origin: exit 64" || not_ok "bad --origin" "rc=$rc"
 "$BOOTRIG" export -h >"$tmp/help" 2>&1
 grep -q -- '--origin NAME' "$tmp/help" && grep -q -- '-o, --output FILE' "$tmp/help" &&
+	grep -q -- '--git-commit SHA' "$tmp/help" && grep -q -- '--git-url URL' "$tmp/help" &&
 	ok "export --help from its option table" || not_ok "export --help"
 
 # --- corrupted results: a clear error, exit 65, nothing at -o ---

@@ -125,6 +125,8 @@ for f in text json junit html; do
 done
 shown "compare text: the hostile metric shown, escaped" "$tmp/c.text"
 json_ok "compare --format json: strict UTF-8 JSON" "$tmp/c.json"
+junit_valid "$tmp/c.junit" && ok "compare --format junit of hostile names: valid (junit-10.xsd, JUnit.xsd)" ||
+	not_ok "compare --format junit of hostile names: valid" "$JUNIT_ERR"
 "$BOOTRIG" compare --logs "$tmp/base" "$tmp/cand" >"$tmp/c-logs.out" 2>"$tmp/c-logs.err"
 term_ok "compare --logs: stdout and stderr safe" "$tmp/c-logs.out" "$tmp/c-logs.err"
 

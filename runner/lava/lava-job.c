@@ -241,8 +241,32 @@ static bool write_tftp_deploy_boot(struct strbuf *sb, const struct lava_job_para
 	return ok;
 }
 
+/* A board's context: the run's command line as extra_kernel_args, which
+ * LAVA's base-uboot.jinja2 puts in its bootargs after the device's own
+ * console= (so bootrig's leading "console=..." word, the target's console,
+ * is left out: the lab's device dictionary knows the board's UART). */
+static bool write_uboot_context(struct strbuf *sb, const struct lava_job_params *p)
+{
+	const char *args = p->cmdline;
+	if (!strncmp(args, "console=", 8)) {
+		args += strcspn(args, " ");
+		args += strspn(args, " ");
+	}
+	if (!*args)
+		return true;
+	strbuf_addstr(sb, "context:\n");
+	return yaml_kv(sb, 2, "extra_kernel_args", args);
+}
+
 int lava_job_write(const struct lava_job_params *p, struct strbuf *out, char *err, size_t errlen)
 {
+	/* base-uboot.jinja2 sets bootargs in single quotes: a board's line
+	 * may not hold one */
+	if (p->tftp && strchr(p->cmdline, '\'')) {
+		snprintf(err, errlen, "the kernel command line holds a single quote, which LAVA's "
+			 "u-boot bootargs (in single quotes) cannot carry");
+		return -1;
+	}
 	if (!p->tftp && strpbrk(p->cmdline, "\"'\\")) {
 		snprintf(err, errlen, "the kernel command line holds a quote or a backslash, which the "
 			 "LAVA dispatcher's QEMU command line cannot carry");
@@ -266,8 +290,7 @@ int lava_job_write(const struct lava_job_params *p, struct strbuf *out, char *er
 	yaml_timeout(&sb, 2, "action", boot_s > test_s ? boot_s : test_s);
 	/* the monitor waits for its next match this long: the whole test */
 	yaml_timeout(&sb, 2, "connection", test_s);
-	if (!p->tftp)
-		ok &= write_qemu_context(&sb, p);
+	ok &= p->tftp ? write_uboot_context(&sb, p) : write_qemu_context(&sb, p);
 	strbuf_addstr(&sb, "actions:\n");
 	if (p->tftp) {
 		ok &= write_tftp_deploy_boot(&sb, p, boot_s);

@@ -61,13 +61,15 @@ struct lava_job_params {
  * lava_job_write: the job definition of one boot into out (appended):
  * device_type, job_name, timeouts (from the stage deadlines), context
  * (qemu: arch, machine, cpu, memory, no KVM, the command line as QEMU's
- * -append), a deploy action (tmpfs for qemu, tftp for boards), a boot
+ * -append; a board: the command line but its leading console= word as
+ * extra_kernel_args, which LAVA's u-boot templates put in bootargs), a deploy action (tmpfs for qemu, tftp for boards), a boot
  * action (qemu or u-boot, no prompts: init has no shell) and a monitors
  * test action with the protocol's BEGIN and END records as its start and
  * end and one test case per ABI record (initramfs/PROTOCOL.md). Every
  * string is a YAML double-quoted scalar. Returns 0, or -1 with why (one
  * line) in err: a string that is not UTF-8 or a command line QEMU's
- * quoting in the dispatcher cannot carry (a quote or a backslash).
+ * quoting in the dispatcher cannot carry (a quote or a backslash), or,
+ * for a board, u-boot's bootargs (a single quote).
  */
 int lava_job_write(const struct lava_job_params *p, struct strbuf *out, char *err, size_t errlen);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """validate.py SCHEMA DOCUMENT: checks a KCIDB I/O document.
 
-Validates DOCUMENT against the vendored kcidb-io JSON schema (Draft 2020-12,
+Validates DOCUMENT against the vendored kcidb-io JSON schema (v5.3, Draft 2020-12,
 python3-jsonschema), checks the "date-time" and "uri" formats itself (the
 format checkers need packages Debian does not install with jsonschema),
 and the links the schema cannot state: unique IDs per object type, every

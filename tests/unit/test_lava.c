@@ -136,8 +136,13 @@ static void test_job_tftp(void **state)
 	assert_non_null(strstr(y, "      type: \"zimage\"\n"));
 	assert_non_null(strstr(y, "    dtb:\n      url: \"http://s/x.dtb\"\n"));
 	assert_non_null(strstr(y, "    method: \"u-boot\"\n    commands: \"ramdisk\"\n"));
-	assert_null(strstr(y, "context:"));
+	/* the command line, but bootrig's console=, for base-uboot's bootargs */
+	assert_non_null(strstr(y, "context:\n  extra_kernel_args: \"panic=-1\"\n"));
 	free(y);
+	p.cmdline = "console=ttyS0 panic=-1 x='1'";
+	free(job_text(&p, &rc, err, sizeof(err)));
+	assert_int_equal(rc, -1);
+	assert_non_null(strstr(err, "single quote"));
 }
 
 static void test_file_url(void **state)
