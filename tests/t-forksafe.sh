@@ -18,10 +18,10 @@ else not_ok "sanitized allocator is fork-safe" "exit $rc: $out"; fi
 
 # The code between fork() and exec()/_exit() in our own children: each
 # child's block (from "pid == 0" to its _exit) may only call these.
-safe='^(setpgid|dup2|open|close|chdir|signal|execvp|execve|execv|_exit|write|strlen|read|kill|sleep|snprintf|guardian_main|exec_child|child_write_error|syscall|kill_marked|read_proc|atoi|strstr|strerror|nanosleep|prctl|if|for|while|return|sizeof|switch)$'
+safe='^(setpgid|dup2|open|close|chdir|signal|execvp|execve|execv|_exit|write|strlen|read|kill|sleep|snprintf|guardian_main|exec_child|child_write_error|syscall|kill_marked|read_proc|proc_each|cmdline_has|kill_if_marked|visit|atoi|strstr|strerror|nanosleep|prctl|if|for|while|return|sizeof|switch)$'
 for f in lib/util.c compare/bisect-git.c builder/kernel.c runner/board/board.c runner/libvirt/qemu.c; do
 	calls=$(awk '
-		/pid == 0\) \{$/ || /^static [a-z_ ]+\*?(exec_child|guardian_main|kill_marked|read_proc)\(/ {
+		/pid == 0\) \{$/ || /^static [a-z_ ]+\*?(exec_child|guardian_main|kill_marked|read_proc|proc_each|cmdline_has|kill_if_marked)\(/ {
 			inside = 1; depth = 0; opened = 0 }
 		inside {
 			line = $0; gsub(/"[^"]*"/, "", line); gsub(/\/\*.*\*\//, "", line)

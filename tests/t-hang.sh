@@ -17,10 +17,11 @@ tmp=$(mktemp -d /tmp/t-hang.XXXXXX)
 trap 'pkill -f "$tmp/" 2>/dev/null; rm -rf "$tmp"' EXIT
 k=$(kernel_path amd64)
 
-# The stand-in: an "emulator" that becomes a process that never answers.
+# The stand-in: an "emulator" that becomes a process that never answers,
+# its command line marked "$tmp/stand-in" (pgrep finds it).
 cat >"$tmp/qemu-hang" <<EOT
 #!/bin/sh
-exec sleep 600 # $tmp/ stand-in
+exec sh -c 'while :; do sleep 1; done' "$tmp/stand-in"
 EOT
 chmod +x "$tmp/qemu-hang"
 cat >"$tmp/hang.cfg" <<EOT
@@ -33,7 +34,7 @@ EOT
 hang="--config $tmp/hang.cfg --target x86-hang --kernel $k"
 
 # left PID: what of that run still lives (its stand-in, its QEMUs, itself).
-left() { pgrep -af "$tmp/ stand-in|guest=bootrig-$1-" | grep -v pgrep; kill -0 "$1" 2>/dev/null && echo "bootrig $1"; }
+left() { pgrep -af "$tmp/stand-in|guest=bootrig-$1-" | grep -v pgrep; kill -0 "$1" 2>/dev/null && echo "bootrig $1"; }
 
 # 1. The operation's deadline.
 start=$(date +%s)
@@ -59,7 +60,7 @@ for sig in TERM INT; do
 	"$BOOTRIG" run $hang -o "$tmp/sig-$sig" >"$tmp/sig-$sig.out" 2>"$tmp/sig-$sig.err" &
 	pid=$!
 	i=0   # until the stand-in runs (libvirt is in its start)
-	while ! pgrep -f "$tmp/ stand-in" >/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	while ! pgrep -f "$tmp/stand-in" >/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 	sleep 1
 	start=$(date +%s)
 	kill -"$sig" "$pid"
@@ -72,7 +73,7 @@ for sig in TERM INT; do
 	sleep 1
 	l=$(left "$pid")
 	if [ -z "$l" ]; then ok "SIG$sig: no process of that run is left"
-	else not_ok "SIG$sig: processes left" "$l"; pkill -f "$tmp/ stand-in"; fi
+	else not_ok "SIG$sig: processes left" "$l"; pkill -f "$tmp/stand-in"; fi
 	if ls "$tmp/sig-$sig"/*/default/1/result.json >/dev/null 2>&1; then
 		not_ok "SIG$sig: the unfinished boot has no result.json" "$(ls -R "$tmp/sig-$sig")"
 	else ok "SIG$sig: the unfinished boot wrote no result (the directory stays consistent)"; fi

@@ -110,38 +110,59 @@ struct dirent64_raw {
 	char d_name[];
 };
 
-/* Kills every process whose command line holds `mark` (QEMU's
- * "-name guest=bootrig-<pid>-<n>,..."); returns how many. Runs in the
- * guardian, a forked child of a process that may have threads: /proc is
- * read with getdents64 into a stack buffer, as opendir() would malloc. */
-int kill_marked(const char *mark)
+/* proc_each: visit(pid, arg) for every process in /proc (pid: its
+ * directory's name, digits). /proc is read with getdents64 into a stack
+ * buffer: no malloc, so this may run in a forked child of a process with
+ * threads (the guardian), from a signal handler (emergency_stop) or while
+ * libvirt forks in another thread (reap_strays). */
+static void proc_each(void (*visit)(const char *pid, void *arg), void *arg)
 {
 	int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
-		return 0;
-	int killed = 0;
+		return;
 	char ents[8192];
 	long len;
 	while ((len = syscall(SYS_getdents64, dir, ents, sizeof(ents))) > 0) {
 		for (long off = 0; off < len;) {
 			const struct dirent64_raw *d = (const void *)(ents + off);
-			const char *name = d->d_name;
 			off += d->d_reclen;
-			char cmd[4096];
-			if (name[0] < '1' || name[0] > '9')
-				continue;
-			ssize_t n = read_proc(name, "cmdline", cmd, sizeof(cmd));
-			if (n <= 0)
-				continue;
-			for (ssize_t i = 0; i < n; i++)
-				if (!cmd[i])
-					cmd[i] = ' ';
-			if (strstr(cmd, mark) && kill(atoi(name), SIGKILL) == 0)
-				killed++;
+			if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
+				visit(d->d_name, arg);
 		}
 	}
 	close(dir);
-	return killed;
+}
+
+/* Does pid's command line hold needle? (Its NULs read as spaces.) */
+static bool cmdline_has(const char *pid, const char *needle)
+{
+	char cmd[4096];
+	ssize_t n = read_proc(pid, "cmdline", cmd, sizeof(cmd));
+	for (ssize_t i = 0; i < n; i++)
+		if (!cmd[i])
+			cmd[i] = ' ';
+	return n > 0 && strstr(cmd, needle);
+}
+
+struct kill_marked_arg {
+	const char *mark;
+	int killed;
+};
+
+static void kill_if_marked(const char *pid, void *arg)
+{
+	struct kill_marked_arg *k = arg;
+	if (cmdline_has(pid, k->mark) && kill(atoi(pid), SIGKILL) == 0)
+		k->killed++;
+}
+
+/* Kills every process whose command line holds `mark` (QEMU's
+ * "-name guest=bootrig-<pid>-<n>,..."); returns how many. */
+int kill_marked(const char *mark)
+{
+	struct kill_marked_arg k = { mark, 0 };
+	proc_each(kill_if_marked, &k);
+	return k.killed;
 }
 
 /* "pid (comm) S ppid ...": the ppid of a /proc/<pid>/stat text, or -1
@@ -154,6 +175,27 @@ static long stat_ppid(const char *stat)
 	return strtol(close_paren + 4, NULL, 10);
 }
 
+struct kill_children_arg {
+	long self;
+	pid_t except;
+	const char *others, *mine;
+	int killed;
+};
+
+static void kill_if_child(const char *pid, void *arg)
+{
+	struct kill_children_arg *k = arg;
+	char stat[512];
+	pid_t p = (pid_t)atoi(pid);
+	if (p == k->except || read_proc(pid, "stat", stat, sizeof(stat)) <= 0 ||
+	    stat_ppid(stat) != k->self)
+		return;
+	if (k->others && cmdline_has(pid, k->others) && !(k->mine && cmdline_has(pid, k->mine)))
+		return;     /* another boot's QEMU */
+	if (kill(p, SIGKILL) == 0)
+		k->killed++;
+}
+
 /*
  * kill_children: SIGKILL every child of ours (as libvirt's subreaper we
  * are the parent of every QEMU it daemonized, and of whatever a stand-in
@@ -161,42 +203,13 @@ static long stat_ppid(const char *stat)
  * QEMU: a child whose command line holds others ("guest=bootrig-<pid>-")
  * and not mine ("guest=<name>,"). others NULL: every child. A launcher
  * stuck between fork and exec (issue 27's hang) is a child too.
- * Async-signal-safe (getdents64, no malloc). Returns how many.
+ * Async-signal-safe (proc_each). Returns how many.
  */
 int kill_children(pid_t except, const char *others, const char *mine)
 {
-	int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0)
-		return 0;
-	long self = (long)getpid();
-	int killed = 0;
-	char ents[8192];
-	long len;
-	while ((len = syscall(SYS_getdents64, dir, ents, sizeof(ents))) > 0) {
-		for (long off = 0; off < len;) {
-			const struct dirent64_raw *d = (const void *)(ents + off);
-			off += d->d_reclen;
-			if (d->d_name[0] < '1' || d->d_name[0] > '9')
-				continue;
-			pid_t pid = (pid_t)atoi(d->d_name);
-			char stat[512], cmd[4096];
-			if (pid == except || read_proc(d->d_name, "stat", stat, sizeof(stat)) <= 0 ||
-			    stat_ppid(stat) != self)
-				continue;
-			if (others) {
-				ssize_t n = read_proc(d->d_name, "cmdline", cmd, sizeof(cmd));
-				for (ssize_t i = 0; i < n; i++)
-					if (!cmd[i])
-						cmd[i] = ' ';
-				if (n > 0 && strstr(cmd, others) && !(mine && strstr(cmd, mine)))
-					continue;
-			}
-			if (kill(pid, SIGKILL) == 0)
-				killed++;
-		}
-	}
-	close(dir);
-	return killed;
+	struct kill_children_arg k = { (long)getpid(), except, others, mine, 0 };
+	proc_each(kill_if_child, &k);
+	return k.killed;
 }
 
 /*
@@ -326,40 +339,31 @@ void reap_qemu(struct lv_machine *m, bool block)
  * child is waiting to be collected at all.
  */
 
+static void reap_if_stray(const char *pid, void *arg)
+{
+	struct lv_backend *lv = arg;
+	char stat[512];
+	if (read_proc(pid, "stat", stat, sizeof(stat)) <= 0)
+		return;
+	char *open_paren = strchr(stat, '('), *close_paren = strrchr(stat, ')');
+	if (!open_paren || !close_paren || strncmp(open_paren + 1, "qemu-", 5) ||
+	    strncmp(close_paren, ") Z ", 4) || stat_ppid(stat) != (long)getpid())
+		return;
+	pid_t p = (pid_t)strtol(pid, NULL, 10);
+	bool domain = false;
+	pthread_mutex_lock(&lv->lock);
+	for (int i = 0; i < MAX_MACHINES; i++)
+		domain |= lv->pids[i] == p;
+	pthread_mutex_unlock(&lv->lock);
+	if (!domain)
+		waitpid(p, NULL, WNOHANG);
+}
+
 void reap_strays(struct lv_backend *lv)
 {
 	siginfo_t si;
 	memset(&si, 0, sizeof(si));
 	if (!lv->embed_root || waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 || !si.si_pid)
 		return;
-	int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0)
-		return;
-	long self = (long)getpid();
-	char ents[8192];
-	long n;
-	while ((n = syscall(SYS_getdents64, dir, ents, sizeof(ents))) > 0) {
-		for (long off = 0; off < n;) {
-			const struct dirent64_raw *d = (const void *)(ents + off);
-			off += d->d_reclen;
-			if (d->d_name[0] < '1' || d->d_name[0] > '9')
-				continue;
-			char stat[512];
-			if (read_proc(d->d_name, "stat", stat, sizeof(stat)) <= 0)
-				continue;
-			char *open_paren = strchr(stat, '('), *close_paren = strrchr(stat, ')');
-			if (!open_paren || !close_paren || strncmp(open_paren + 1, "qemu-", 5) ||
-			    strncmp(close_paren, ") Z ", 4) || stat_ppid(stat) != self)
-				continue;
-			pid_t pid = (pid_t)strtol(d->d_name, NULL, 10);
-			bool domain = false;
-			pthread_mutex_lock(&lv->lock);
-			for (int i = 0; i < MAX_MACHINES; i++)
-				domain |= lv->pids[i] == pid;
-			pthread_mutex_unlock(&lv->lock);
-			if (!domain)
-				waitpid(pid, NULL, WNOHANG);
-		}
-	}
-	close(dir);
+	proc_each(reap_if_stray, lv);
 }
