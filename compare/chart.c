@@ -103,10 +103,12 @@ size_t chart_ticks(double lo, double hi, double *t, int *decimals)
 		return 0;
 	double step = nice_step(hi - lo, 5), first = ceil(lo / step - 1e-9) * step;
 	size_t n = 0;
-	/* the round step is only usable when the numbers can hold it: each
-	 * tick distinct from the last, about 5 of them */
+	/* the round step is only usable when the numbers can hold it: the
+	 * first tick not below lo (lo / step may be past 2^53, where ceil()
+	 * rounds: fuzz_chart found 1.2241677834183896e-250 .. ...911e-250),
+	 * each tick distinct from the last, about 5 of them */
 	bool round_ok = isfinite(step) && step > 0 && isfinite(first) &&
-			(hi - first) / step < CHART_MAX_TICKS - 1;
+			first >= lo - step * 1e-6 && (hi - first) / step < CHART_MAX_TICKS - 1;
 	for (size_t i = 0; round_ok && i < CHART_MAX_TICKS; i++) {
 		double v = first + (double)i * step;
 		if (v > hi + step * 1e-9)

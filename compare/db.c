@@ -190,11 +190,17 @@ static int check_schema(struct history_db *db, bool create)
 		if (ret == 0)
 			ret = exec(db, "PRAGMA user_version = 2");
 		version = ret == 0 ? SCHEMA_VERSION : version;
-	} else if (version == 1) {
-		/* version 1 -> 2: the KTAP case table, empty (boots recorded before
-		 * it keep no cases: import them into a new database to have them) */
+	} else if (version == 1 && create) {
+		/* version 1 -> 2, by a writer: the KTAP case table, empty (boots
+		 * recorded before it keep no cases: import them into a new database
+		 * to have them). A reader reads version 1 as it is, without cases. */
 		ret = exec(db, KTAP_CASE_SQL "PRAGMA user_version = 2;");
 		version = ret == 0 ? SCHEMA_VERSION : version;
+	} else if (version == 1) {
+		if (query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+			      "('kernel','boot','abi','event','stage','metric','sample')") != 7)
+			ret = error("%s: history database schema version 1 without all of its tables",
+				    db->path);
 	} else if (version == 0)
 		ret = error("%s: an SQLite database, but not a bootrig history database "
 			    "(user_version 0 and %lld tables of its own)", db->path, tables);
@@ -209,6 +215,7 @@ static int check_schema(struct history_db *db, bool create)
 			    db->path, SCHEMA_VERSION);
 	if (exec(db, ret == 0 ? "COMMIT" : "ROLLBACK") < 0)
 		ret = -1;
+	db->version = (int)version;
 	return ret;
 }
 
@@ -911,7 +918,9 @@ int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
 		add_boot_row, add_metric_row, add_stage_row, add_abi_row, add_event_row, add_case_row,
 	};
 	int ret = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(sql) && ret == 0; i++) {
+	/* a version 1 database (read as it is) has no KTAP cases: the last query */
+	size_t queries = db->version >= 2 ? ARRAY_SIZE(sql) : ARRAY_SIZE(sql) - 1;
+	for (size_t i = 0; i < queries && ret == 0; i++) {
 		sqlite3_stmt *st = prepare(db, sql[i]);
 		ret = st ? each_row(db, st, id, f, fn[i], side, &ids) : -1;
 	}

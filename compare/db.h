@@ -24,6 +24,8 @@ struct sqlite3;
 struct history_db {
 	struct sqlite3 *sql;
 	char *path;
+	int version;            /* the schema's: 1 (no KTAP cases: read as is by
+				 * a reader, migrated by a writer) or 2 */
 };
 
 /*

@@ -147,13 +147,19 @@ done
 if [ -z "$same" ] && grep -q 'string_stream_append' "$tmp/kt-dir.text" && grep -q 'log_test' "$tmp/kt-db.text"; then
 	ok "compare db: = compare of the directories, byte for byte (text, ktap, json), new KTAP failures included"
 else not_ok "compare db: with KTAP cases" "$same"; fi
-# a version 1 database (before ktap_case) is migrated when opened
+# a version 1 database (before ktap_case): a reader reads it as it is (no
+# KTAP cases) and changes nothing; a writer (import) migrates it to 2
 cp "$DB" "$tmp/v1.db"
 sqlite3 "$tmp/v1.db" 'DROP TABLE ktap_case; PRAGMA user_version = 1'
 br compare "db:$tmp/v1.db:kernel=k-a" "db:$tmp/v1.db:kernel=k-c" --metric 'x86_64.lat_syscall.null'
 v=$(q "$tmp/v1.db" 'PRAGMA user_version')
 t=$(q "$tmp/v1.db" "SELECT count(*) FROM sqlite_master WHERE name = 'ktap_case'")
-[ $rc -eq 1 ] && [ "$v" = 2 ] && [ "$t" = 1 ] && ok "a version 1 database: migrated to 2 (ktap_case added), its boots read" ||
+[ $rc -eq 1 ] && [ "$v" = 1 ] && [ "$t" = 0 ] && ok "a version 1 database: compare db: reads its boots and leaves it at version 1" ||
+	not_ok "reading a version 1 database" "rc=$rc v=$v t=$t $(cat "$tmp/err")"
+br import --db "$tmp/v1.db" "$tmp/kt"
+v=$(q "$tmp/v1.db" 'PRAGMA user_version')
+t=$(q "$tmp/v1.db" "SELECT count(*) FROM sqlite_master WHERE name = 'ktap_case'")
+[ $rc -eq 0 ] && [ "$v" = 2 ] && [ "$t" = 1 ] && ok "a version 1 database: import migrates it to 2 (ktap_case added)" ||
 	not_ok "migration 1 -> 2" "rc=$rc v=$v t=$t $(cat "$tmp/err")"
 
 br compare "db:$DB:kernel=nope" "$tmp/r/k-a"

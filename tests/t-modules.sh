@@ -116,9 +116,17 @@ fi
 # a library of the modules that defines an intercepted function must be
 # loaded by bootrig-asan from the start (Makefile SAN_LIBS), or the
 # interceptor calls NULL (libtirpc's xdrmem_create under libguestfs did).
+# gcc links the runtime as libasan.so (its functions are the interceptors);
+# clang 19 (the Makefile's SAN_CC) links it into the executable, whose
+# interceptors are exported as ___interceptor_<name>.
 runtime=$(ldd "$asan" | awk '/lib(asan|ubsan)\.so/ {print $3}')
-# shellcheck disable=SC2086 # two paths: libasan and libubsan
-nm -D --defined-only $runtime | awk '$2 ~ /[TW]/ {n = $3; sub(/@.*/, "", n); print n}' | sort -u >"$tmp/intercepted"
+if [ -n "$runtime" ]; then
+	# shellcheck disable=SC2086 # two paths: libasan and libubsan
+	nm -D --defined-only $runtime | awk '$2 ~ /[TW]/ {n = $3; sub(/@.*/, "", n); print n}' | sort -u >"$tmp/intercepted"
+else
+	nm -D --defined-only "$asan" | awk '$3 ~ /^__+interceptor_/ {n = $3; sub(/@.*/, "", n); sub(/^__+interceptor_/, "", n); print n}' |
+		sort -u >"$tmp/intercepted"
+fi
 for so in "$TOP"/build/asan-modules/*.so; do ldd "$so" | awk '/=>/ {print $3}'; done | sort -u >"$tmp/asan-libs"
 ldd "$asan" | awk '/=>/ {print $3}' >"$tmp/asan-start"
 late=$(while read -r lib; do

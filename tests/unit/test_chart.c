@@ -111,6 +111,13 @@ static void test_hostile_axis(void **state)
 		assert_true(t[i] > t[i - 1]);
 	assert_int_equal(chart_ticks(1, 1, t, &decimals), 0);
 	assert_int_equal(chart_ticks(NAN, 1, t, &decimals), 0);
+	/* a range of a few ulps far from 1 (fuzz_chart, make fuzz): the round
+	 * step's first tick fell below lo; every tick within [lo, hi] */
+	const double tlo = 1.2241677834183896e-250, thi = 1.2241677834183911e-250;
+	n = chart_ticks(tlo, thi, t, &decimals);
+	assert_true(n >= 2 && n <= CHART_MAX_TICKS);
+	for (size_t i = 0; i < n; i++)
+		assert_true(t[i] >= tlo - (thi - tlo) * 1e-6 && t[i] <= thi + (thi - tlo) * 1e-6);
 	const double close[] = { 1e17, 1e17, 1e17 + 16, 1e17 + 16 };
 	const double ends[] = { 1.7e308, -1.7e308, 5e-324 };
 	struct chart_group g[] = { { "x", NULL, close, 4, NULL, NULL, NULL },
