@@ -53,7 +53,10 @@ static void finite_axis(double dmin, double dmax, double *lo, double *hi)
 {
 	if (isfinite(*lo) && isfinite(*hi) && *hi > *lo && isfinite(*hi - *lo))
 		return;
-	*lo = fmax(dmin, -DBL_MAX / 4), *hi = fmin(dmax, DBL_MAX / 4);
+	/* both ends clamped into [-DBL_MAX / 4, DBL_MAX / 4]: data all above
+	 * DBL_MAX / 4 (fuzz_chart: 1.78e308) must not turn the axis over */
+	*lo = fmin(fmax(dmin, -DBL_MAX / 4), DBL_MAX / 4);
+	*hi = fmin(fmax(dmax, -DBL_MAX / 4), DBL_MAX / 4);
 	if (!(*hi > *lo))
 		*lo -= fmax(1, fabs(*lo) * 0.01), *hi += fmax(1, fabs(*hi) * 0.01);
 }

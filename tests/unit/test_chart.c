@@ -11,6 +11,7 @@
 #include "chart.h"
 #include "stats.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,9 +121,11 @@ static void test_hostile_axis(void **state)
 		assert_true(t[i] >= tlo - (thi - tlo) * 1e-6 && t[i] <= thi + (thi - tlo) * 1e-6);
 	const double close[] = { 1e17, 1e17, 1e17 + 16, 1e17 + 16 };
 	const double ends[] = { 1.7e308, -1.7e308, 5e-324 };
+	const double top[] = { 1.7797162035136925e+308, DBL_MAX };   /* fuzz_chart */
 	struct chart_group g[] = { { "x", NULL, close, 4, NULL, NULL, NULL },
-				   { "y", NULL, ends, 3, NULL, NULL, NULL } };
-	for (size_t k = 0; k < 2; k++) {
+				   { "y", NULL, ends, 3, NULL, NULL, NULL },
+				   { "z", NULL, top, 2, NULL, NULL, NULL } };
+	for (size_t k = 0; k < 3; k++) {
 		struct chart_spec spec = { "t", NULL, &g[k], 1, NULL, 0, NULL };
 		double lo, hi;
 		chart_axis(&spec, &lo, &hi);
