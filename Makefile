@@ -165,6 +165,12 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(SAN_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(call say,CCLD,$@)$(SAN_CC) $(HOST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(SAN_LIB_OBJS) $(HOST_LIBS) $(SAN_LIBS)
 
+# guest-exec is a guest's /init as well as a host tool: static, plain gcc,
+# no sanitizer (x86_64 guests; tests/lib.sh's gx_boot).
+$(BUILD)/tests/tools/guest-exec: tests/tools/guest-exec.c
+	@mkdir -p $(dir $@)
+	$(call say,CCLD,$@)$(CC) -std=c11 -O2 -Wall -Wextra -Werror -static -o $@ $<
+
 unit: $(UNIT_BINS) $(TOOL_BINS) $(SAN_MODULES)
 
 include initramfs/guest.mk

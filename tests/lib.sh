@@ -55,6 +55,56 @@ abi_runner() {
 # Real Debian kernels, fetched once into the cache: kernel_path FLAVOUR
 kernel_path() { sh "$TOP/scripts/fetch-kernels.sh" "$1" | awk '{print $2}'; }
 
+# What this host cannot run, a real x86_64 guest can: x32 where the host
+# kernel refuses it (no user-mode emulator runs x32), and what qemu-i386
+# cannot do (exec a foreign binary). Debian's amd64 kernel booted with
+# syscall.x32=y runs the commands, in one boot per batch:
+#   gx_add DIR ARGV...  queues a command in DIR/batch; the program's
+#                       folder in build/ (what it may exec) and the files it names
+#                       (an argument, or the part after a KEY=) go into
+#                       the guest at the same paths;
+#   gx_boot DIR         boots once (tests/tools/guest-exec is the guest's
+#                       /init), fails with the reason unless every command
+#                       came back; the console in DIR/console.log;
+#   $GX --replay DIR ARGV...  what that command printed in the guest, and
+#                       its exit status: a runner, as "qemu-i386" is one.
+GX=$TOP/build/tests/tools/guest-exec
+gx_add() {
+	_d=$1
+	shift
+	mkdir -p "$_d/root"
+	_line=""
+	case $1 in "$TOP"/build/*/*)
+		mkdir -p "$_d/root${1%/*}"
+		for _p in "${1%/*}"/*; do [ -f "$_p" ] && cp -a "$_p" "$_d/root${1%/*}/"; done ;;
+	esac
+	for _a in "$@"; do
+		_line="$_line${_line:+	}$_a"
+		for _p in "$_a" "${_a#*=}"; do
+			case $_p in /*) [ -e "$_p" ] && mkdir -p "$_d/root${_p%/*}" &&
+				cp -a "$_p" "$_d/root${_p%/*}/" ;; esac
+		done
+	done
+	printf '%s\n' "$_line" >>"$_d/batch"
+}
+gx_boot() {
+	_d=$1
+	[ -x "$GX" ] || { echo "no $GX: run make unit"; return 1; }
+	cp "$GX" "$_d/root/init"
+	cp "$_d/batch" "$_d/root/batch"
+	mkdir -p "$_d/root/proc" "$_d/root/sys" "$_d/root/dev"
+	(cd "$_d/root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -n -1) >"$_d/initrd" ||
+		{ echo "cannot pack $_d/root"; return 1; }
+	timeout -k 10 "${GX_LIMIT:-900}" qemu-system-x86_64 -M q35 -cpu max -accel tcg -m 1024 \
+		-display none -no-reboot -monitor none \
+		-kernel "$(kernel_path amd64)" -initrd "$_d/initrd" \
+		-append "console=ttyS0 quiet panic=-1 syscall.x32=y" \
+		-serial "file:$_d/console.log" -serial "file:$_d/stream" </dev/null >"$_d/qemu.out" 2>&1
+	_rc=$?
+	[ $_rc = 0 ] || { echo "the guest's QEMU exited $_rc: $(tail -c 300 "$_d/qemu.out") $(tail -c 300 "$_d/console.log")"; return 1; }
+	"$GX" --split "$_d/stream" "$_d" 2>&1 || { tail -c 300 "$_d/console.log"; return 1; }
+}
+
 # For the groups that boot: JGET reads a JSON value (tests/tools/jget.c).
 JGET=$TOP/build/tests/tools/jget
 # expect NAME FILE PATH VALUE: FILE's JSON value at PATH is VALUE.

@@ -1,13 +1,12 @@
 #!/bin/sh
 # t-guest-rt.sh: the freestanding runtime's self-test (initramfs/rt/selftest.c)
-# on every ABI the host can run: natively for x86_64 and i386 (i386 under
-# qemu-i386 where the host kernel has IA-32 emulation off; x32 where
-# the host kernel allows it, a SKIP where it does not), under qemu-user for
-# aarch64 and arm (with --no-exec: qemu-user cannot exec a foreign binary).
+# on every ABI: natively for x86_64; i386 and x32 natively where the host
+# kernel runs them, else in an x86_64 guest booted with syscall.x32=y;
+# under qemu-user for aarch64 and arm (with --no-exec: qemu-user cannot
+# exec a foreign binary; t-guest-boot.sh runs them whole in arm64 guests).
 # Each "ok"/"FAIL"/"skip" line of the self-test becomes one TAP line.
 # aarch64_ilp32 cannot run here; its self-test is file-checked (it runs,
-# trapped, in the arm64 guest in t-guest-ilp32.sh), and the x32 one runs
-# in a real kernel in t-guest-boot.sh.
+# trapped, in the arm64 guest in t-guest-ilp32.sh).
 . "$(dirname "$0")/lib.sh"
 set -u
 
@@ -35,17 +34,30 @@ selftest() {
 	fi
 }
 
+# What this host cannot run, an x86_64 guest booted with syscall.x32=y
+# does (tests/lib.sh's gx_add/gx_boot): x32 where the host kernel refuses
+# it, and i386 with its exec checks where i386 runs under qemu-i386.
+gx=$tmp/gx
+[ "$(abi_runner x32)" = none ] && gx_add "$gx" "$S/x32/rt-selftest"
+[ -n "$(abi_runner i386)" ] && gx_add "$gx" "$S/i386/rt-selftest"
+if [ -f "$gx/batch" ]; then
+	why=$(gx_boot "$gx")
+	if [ $? = 0 ]; then ok "the guest with syscall.x32=y ran the $(wc -l <"$gx/batch") self-tests this host cannot"
+	else not_ok "the guest with syscall.x32=y runs what this host cannot" "$why"; fi
+fi
+
 selftest x86_64 "$S/x86_64/rt-selftest"
-# i386 natively, or under qemu-i386 where the host kernel has IA-32 off
+# i386 natively, or whole (exec included) in the guest where the host
+# kernel has IA-32 off (qemu-i386 could run it only without exec)
 if [ -n "$(abi_runner i386)" ]; then
-	selftest i386 qemu-i386 "$S/i386/rt-selftest" --no-exec
+	selftest i386-in-guest "$GX" --replay "$gx" "$S/i386/rt-selftest"
 else
 	selftest i386 "$S/i386/rt-selftest"
 fi
-if "$TOP/build/guest/x32/probe" 2>/dev/null; then
-	selftest x32 "$S/x32/rt-selftest"
+if [ "$(abi_runner x32)" = none ]; then
+	selftest x32-in-guest "$GX" --replay "$gx" "$S/x32/rt-selftest"
 else
-	skip "x32: runtime self-test" "the host kernel refuses x32 (ENOEXEC); it runs in t-guest-boot.sh"
+	selftest x32 "$S/x32/rt-selftest"
 fi
 selftest aarch64 qemu-aarch64 "$S/aarch64/rt-selftest" --no-exec
 selftest arm qemu-arm "$S/arm/rt-selftest" --no-exec

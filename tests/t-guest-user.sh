@@ -1,8 +1,10 @@
 #!/bin/sh
 # t-guest-user.sh: every guest binary of every ABI, run as an ordinary
 # process: natively for x86_64 and i386 (i386 under qemu-i386 where the
-# host kernel has IA-32 emulation off; x32 where the host kernel runs
-# it, a SKIP where it refuses it), under qemu-user for aarch64 and arm;
+# host kernel has IA-32 emulation off), x32 natively where the host kernel
+# runs it, else in an x86_64 guest booted with syscall.x32=y, which then
+# also runs init's test mode over native x86_64, x32 and i386 binaries
+# (tests/lib.sh's gx_add, gx_boot); under qemu-user for aarch64 and arm;
 # aarch64_ilp32, which qemu-user cannot run, is checked with file(1).
 #   1. file(1): each ABI's binaries are the right ELF, static, stripped
 #   2. each test binary alone (samples=3): exits 0, prints METRIC lines
@@ -51,17 +53,47 @@ for abi in x86_64 x32 i386 aarch64 aarch64_ilp32 arm; do
 	else not_ok "file: $abi binaries" "n=$n$bad"; fi
 done
 
-# Does this host run x32? (Debian kernels have it off unless syscall.x32=y.)
-x32_runs=no
-"$G/x32/probe" 2>/dev/null && x32_runs=yes
+# What this host cannot run goes to one x86_64 guest booted with
+# syscall.x32=y (tests/lib.sh's gx_add/gx_boot): x32's binaries where the
+# host kernel refuses x32 (Debian's has it off unless syscall.x32=y), and
+# init's test mode over native x86_64, x32 and i386 binaries where the
+# host runs x32 or i386 only another way (qemu-i386 cannot exec).
+gx=$tmp/gx
+# init_cmdline "ABIS": the command line of init's test mode for those ABIs
+init_cmdline() {
+	only=$(for a in $1; do tests_of "$a"; done | sort -u | paste -sd, -)
+	echo "console=ttyS0 bootrig.samples=3 bootrig.only=$only bootrig.knob.sample_ms=1 bootrig.knob.reps=1 bootrig.knob.groups=2 bootrig.knob.loops=10"
+}
+if [ "$(abi_runner x32)" = none ]; then
+	gx_add "$gx" "$G/x32/probe"
+	for t in $(tests_of x32); do
+		# shellcheck disable=SC2086
+		gx_add "$gx" "$G/x32/$t" "abi=x32" samples=3 $KNOBS
+	done
+	# shellcheck disable=SC2086
+	gx_add "$gx" "$G/x32/hackbench" "abi=x32" samples=2 $KNOBS threads=1
+fi
+if [ -n "$(abi_runner x32)$(abi_runner i386)" ]; then
+	groot=$tmp/root-guest
+	for a in x86_64 x32 i386; do
+		mkdir -p "$groot/bench/$a"
+		for f in "$G/$a"/*; do [ -f "$f" ] && [ "$(basename "$f")" != init ] && cp "$f" "$groot/bench/$a/"; done
+	done
+	gx_add "$gx" "$G/x86_64/init" --root "$groot" --cmdline "$(init_cmdline "x86_64 x32 i386")"
+fi
+if [ -f "$gx/batch" ]; then
+	why=$(gx_boot "$gx")
+	if [ $? = 0 ]; then ok "the guest with syscall.x32=y ran the $(wc -l <"$gx/batch") commands this host cannot"
+	else not_ok "the guest with syscall.x32=y runs what this host cannot" "$why"; fi
+fi
 
 # 2. Each test binary alone.
 for abi in x86_64 x32 i386 aarch64 arm; do
-	if [ "$abi" = x32 ] && [ "$x32_runs" = no ]; then
-		skip "x32 binaries run natively" "the host kernel refuses x32 (ENOEXEC)"
-		continue
-	fi
 	r=$(abi_runner "$abi")
+	if [ "$r" = none ]; then
+		echo "# $abi: in the guest (the host kernel refuses it)"
+		r="$GX --replay $gx"
+	fi
 	if $r "$G/$abi/probe"; then ok "$abi probe exits 0"; else not_ok "$abi probe exits 0"; fi
 	for t in $(tests_of "$abi"); do
 		# shellcheck disable=SC2086
@@ -102,10 +134,8 @@ stage() {
 # through_init NAME INIT-RUNNER INIT ROOT "OK-ABIS" "UNSUPPORTED-ABIS"
 through_init() {
 	name=$1 irun=$2 init=$3 root=$4 want_ok=$5 want_unsup=$6
-	only=$(for a in $want_ok; do tests_of "$a"; done | sort -u | paste -sd, -)
 	# shellcheck disable=SC2086
-	timeout 600 $irun "$init" --root "$root" \
-		--cmdline "console=ttyS0 bootrig.samples=3 bootrig.only=$only bootrig.knob.sample_ms=1 bootrig.knob.reps=1 bootrig.knob.groups=2 bootrig.knob.loops=10" \
+	timeout 600 $irun "$init" --root "$root" --cmdline "$(init_cmdline "$want_ok")" \
 		>"$tmp/$name.log" 2>"$tmp/$name.err"
 	"$DECODE" "$tmp/$name.log" >"$tmp/$name.dec" 2>&1
 	if [ $? = 0 ]; then ok "$name: every record decodes, BEGIN..END, nothing lost or corrupt"
@@ -137,11 +167,15 @@ root=$tmp/root-x86
 stage "$root" x86_64
 stage "$root" i386 "$(abi_runner i386)"    # qemu-i386 where IA-32 is off
 stage "$root" x32
-if [ "$x32_runs" = yes ]; then
+if [ "$(abi_runner x32)" != none ]; then
 	through_init init-x86_64 "" "$G/x86_64/init" "$root" "x86_64 x32 i386" ""
 else
 	through_init init-x86_64 "" "$G/x86_64/init" "$root" "x86_64 i386" "x32"
-	skip "x32 tests through init" "the host kernel refuses x32 (ENOEXEC)"
+fi
+# ... and in the guest, all three native, where the host runs one of them
+# only another way
+if [ -n "${groot:-}" ]; then
+	through_init init-x86_64-guest "$GX --replay $gx" "$G/x86_64/init" "$groot" "x86_64 x32 i386" ""
 fi
 
 # 3b. arm64 machine under qemu-user: aarch64 and arm, ILP32 refused.
