@@ -4,6 +4,7 @@
  */
 #include "bisect-git.h"
 #include "exitcodes.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <errno.h>
@@ -110,6 +111,52 @@ int bisect_spawn(char *const argv[], const char *dir, int out_fd, struct strbuf 
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+/* `bootrig run ARGS... --list-options`: its exit status, its output in
+ * *out. */
+static int run_list_options(char *const *args, size_t n, struct strbuf *out)
+{
+	char **argv = xcalloc(n + 4, sizeof(*argv));
+	argv[0] = "/proc/self/exe";
+	argv[1] = "run";
+	for (size_t i = 0; i < n; i++)
+		argv[2 + i] = args[i];
+	argv[2 + n] = "--list-options";
+	strbuf_addstr(out, "");
+	int rc = bisect_spawn(argv, NULL, -1, out, false, 0);
+	free(argv);
+	return rc;
+}
+
+struct opt *bisect_run_table(size_t *n)
+{
+	struct strbuf out = STRBUF_INIT;
+	int rc = run_list_options(NULL, 0, &out);
+	struct opt *opts = rc == 0 ? options_from_list(out.buf, n) : NULL;
+	if (opts && !*n)
+		options_list_free(opts), opts = NULL;
+	if (!opts)
+		error("bisect: bootrig run did not list its options (exit %d): %s", rc,
+		      term_str(bisect_first_line(out.buf)));
+	strbuf_release(&out);
+	return opts;
+}
+
+int bisect_run_check(char *const *args, size_t n)
+{
+	struct strbuf out = STRBUF_INIT;
+	int rc = run_list_options(args, n, &out);
+	if (rc != 0) {
+		/* run's first line, "bootrig: run: --accel wants ..." */
+		const char *line = bisect_first_line(out.buf);
+		if (!strncmp(line, "bootrig: ", 9))
+			line += 9;
+		error("bisect: bootrig run refuses an option (exit %d): %s", rc, term_str(line));
+		rc = EXIT_USAGE;
+	}
+	strbuf_release(&out);
+	return rc;
 }
 
 int bisect_git(const char *tree, struct strbuf *out, ...)
