@@ -4,6 +4,7 @@
  */
 #include "bisect-git.h"
 #include "exitcodes.h"
+#include "spawn.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -15,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 volatile sig_atomic_t bisect_stop_signal;
@@ -42,56 +42,36 @@ int bisect_spawn(char *const argv[], const char *dir, int out_fd, struct strbuf 
 	int p[2] = { -1, -1 };
 	if (cap && pipe2(p, O_CLOEXEC) < 0)
 		return error("pipe: %s", strerror(errno));
-	pid_t pid = fork();
-	if (pid < 0) {
+	struct spawn sp = SPAWN_INIT(argv);
+	sp.dir = dir;
+	sp.own_group = true;
+	sp.default_signals = true;
+	sp.fd[0] = SPAWN_DEVNULL;
+	sp.fd[1] = sp.fd[2] = cap ? p[1] : out_fd < 0 ? SPAWN_INHERIT : out_fd;
+	if (spawn_start(&sp) < 0) {
 		if (cap)
 			close(p[0]), close(p[1]);
-		return error("cannot fork for %s: %s", argv[0], strerror(errno));
+		return -1;
 	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		int null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, STDIN_FILENO);
-		int fd = cap ? p[1] : out_fd;
-		if (fd >= 0) {
-			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-		}
-		if (dir && chdir(dir) < 0) {
-			child_write_error("cannot enter", dir, errno);
-			_exit(EXIT_NOEXEC);
-		}
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		execvp(argv[0], argv);
-		child_write_error("cannot run", argv[0], errno);
-		_exit(EXIT_NOEXEC);
-	}
-	setpgid(pid, pid);
 	if (cap)
 		close(p[1]);
+	pid_t group = sp.pid;
 	bool forwarded = false, eof = !cap;
-	int status = 0;
+	int rc = SPAWN_RUNNING;
 	double t0 = now_monotonic(), termed_at = 0;
-	for (;;) {
+	while (rc == SPAWN_RUNNING) {
 		if (forward && bisect_stop_signal && !forwarded) {
-			kill(-pid, bisect_stop_signal);
+			spawn_kill(&sp, bisect_stop_signal);
 			forwarded = true;
 		}
 		if (limit > 0 && !termed_at && now_monotonic() - t0 > limit) {
-			kill(-pid, SIGTERM);
+			spawn_kill(&sp, SIGTERM);
 			termed_at = now_monotonic();
 		} else if (termed_at && now_monotonic() - termed_at > BISECT_SPAWN_KILL_GRACE) {
-			kill(-pid, SIGKILL);
+			spawn_kill(&sp, SIGKILL);
 		}
 		if (eof) {
-			pid_t r = waitpid(pid, &status, WNOHANG);
-			if (r == pid)
-				break;
-			if (r < 0 && errno != EINTR)
-				return error("waitpid %s: %s", argv[0], strerror(errno));
-			poll(NULL, 0, 100);
+			rc = spawn_wait(&sp, 0.1);
 			continue;
 		}
 		struct pollfd pfd = { .fd = p[0], .events = POLLIN };
@@ -105,12 +85,10 @@ int bisect_spawn(char *const argv[], const char *dir, int out_fd, struct strbuf 
 			eof = true, close(p[0]);
 	}
 	if (termed_at) {
-		kill(-pid, SIGKILL);   /* what the group's leader left behind */
+		kill(-group, SIGKILL);   /* what the group's leader left behind */
 		return BISECT_SPAWN_TIMED_OUT;
 	}
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+	return rc;
 }
 
 /* `bootrig run ARGS... --list-options`: its exit status, its output in
