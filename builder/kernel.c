@@ -13,6 +13,7 @@
 #include "kernel.h"
 #include "exitcodes.h"
 #include "sha256.h"
+#include "spawn.h"
 #include "util.h"
 
 #include <errno.h>
@@ -23,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <lzma.h>
 #include <zlib.h>
@@ -387,33 +387,29 @@ static int extract_from_deb(const char *deb, const char *cache_dir)
 	int pipefd[2];
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return error("%s: cannot make a pipe: %s", deb, strerror(errno)), EXIT_INFRA;
-	pid_t pid = fork();
-	if (pid < 0)
-		return error("cannot fork: %s", strerror(errno)), EXIT_INFRA;
-	if (pid == 0) {
-		dup2(pipefd[1], STDOUT_FILENO);
-		int devnull = open("/dev/null", O_WRONLY);
-		if (devnull >= 0)
-			dup2(devnull, STDERR_FILENO);
-		char *argv[] = { "dpkg-deb", "--fsys-tarfile", (char *)deb, NULL };
-		execvp(argv[0], argv);
-		_exit(EXIT_NOEXEC);
-	}
+	char *argv[] = { "dpkg-deb", "--fsys-tarfile", (char *)deb, NULL };
+	struct spawn sp = SPAWN_INIT(argv);
+	sp.fd[1] = pipefd[1];
+	sp.fd[2] = SPAWN_DEVNULL;
+	int started = spawn_start(&sp);
 	close(pipefd[1]);
+	if (started < 0) {
+		close(pipefd[0]);
+		return EXIT_INFRA;
+	}
 	char *tmp = xasprintf("%s/vmlinuz.tmp.%ld.%u", cache_dir, (long)getpid(), tmp_serial());
 	char *final = xasprintf("%s/vmlinuz", cache_dir);
 	char *name = NULL;
 	int found = tar_extract_vmlinuz(pipefd[0], tmp, &name);
 	if (found == 0)
-		kill(pid, SIGTERM);   /* we have what we need; it may still be writing */
+		spawn_kill(&sp, SIGTERM);   /* we have what we need; it may still be writing */
 	else
 		skip_bytes(pipefd[0], UINT64_MAX);   /* let it finish: its status tells */
 	close(pipefd[0]);
-	int status;
-	waitpid(pid, &status, 0);
+	int status = spawn_wait(&sp, -1);
 	int rc = 0;
 	if (found != 0) {
-		bool ran = found == 1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		bool ran = found == 1 && status == 0;
 		error("%s: %s", deb, ran ? "a Debian package without a kernel (no ./boot/vmlinuz-*)"
 					: "not a readable Debian package (dpkg-deb --fsys-tarfile failed)");
 		unlink(tmp);

@@ -4,6 +4,8 @@
  */
 #include "bisect-git.h"
 #include "exitcodes.h"
+#include "spawn.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <errno.h>
@@ -14,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 volatile sig_atomic_t bisect_stop_signal;
@@ -41,56 +42,36 @@ int bisect_spawn(char *const argv[], const char *dir, int out_fd, struct strbuf 
 	int p[2] = { -1, -1 };
 	if (cap && pipe2(p, O_CLOEXEC) < 0)
 		return error("pipe: %s", strerror(errno));
-	pid_t pid = fork();
-	if (pid < 0) {
+	struct spawn sp = SPAWN_INIT(argv);
+	sp.dir = dir;
+	sp.own_group = true;
+	sp.default_signals = true;
+	sp.fd[0] = SPAWN_DEVNULL;
+	sp.fd[1] = sp.fd[2] = cap ? p[1] : out_fd < 0 ? SPAWN_INHERIT : out_fd;
+	if (spawn_start(&sp) < 0) {
 		if (cap)
 			close(p[0]), close(p[1]);
-		return error("cannot fork for %s: %s", argv[0], strerror(errno));
+		return -1;
 	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		int null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, STDIN_FILENO);
-		int fd = cap ? p[1] : out_fd;
-		if (fd >= 0) {
-			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-		}
-		if (dir && chdir(dir) < 0) {
-			child_write_error("cannot enter", dir, errno);
-			_exit(EXIT_NOEXEC);
-		}
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		execvp(argv[0], argv);
-		child_write_error("cannot run", argv[0], errno);
-		_exit(EXIT_NOEXEC);
-	}
-	setpgid(pid, pid);
 	if (cap)
 		close(p[1]);
+	pid_t group = sp.pid;
 	bool forwarded = false, eof = !cap;
-	int status = 0;
+	int rc = SPAWN_RUNNING;
 	double t0 = now_monotonic(), termed_at = 0;
-	for (;;) {
+	while (rc == SPAWN_RUNNING) {
 		if (forward && bisect_stop_signal && !forwarded) {
-			kill(-pid, bisect_stop_signal);
+			spawn_kill(&sp, bisect_stop_signal);
 			forwarded = true;
 		}
 		if (limit > 0 && !termed_at && now_monotonic() - t0 > limit) {
-			kill(-pid, SIGTERM);
+			spawn_kill(&sp, SIGTERM);
 			termed_at = now_monotonic();
 		} else if (termed_at && now_monotonic() - termed_at > BISECT_SPAWN_KILL_GRACE) {
-			kill(-pid, SIGKILL);
+			spawn_kill(&sp, SIGKILL);
 		}
 		if (eof) {
-			pid_t r = waitpid(pid, &status, WNOHANG);
-			if (r == pid)
-				break;
-			if (r < 0 && errno != EINTR)
-				return error("waitpid %s: %s", argv[0], strerror(errno));
-			poll(NULL, 0, 100);
+			rc = spawn_wait(&sp, 0.1);
 			continue;
 		}
 		struct pollfd pfd = { .fd = p[0], .events = POLLIN };
@@ -104,12 +85,56 @@ int bisect_spawn(char *const argv[], const char *dir, int out_fd, struct strbuf 
 			eof = true, close(p[0]);
 	}
 	if (termed_at) {
-		kill(-pid, SIGKILL);   /* what the group's leader left behind */
+		kill(-group, SIGKILL);   /* what the group's leader left behind */
 		return BISECT_SPAWN_TIMED_OUT;
 	}
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+	return rc;
+}
+
+/* `bootrig run ARGS... --list-options`: its exit status, its output in
+ * *out. */
+static int run_list_options(char *const *args, size_t n, struct strbuf *out)
+{
+	char **argv = xcalloc(n + 4, sizeof(*argv));
+	argv[0] = "/proc/self/exe";
+	argv[1] = "run";
+	for (size_t i = 0; i < n; i++)
+		argv[2 + i] = args[i];
+	argv[2 + n] = "--list-options";
+	strbuf_addstr(out, "");
+	int rc = bisect_spawn(argv, NULL, -1, out, false, 0);
+	free(argv);
+	return rc;
+}
+
+struct opt *bisect_run_table(size_t *n)
+{
+	struct strbuf out = STRBUF_INIT;
+	int rc = run_list_options(NULL, 0, &out);
+	struct opt *opts = rc == 0 ? options_from_list(out.buf, n) : NULL;
+	if (opts && !*n)
+		options_list_free(opts), opts = NULL;
+	if (!opts)
+		error("bisect: bootrig run did not list its options (exit %d): %s", rc,
+		      term_str(bisect_first_line(out.buf)));
+	strbuf_release(&out);
+	return opts;
+}
+
+int bisect_run_check(char *const *args, size_t n)
+{
+	struct strbuf out = STRBUF_INIT;
+	int rc = run_list_options(args, n, &out);
+	if (rc != 0) {
+		/* run's first line, "bootrig: run: --accel wants ..." */
+		const char *line = bisect_first_line(out.buf);
+		if (!strncmp(line, "bootrig: ", 9))
+			line += 9;
+		error("bisect: bootrig run refuses an option (exit %d): %s", rc, term_str(line));
+		rc = EXIT_USAGE;
+	}
+	strbuf_release(&out);
+	return rc;
 }
 
 int bisect_git(const char *tree, struct strbuf *out, ...)

@@ -12,6 +12,7 @@
 #define BOOTRIG_BISECT_GIT_H
 
 #include "bisect.h"
+#include "options.h"
 #include "util.h"
 
 #include <signal.h>
@@ -40,6 +41,23 @@ void bisect_install_stop_handlers(void);
  */
 int bisect_spawn(char *const argv[], const char *dir, int out_fd, struct strbuf *cap, bool forward,
 		 double limit);
+
+/*
+ * bisect_run_table: the options of `bootrig run` as its own table lists
+ * them (`bootrig run --list-options`, the running executable's: see
+ * options_from_list()), so that bisect takes and passes on each of them,
+ * a new one too, with no list of its own. *n entries. NULL, with the
+ * error printed, when run does not answer.
+ */
+struct opt *bisect_run_table(size_t *n);
+
+/*
+ * bisect_run_check: does `bootrig run` take these options (argv[0..n))?
+ * They are parsed by run's own parser (`bootrig run ARGS... --list-options`:
+ * a value run refuses, --accel x, is refused now and not at every step).
+ * 0, or EXIT_USAGE with run's message printed.
+ */
+int bisect_run_check(char *const *args, size_t n);
 
 /* git -C TREE ARGS... (NULL-terminated, at most 12), output captured into
  * *out (released first). The exit status. */

@@ -42,6 +42,7 @@ struct bisection {
 	size_t nbuild;
 	char **run_opts;                /* passed to bootrig run */
 	size_t nrun_opts;
+	const char *run_program;        /* test-only: run's stand-in (not saved) */
 	struct bisect_opts o;
 	double build_timeout;           /* seconds, 0: none */
 	/* found */

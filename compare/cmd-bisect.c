@@ -8,6 +8,12 @@
  *       [--max-boots M] [--append-file FILE] [run options] [-o BISECT_DIR]
  *   bootrig bisect --continue [--tree DIR] [-o BISECT_DIR]
  *
+ * The run options are every option of `bootrig run` but those bisect sets
+ * (--kernel, --repeat, -o; --append is bisect's own): read from run's own
+ * table (`bootrig run --list-options`, bisect_run_table()), so that a new
+ * run option needs no edit here, checked once by run's parser
+ * (bisect_run_check()) and passed on, as given, to every step's run.
+ *
  * --build takes the arguments after it up to a lone "--" when one follows,
  * else up to the first of bisect's own options (so `--build make -j8 Image
  * --image arch/arm64/boot/Image` reads as it is written). It runs in DIR,
@@ -71,18 +77,16 @@
 struct bisect_args {
 	const char *tree, *good, *bad, *image, *metric, *title, *boots, *max_boots;
 	const char *alpha, *threshold, *output, *append, *append_file, *build_timeout;
-	const char *target, *config, *suite, *board, *timeout, *clock, *accel, *jobs, *initramfs;
-	const char *lava, *lava_token_file;
-	struct opt_list connect;
-	const char *build_dummy;
+	const char *build_dummy, *run_program;
 	bool crash, cont;
 };
 
 static struct bisect_args A;
 
-/* The one table: parsed by options_parse (but --build, taken out first:
- * split_build) and printed by --help. */
-static const struct opt bisect_opts_table[] = {
+/* Bisect's own options. The table parsed (by options_parse, but --build,
+ * taken out first: split_build) and printed by --help is these, then run's
+ * (make_table). */
+static const struct opt bisect_own[] = {
 	OPT_STRING(0, "tree", &A.tree, "DIR", "the git tree to bisect (default: .)"),
 	OPT_STRING(0, "good", &A.good, "REV", "a commit without the regression"),
 	OPT_STRING(0, "bad", &A.bad, "REV", "a commit with it"),
@@ -103,36 +107,125 @@ static const struct opt bisect_opts_table[] = {
 	OPT_STRING(0, "append", &A.append, "ARGS", "kernel command-line arguments for every boot"),
 	OPT_STRING(0, "append-file", &A.append_file, "FILE", "more arguments, read from FILE in DIR at each commit "
 	  "(missing: none)"),
-	OPT_STRING(0, "target", &A.target, "NAME", "bootrig run --target"),
-	OPT_STRING(0, "config", &A.config, "FILE", "bootrig run --config"),
-	OPT_STRING(0, "suite", &A.suite, "NAME", "bootrig run --suite"),
-	OPT_REPEAT(0, "connect", &A.connect, "URI", "bootrig run --connect (repeatable)"),
-	OPT_STRING(0, "board", &A.board, "NAME", "bootrig run --board"),
-	OPT_STRING(0, "lava", &A.lava, "URL", "bootrig run --lava: boot on a LAVA lab"),
-	OPT_STRING(0, "lava-token-file", &A.lava_token_file, "FILE", "bootrig run --lava-token-file"),
-	OPT_STRING(0, "timeout", &A.timeout, "S", "bootrig run --timeout"),
-	OPT_STRING(0, "clock", &A.clock, "wall|icount", "bootrig run --clock"),
-	OPT_STRING(0, "accel", &A.accel, "auto|kvm|tcg", "bootrig run --accel"),
-	OPT_STRING(0, "initramfs", &A.initramfs, "IMAGE", "bootrig run --initramfs"),
-	OPT_STRING('j', "jobs", &A.jobs, "N", "bootrig run -j: boots at once"),
 	OPT_STRING('o', "output", &A.output, "BISECT_DIR",
 		   "the state (default: DIR's git dir/bootrig-bisect)"),
 	OPT_FLAG(0, "continue", &A.cont, "resume the interrupted bisection of BISECT_DIR"),
+	/* test-only: each step runs "PATH run ..." instead of this bootrig, a
+	 * stand-in that boots nothing (tests/t-bisect-options.sh); not kept in
+	 * bisect.json */
+	OPT_HIDDEN_STRING(0, "run-program", &A.run_program, "PATH", "test-only: the program of each step's run"),
 	OPT_END(),
 };
 
 static const struct opt_usage bisect_usage = {
 	"usage: bootrig bisect --tree DIR --good REV --bad REV --build ARGV... [--] --image PATH\n"
-	"                      [--metric GLOB | --crash [--title PATTERN]] [options]\n"
+	"                      [--metric GLOB | --crash [--title PATTERN]] [options] [run options]\n"
 	"       bootrig bisect --continue [--tree DIR] [-o BISECT_DIR]\n",
 	"Drives git bisect in DIR: builds each commit it picks, boots the image and\n"
 	"marks the commit good, bad or skip (a failed build, boots that could not run).\n"
+	"Every option of bootrig run (\"run:\" below) but --kernel, --repeat, --append and\n"
+	"-o, which bisect sets, is passed on to each step's run.\n"
 	"Exit 0: a first bad commit was found; 1: good and bad do not differ; 125:\n"
 	"infrastructure prevented an answer; 130/143: interrupted (--continue resumes).\n",
 	NULL,
 };
 
-/* Is a one of bisect's options (--name or --name=...)? */
+/* ------------------------------------------------------------ run's options */
+
+/* Run's options that bisect sets at each step itself (and its own, which
+ * take their place: --append, -o, --help). */
+static const char *const run_set_here[] = { "kernel", "repeat", NULL };
+
+static struct opt *run_table;      /* run's, as it lists them (bisect_run_table) */
+static size_t nrun;
+static bool *run_flags;            /* run_table[i], a flag, was given */
+static struct opt *table;          /* bisect_own, then run's that are passed on */
+static char **fwd;                 /* what each step's run gets: "--name" [value] */
+static size_t nfwd;
+
+static void fwd_add(char *arg)
+{
+	fwd = xrealloc(fwd, (nfwd + 2) * sizeof(*fwd));
+	fwd[nfwd++] = arg;
+	fwd[nfwd] = NULL;
+}
+
+/* A run option with a value, in the order given: passed on as it is. */
+static int forward(const struct opt *o, const char *value)
+{
+	fwd_add(xasprintf("--%s", o->long_name));
+	fwd_add(xstrdup(value));
+	return 0;
+}
+
+static bool own_option(const char *name)
+{
+	for (const struct opt *o = bisect_own; o->long_name; o++)
+		if (!strcmp(o->long_name, name))
+			return true;
+	return !strcmp(name, "help");
+}
+
+/*
+ * make_table: the table: bisect_own, then every option of run's own table
+ * (so a new run option needs no edit here) but run_set_here and the names
+ * bisect owns: a value is passed on by forward(), a flag by
+ * forward_flags() after parsing; a short name stays unless bisect's own
+ * has it. Its help starts "run: ". 0, or EXIT_INFRA when run did not list
+ * its options.
+ */
+static int make_table(void)
+{
+	if (!(run_table = bisect_run_table(&nrun)))
+		return EXIT_INFRA;
+	size_t nown = ARRAY_SIZE(bisect_own) - 1, k = nown;
+	table = xcalloc(nown + nrun + 1, sizeof(*table));
+	memcpy(table, bisect_own, nown * sizeof(*table));
+	run_flags = xcalloc(nrun + 1, sizeof(*run_flags));
+	for (size_t i = 0; i < nrun; i++) {
+		struct opt *o = &run_table[i];
+		bool skip = own_option(o->long_name);
+		for (size_t s = 0; run_set_here[s]; s++)
+			skip = skip || !strcmp(o->long_name, run_set_here[s]);
+		if (skip)
+			continue;
+		char *help = xasprintf("run: %s", o->help);
+		free((char *)o->help);
+		o->help = help;
+		for (const struct opt *b = bisect_own; b->long_name; b++)
+			if (b->short_name && b->short_name == o->short_name)
+				o->short_name = 0;
+		table[k] = *o;
+		if (o->type == OPTION_FLAG) {
+			table[k].value = &run_flags[i];
+		} else {
+			table[k].type = OPTION_CALLBACK;
+			table[k].cb = forward;
+		}
+		k++;
+	}
+	return 0;
+}
+
+/* After parsing: each run flag given, passed on. */
+static void forward_flags(void)
+{
+	for (size_t i = 0; i < nrun; i++)
+		if (run_flags[i])
+			fwd_add(xasprintf("--%s", run_table[i].long_name));
+}
+
+static void free_table(void)
+{
+	for (size_t i = 0; i < nfwd; i++)
+		free(fwd[i]);
+	free(fwd), free(table), free(run_flags);
+	options_list_free(run_table);
+	fwd = NULL, nfwd = 0, table = NULL, run_flags = NULL, run_table = NULL;
+}
+
+/* Is a one of the table's options (--name or --name=...), or -o, -j, -h?
+ * (A --build's words end at one: split_build.) */
 static bool is_bisect_option(const char *a)
 {
 	if (strncmp(a, "--", 2) || !a[2])
@@ -140,7 +233,7 @@ static bool is_bisect_option(const char *a)
 	size_t len = strcspn(a + 2, "=");
 	if (len == 4 && !strncmp(a + 2, "help", 4))    /* every table's (options.h) */
 		return true;
-	for (const struct opt *o = bisect_opts_table; o->long_name; o++)
+	for (const struct opt *o = table; o->long_name; o++)
 		if (strlen(o->long_name) == len && !strncmp(o->long_name, a + 2, len))
 			return true;
 	return false;
@@ -264,7 +357,7 @@ static int boot(const struct bisection *b, const char *image, const char *result
 	char count[32];
 	snprintf(count, sizeof(count), "%zu", n);
 	size_t k = 0;
-	argv[k++] = "/proc/self/exe";
+	argv[k++] = b->run_program ? (char *)b->run_program : "/proc/self/exe";
 	argv[k++] = "run";
 	argv[k++] = "--kernel";
 	argv[k++] = (char *)image;
@@ -682,22 +775,12 @@ static int settings(struct bisection *b, char **build, size_t nbuild)
 	b->build = xcalloc(nbuild + 1, sizeof(*b->build));
 	for (size_t i = 0; i < nbuild; i++)
 		b->build[b->nbuild++] = xstrdup(build[i]);
-	const struct { const char *name, *value; } pass[] = {
-		{ "--target", A.target }, { "--config", A.config }, { "--suite", A.suite },
-		{ "--board", A.board }, { "--timeout", A.timeout }, { "--clock", A.clock },
-		{ "--accel", A.accel }, { "--initramfs", A.initramfs }, { "-j", A.jobs },
-		{ "--lava", A.lava }, { "--lava-token-file", A.lava_token_file },
-	};
-	b->run_opts = xcalloc(2 * ARRAY_SIZE(pass) + 2 * A.connect.n + 1, sizeof(*b->run_opts));
-	for (size_t i = 0; i < ARRAY_SIZE(pass); i++)
-		if (pass[i].value) {
-			b->run_opts[b->nrun_opts++] = xstrdup(pass[i].name);
-			b->run_opts[b->nrun_opts++] = xstrdup(pass[i].value);
-		}
-	for (size_t i = 0; i < A.connect.n; i++) {
-		b->run_opts[b->nrun_opts++] = xstrdup("--connect");
-		b->run_opts[b->nrun_opts++] = xstrdup(A.connect.v[i]);
-	}
+	/* run's options, checked by run's parser once, not refused at every step */
+	if (nfwd && bisect_run_check(fwd, nfwd))
+		return EXIT_USAGE;
+	b->run_opts = fwd ? fwd : xcalloc(1, sizeof(*b->run_opts));
+	b->nrun_opts = nfwd;
+	fwd = NULL, nfwd = 0;
 	return 0;
 }
 
@@ -726,23 +809,27 @@ int cmd_bisect(int argc, char **argv)
 	char **build = NULL;
 	size_t nbuild = 0;
 	memset(&A, 0, sizeof(A));
-	int rc = split_build(&argc, argv, &build, &nbuild);
+	int rc = make_table();
 	if (!rc)
-		rc = options_parse(bisect_opts_table, argc, argv, NULL, &bisect_usage);
+		rc = split_build(&argc, argv, &build, &nbuild);
+	if (!rc)
+		rc = options_parse(table, argc, argv, NULL, &bisect_usage);
 	if (rc) {
-		free(build), free(A.connect.v);
+		free(build), free_table();
 		return rc;
 	}
+	forward_flags();
 	struct bisection b;
 	memset(&b, 0, sizeof(b));
 	b.status = "running";
+	b.run_program = A.run_program;
 	b.tree = realpath(A.tree ? A.tree : ".", NULL);
 	if (!b.tree) {
 		error("bisect: %s: %s", A.tree ? A.tree : ".", strerror(errno));
-		free(build), free(A.connect.v);
+		free(build), free_table();
 		return EXIT_USAGE;
 	}
-	if (A.cont && (A.good || A.bad || nbuild || A.image || A.metric || A.crash || A.boots)) {
+	if (A.cont && (A.good || A.bad || nbuild || A.image || A.metric || A.crash || A.boots || nfwd)) {
 		rc = (error("bisect --continue takes its settings from BISECT_DIR/bisect.json: give only "
 			    "--tree and -o"), EXIT_USAGE);
 		goto done;
@@ -821,6 +908,6 @@ int cmd_bisect(int argc, char **argv)
 	fflush(stdout);
 done:
 	bisect_release(&b);
-	free(build), free(A.connect.v);
+	free(build), free_table();
 	return rc;
 }

@@ -66,7 +66,7 @@ const struct header crash_headers[] = {
 	/* kernel/kcsan/report.c
 	 * "BUG: KCSAN: %s in %ps / %ps" */
 	{ "BUG: KCSAN: ", false, CRASH_KCSAN, false, ST_KCSAN, NULL, 0, NULL, NULL, false },
-	/* lib/ubsan.c: ubsan_prologue()
+	/* the kernel's lib/ubsan.c: ubsan_prologue()
 	 * "UBSAN: %s in %s:%d:%d" */
 	{ "UBSAN: ", true, CRASH_UBSAN, false, ST_UBSAN, NULL, 0, skip_ubsan, NULL, false },
 	/* kernel/watchdog.c: watchdog_timer_fn() ("BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]") */
@@ -176,8 +176,8 @@ const struct header crash_headers[] = {
 	/* kernel/locking/spinlock_debug.c: rwlock_bug()
 	 * "BUG: rwlock %s on CPU#%d, %s/%d, %p" */
 	{ "BUG: rwlock ", true, CRASH_LOCKDEP, false, ST_HEAD, "", 0, skip_spin, " on CPU", false },
-	/* lib/smp_processor_id.c: check_preemption_disabled() ("BUG: using %s%s() in
-	 * preemptible [%08x] code: %s/%d"): syzbot's "BUG: using smp_processor_id() in
+	/* the kernel's lib/smp_processor_id.c: check_preemption_disabled() ("BUG: using
+	 * %s%s() in preemptible [%08x] code: %s/%d"): syzbot's "BUG: using smp_processor_id() in
 	 * preemptible code in F", F the stack's first frame past the check */
 	{ "BUG: using ", true, CRASH_WARNING, false, ST_HEAD, " in preemptible code", 0,
 	  skip_preempt, " in preemptible", false },
@@ -248,17 +248,18 @@ const struct header crash_headers[] = {
 	 * "Unable to handle kernel %s at virtual address %016lx" */
 	{ "Unable to handle kernel ", false, CRASH_OOPS, true, ST_ARM_FAULT, NULL, 0, NULL, NULL,
 	  false },
-	/* lib/list_debug.c: BUG_ON via CHECK_DATA_CORRUPTION (lib/bug.c prints the line) */
+	/* the kernel's lib/list_debug.c: BUG_ON via CHECK_DATA_CORRUPTION
+	 * (the kernel's lib/bug.c prints the line) */
 	{ "kernel BUG at lib/list_debug.c", false, CRASH_BUG, true, ST_STACK,
 	  "BUG: corrupted list", 0, NULL, NULL, false },
 	/* mm/usercopy.c: usercopy_abort() */
 	{ "kernel BUG at mm/usercopy.c", false, CRASH_BUG, true, ST_STACK,
 	  "BUG: bad usercopy", 0, crash_skip_usercopy, NULL, false },
-	/* lib/bug.c: report_bug() (the skb helpers' BUG_ON()s blame their caller)
+	/* the kernel's lib/bug.c: report_bug() (the skb helpers' BUG_ON()s blame their caller)
 	 * "kernel BUG at %s:%u!" */
 	{ "kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, skip_skb, NULL, false },
-	/* lib/bug.c: report_bug() without a file ("Kernel BUG at %pB [verbose debug info
-	 * unavailable]") */
+	/* the kernel's lib/bug.c: report_bug() without a file ("Kernel BUG at %pB [verbose
+	 * debug info unavailable]") */
 	{ "Kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, NULL, NULL, false },
 	/* arch/arm64/kernel/traps.c: bug_handler() -> die("Oops - BUG") */
 	{ "Internal error: Oops - BUG", false, CRASH_BUG, true, ST_FN, "kernel BUG",
@@ -325,15 +326,15 @@ const struct header crash_headers[] = {
 	  "VFS: Busy inodes after unmount (use-after-free)", 0, NULL, NULL, false },
 	{ "VFS: Close: file count is 0", true, CRASH_BUG, false, ST_FIXED,
 	  "VFS: Close: file count is zero (use-after-free)", 0, NULL, NULL, false },
-	/* lib/debugobjects.c: debug_print_object(), the WARN's message: the WARNING
+	/* the kernel's lib/debugobjects.c: debug_print_object(), the WARN's message: the WARNING
 	 * line that follows joins it */
 	{ "ODEBUG: ", true, CRASH_WARNING, false, ST_PRELUDE, "WARNING: ODEBUG bug", 0,
 	  crash_skip_odebug, NULL, true },
-	/* lib/refcount.c: refcount_warn_saturate(), the WARN's message */
+	/* the kernel's lib/refcount.c: refcount_warn_saturate(), the WARN's message */
 	{ "refcount_t: ", true, CRASH_WARNING, false, ST_PRELUDE, "WARNING: refcount bug", 0,
 	  crash_skip_refcount, NULL, true },
 	/* kernel/panic.c: __warn() ("WARNING: CPU: %d PID: %d at %s:%d %pS", "WARNING: CPU: %d
-	 * PID: %d at %pS"), lib/bug.c */
+	 * PID: %d at %pS"), the kernel's lib/bug.c */
 	{ "WARNING: ", true, CRASH_WARNING, false, ST_WARNING, NULL, 0, NULL, NULL, false },
 };
 

@@ -101,17 +101,69 @@ static int store(const char *cmd, const struct opt *o, const char *value)
 	return 0;
 }
 
+/* The types' names in --list-options, by enum opt_type. */
+static const char *const types[] = { "string", "flag", "repeat", "int", "number", "callback" };
+
 /* --list-options: the table, one tab-separated line per entry. */
 static void list_options(const struct opt *opts)
 {
-	static const char *const types[] = { "string", "flag", "repeat", "int", "number",
-					     "callback" };
 	for (const struct opt *o = first_opt(opts); o; o = next_opt(opts, o))
-		printf("%s\t%c\t%s\t%s\t%s\n", o->long_name, o->short_name ? o->short_name : '-',
+		printf("%s\t%c\t%s\t%s\t%s\t%s\n", o->long_name, o->short_name ? o->short_name : '-',
 		       types[o->type], o->flags & OPT_HIDDEN ? "hidden" : "shown",
-		       o->help ? o->help : "");
+		       o->arg ? o->arg : "-", o->help ? o->help : "");
 	fflush(stdout);
 	exit(EXIT_PASS);
+}
+
+/* One line of --list-options into o: true when it has the six fields, a
+ * long name and a known type. */
+static bool read_listed(char *line, struct opt *o)
+{
+	char *f[6];
+	for (int i = 0; i < 6; i++) {
+		f[i] = line;
+		line = i < 5 ? strchr(line, '\t') : NULL;
+		if (i < 5 && !line)
+			return false;
+		if (line)
+			*line++ = '\0';
+	}
+	int type = -1;
+	for (int t = 0; t < (int)ARRAY_SIZE(types); t++)
+		if (!strcmp(f[2], types[t]))
+			type = t;
+	if (!*f[0] || type < 0 || strlen(f[1]) != 1)
+		return false;
+	*o = (struct opt){ .long_name = xstrdup(f[0]), .short_name = *f[1] == '-' ? 0 : *f[1],
+			   .type = (enum opt_type)type, .arg = strcmp(f[4], "-") ? xstrdup(f[4]) : NULL,
+			   .help = xstrdup(f[5]), .flags = strcmp(f[3], "hidden") ? 0 : OPT_HIDDEN };
+	return true;
+}
+
+struct opt *options_from_list(const char *text, size_t *n)
+{
+	char *copy = xstrdup(text);
+	size_t lines = 1;
+	for (const char *p = copy; *p; p++)
+		lines += *p == '\n';
+	struct opt *opts = xcalloc(lines + 1, sizeof(*opts));
+	*n = 0;
+	for (char *line = copy, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (read_listed(line, &opts[*n]))
+			(*n)++;
+	}
+	free(copy);
+	return opts;
+}
+
+void options_list_free(struct opt *opts)
+{
+	for (struct opt *o = opts; o && o->long_name; o++)
+		free((char *)o->long_name), free((char *)o->arg), free((char *)o->help);
+	free(opts);
 }
 
 /* Needs a value: the rest of the word, else the next argument. */

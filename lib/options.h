@@ -14,8 +14,11 @@
  *                     per shown option) on stdout, then exit 0, as git's
  *                     parse-options does;
  *   --list-options    hidden: one line per entry, "long_name<TAB>short<TAB>
- *                     type<TAB>shown|hidden<TAB>help" (help included), then
- *                     exit 0; tests/t-options.sh compares it with --help.
+ *                     type<TAB>shown|hidden<TAB>arg<TAB>help" (short and arg
+ *                     "-" when none; help included), then exit 0;
+ *                     tests/t-options.sh compares it with --help, and
+ *                     options_from_list() reads it back (bisect forwards
+ *                     every option of run's table so).
  */
 #ifndef BOOTRIG_OPTIONS_H
 #define BOOTRIG_OPTIONS_H
@@ -108,6 +111,17 @@ int options_parse_operands(const struct opt *opts, int *argc, char **argv,
  * the message, then the usage lines, on stderr. Returns EXIT_USAGE. */
 __attribute__((format(printf, 2, 3)))
 int options_usage_error(const struct opt_usage *usage, const char *fmt, ...);
+
+/*
+ * options_from_list: the table that another command's --list-options
+ * printed (text): an entry per line, with its long and short name, type,
+ * value name, help and OPT_HIDDEN as listed, value and cb NULL (for the
+ * caller to set), then OPT_END(); *n entries. A line that does not parse
+ * is left out. Its strings are the table's own: free with
+ * options_list_free().
+ */
+struct opt *options_from_list(const char *text, size_t *n);
+void options_list_free(struct opt *opts);
 
 /* options_help: the whole --help: usage lines, about, a line per shown
  * option ("  -k, --kernel KERNEL  help", aligned), footer. */

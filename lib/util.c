@@ -1,23 +1,18 @@
 /*
- * util.c: allocation, buffers, files and process spawning for the host
- * tool. See util.h for the contracts. It is below textsafe.c (which builds
- * on its strbuf); the messages (usage.h), which print by textsafe's rule,
+ * util.c: allocation, buffers and files for the host tool (running a
+ * program is spawn.c). See util.h for the contracts. It is below
+ * textsafe.c (which builds on its strbuf); the messages (usage.h), which print by textsafe's rule,
  * are in usage.c, above both.
  */
 #include "util.h"
-#include "exitcodes.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <sys/syscall.h>
-#include <poll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -287,96 +282,4 @@ double now_monotonic(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-void child_write_error(const char *what, const char *arg, int err)
-{
-	const char *reason = strerrordesc_np(err);   /* a constant string: no locale */
-	const char *parts[] = { "bootrig: ", what, " ", arg, ": ", reason ? reason : "error", "\n" };
-	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-		if (write(STDERR_FILENO, parts[i], strlen(parts[i])) < 0)
-			return;
-}
-
-/* The child of run_argv(): only async-signal-safe calls until exec. */
-static void exec_child(char *const argv[], int stdout_fd, int stderr_fd)
-{
-	setpgid(0, 0);
-	if (stdout_fd >= 0)
-		dup2(stdout_fd, STDOUT_FILENO);
-	if (stderr_fd >= 0)
-		dup2(stderr_fd, STDERR_FILENO);
-	execvp(argv[0], argv);
-	child_write_error("cannot run", argv[0], errno);
-	_exit(EXIT_NOEXEC);
-}
-
-static int decode_status(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return -1;
-}
-
-/*
- * Waits up to deadline (monotonic seconds) for pid to exit: a pidfd polled
- * for the exit, so a quick child costs no sleep; without pidfd_open (before
- * Linux 5.3) naps that grow from 1 ms to 10 ms. Returns 1 with *status set,
- * 0 at the deadline, -1 on error.
- */
-static int wait_until(pid_t pid, double deadline, int *status)
-{
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	long nap_ns = 1000 * 1000;
-	for (;;) {
-		pid_t r = waitpid(pid, status, WNOHANG);
-		if (r == pid || (r < 0 && errno != EINTR)) {
-			if (pidfd >= 0)
-				close(pidfd);
-			return r == pid ? 1 : -1;
-		}
-		double left = deadline - now_monotonic();
-		if (left <= 0) {
-			if (pidfd >= 0)
-				close(pidfd);
-			return 0;
-		}
-		if (pidfd >= 0) {
-			struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-			poll(&pfd, 1, (int)(left * 1000) + 1);
-		} else {
-			struct timespec ts = { 0, nap_ns };
-			nanosleep(&ts, NULL);
-			nap_ns = nap_ns * 2 > 10 * 1000 * 1000 ? 10 * 1000 * 1000 : nap_ns * 2;
-		}
-	}
-}
-
-int run_argv(char *const argv[], double timeout_s, int stdout_fd, int stderr_fd)
-{
-	pid_t pid = fork();
-	if (pid < 0)
-		return error("cannot fork for %s: %s", argv[0], strerror(errno));
-	if (pid == 0)
-		exec_child(argv, stdout_fd, stderr_fd);
-	setpgid(pid, pid);
-
-	int status;
-	if (timeout_s <= 0) {
-		while (waitpid(pid, &status, 0) < 0)
-			if (errno != EINTR)
-				return error("waitpid %s: %s", argv[0], strerror(errno));
-		return decode_status(status);
-	}
-	int r = wait_until(pid, now_monotonic() + timeout_s, &status);
-	if (r < 0)
-		return error("waitpid %s: %s", argv[0], strerror(errno));
-	if (r == 0) {
-		kill(-pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		return -2;
-	}
-	return decode_status(status);
 }

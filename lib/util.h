@@ -1,7 +1,7 @@
 /*
  * util.h: what every part of the host tool uses: messages in one voice,
- * allocation that cannot return NULL, whole-file reads, atomic writes, and
- * spawning programs from an argv (never through a shell).
+ * allocation that cannot return NULL, whole-file reads and atomic writes
+ * (spawning programs from an argv, never through a shell: spawn.h).
  *
  * Messages (usage.h, which says how an error travels) go to stderr as
  * "bootrig: ...". die() exits; error() returns -1 so a caller can write
@@ -129,23 +129,7 @@ int mkdir_p(const char *path, mode_t mode);
 /* Monotonic time in seconds. */
 double now_monotonic(void);
 
-/*
- * run_argv: run argv[0] (searched in PATH) with argv, no shell, and wait up
- * to timeout_s seconds (<= 0: no limit). On timeout the process group is
- * killed. stdout_fd/stderr_fd: where the child's output goes (-1: inherit).
- * Returns the exit status (0..255), 128+signal when killed by a signal,
- * -2 on timeout, -1 when it could not be started (error printed).
- */
-int run_argv(char *const argv[], double timeout_s, int stdout_fd, int stderr_fd);
-
-/*
- * child_write_error: for a forked child before exec (or after a failed
- * one): writes "bootrig: WHAT ARG: REASON\n" to stderr with write() alone,
- * REASON being err's description. Async-signal-safe (no stdio, no malloc,
- * no locale): in a child of a multithreaded process nothing else is, since
- * another thread may have held a lock at the fork (tests/t-forksafe.sh).
- */
-void child_write_error(const char *what, const char *arg, int err);
+/* Running another program (run_argv and the rest): lib/spawn.h. */
 
 /* Where the guest binaries (build/guest) and configs/ are, found from the
  * executable's own path or $BOOTRIG_DATADIR; see lib/paths.c. */

@@ -226,13 +226,14 @@ struct backend {
  */
 struct backend *backend_new(const char *board);
 
-/* The two backends (backend_new() picks one). libvirt's is
- * runner/libvirt/libvirt.c, in the virt module: this name, in the
- * executable, loads it (backend.c). */
+/* The three backends. backend_new() picks libvirt's or the boards'.
+ * libvirt's is runner/libvirt/libvirt.c, in the virt module: this name, in
+ * the executable, loads it (backend.c). The boards' is runner/board/board.c,
+ * linked in. LAVA's, backend_lava_new() (lava.h), is runner/lava/lava.c in
+ * the lava module, loaded the same way; cmd-run.c makes it for --lava or a
+ * target whose backend is "lava". */
 struct backend *backend_libvirt_new(void);
 struct backend *backend_board_new(void);
-/* LAVA's (runner/lava/lava.c, in the lava module; lava.h): made by cmd-run.c
- * for --lava or a target whose backend is "lava". */
 
 /*
  * backend_route_libvirt_log: called first by a command that may open

@@ -8,6 +8,15 @@
 # none includes another's headers. Also: every header name is ours once (no
 # two folders' headers shadow each other), no header takes a system header's
 # name, no weak symbols, and every exit status is named.
+#
+# The map's words are checked too: no merge-conflict marker is left in any
+# file; every repository path a C comment names (lib/util.c, runner/lava/lava.c,
+# tests/t-x.sh: a path under one of the tree's top folders, ending .c, .h,
+# .sh or .md) exists, but for one written "the kernel's lib/bug.c"; every
+# module the Makefile builds is a row of lib/module.h's table, and every
+# backend folder runner/<name>/ is named in runner/backend.h and
+# ARCHITECTURE.md. Each check also runs on a small tree with its fault
+# planted, so that none passes by finding nothing to check.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 
@@ -138,3 +147,138 @@ got=$(cd "$p" && rules ARCHITECTURE.md >rules && headers >headers && violations 
 want="lib/x.c:judge.h judge/y.c:runner/backend.h runner/a/w.c:b.h compare/z.c:matrix.h "
 if [ "$got" = "$want" ]; then ok "the check catches a reach up or across, and nothing else"
 else not_ok "the check catches a reach up or across, and nothing else" "got '$got', want '$want'"; fi
+
+# tree_files [GLOB...]: the files of the tree below ".", as git sees them
+# (tracked, or new and not ignored: a file about to be added counts), or
+# every file outside .git/ and build/ where "." is not a git checkout.
+tree_files() {
+	if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
+		git ls-files -co --exclude-standard -- "$@"
+	else
+		find . -type f ! -path './.git/*' ! -path './build/*' | sed 's|^\./||' |
+		while IFS= read -r f; do
+			[ $# = 0 ] && { echo "$f"; continue; }
+			for g in "$@"; do case ${f##*/} in $g) echo "$f"; break ;; esac; done
+		done
+	fi
+}
+
+# conflict_markers: "file:line:text" for each line git's merge leaves in a
+# conflicted file ("<<<<<<< ours", a lone "=======", "||||||| base" of the
+# diff3 style, ">>>>>>> theirs"), in any text file of the tree.
+conflict_markers() {
+	tree_files | while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done |
+	tr '\n' '\0' | xargs -0 -r grep -InE '^(<<<<<<< |=======$|\|\|\|\|\|\|\| |>>>>>>> )' /dev/null
+}
+
+# comments_prog: an awk program that prints "FILE:LINE:TEXT", the text of
+# the comments on each line of the C files it reads (/* */ across lines,
+# and //; string and character literals are not comments: "kernel BUG at
+# lib/list_debug.c" is a needle, not a path). Its caller sets q to "'".
+comments_prog='FNR == 1 { st = 0 }
+	{
+		out = ""; n = length($0); i = 1
+		while (i <= n) {
+			c = substr($0, i, 1); c2 = substr($0, i, 2)
+			if (st == 1) {                          # in a /* */
+				if (c2 == "*/") { st = 0; i += 2; out = out " "; continue }
+				out = out c
+			} else if (st == 2 || st == 3) {        # in a string or a character
+				if (c == "\\") { i += 2; continue }
+				if ((st == 2 && c == "\"") || (st == 3 && c == q)) st = 0
+			} else if (c2 == "/*") { st = 1; i += 2; continue }
+			else if (c2 == "//") { out = out substr($0, i + 2); break }
+			else if (c == "\"") st = 2
+			else if (c == q) st = 3
+			i++
+		}
+		if (st != 1) st = 0
+		if (out ~ /[^ \t]/) print FILENAME ":" FNR ":" out
+	}'
+
+# stale_paths: "file:line path" for each repository path a C comment names
+# that does not exist. A path is one under a top folder of the tree (the
+# folders tree_files lists), ending .c, .h, .sh or .md; one written "the
+# kernel's lib/bug.c" is the kernel's (judge/crash-table.c), not ours.
+stale_paths() {
+	tops=$(tree_files | sed -n 's|/.*||p' | sort -u | sed 's/[.]/[.]/g' | tr '\n' '|')
+	tree_files '*.c' '*.h' | while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done |
+	tr '\n' '\0' | xargs -0 -r awk -v q="'" "$comments_prog" |
+	awk -v tops="${tops%|}" -v q="'" '
+	BEGIN { re = "(^|[^A-Za-z0-9_./-])(" tops ")/[A-Za-z0-9_./-]*[A-Za-z0-9_-][.](c|h|sh|md)([^A-Za-z0-9_]|$)" }
+	{
+		match($0, /^[^:]*:[0-9]+:/)
+		at = substr($0, 1, RLENGTH - 1); t = substr($0, RLENGTH + 1)
+		while (tops != "" && match(t, re)) {
+			m = substr(t, RSTART, RLENGTH); before = substr(t, 1, RSTART - 1)
+			t = substr(t, RSTART + RLENGTH - 1)
+			if (m ~ /^[^A-Za-z0-9_]/) { before = before substr(m, 1, 1); m = substr(m, 2) }
+			if (m ~ /[^A-Za-z0-9_]$/) m = substr(m, 1, length(m) - 1)
+			if (before !~ ("kernel" q "s $")) print at, m
+		}
+	}' | while read -r at path; do [ -e "$path" ] || echo "$at $path"; done
+}
+
+# module_drift: each module the Makefile builds (modules/NAME.so) that is
+# not a row of lib/module.h's table, and each row that is not built.
+module_drift() {
+	grep -o '/modules/[A-Za-z0-9_]*\.so' Makefile | sed 's|/modules/||; s|\.so$||' | sort -u >"$tmp/built"
+	awk '/^ \*   module  / {on = 1; next} on && /^ \*[ \t]*$/ {on = 0}
+	     on && /^ \*   [a-z]/ {print $2}' lib/module.h | sort -u >"$tmp/rows"
+	comm -23 "$tmp/built" "$tmp/rows" | sed 's/^/built, not in lib\/module.h: /'
+	comm -13 "$tmp/built" "$tmp/rows" | sed 's/^/in lib\/module.h, not built: /'
+}
+
+# backend_drift: each backend folder runner/<name>/ that runner/backend.h
+# or ARCHITECTURE.md does not name.
+backend_drift() {
+	for d in runner/*/; do
+		[ -d "$d" ] || continue
+		for doc in runner/backend.h ARCHITECTURE.md; do
+			grep -qF "$d" "$doc" || echo "$doc does not name $d"
+		done
+	done
+}
+
+bad=$(conflict_markers)
+[ -z "$bad" ] && ok "no merge-conflict marker in the tree ($(tree_files | wc -l) files)" ||
+	not_ok "no merge-conflict marker in the tree" "$(printf '%s\n' "$bad" | head -n 20)"
+bad=$(stale_paths)
+[ -z "$bad" ] && ok "every repository path a C comment names exists" ||
+	not_ok "every repository path a C comment names exists" "$(printf '%s\n' "$bad" | head -n 20)"
+bad=$(module_drift)
+[ -z "$bad" ] && ok "lib/module.h's table lists every module the Makefile builds ($(wc -l <"$tmp/built"))" ||
+	not_ok "lib/module.h's table lists every module the Makefile builds" "$bad"
+bad=$(backend_drift)
+[ -z "$bad" ] && ok "runner/backend.h and ARCHITECTURE.md name every backend folder" ||
+	not_ok "runner/backend.h and ARCHITECTURE.md name every backend folder" "$bad"
+
+# The same checks on a small tree (a git checkout, as the real one is)
+# with one fault of each kind planted, beside look-alikes that are none.
+q=$tmp/drift
+mkdir -p "$q/lib" "$q/runner/a" "$q/runner/b" "$q/docs"
+(cd "$q" && git init -q . 2>/dev/null)
+printf 'a\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> topic\n' >"$q/docs/merged.md"
+printf '%s\n' '========' 'a ======= b' '<<<<<<<< not one' >"$q/docs/fine.md"
+: >"$q/lib/util.c"; : >"$q/runner/a/a.c"
+printf '%s\n' '/* lib/util.c is here, runner/a/a.c too; runner/a.c is not,' \
+	' * and neither is lib/gone.h */' \
+	'static const char *s = "lib/none.c";    /* a string, not a comment */' \
+	'static char c = '"'\"'"'; // runner/b/b.c, in a line comment' \
+	"/* the kernel's lib/bug.c is the kernel's, lib/kobject.c is not */" >"$q/lib/x.c"
+printf 'MODULES := $(BUILD)/modules/a.so $(BUILD)/modules/b.so\n' >"$q/Makefile"
+printf '/*\n *   module    sources   linked with\n *   a         runner/a/   -la\n *\n */\n' >"$q/lib/module.h"
+printf '/* runner/a/ and runner/b/ */\n' >"$q/runner/backend.h"
+printf 'runner/a/\n' >"$q/ARCHITECTURE.md"
+# same NAME GOT WANT: the planted tree's findings are exactly these.
+same() { [ "$2" = "$3" ] && ok "$1" || not_ok "$1" "got '$2', want '$3'"; }
+same "the conflict check catches each marker line, and nothing else" \
+	"$(cd "$q" && conflict_markers | cut -d: -f1,2 | tr '\n' ' ')" \
+	"docs/merged.md:2 docs/merged.md:4 docs/merged.md:6 "
+same "the path check catches a comment's missing path, and nothing else" \
+	"$(cd "$q" && stale_paths | tr '\n' ' ')" \
+	"lib/x.c:1 runner/a.c lib/x.c:2 lib/gone.h lib/x.c:4 runner/b/b.c lib/x.c:5 lib/kobject.c "
+same "the module check catches a module missing from lib/module.h's table" \
+	"$(cd "$q" && module_drift | tr '\n' ' ')" "built, not in lib/module.h: b "
+same "the backend check catches a backend folder a document does not name" \
+	"$(cd "$q" && backend_drift | tr '\n' ' ')" "ARCHITECTURE.md does not name runner/b/ "

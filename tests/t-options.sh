@@ -23,7 +23,7 @@ for cmd in $cmds; do
 	# The help's option lines: "  -x, --name ..." or "      --name ...".
 	grep -E '^  (-[A-Za-z], |    )--[a-z]' "$tmp/help" >"$tmp/lines"
 	missing="" nohelp="" extra="" unparsed=""
-	while IFS="$tab" read -r name short type shown text; do
+	while IFS="$tab" read -r name short type shown arg text; do
 		if [ "$shown" = hidden ]; then
 			grep -qE -- "--$name( |\$)" "$tmp/lines" && extra="$extra --$name(hidden)"
 			continue

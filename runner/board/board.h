@@ -1,7 +1,7 @@
 /*
  * board.h: a board as its config describes it (configs/boards/NAME.cfg), read
- * by runner/board-config.c and driven by runner/board.c (the "board"
- * backend of backend.h).
+ * by runner/board/board-config.c and driven by runner/board/board.c (the
+ * "board" backend of backend.h).
  *
  *   boards = ( {
  *     name = "sim-arm64-tftp";

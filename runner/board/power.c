@@ -2,6 +2,7 @@
  * power.c: running a board's power actions (see power.h).
  */
 #include "power.h"
+#include "spawn.h"
 #include "util.h"
 
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * lava.h: bootrig on a LAVA lab: the parts that need no network, in the
- * executable (the backend that talks to the server is runner/lava.c, the
+ * executable (the backend that talks to the server is runner/lava/lava.c, the
  * "lava" module, linked with libcurl: lib/module.h).
  *
  *   lava-job.c   the job definition (YAML text, written by us) of one boot
@@ -203,7 +203,7 @@ enum lava_job_health lava_job_health(const char *health);
  */
 bool lava_job_infra_failure(enum lava_job_health health, bool canceled_by_us);
 
-/* The backend (runner/lava.c, in the "lava" module; runner/backend.c
+/* The backend (runner/lava/lava.c, in the "lava" module; runner/backend.c
  * loads it). o is copied. Never NULL. */
 struct backend *backend_lava_new(const struct lava_options *o);
 

@@ -20,6 +20,7 @@
 #include "build.h"
 #include "config.h"
 #include "kernel.h"
+#include "spawn.h"
 #include "util.h"
 
 #include <fcntl.h>

@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "exitcodes.h"
+#include "spawn.h"
 #include "util.h"
 
 static char dir[64];

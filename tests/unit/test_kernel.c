@@ -20,6 +20,7 @@
 #include "exitcodes.h"
 #include "kernel.h"
 #include "sha256.h"
+#include "spawn.h"
 #include "util.h"
 
 static char dir[64];

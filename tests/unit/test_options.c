@@ -168,6 +168,41 @@ static void test_hidden_not_printed(void **state)
 	free(buf);
 }
 
+/* options_from_list reads back what --list-options prints: names, types,
+ * value names, help and hidden; a line that is not one is left out. */
+static void test_from_list(void **state)
+{
+	(void)state;
+	size_t n;
+	struct opt *o = options_from_list(
+		"kernel\tk\trepeat\tshown\tKERNEL\tkernel to boot; repeatable\n"
+		"no-wait\tW\tflag\tshown\t-\trefuse at once\n"
+		"not a line\n"
+		"bogus\t-\tnosuchtype\tshown\t-\thelp\n"
+		"probe\t-\tstring\thidden\tPATH\t\n", &n);
+	assert_int_equal(n, 3);
+	assert_string_equal(o[0].long_name, "kernel");
+	assert_int_equal(o[0].short_name, 'k');
+	assert_int_equal(o[0].type, OPTION_REPEAT);
+	assert_string_equal(o[0].arg, "KERNEL");
+	assert_string_equal(o[0].help, "kernel to boot; repeatable");
+	assert_int_equal(o[0].flags, 0);
+	assert_null(o[0].value);
+	assert_string_equal(o[1].long_name, "no-wait");
+	assert_int_equal(o[1].type, OPTION_FLAG);
+	assert_null(o[1].arg);
+	assert_string_equal(o[2].long_name, "probe");
+	assert_int_equal(o[2].short_name, 0);
+	assert_int_equal(o[2].flags, OPT_HIDDEN);
+	assert_string_equal(o[2].help, "");
+	assert_null(o[3].long_name);
+	options_list_free(o);
+	o = options_from_list("", &n);
+	assert_int_equal(n, 0);
+	assert_null(o[0].long_name);
+	options_list_free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_operand),
 		cmocka_unit_test(test_typed),
 		cmocka_unit_test(test_hidden_not_printed),
+		cmocka_unit_test(test_from_list),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "spawn.h"
 #include "util.h"
 
 static void test_run_argv_exit_status(void **state)

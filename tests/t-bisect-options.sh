@@ -1,0 +1,157 @@
+#!/bin/sh
+# t-bisect-options: `bootrig bisect` takes every option of `bootrig run`,
+# read from run's own table (`bootrig run --list-options`), and passes each
+# on to every step's run, with no list of its own to keep: a new run option
+# is checked here with no edit. Nothing boots: the test-only --run-program
+# makes each step run a stand-in that records its arguments and writes a
+# boot's result.json (PASS, or PANIC where the build's image says "bad").
+# The tree has 4 commits; c3 makes the image bad, so a --crash bisection
+# boots both ends and the steps between, and names c3.
+. "$(dirname "$0")/lib.sh"
+set -u
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+G="git -c user.name=t -c user.email=t@t"
+
+# The tree: build.sh writes ./image, "bad" from the commit that adds ./bad.
+T=$tmp/tree
+mkdir -p "$T" && git -C "$T" init -q -b main
+printf 'image\n' >"$T/.gitignore"
+printf '#!/bin/sh\nif [ -e bad ]; then echo bad; else echo good; fi >image\n' >"$T/build.sh"
+for i in 1 2 3 4; do
+	echo "change $i" >"$T/file"
+	[ $i = 3 ] && echo x >"$T/bad"
+	git -C "$T" add -A && $G -C "$T" commit -q -m "commit $i" && git -C "$T" tag "c$i"
+done
+
+# The stand-in for `bootrig run`: its arguments, one a line, into
+# $CALLS/N (one file a call); a result.json for each --repeat into
+# -o DIR/<kernel-id>/default/<n>/ (the compare fixture's boot).
+CALLS=$tmp/calls
+mkdir -p "$CALLS"
+fixture=$(ls "$TOP"/tests/fixtures/compare/aarch64-base/*/default/1/result.json)
+cat >"$tmp/run" <<EOF
+#!/bin/sh
+n=\$(ls "$CALLS" | wc -l)
+printf '%s\n' "\$@" >"$CALLS/\$((n + 1))"
+kernel= repeat=1 out=
+while [ \$# -gt 0 ]; do
+	case \$1 in
+	--kernel) kernel=\$2; shift ;;
+	--repeat) repeat=\$2; shift ;;
+	-o) out=\$2; shift ;;
+	esac
+	shift
+done
+verdict=PASS rc=0
+grep -q bad "\$kernel" && verdict=PANIC rc=2
+d=\$out/vmlinuz-6.1.0-57-cloud-arm64-1a2b3c4d/default
+mkdir -p "\$d"
+have=\$(ls "\$d" | wc -l)
+i=1
+while [ \$i -le "\$repeat" ]; do
+	mkdir -p "\$d/\$((have + i))"
+	sed "s/\"verdict\": \"PASS\"/\"verdict\": \"\$verdict\"/" "$fixture" >"\$d/\$((have + i))/result.json"
+	i=\$((i + 1))
+done
+exit \$rc
+EOF
+chmod +x "$tmp/run"
+
+# Every option of run's table, with a value run takes: "--name" and its
+# value, or "--name" alone for a flag (one a line, into $tmp/given), and
+# the ones bisect sets itself (--kernel, --repeat, -o; --append is its own,
+# with --append-file's words), into $tmp/set.
+"$BOOTRIG" run --list-options >"$tmp/table" 2>&1
+kind=$("$BOOTRIG" run --provoke list | sed -n 's/^--provoke kinds: *\([^ ,]*\).*/\1/p')
+tab=$(printf '\t')
+: >"$tmp/given"; : >"$tmp/set"
+while IFS="$tab" read -r name short type shown arg help; do
+	case $name in
+	help) continue ;;
+	kernel | repeat | output | append) echo "$name" >>"$tmp/set"; continue ;;
+	clock) value=wall ;;
+	accel) value=tcg ;;
+	variant) value=v1=nosmp ;;
+	provoke) value=$kind ;;
+	*) case $type in
+		flag) value= ;;
+		int | number | callback) value=7 ;;
+		*) value="x-$name" ;;
+		esac ;;
+	esac
+	if [ "$type" = flag ]; then echo "--$name" >>"$tmp/given"
+	else printf -- '--%s\n%s\n' "$name" "$value" >>"$tmp/given"; fi
+done <"$tmp/table"
+n=$(grep -c '^--' "$tmp/given")
+if [ "$n" -ge 20 ] && grep -qx -- --lava-serve "$tmp/given" && grep -qx -- --no-wait "$tmp/given"; then
+	ok "run --list-options: $n options to pass on, --lava-serve and --no-wait among them"
+else
+	not_ok "run --list-options: the options to pass on" "$(cat "$tmp/table")"
+fi
+
+# bisect with all of them, as bisect's own words
+set --
+while IFS= read -r w; do set -- "$@" "$w"; done <"$tmp/given"
+"$BOOTRIG" bisect --tree "$T" --good c1 --bad c4 --build sh build.sh --image image --crash \
+	--boots 1 --append "quiet loglevel=3" --run-program "$tmp/run" -o "$tmp/state" "$@" \
+	>"$tmp/bisect.out" 2>"$tmp/bisect.err"
+rc=$?
+sed 's/^/# /' "$tmp/bisect.out"
+if [ $rc = 0 ] && grep -qx "first bad commit: $(git -C "$T" rev-parse c3) commit 3" "$tmp/bisect.out"; then
+	ok "bisect with every run option: first bad commit c3, exit 0"
+else
+	not_ok "bisect with every run option: first bad commit c3, exit 0" "rc=$rc: $(tail -5 "$tmp/bisect.err")"
+fi
+calls=$(ls "$CALLS" | wc -l)
+[ "$calls" -ge 3 ] && ok "each end and each step ran the stand-in ($calls runs)" ||
+	not_ok "each end and each step ran the stand-in" "$calls runs"
+
+# has CALL OPTION [VALUE]: the call's arguments hold OPTION, followed by
+# VALUE when one is given.
+has() {
+	awk -v o="$2" -v v="${3-}" -v flag="$#" '
+		prev == o && (flag == 2 || $0 == v) {f = 1} {prev = $0}
+		flag == 2 && $0 == o {f = 1} END {exit !f}' "$1"
+}
+missing=""
+for call in "$CALLS"/*; do
+	while IFS= read -r w; do
+		case $w in
+		--*) [ -n "${opt:-}" ] && { has "$call" "$opt" || missing="$missing ${call##*/}:$opt"; }
+		     opt=$w ;;
+		*) has "$call" "$opt" "$w" || missing="$missing ${call##*/}:$opt=$w"; opt= ;;
+		esac
+	done <"$tmp/given"
+	[ -n "${opt:-}" ] && { has "$call" "$opt" || missing="$missing ${call##*/}:$opt"; }
+	opt=
+	while IFS= read -r s; do
+		case $s in output) w=-o ;; *) w=--$s ;; esac
+		grep -qx -- "$w" "$call" || missing="$missing ${call##*/}:$w(bisect's)"
+	done <"$tmp/set"
+	has "$call" --append "quiet loglevel=3" || missing="$missing ${call##*/}:--append(bisect's)"
+done
+[ -z "$missing" ] && ok "every step's run got every run option, as given, and bisect's --kernel, --repeat, --append, -o" ||
+	not_ok "every step's run got every run option" "missing:$missing"
+expect "bisect.json keeps them all for --continue" "$tmp/state/bisect.json" run_options.# \
+	"$(wc -l <"$tmp/given")"
+
+# What bisect sets, it does not take; a value run refuses is refused
+# before anything is built.
+for o in --kernel --repeat; do
+	"$BOOTRIG" bisect --tree "$T" --good c1 --bad c4 --build sh build.sh --image image --crash \
+		"$o" x -o "$tmp/no" >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc = 64 ] && grep -q "unknown option '$o'" "$tmp/err" && ok "bisect $o: refused (64), bisect sets it" ||
+		not_ok "bisect $o: refused (64)" "rc=$rc: $(cat "$tmp/err")"
+done
+"$BOOTRIG" bisect --tree "$T" --good c1 --bad c4 --build sh build.sh --image image --crash \
+	--accel fast --run-program "$tmp/run" -o "$tmp/refused" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc = 64 ] && grep -q "bootrig run refuses an option.*--accel wants auto, kvm or tcg: 'fast'" "$tmp/err" &&
+	[ ! -e "$tmp/refused/bisect.json" ]; then
+	ok "bisect --accel fast: run's parser refuses it at once (64), nothing built"
+else
+	not_ok "bisect --accel fast: refused at once" "rc=$rc: $(cat "$tmp/err")"
+fi
+echo "1..$_tap_n"
