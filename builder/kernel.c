@@ -529,6 +529,25 @@ static void tree_git(const char *tree, struct kernel *k)
 	k->git_url = git_line(tree, "config", "--get", "remote.origin.url", NULL, NULL);
 }
 
+int kernel_set_tree(struct kernel *k, const char *tree)
+{
+	struct kernel g = { 0 };
+	char *top = git_line(tree, "rev-parse", "--show-toplevel", NULL, NULL, NULL);
+	if (!top) {
+		error("--kernel-tree %s: not a git work tree", tree);
+		return EXIT_USAGE;
+	}
+	free(top);
+	tree_git(tree, &g);
+	if (!g.git_commit) {    /* no commit yet, or a SHA-256 one: nothing to record */
+		warning("--kernel-tree %s: no SHA-1 commit to record", tree);
+		return 0;
+	}
+	free(k->git_commit), free(k->git_describe), free(k->git_url);
+	k->git_commit = g.git_commit, k->git_describe = g.git_describe, k->git_url = g.git_url;
+	return 0;
+}
+
 /* ---- the identification cache ---------------------------------------- */
 
 /*

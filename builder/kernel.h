@@ -31,6 +31,14 @@ struct kernel {
  * that is missing or not a kernel alike.
  */
 int kernel_open(const char *input, struct kernel *k);
+/*
+ * kernel_set_tree: the git work tree k's image was built from (`run
+ * --kernel-tree`, each step of `bisect`): its HEAD commit, describe and
+ * remote become k's git_* (in place of any). 0 (a warning when HEAD is no
+ * SHA-1 commit: nothing recorded), or EXIT_USAGE after a message naming
+ * tree when it is no git work tree.
+ */
+int kernel_set_tree(struct kernel *k, const char *tree);
 void kernel_release(struct kernel *k);
 
 const char *kernel_arch_name(enum kernel_arch a);   /* "arm64", "x86_64", "arm" */

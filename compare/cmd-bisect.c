@@ -361,6 +361,8 @@ static int boot(const struct bisection *b, const char *image, const char *result
 	argv[k++] = "run";
 	argv[k++] = "--kernel";
 	argv[k++] = (char *)image;
+	argv[k++] = "--kernel-tree";            /* the commit built: kernel.git */
+	argv[k++] = (char *)b->tree;
 	argv[k++] = "--repeat";
 	argv[k++] = count;
 	if (*cmdline) {

@@ -5,14 +5,16 @@
  *   metrics   each metric's regression check ("abi.test.name"): not ok when
  *             it regressed significantly past the threshold, SKIP when it
  *             could not be tested or is absent on a side, else ok; the
- *             means, %change and p-value as diagnostics;
+ *             means, %change and p-value as diagnostics ("-" for what a
+ *             side lacks, never a NaN);
  *   abis      each ABI: not ok when it was ok on BASE and is not here;
  *   ktap      each KTAP (KUnit) case the candidate ran ("suite.case"): not ok
  *             when it fails here and never failed on BASE (a new failure),
  *             SKIP when skipped, else ok (a case failing on both sides too:
  *             it is no change, said in its diagnostics);
  *   failures  each new kernel failure title and new failing verdict.
- * A subtest is not ok when a case in it is.
+ * A subtest is not ok when a case in it is. A metric or an ABI that neither
+ * BASE nor this candidate has (another candidate's) is no case of its.
  */
 #include "compare.h"
 #include "ktapout.h"
@@ -52,16 +54,34 @@ static const struct new_case *new_case_of(const struct comparison *c, size_t s,
 	return NULL;
 }
 
-/* The metrics subtest of candidate s; true when a case failed. */
-static bool metrics(struct ktapout *k, const struct comparison *c, size_t s)
+/* Does BASE or candidate s have metric row r? */
+static bool metric_here(const struct metric_row *r, size_t s)
 {
-	char id[512], a[32], b[32];
+	return r->stat[0].series || r->stat[s].series;
+}
+
+/* Does BASE or candidate s report ABI row r? */
+static bool abi_here(const struct abi_row *r, size_t s)
+{
+	return strcmp(r->status[0], "-") || strcmp(r->status[s], "-");
+}
+
+/* The metrics subtest of candidate s (n rows here); true when a case failed. */
+static bool metrics(struct ktapout *k, const struct comparison *c, size_t s, size_t n)
+{
+	char id[512], a[32], b[32], chg[32];
 	bool failed = false;
-	ktapout_subtest(k, "metrics", c->nrows);
+	ktapout_subtest(k, "metrics", n);
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct metric_row *r = &c->rows[i];
 		const struct cand_cmp *cmp = &r->cmp[s];
+		if (!metric_here(r, s))
+			continue;
 		row_id(r, id, sizeof(id));
+		if (isnan(cmp->pct_change))
+			snprintf(chg, sizeof(chg), "-");
+		else
+			snprintf(chg, sizeof(chg), "%+.2f %%", cmp->pct_change);
 		char p[32];
 		if (isnan(cmp->p_welch))
 			snprintf(p, sizeof(p), "-");
@@ -69,10 +89,10 @@ static bool metrics(struct ktapout *k, const struct comparison *c, size_t s)
 			snprintf(p, sizeof(p), "<0.0001");
 		else
 			snprintf(p, sizeof(p), "%.4f", cmp->p_welch);
-		char *diag = xasprintf("BASE %s %s, CAND %s %s, change %+.2f %%, p %s: %s",
+		char *diag = xasprintf("BASE %s %s, CAND %s %s, change %s, p %s: %s",
 				       fmt_value(r->stat[0].mean, a, sizeof(a)), r->unit,
 				       fmt_value(r->stat[s].mean, b, sizeof(b)), r->unit,
-				       cmp->pct_change, p, change_name(cmp->change));
+				       chg, p, change_name(cmp->change));
 		enum ktapout_status st = cmp->change == CHANGE_REGRESSED ? KTAPOUT_FAIL :
 			cmp->change == CHANGE_UNTESTED || cmp->change == CHANGE_ABSENT ? KTAPOUT_SKIP :
 			KTAPOUT_OK;
@@ -84,13 +104,15 @@ static bool metrics(struct ktapout *k, const struct comparison *c, size_t s)
 	return failed;
 }
 
-/* The abis subtest of candidate s; true when a case failed. */
-static bool abis(struct ktapout *k, const struct comparison *c, size_t s)
+/* The abis subtest of candidate s (n rows here); true when a case failed. */
+static bool abis(struct ktapout *k, const struct comparison *c, size_t s, size_t n)
 {
 	bool failed = false;
-	ktapout_subtest(k, "abis", c->nabis);
+	ktapout_subtest(k, "abis", n);
 	for (size_t i = 0; i < c->nabis; i++) {
 		const struct abi_row *r = &c->abis[i];
+		if (!abi_here(r, s))
+			continue;
 		char *diag = xasprintf("BASE %s, CAND %s", r->status[0], r->status[s]);
 		ktapout_case(k, r->abi, r->worse[s] ? KTAPOUT_FAIL : KTAPOUT_OK, NULL, diag);
 		failed = failed || r->worse[s];
@@ -164,18 +186,22 @@ void report_ktap(const struct comparison *c, FILE *out)
 	ktapout_begin(&k, out, c->nsides > 1 ? c->nsides - 1 : 0);
 	for (size_t s = 1; s < c->nsides; s++) {
 		const struct ktap_case_info **cases;
-		size_t ncases = distinct_cases(&c->sides[s], &cases), nfail = 0;
+		size_t ncases = distinct_cases(&c->sides[s], &cases), nfail = 0, nrows = 0, nabis = 0;
+		for (size_t i = 0; i < c->nrows; i++)
+			nrows += metric_here(&c->rows[i], s);
+		for (size_t i = 0; i < c->nabis; i++)
+			nabis += abi_here(&c->abis[i], s);
 		for (size_t i = 0; i < c->nevents; i++)
 			nfail += c->events[i].side == s;
 		for (size_t i = 0; i < c->nverdicts; i++)
 			nfail += c->verdicts[i].side == s;
 		char *name = xasprintf("%s: %s", side_tag(c, s, tag, sizeof(tag)), c->sides[s].label);
-		ktapout_subtest(&k, name, (c->nrows > 0) + (c->nabis > 0) + (ncases > 0) + (nfail > 0));
+		ktapout_subtest(&k, name, (nrows > 0) + (nabis > 0) + (ncases > 0) + (nfail > 0));
 		bool failed = false;
-		if (c->nrows)
-			failed |= metrics(&k, c, s);
-		if (c->nabis)
-			failed |= abis(&k, c, s);
+		if (nrows)
+			failed |= metrics(&k, c, s, nrows);
+		if (nabis)
+			failed |= abis(&k, c, s, nabis);
 		if (ncases)
 			failed |= ktap_cases(&k, c, s, cases, ncases);
 		if (nfail) {

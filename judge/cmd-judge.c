@@ -42,7 +42,9 @@ static const struct opt_usage usage = {
 	"the stages reached (with times from a console.tlog or printk stamps) and\n"
 	"every kernel report found (kind, syzbot-style title, excerpt), and the\n"
 	"KTAP (KUnit) cases the kernel printed. --format ktap writes it all as KTAP\n"
-	"(the boot, each test of each ABI, each KUnit suite) for kunit.py parse.\n",
+	"for kunit.py parse: the kernel's KTAP as it was (nesting, numbers, plans,\n"
+	"directives; a suite the console ended inside stays not ok), then the boot\n"
+	"and each test of each ABI.\n",
 	"Exit status: 0 PASS, 1 FAIL, 2 PANIC, HANG or BOOT_FAIL, 64 usage,\n"
 	"65 the log cannot be read, 66 it does not exist, 125 INFRA_ERROR (the log\n"
 	"was cut at --max-bytes) or the report could not be written (stdout full).\n",
@@ -109,43 +111,26 @@ static enum ktapout_status test_status(const char *status)
 	return !strcmp(status, "PASS") ? KTAPOUT_OK : KTAPOUT_FAIL;
 }
 
-/* The KTAP report's status of a KTAP case. */
-static enum ktapout_status case_status(enum ktap_status st)
-{
-	return st == KTAP_OK ? KTAPOUT_OK : st == KTAP_SKIP ? KTAPOUT_SKIP : KTAPOUT_FAIL;
-}
-
-/* The KTAP report: a subtest "boot" (the verdict, each event), one "tests"
- * (each test of each ABI, when there are any), then one subtest per KTAP
- * suite of the console with its cases. */
+/* The KTAP report: the kernel's own KTAP as it was read (ktap_write(): its
+ * results keep their numbers, nesting, plans and directives, so that a KTAP
+ * reader concludes what it would of the console), then bootrig's: a subtest
+ * "boot" (the verdict, each event) and one "tests" (each test of each ABI,
+ * when there are any). A document the console ended before its plan did
+ * keeps that plan: its missing results come last, after bootrig's, as the
+ * document's own were missing at its end. */
 static void print_ktap(const struct judge *j, enum verdict v)
 {
 	const struct ktap *kt = judge_ktap(j);
-	struct ktap_result r;
+	struct ktap_counts c;
 	struct judge_test t;
 	struct judge_event e;
-	size_t ntests = 0, nsuites = 0;
+	size_t ntests = 0;
 	while (judge_test_at(j, ntests, &t))
 		ntests++;
-	/* the suites, in order of their first case; a case outside any
-	 * subtest (suite "") is a result of the document itself */
-	const char **suites = NULL;
-	size_t ntop = 0;
-	for (size_t i = 0; ktap_case_at(kt, i, &r); i++) {
-		size_t s = 0;
-		if (!*r.suite) {
-			ntop++;
-			continue;
-		}
-		while (s < nsuites && strcmp(suites[s], r.suite))
-			s++;
-		if (s == nsuites) {
-			suites = xrealloc(suites, (nsuites + 1) * sizeof(*suites));
-			suites[nsuites++] = r.suite;
-		}
-	}
+	ktap_counts(kt, &c);
 	struct ktapout k;
-	ktapout_begin(&k, stdout, 1 + (ntests > 0) + nsuites + ntop);
+	ktapout_begin(&k, stdout, c.top + 1 + (ntests > 0) + c.missing);
+	ktap_write(kt, &k);
 
 	ktapout_subtest(&k, "boot", 1 + judge_event_count(j));
 	bool failed = v != VERDICT_PASS;
@@ -175,28 +160,12 @@ static void print_ktap(const struct judge *j, enum verdict v)
 		}
 		ktapout_end_subtest(&k, "tests", failed ? KTAPOUT_FAIL : KTAPOUT_OK);
 	}
-
-	for (size_t s = 0; s < nsuites; s++) {
-		size_t n = 0;
-		for (size_t i = 0; ktap_case_at(kt, i, &r); i++)
-			n += !strcmp(r.suite, suites[s]);
-		ktapout_subtest(&k, suites[s], n);
-		failed = false;
-		for (size_t i = 0; ktap_case_at(kt, i, &r); i++) {
-			if (strcmp(r.suite, suites[s]))
-				continue;
-			enum ktapout_status st = case_status(r.status);
-			ktapout_case(&k, r.name, st, *r.reason ? r.reason : r.directive,
-				     *r.diagnostics ? r.diagnostics : NULL);
-			failed = failed || st == KTAPOUT_FAIL;
-		}
-		ktapout_end_subtest(&k, suites[s], failed ? KTAPOUT_FAIL : KTAPOUT_OK);
+	if (c.missing) {
+		char *diag = xasprintf("the console ended before the kernel's KTAP did: %zu planned "
+				       "results never reported", c.missing);
+		ktapout_diag(&k, diag);
+		free(diag);
 	}
-	for (size_t i = 0; ntop && ktap_case_at(kt, i, &r); i++)
-		if (!*r.suite)
-			ktapout_case(&k, r.name, case_status(r.status), *r.reason ? r.reason : r.directive,
-				     *r.diagnostics ? r.diagnostics : NULL);
-	free(suites);
 }
 
 /* Times a log without any are unknown: null in JSON, not 0. */

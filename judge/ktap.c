@@ -4,6 +4,7 @@
  * of open tests, and the kept results with their diagnostics.
  */
 #include "ktap.h"
+#include "ktapout.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -22,11 +23,18 @@ struct kept {
 	char *suite, *name, *reason, *diag;
 	const char *directive;
 	enum ktap_status status;
+	bool ok;                        /* "ok", not "not ok" (false: incomplete) */
+	long number;                    /* on its line (incomplete: its place) */
 	long line;
 	bool leaf;
 	int depth;                      /* of the test holding it (0: the document) */
 	long planned;                   /* a suite's plan (-1: none) */
 	size_t reported;                /* a suite's results */
+	size_t first;                   /* kept[] index of its first subtest's first result */
+	bool incomplete;                /* the output ended inside it: no result line */
+	char *why;                      /* what broke its structure, or NULL */
+	char *tail;                     /* incomplete: its lines after its last result */
+	char *trailer;                  /* its line's '#' and what follows, as written */
 	bool unnamed_suite;             /* its suite had a nameless level: fixed at close */
 };
 
@@ -36,6 +44,7 @@ struct level {
 	long planned;                   /* -1: no plan yet */
 	size_t seen;                    /* results read in it */
 	bool fresh;                     /* opened by "KTAP version": no line yet */
+	long line;                      /* the console line that opened it */
 	bool case_failed;               /* a case below failed */
 	size_t first_kept;              /* kept[] index when it opened */
 	struct strbuf diag;             /* the lines since its last result */
@@ -52,6 +61,7 @@ struct ktap {
 	size_t nleaves;
 	size_t settled;                 /* kept[0..settled) have no UNNAMED mark */
 	size_t ok, fail, skip, not_kept;
+	size_t missing;                 /* the documents' planned results never reported */
 	char *problems[MAX_PROBLEMS];
 	size_t nproblems, problems_total;
 	char *failure;
@@ -95,7 +105,8 @@ void ktap_free(struct ktap *k)
 	drop_levels(k, 0);
 	for (size_t i = 0; i < k->nkept; i++) {
 		struct kept *r = &k->kept[i];
-		free(r->suite), free(r->name), free(r->reason), free(r->diag);
+		free(r->suite), free(r->name), free(r->reason), free(r->diag), free(r->why);
+		free(r->tail), free(r->trailer);
 	}
 	free(k->kept);
 	free(k->leaves);
@@ -190,8 +201,11 @@ static bool is_plan(const char *s, size_t n, long *plan)
 /* A result line's parts (pointers into the line). */
 struct parsed {
 	bool ok;
+	long number;
 	const char *name, *directive, *reason;
 	size_t name_len, reason_len;
+	const char *trailer;            /* from the '#' on, as written ("" for none) */
+	size_t trailer_len;
 };
 
 /* "ok N [- ]NAME[ # DIRECTIVE]" or "not ok ...". */
@@ -206,8 +220,10 @@ static bool is_result(const char *s, size_t n, struct parsed *p)
 		return false;
 	if (i == n || !isdigit((unsigned char)s[i]))
 		return false;
-	while (i < n && isdigit((unsigned char)s[i]))
-		i++;
+	p->number = 0;
+	for (; i < n && isdigit((unsigned char)s[i]); i++)
+		if (p->number < 1000000000)
+			p->number = p->number * 10 + (s[i] - '0');
 	if (i < n && s[i] != ' ')
 		return false;
 	while (i < n && s[i] == ' ')
@@ -219,6 +235,8 @@ static bool is_result(const char *s, size_t n, struct parsed *p)
 	p->directive = "";
 	p->reason = "";
 	p->reason_len = 0;
+	p->trailer = "";
+	p->trailer_len = 0;
 	/* the directive: the first '#' of what follows the number */
 	const char *hash = memchr(name, '#', len);
 	if (hash) {
@@ -237,6 +255,7 @@ static bool is_result(const char *s, size_t n, struct parsed *p)
 			p->reason = d, p->reason_len = dn;
 		}
 		len = (size_t)(hash - name);
+		p->trailer = hash, p->trailer_len = (size_t)(name + (n - i) - hash);
 	}
 	while (len && name[len - 1] == ' ')
 		len--;
@@ -290,7 +309,7 @@ static char *suite_path(const struct ktap *k, int d, bool *unnamed)
 }
 
 /* Opens a subtest below the current one (or the document). */
-static void open_level(struct ktap *k, bool fresh, const char *name, size_t n)
+static void open_level(struct ktap *k, bool fresh, const char *name, size_t n, long line)
 {
 	if (k->depth + 1 >= MAX_DEPTH) {
 		if (k->depth + 1 == MAX_DEPTH)
@@ -299,7 +318,7 @@ static void open_level(struct ktap *k, bool fresh, const char *name, size_t n)
 		return;
 	}
 	struct level *l = &k->levels[++k->depth];
-	*l = (struct level){ .planned = -1, .fresh = fresh, .first_kept = k->nkept };
+	*l = (struct level){ .planned = -1, .fresh = fresh, .line = line, .first_kept = k->nkept };
 	if (name)
 		l->name = name_dup(name, n);
 }
@@ -345,7 +364,9 @@ static struct kept *keep(struct ktap *k, const struct parsed *p, int depth, bool
 	*r = (struct kept){
 		.suite = suite_path(k, depth, &unnamed), .name = name,
 		.reason = name_dup(p->reason, p->reason_len), .directive = p->directive,
-		.line = line, .leaf = leaf, .depth = depth, .planned = -1,
+		.ok = p->ok, .number = p->number, .line = line, .leaf = leaf, .depth = depth,
+		.planned = -1, .first = k->nkept - 1,
+		.trailer = p->trailer_len ? name_dup(p->trailer, p->trailer_len) : NULL,
 	};
 	r->unnamed_suite = unnamed;
 	r->diag = l->diag.len ? xstrdup(l->diag.buf) : xstrdup("");
@@ -388,14 +409,16 @@ static void close_level(struct ktap *k, const struct parsed *p, long line)
 		r->unnamed_suite = strchr(named, UNNAMED[0]) != NULL;
 	}
 	enum ktap_status st = status_of(p);
-	if (l->planned >= 0 && l->seen < (size_t)l->planned)
-		problem(k, xasprintf("%s: %zu of %ld planned results reported", name, l->seen,
-				     l->planned));
+	char *why = NULL;
+	if (l->planned >= 0 && l->seen < (size_t)l->planned) {
+		why = xasprintf("%s: %zu of %ld planned results reported", name, l->seen, l->planned);
+		problem(k, xstrdup(why));
+	}
 	if (st == KTAP_FAIL && !l->case_failed && !k->failure)
 		k->failure = xasprintf("KUnit suite %s failed", name);
 	bool failed_below = l->case_failed;
 	long planned = l->planned;
-	size_t seen = l->seen;
+	size_t seen = l->seen, first = l->first_kept;
 	strbuf_release(&l->diag);
 	free(l->name);
 	*l = (struct level){ 0 };
@@ -408,6 +431,10 @@ static void close_level(struct ktap *k, const struct parsed *p, long line)
 		r->status = st;
 		r->planned = planned;
 		r->reported = seen;
+		r->first = first;
+		r->why = why;
+	} else {
+		free(why);
 	}
 	parent->diag.len = 0;
 	parent->diag_full = false;
@@ -456,21 +483,57 @@ static bool closes(const struct ktap *k, const struct parsed *p)
 	       !memcmp(l->name, p->name, strlen(l->name));
 }
 
-/* The open document ends here: what it left unfinished is a problem. */
+/* The output ends inside the open subtest (levels[depth], depth > 0): a
+ * problem, and a result of its own, "not ok" with no line, that keeps what
+ * it reported and why it is incomplete (a KTAP reader's "crashed"). */
+static void close_unfinished(struct ktap *k)
+{
+	int d = k->depth;
+	if (d >= MAX_DEPTH) {
+		k->depth--;     /* counted, never kept */
+		return;
+	}
+	struct level *l = &k->levels[d];
+	const char *nm = l->name ? l->name : "a subtest";
+	char *why = l->planned >= 0 ?
+		xasprintf("the output ended inside %s: %zu of %ld planned results", nm, l->seen,
+			  l->planned) :
+		xasprintf("the output ended inside %s (%zu results)", nm, l->seen);
+	problem(k, xstrdup(why));
+	struct level *parent = &k->levels[d - 1];
+	struct parsed p = { .ok = false, .number = (long)parent->seen + 1, .directive = "",
+			    .reason = "" };
+	struct kept *r = keep(k, &p, d - 1, false, xstrdup(l->name ? l->name : ""), l->line);
+	if (r) {
+		r->status = KTAP_FAIL;
+		r->incomplete = true;
+		r->planned = l->planned;
+		r->reported = l->seen;
+		r->first = l->first_kept;
+		r->why = why;
+		if (l->diag.len)        /* its own last lines: what cut it short */
+			r->tail = xstrdup(l->diag.buf);
+	} else {
+		free(why);
+	}
+	parent->seen++;
+	parent->case_failed = true;
+	parent->diag.len = 0;
+	parent->diag_full = false;
+	drop_levels(k, d);
+}
+
+/* The open document ends here: what it left unfinished is a problem, and
+ * each subtest it ended inside a result (close_unfinished()). */
 static void end_document(struct ktap *k)
 {
-	for (int d = k->depth < MAX_DEPTH ? k->depth : MAX_DEPTH - 1; d > 0; d--) {
-		const struct level *l = &k->levels[d];
-		if (l->planned >= 0)
-			problem(k, xasprintf("the output ended inside %s: %zu of %ld planned results",
-					     l->name ? l->name : "a subtest", l->seen, l->planned));
-		else
-			problem(k, xasprintf("the output ended inside %s (%zu results)",
-					     l->name ? l->name : "a subtest", l->seen));
-	}
+	while (k->depth > 0)
+		close_unfinished(k);
 	const struct level *root = &k->levels[0];
-	if (k->depth == 0 && root->planned >= 0 && root->seen < (size_t)root->planned)
+	if (k->depth == 0 && root->planned >= 0 && root->seen < (size_t)root->planned) {
 		problem(k, xasprintf("%zu of %ld planned results reported", root->seen, root->planned));
+		k->missing += (size_t)root->planned - root->seen;
+	}
 	drop_levels(k, 0);
 	settle_unnamed(k);
 }
@@ -490,7 +553,7 @@ void ktap_feed_line(struct ktap *k, const char *s, size_t n, long lineno)
 		settle_unnamed(k);
 		k->seen = true;
 		k->done = false;
-		open_level(k, true, NULL, 0);
+		open_level(k, true, NULL, 0, lineno);
 		return;
 	}
 	if (k->done || k->depth < 0)
@@ -500,14 +563,14 @@ void ktap_feed_line(struct ktap *k, const char *s, size_t n, long lineno)
 	struct level *top = k->depth < MAX_DEPTH ? &k->levels[k->depth] : NULL;
 	if (is_version(s, n)) {
 		if (!(top && top->fresh && k->depth > 0))
-			open_level(k, true, NULL, 0);
+			open_level(k, true, NULL, 0, lineno);
 		return;
 	}
 	if (starts(s, n, "# Subtest: ")) {
 		if (top && top->fresh && k->depth > 0 && !top->name)
 			top->name = name_dup(s + 11, n - 11), top->fresh = false;
 		else
-			open_level(k, false, s + 11, n - 11);
+			open_level(k, false, s + 11, n - 11, lineno);
 		return;
 	}
 	if (is_plan(s, n, &plan)) {
@@ -568,8 +631,57 @@ static void fill(const struct kept *r, struct ktap_result *out)
 	*out = (struct ktap_result){
 		.suite = r->suite, .name = r->name, .status = r->status,
 		.directive = r->directive, .reason = r->reason, .diagnostics = r->diag,
-		.line = r->line,
+		.line = r->line, .ok = r->ok, .number = r->number, .depth = r->depth,
+		.subtests = !r->leaf, .planned = r->planned, .reported = r->reported,
+		.incomplete = r->incomplete, .why = r->why ? r->why : "",
 	};
+}
+
+bool ktap_result_at(const struct ktap *k, size_t i, struct ktap_result *r)
+{
+	if (i >= k->nkept)
+		return false;
+	fill(&k->kept[i], r);
+	return true;
+}
+
+/* Writes kept[lo..hi), the results at depth d and, before each suite's
+ * result, its subtests (the deeper results just before it). Deeper
+ * results with no suite after them (theirs was past KTAP_MAX_KEPT) are
+ * left out. */
+static void write_range(const struct ktap *k, struct ktapout *o, size_t lo, size_t hi, int d)
+{
+	size_t pos = lo;
+	while (pos < hi) {
+		size_t j = pos;
+		while (j < hi && k->kept[j].depth != d)
+			j++;
+		if (j == hi)
+			return;
+		const struct kept *r = &k->kept[j];
+		struct ktapout_line line = {
+			.ok = r->ok, .number = r->number, .name = r->name, .trailer = r->trailer,
+		};
+		if (*r->diag)
+			ktapout_diag(o, r->diag);
+		if (r->leaf) {
+			ktapout_result(o, &line);
+		} else {
+			ktapout_open(o, r->name, r->planned);
+			write_range(k, o, pos, j, d + 1);
+			if (r->tail)
+				ktapout_diag(o, r->tail);
+			if (r->why)
+				ktapout_diag(o, r->why);
+			ktapout_close(o, &line);
+		}
+		pos = j + 1;
+	}
+}
+
+void ktap_write(const struct ktap *k, struct ktapout *out)
+{
+	write_range(k, out, 0, k->nkept, 0);
 }
 
 bool ktap_case_at(const struct ktap *k, size_t i, struct ktap_result *r)
@@ -599,7 +711,10 @@ bool ktap_suite_at(const struct ktap *k, size_t i, struct ktap_result *r, long *
 
 void ktap_counts(const struct ktap *k, struct ktap_counts *c)
 {
-	*c = (struct ktap_counts){ k->ok, k->fail, k->skip, k->not_kept, k->problems_total };
+	*c = (struct ktap_counts){ k->ok, k->fail, k->skip, k->not_kept, k->problems_total, 0,
+				   k->missing };
+	for (size_t i = 0; i < k->nkept; i++)
+		c->top += k->kept[i].depth == 0;
 }
 
 const char *ktap_failure(const struct ktap *k)

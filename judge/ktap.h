@@ -27,7 +27,14 @@
  * A failure: a failing case, a suite that is "not ok" though none of its
  * cases failed, or a broken structure: a subtest that ended with fewer
  * results than its plan, or a document that ended before its plan did
- * (ktap_finish()). The judge turns the first into the boot's FAIL.
+ * (ktap_finish()). The judge turns the first into the boot's FAIL. A
+ * subtest the output ended inside is kept as a result of its own: "not
+ * ok", incomplete, with what it reported and why.
+ *
+ * The whole tree is kept as read (ktap_result_at(), ktap_write()): each
+ * result with its number, "ok" or "not ok", directive, plan and nesting,
+ * so that a KTAP reader of what ktap_write() writes concludes what it
+ * would of the console (tests/t-ktap-faithful.sh holds it to kunit.py).
  *
  * Bounds: cases and suites are kept up to KTAP_MAX_KEPT (counted beyond),
  * a name up to 512 bytes, a case's diagnostics up to 4 KiB, nesting up to
@@ -41,6 +48,7 @@
 
 struct json_object;
 struct ktap;
+struct ktapout;
 
 #define KTAP_MAX_KEPT 4096
 
@@ -70,23 +78,47 @@ struct ktap_result {
 	const char *directive;          /* "SKIP", "TODO" or "" */
 	const char *reason;             /* the directive's text, or "" */
 	const char *diagnostics;        /* '\n'-separated lines ("" for none) */
-	long line;                      /* the console line of the result */
+	long line;                      /* the console line of the result (an
+					   incomplete test's: of its header) */
+	bool ok;                        /* the line said "ok" (false: incomplete) */
+	long number;                    /* the number it carried (incomplete: its place) */
+	int depth;                      /* 0: a result of the document itself */
+	bool subtests;                  /* a test with subtests (a suite), not a case */
+	long planned;                   /* a suite's plan (-1: none) */
+	size_t reported;                /* a suite's results */
+	bool incomplete;                /* the output ended inside it: it has no line */
+	const char *why;                /* what broke its structure, or "" */
 };
 bool ktap_case_at(const struct ktap *k, size_t i, struct ktap_result *r);
 /* Outermost suites: suite is "", name the suite's; planned/reported its cases. */
 bool ktap_suite_at(const struct ktap *k, size_t i, struct ktap_result *r,
 		   long *planned, size_t *reported);
+/* Every kept result, in the order they ended (a suite after its subtests). */
+bool ktap_result_at(const struct ktap *k, size_t i, struct ktap_result *r);
 
 struct ktap_counts {
 	size_t ok, fail, skip;          /* cases, kept or not */
 	size_t not_kept;                /* cases and suites past KTAP_MAX_KEPT */
 	size_t problems;                /* broken structure (see above) */
+	size_t top;                     /* kept results of the documents themselves */
+	size_t missing;                 /* the documents' planned results never reported */
 };
 void ktap_counts(const struct ktap *k, struct ktap_counts *c);
 
 /* What fails the boot, one line ("KUnit case list-kunit-test.list_test_list_add
  * failed", ...), or NULL when nothing does. Valid until the next feed. */
 const char *ktap_failure(const struct ktap *k);
+
+/*
+ * Writes the kept results at out's current level, as they were read: the
+ * ktap_counts() top results, each subtest with its name, plan, subtests and
+ * result line (number, ok or not ok, what followed its '#' as it was
+ * written), and the diagnostics before each; a subtest whose structure broke gets why as a diagnostic before its
+ * result, and one the output ended inside is "not ok" (its plan kept, so a
+ * reader counts its missing results as crashed). The documents' missing
+ * results (ktap_counts()'s missing) are the caller's to plan.
+ */
+void ktap_write(const struct ktap *k, struct ktapout *out);
 
 /*
  * result.json's "ktap" (RESULTS.md): counts, suites, cases and problems; a

@@ -58,6 +58,7 @@ struct run_args {
 	size_t n_provoke;          /* then the variants are these n_provoke, malloc'd */
 	bool provoke_list;         /* --provoke list */
 	const char *db;            /* --db: the history database the boots go to */
+	const char *kernel_tree;   /* --kernel-tree: the git work tree the kernels were built in */
 	const char *lava;          /* --lava URL: boot as jobs of that LAVA server */
 	const char *lava_token_file, *lava_url_prefix;
 	const char *lava_serve;    /* --lava-serve ADDR[:PORT]: serve the boot files over HTTP */
@@ -141,6 +142,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 	/* The options: parsed and printed by --help from this one table. */
 	const struct opt opts[] = {
 		OPT_REPEAT('k', "kernel", &a->kernels, "KERNEL", "kernel to boot (Image, zImage, bzImage, .deb, build tree); repeatable"),
+		OPT_STRING(0, "kernel-tree", &a->kernel_tree, "DIR", "the git work tree the kernels were built in: its commit recorded as kernel.git (a build tree as --kernel needs none)"),
 		OPT_STRING('i', "initramfs", &a->initramfs, "IMAGE", "boot this initramfs (default: build one per kernel)"),
 		OPT_STRING('t', "target", &a->target, "NAME", "machine from the config (default: the kernel arch's first)"),
 		OPT_STRING('c', "config", &a->config, "FILE", "configuration file read after the defaults"),
@@ -339,6 +341,9 @@ static int load_inputs(struct run_state *rs)
 	rs->initrd_sha = xcalloc(rs->n_kernels, sizeof(*rs->initrd_sha));
 	for (size_t i = 0; i < rs->n_kernels; i++) {
 		if ((rc = kernel_open(rs->args.kernels.v[i], &rs->kernels[i])))
+			return rc;
+		if (rs->args.kernel_tree &&
+		    (rc = kernel_set_tree(&rs->kernels[i], rs->args.kernel_tree)))
 			return rc;
 		rs->targets[i] = config_pick_target(&rs->cfg, rs->args.target,
 						    kernel_arch_name(rs->kernels[i].arch),

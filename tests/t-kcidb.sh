@@ -4,7 +4,8 @@
 # checkouts, builds, a test per boot, ABI, ABI test and metric with their
 # paths (rooted at the catalogue's "boot"), statuses, log URLs and numbers;
 # --origin in every ID; the same IDs on a second export; a kernel run from a
-# git tree (`run --kernel TREE`, a run that fails to connect: no boot) and
+# git tree (`run --kernel TREE`, a run that fails to connect: no boot),
+# each step of `bisect` (run --kernel IMAGE --kernel-tree TREE) and
 # --git-commit/--git-url give the checkout its git_commit_hash; a variant is
 # the test's environment, not a build; no path relative to export's
 # directory; the validator rejects broken documents; corrupted results give
@@ -155,6 +156,33 @@ if [ -f "$KIMG" ] && command -v git >/dev/null; then
 		[ "$got" = "[('$sha', 'v6.1-bootrig', 'https://git.kernel.org/pub/scm/linux/kernel/git/stable/linux.git')]" ]; then
 		ok "a tree-built kernel's export validates (v5.3), its checkout with git_commit_hash, name and URL"
 	else not_ok "a tree-built kernel's export" "rc=$rc $got $(head -3 "$tmp/v")"; fi
+	# bisect's steps: each boots the image its build left, and records the
+	# commit it was built from (run --kernel-tree); the ends cannot boot
+	# here (no libvirt), so bisect gives up (125) after booting them
+	mkdir -p "$tmp/bt"
+	printf 'cp "$1" image\n' >"$tmp/bt/build.sh"
+	(cd "$tmp/bt" && git init -q && printf 'image\n' >.gitignore && git add -A &&
+		for c in c1 c2 c3; do echo "$c" >file && git add file &&
+			git -c user.email=t@example.org -c user.name=t commit -qm "$c" && git tag "$c"; done &&
+		git remote add origin https://example.org/linux.git)
+	"$BOOTRIG" bisect --tree "$tmp/bt" --good c1 --bad c3 --build sh build.sh "$KIMG" -- --image image \
+		--crash --boots 1 --max-boots 1 --connect qemu+tcp://127.0.0.1:1/system --timeout 5 \
+		-o "$tmp/bd" >"$tmp/bd.out" 2>&1
+	rc=$?
+	n=0 bad=""
+	for f in $(find "$tmp/bd" -name result.json); do
+		d=${f#"$tmp/bd/"} d=${d%%/*}
+		got=$("$PY" -c "import json,sys; g=json.load(open(sys.argv[1]))['kernel']['git']; print(g['commit'][:12], g['url'])" "$f" 2>&1)
+		if [ "$got" = "$d https://example.org/linux.git" ]; then n=$((n + 1)); else bad="$bad $d: '$got'"; fi
+	done
+	[ $rc -eq 125 ] && [ $n -ge 1 ] && [ -z "$bad" ] &&
+		ok "bisect: each step's result.json has the commit it was built from in kernel.git ($n boots)" ||
+		not_ok "bisect steps record their commit" "rc=$rc n=$n$bad $(tail -n 5 "$tmp/bd.out")"
+	"$BOOTRIG" run --kernel "$KIMG" --kernel-tree "$tmp" -o "$tmp/nt" >"$tmp/nt.out" 2>&1
+	rc=$?
+	[ $rc -eq 64 ] && grep -q -- "--kernel-tree $tmp: not a git work tree$" "$tmp/nt.out" &&
+		ok "run --kernel-tree DIR that is no git work tree: exit 64, says so" ||
+		not_ok "run --kernel-tree of no git tree" "rc=$rc $(cat "$tmp/nt.out")"
 else
 	skip "run --kernel TREE records git" "no cloud-arm64 kernel or no git"
 fi

@@ -12,7 +12,9 @@
 #   - the kernel's own tools/testing/kunit/kunit.py parse accepts `bootrig
 #     judge --format ktap` of both boots and `bootrig compare --format ktap`:
 #     exit 0 and no failure for the good ones, exit 1 and the case [FAILED]
-#     for the bad ones (so the parse can fail).
+#     for the bad ones (so the parse can fail); and kunit.py concludes of
+#     the judge's KTAP what it concludes of the console itself, status by
+#     status for every suite and case (tests/tools/ktap_agree.py).
 # The kernel build takes long the first time (see README's "KUnit and KTAP").
 . "$(dirname "$0")/lib.sh"
 set -u
@@ -135,6 +137,18 @@ parse() { # NAME KTAP_FILE WANT_RC PATTERN: kunit.py's exit and summary
 parse "judge good" "$tmp/good.ktap" 0 "Testing complete. Ran [0-9]* tests: passed: [0-9]*, skipped: 2$"
 "$BOOTRIG" judge --format ktap "$(dirname "$bj")/console.log" >"$tmp/bad.ktap"
 parse "judge bad" "$tmp/bad.ktap" 1 "\[FAILED\] list_test_list_add"
+# faithful: kunit.py concludes of judge --format ktap what it concludes of
+# the console itself, for every suite and case (tests/tools/ktap_agree.py)
+for side in good bad; do
+	j=$(find "$tmp/$side" -name result.json | head -n 1)
+	if python3 "$TOP/tests/tools/ktap_agree.py" "$src/tools/testing/kunit" \
+		"$(dirname "$j")/console.log" "$tmp/$side.ktap" >"$tmp/$side.agree" 2>&1; then
+		ok "kunit-$side: kunit.py concludes the same of the console and of judge --format ktap"
+	else
+		not_ok "kunit-$side: kunit.py concludes the same of the console and of judge --format ktap" \
+			"$(cat "$tmp/$side.agree")"
+	fi
+done
 "$BOOTRIG" compare "$tmp/good" "$tmp/bad" --format ktap >"$tmp/cmp.ktap" 2>/dev/null
 parse "compare good bad" "$tmp/cmp.ktap" 1 "\[FAILED\] list-kunit-test.list_test_list_add"
 "$BOOTRIG" compare "$tmp/good" "$tmp/good" --format ktap >"$tmp/same.ktap" 2>/dev/null

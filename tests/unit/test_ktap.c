@@ -18,6 +18,7 @@
 
 #include "judge.h"
 #include "ktap.h"
+#include "ktapout.h"
 #include "protocol.h"
 #include "util.h"
 
@@ -207,7 +208,66 @@ static void test_interrupted(void **state)
 	assert_true(c.problems >= 1);
 	assert_non_null(ktap_failure(k));
 	assert_non_null(strstr(ktap_failure(k), "string-stream-test"));
+	/* the suite it ended inside is a result of its own: not ok, incomplete,
+	 * its plan and what it reported kept */
+	struct ktap_result r;
+	long planned;
+	size_t reported;
+	assert_int_equal(nsuites(k), 3);
+	assert_true(ktap_suite_at(k, 2, &r, &planned, &reported));
+	assert_string_equal(r.name, "string-stream-test");
+	assert_int_equal(r.status, KTAP_FAIL);
+	assert_true(r.incomplete && !r.ok && r.subtests);
+	assert_int_equal(r.number, 3);
+	assert_int_equal(planned, 3);
+	assert_int_equal(reported, 1);
+	assert_string_equal(r.why, "the output ended inside string-stream-test: 1 of 3 planned results");
 	ktap_free(k);
+}
+
+/* ktap_write() of the text s, into a string. */
+static char *written(const char *s)
+{
+	struct ktap *k = read_text(s);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct ktapout o = { .out = f };
+	ktap_write(k, &o);
+	fclose(f);
+	ktap_free(k);
+	return buf;
+}
+
+/* The tree written again as it was read: nesting, numbers, plans (none
+ * where there was none), ok and not ok, SKIP and TODO at every level, the
+ * diagnostics before each result; a subtest closed before its plan and one
+ * the output ended inside say why, and keep their plans. */
+static void test_write(void **state)
+{
+	(void)state;
+	char *got = written("KTAP version 1\n1..4\n"
+			    "\t# Subtest: a\n\t1..2\n\t# a diagnostic\n\tnot ok 1 x # TODO later\n"
+			    "\t\tKTAP version 1\n\t\t# Subtest: nested\n\t\tnot ok 1 y # SKIP no\n"
+			    "\tok 2 nested\n"
+			    "ok 1 - a # SKIP all of it\n"
+			    "ok 3 numbered\n"
+			    "  KTAP version 1\n  # Subtest: early\n  1..3\n  ok 1 z\nok 3 early\n"
+			    "  KTAP version 1\n  # Subtest: cut\n  1..2\n  ok 1 w\n  [   1.0] oops\n");
+	assert_string_equal(got,
+			    "  KTAP version 1\n  # Subtest: a\n  1..2\n  # a diagnostic\n"
+			    "  not ok 1 x # TODO later\n"
+			    "    KTAP version 1\n    # Subtest: nested\n    not ok 1 y # SKIP no\n"
+			    "  ok 2 nested\n"
+			    "ok 1 a # SKIP all of it\n"
+			    "ok 3 numbered\n"
+			    "  KTAP version 1\n  # Subtest: early\n  1..3\n  ok 1 z\n"
+			    "  # early: 1 of 3 planned results reported\n"
+			    "ok 3 early\n"
+			    "  KTAP version 1\n  # Subtest: cut\n  1..2\n  ok 1 w\n  # [   1.0] oops\n"
+			    "  # the output ended inside cut: 1 of 2 planned results\n"
+			    "not ok 4 cut\n");
+	free(got);
 }
 
 /* No plan at the top (kunit.py accepts it), '#' in noise, "ok 1 name" without "- ". */
@@ -428,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_unnamed_subtests),
 		cmocka_unit_test(test_interrupted),
 		cmocka_unit_test(test_tolerated),
+		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_boot_6_1),
 		cmocka_unit_test(test_none),
 		cmocka_unit_test(test_bounds),
