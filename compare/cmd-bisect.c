@@ -9,7 +9,7 @@
  *   bootrig bisect --continue [--tree DIR] [-o BISECT_DIR]
  *
  * The run options are every option of `bootrig run` but those bisect sets
- * (--kernel, --repeat, -o; --append is bisect's own): read from run's own
+ * (--kernel, --kernel-tree, --repeat, -o; --append is bisect's own): read from run's own
  * table (`bootrig run --list-options`, bisect_run_table()), so that a new
  * run option needs no edit here, checked once by run's parser
  * (bisect_run_check()) and passed on, as given, to every step's run.
@@ -123,8 +123,8 @@ static const struct opt_usage bisect_usage = {
 	"       bootrig bisect --continue [--tree DIR] [-o BISECT_DIR]\n",
 	"Drives git bisect in DIR: builds each commit it picks, boots the image and\n"
 	"marks the commit good, bad or skip (a failed build, boots that could not run).\n"
-	"Every option of bootrig run (\"run:\" below) but --kernel, --repeat, --append and\n"
-	"-o, which bisect sets, is passed on to each step's run.\n"
+	"Every option of bootrig run (\"run:\" below) but --kernel, --kernel-tree, --repeat,\n"
+	"--append and -o, which bisect sets, is passed on to each step's run.\n"
 	"Exit 0: a first bad commit was found; 1: good and bad do not differ; 125:\n"
 	"infrastructure prevented an answer; 130/143: interrupted (--continue resumes).\n",
 	NULL,
@@ -134,7 +134,7 @@ static const struct opt_usage bisect_usage = {
 
 /* Run's options that bisect sets at each step itself (and its own, which
  * take their place: --append, -o, --help). */
-static const char *const run_set_here[] = { "kernel", "repeat", NULL };
+static const char *const run_set_here[] = { "kernel", "kernel-tree", "repeat", NULL };
 
 static struct opt *run_table;      /* run's, as it lists them (bisect_run_table) */
 static size_t nrun;

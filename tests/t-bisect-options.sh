@@ -60,7 +60,7 @@ chmod +x "$tmp/run"
 
 # Every option of run's table, with a value run takes: "--name" and its
 # value, or "--name" alone for a flag (one a line, into $tmp/given), and
-# the ones bisect sets itself (--kernel, --repeat, -o; --append is its own,
+# the ones bisect sets itself (--kernel, --kernel-tree, --repeat, -o; --append is its own,
 # with --append-file's words), into $tmp/set.
 "$BOOTRIG" run --list-options >"$tmp/table" 2>&1
 kind=$("$BOOTRIG" run --provoke list | sed -n 's/^--provoke kinds: *\([^ ,]*\).*/\1/p')
@@ -69,7 +69,7 @@ tab=$(printf '\t')
 while IFS="$tab" read -r name short type shown arg help; do
 	case $name in
 	help) continue ;;
-	kernel | repeat | output | append) echo "$name" >>"$tmp/set"; continue ;;
+	kernel | kernel-tree | repeat | output | append) echo "$name" >>"$tmp/set"; continue ;;
 	clock) value=wall ;;
 	accel) value=tcg ;;
 	variant) value=v1=nosmp ;;
@@ -131,7 +131,7 @@ for call in "$CALLS"/*; do
 	done <"$tmp/set"
 	has "$call" --append "quiet loglevel=3" || missing="$missing ${call##*/}:--append(bisect's)"
 done
-[ -z "$missing" ] && ok "every step's run got every run option, as given, and bisect's --kernel, --repeat, --append, -o" ||
+[ -z "$missing" ] && ok "every step's run got every run option, as given, and bisect's --kernel, --kernel-tree, --repeat, --append, -o" ||
 	not_ok "every step's run got every run option" "missing:$missing"
 expect "bisect.json keeps them all for --continue" "$tmp/state/bisect.json" run_options.# \
 	"$(wc -l <"$tmp/given")"
