@@ -63,6 +63,15 @@ const char *fmt_value(double v, char *buf, size_t size)
 	return buf;
 }
 
+const char *fmt_pct(double pct, char *buf, size_t size)
+{
+	if (isfinite(pct))
+		snprintf(buf, size, "%+.1f%%", pct);
+	else
+		snprintf(buf, size, "-");
+	return buf;
+}
+
 void xml_escape(FILE *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 struct json_object;
 
@@ -137,6 +138,21 @@ const char *row_id(const struct metric_row *r, char *buf, size_t size);
 const char *side_tag(const struct comparison *c, size_t side, char *buf, size_t size);
 /* A measurement with the digits it deserves (0.4412, 14.10, 812.3, 12345). */
 const char *fmt_value(double v, char *buf, size_t size);
+/* A %change as "+1.2%", or "-" when there is none (a side lacks the metric). */
+const char *fmt_pct(double pct, char *buf, size_t size);
+
+/* Does BASE or candidate s have metric row r? (Another candidate's row is
+ * no case of s's, in the reports that list cases per candidate.) */
+static inline bool metric_here(const struct metric_row *r, size_t s)
+{
+	return r->stat[0].series || r->stat[s].series;
+}
+
+/* Does BASE or candidate s report ABI row r? */
+static inline bool abi_here(const struct abi_row *r, size_t s)
+{
+	return strcmp(r->status[0], "-") || strcmp(r->status[s], "-");
+}
 
 /*
  * Writes s escaped for XML and HTML text and attribute values: & < > " '

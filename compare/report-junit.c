@@ -84,18 +84,22 @@ static void add_case(struct suite *su, const char *classname, const char *name, 
 	strbuf_addf(b, "</%s>\n    </testcase>\n", tag);
 }
 
-/* A case per metric: failure when regressed, skipped when untested/absent. */
+/* A case per metric BASE or this candidate has: failure when regressed,
+ * skipped when untested or absent on a side (its %change then "-"). */
 static void metric_cases(const struct comparison *c, size_t s, struct suite *su)
 {
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct metric_row *r = &c->rows[i];
 		const struct cand_cmp *cmp = &r->cmp[s];
-		char classname[512], base[32], cand[32], pw[16], pm[16];
+		if (!metric_here(r, s))
+			continue;
+		char classname[512], base[32], cand[32], pct[32], pw[16], pm[16];
 		snprintf(classname, sizeof(classname), "metrics.%s.%s", r->abi, r->test);
 		fmt_value(r->stat[0].mean, base, sizeof(base));
 		fmt_value(r->stat[s].mean, cand, sizeof(cand));
-		char *msg = xasprintf("%s: %s -> %s %s (%+.1f%%, p(Welch)=%s, p(MWU)=%s)",
-				      change_name(cmp->change), base, cand, r->unit, cmp->pct_change,
+		char *msg = xasprintf("%s: %s -> %s %s (%s, p(Welch)=%s, p(MWU)=%s)",
+				      change_name(cmp->change), base, cand, r->unit,
+				      fmt_pct(cmp->pct_change, pct, sizeof(pct)),
 				      stats_fmt_p(cmp->p_welch, pw, sizeof(pw)),
 				      stats_fmt_p(cmp->p_mwu, pm, sizeof(pm)));
 		enum outcome out = cmp->change == CHANGE_REGRESSED ? OUT_FAIL :
@@ -107,11 +111,14 @@ static void metric_cases(const struct comparison *c, size_t s, struct suite *su)
 	}
 }
 
-/* A case per ABI: failure when it was ok on BASE and is not here. */
+/* A case per ABI BASE or this candidate reports: failure when it was ok
+ * on BASE and is not here. */
 static void abi_cases(const struct comparison *c, size_t s, struct suite *su)
 {
 	for (size_t k = 0; k < c->nabis; k++) {
 		const struct abi_row *row = &c->abis[k];
+		if (!abi_here(row, s))
+			continue;
 		char *msg = xasprintf("%s on BASE, %s here", row->status[0], row->status[s]);
 		add_case(su, "abis", row->abi, NAN, row->worse[s] ? OUT_FAIL : OUT_PASS, msg, msg);
 		free(msg);

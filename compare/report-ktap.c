@@ -54,17 +54,6 @@ static const struct new_case *new_case_of(const struct comparison *c, size_t s,
 	return NULL;
 }
 
-/* Does BASE or candidate s have metric row r? */
-static bool metric_here(const struct metric_row *r, size_t s)
-{
-	return r->stat[0].series || r->stat[s].series;
-}
-
-/* Does BASE or candidate s report ABI row r? */
-static bool abi_here(const struct abi_row *r, size_t s)
-{
-	return strcmp(r->status[0], "-") || strcmp(r->status[s], "-");
-}
 
 /* The metrics subtest of candidate s (n rows here); true when a case failed. */
 static bool metrics(struct ktapout *k, const struct comparison *c, size_t s, size_t n)

@@ -114,23 +114,36 @@ M=x86_64:lat:null:us:lower
 "$MK" "$tmp/c/base" kb default 3 1 $M:10:1 --abi x86_64=ok >/dev/null
 "$MK" "$tmp/c/one" k1 default 3 2 $M:10:1 --abi x86_64=ok >/dev/null
 "$MK" "$tmp/c/two" k2 default 3 3 $M:10:1 i386:lat:null:us:lower:20:1 --abi x86_64=ok --abi i386=error >/dev/null
+# three_sides FORMAT FILE CAND1-PART NO-NAN-EVIDENCE: compare's report of
+# the three sides in FORMAT: CAND1's part (CAND1-PART, from FILE) has no
+# case of i386, which only CAND2 has; no NaN anywhere, and a change with
+# a side missing printed as the evidence says.
+three_sides() {
+	if [ -s "$3" ] && ! grep -q 'i386' "$3" && grep -q 'i386' "$2"; then
+		ok "compare --format $1: an ABI and a metric neither BASE nor CAND1 has are no cases of CAND1's"
+	else
+		not_ok "compare --format $1: absent on both sides is no case" "$(cat "$2" "$tmp/cmp.err")"
+	fi
+	if [ -s "$2" ] && ! grep -qi 'nan' "$2" && grep -q -- "$4" "$2"; then
+		ok "compare --format $1: no NaN (a change with a side missing is '-')"
+	else
+		not_ok "compare --format $1: no NaN" "$(grep -i 'nan\|change\|message' "$2")"
+	fi
+}
 "$BOOTRIG" compare "$tmp/c/base" "$tmp/c/one" "$tmp/c/two" --format ktap >"$tmp/cmp.ktap" 2>"$tmp/cmp.err"
 # CAND1's part: the lines between its header and CAND2's
 sed -n '/# Subtest: CAND1/,/# Subtest: CAND2/p' "$tmp/cmp.ktap" >"$tmp/cand1.ktap"
-if [ -s "$tmp/cand1.ktap" ] && ! grep -q 'i386' "$tmp/cand1.ktap" &&
-	grep -q 'i386' "$tmp/cmp.ktap"; then
-	ok "compare --format ktap: an ABI and a metric neither BASE nor CAND1 has are no cases of CAND1's"
-else
-	not_ok "compare --format ktap: absent on both sides is no case" "$(cat "$tmp/cmp.ktap" "$tmp/cmp.err")"
-fi
-if [ -s "$tmp/cmp.ktap" ] && ! grep -qi 'nan' "$tmp/cmp.ktap" && grep -q 'change -' "$tmp/cmp.ktap"; then
-	ok "compare --format ktap: no NaN (a change with a side missing is '-')"
-else
-	not_ok "compare --format ktap: no NaN" "$(grep -i 'nan\|change' "$tmp/cmp.ktap")"
-fi
+three_sides ktap "$tmp/cmp.ktap" "$tmp/cand1.ktap" 'change -'
 python3 "$KUNIT/kunit.py" parse "$tmp/cmp.ktap" >"$tmp/cmp.parsed" 2>&1
 if grep -q 'Testing complete' "$tmp/cmp.parsed" && ! grep -qi 'error\|crashed' "$tmp/cmp.parsed"; then
 	ok "compare --format ktap of three sides: kunit.py reads it without an error"
 else
 	not_ok "compare --format ktap of three sides: kunit.py reads it" "$(tail -n 20 "$tmp/cmp.parsed")"
 fi
+
+# --- 5. compare --format junit of the same sides: no NaN, no other's case --
+"$BOOTRIG" compare "$tmp/c/base" "$tmp/c/one" "$tmp/c/two" --format junit -o "$tmp/cmp.xml" 2>"$tmp/cmp.err"
+sed -n '/<testsuite name="CAND1/,/<\/testsuite>/p' "$tmp/cmp.xml" >"$tmp/cand1.xml"
+three_sides junit "$tmp/cmp.xml" "$tmp/cand1.xml" '(-, p(Welch)'
+if junit_valid "$tmp/cmp.xml"; then ok "compare --format junit of three sides validates against both schemas"
+else not_ok "compare --format junit of three sides validates" "$JUNIT_ERR"; fi
