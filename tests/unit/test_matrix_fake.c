@@ -41,7 +41,6 @@ struct run {
 	struct run_plan plan;
 	const char *accel;            /* --accel, or NULL: "auto" */
 	bool long_stages;             /* stage limits 100 times the defaults */
-	double took;                  /* host seconds matrix_run() took */
 	int rc;
 };
 
@@ -132,9 +131,7 @@ static void run(struct run *r, const struct fake_script *scripts, size_t n_scrip
 	}
 	r->plan = (struct run_plan){ .backend = fake_backend_new(), .jobs = r->jobs, .n_jobs = n,
 				     .parallel = j, .op_timeout = op_timeout };
-	double t = now_monotonic();
 	r->rc = matrix_run(&r->plan);
-	r->took = now_monotonic() - t;
 }
 
 /* Every machine released and powered off, the backend closed. */
@@ -185,7 +182,6 @@ static void good_console_passes(void **state)
 	assert_true(exists(r->jobs[0].dir, "result.json"));
 	assert_true(exists(r->jobs[0].dir, "console.log"));
 	assert_all_stopped();
-	assert_true(r->took < 5.0);
 }
 
 static void refused_power_on_is_infra_error(void **state)
@@ -199,7 +195,6 @@ static void refused_power_on_is_infra_error(void **state)
 	assert_int_equal(r->jobs[0].verdict, VERDICT_INFRA_ERROR);
 	assert_reason(&r->jobs[0], "the PDU said no");
 	assert_all_stopped();
-	assert_true(r->took < 5.0);
 }
 
 /* A kernel that panics: the console ends with the machine. */
@@ -234,13 +229,13 @@ static void silent_console_is_hang(void **state)
 	assert_int_equal(r->jobs[0].verdict, VERDICT_HANG);
 	assert_reason(&r->jobs[0], "silent");
 	assert_all_stopped();
-	assert_true(r->took < 5.0);
 }
 
 /* Operations in workers that hang past --op-timeout (1 s), one in each
  * of three boots at once: each boot is INFRA_ERROR naming its operation,
- * its machine abandoned, the run over in bounds (before the fake's hang
- * gives up by itself). */
+ * its machine abandoned by the runner (the reason is the runner's, not
+ * the fake's, whose hang gives up by itself after FAKE_HANG_CAP). No
+ * timed assertion: the reasons and the counts tell. */
 static void hung_operations_are_infra_errors(void **state)
 {
 	struct run *r = *state;
@@ -260,7 +255,6 @@ static void hung_operations_are_infra_errors(void **state)
 	}
 	assert_int_equal(atomic_load(&fake_stats.abandoned), 3);
 	assert_all_stopped();
-	assert_true(r->took < FAKE_HANG_CAP - 0.5);
 }
 
 /* -j 2 with four boots: two at a time, never more, all judged. */
@@ -278,7 +272,7 @@ static void two_at_once_of_four(void **state)
 }
 
 /* Ctrl-C in each operation of the second boot of two (-j 2): the run ends
- * by itself (before the watchdog's STOP_GRACE, 4 s) with 130, the
+ * by itself with 130 (the watchdog's emergency stop never needed), the
  * interrupted boot has no result and every machine is stopped. */
 static void interrupt_at_every_step(void **state)
 {
@@ -304,8 +298,6 @@ static void interrupt_at_every_step(void **state)
 		assert_true(r->jobs[1].interrupted || r->jobs[1].done);
 		assert_all_stopped();
 		assert_int_equal(atomic_load(&fake_stats.emergency), 0);
-		if (r->took > 3.5)
-			fail_msg("Ctrl-C in %s: the run took %.1f s", ops[i], r->took);
 	}
 }
 
