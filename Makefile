@@ -154,6 +154,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(SAN_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(call say,CCLD,$@)$(SAN_CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(SAN_LIB_OBJS) $(HOST_LIBS) $(SAN_LIBS) -lcmocka
 
+# test_matrix_fake compiles the fake backend in (tests/unit/fake-backend.h).
+$(BUILD)/tests/test_matrix_fake: tests/unit/fake-backend.c tests/unit/fake-backend.h
+
 # test_stop compiles the guest's stopping rule as it is.
 $(BUILD)/tests/test_stop: initramfs/bench/stop.c initramfs/bench/stop.h
 
