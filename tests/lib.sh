@@ -61,28 +61,35 @@ kernel_path() { sh "$TOP/scripts/fetch-kernels.sh" "$1" | awk '{print $2}'; }
 # syscall.x32=y runs the commands, in one boot per batch:
 #   gx_add DIR ARGV...  queues a command in DIR/batch; the program's
 #                       folder in build/ (what it may exec) and the files it names
-#                       (an argument, or the part after a KEY=) go into
-#                       the guest at the same paths;
+#                       (an argument, or the part after a KEY=; folders only
+#                       from under $TOP or /tmp) go into the guest at the
+#                       same paths;
 #   gx_boot DIR         boots once (tests/tools/guest-exec is the guest's
 #                       /init), fails with the reason unless every command
 #                       came back; the console in DIR/console.log;
 #   $GX --replay DIR ARGV...  what that command printed in the guest, and
 #                       its exit status: a runner, as "qemu-i386" is one.
 GX=$TOP/build/tests/tools/guest-exec
+# _gx_put DIR PATH: PATH into the guest's tree at the same place: a file
+# from anywhere, a folder only from under $TOP or /tmp (never /, /usr...).
+_gx_put() {
+	if [ -f "$2" ]; then :
+	elif [ -d "$2" ]; then case $2 in "$TOP"/?* | /tmp/?*) ;; *) return 0 ;; esac
+	else return 0; fi
+	mkdir -p "$1/root${2%/*}" && cp -a "$2" "$1/root${2%/*}/"
+}
 gx_add() {
 	_d=$1
 	shift
 	mkdir -p "$_d/root"
 	_line=""
 	case $1 in "$TOP"/build/*/*)
-		mkdir -p "$_d/root${1%/*}"
-		for _p in "${1%/*}"/*; do [ -f "$_p" ] && cp -a "$_p" "$_d/root${1%/*}/"; done ;;
+		for _p in "${1%/*}"/*; do [ -f "$_p" ] && _gx_put "$_d" "$_p"; done ;;
 	esac
 	for _a in "$@"; do
 		_line="$_line${_line:+	}$_a"
 		for _p in "$_a" "${_a#*=}"; do
-			case $_p in /*) [ -e "$_p" ] && mkdir -p "$_d/root${_p%/*}" &&
-				cp -a "$_p" "$_d/root${_p%/*}/" ;; esac
+			case $_p in /*) _gx_put "$_d" "$_p" ;; esac
 		done
 	done
 	printf '%s\n' "$_line" >>"$_d/batch"

@@ -15,6 +15,9 @@ gx_add "$d" /bin/echo "a b" "file=$tmp/nope"
 gx_add "$d" /bin/false
 check "gx_add: one tab-joined line a command" test "$(cat "$d/batch")" = "$(printf '/bin/echo\ta b\tfile=%s/nope\n/bin/false' "$tmp")"
 check "gx_add: the program goes into the guest at its path" test -f "$d/root/bin/echo"
+gx_add "$tmp/safe" /bin/true / "root=/" /usr
+check "gx_add: no folder from outside \$TOP or /tmp (/, /usr) goes into the guest" \
+	test "$(cd "$tmp/safe/root" && find . -mindepth 1 | LC_ALL=C sort | paste -sd' ' -)" = "./bin ./bin/true"
 
 # a whole stream: two commands, binary bytes kept
 printf 'GX-CMD 0 0 4 2\nhi\0\nE!GX-CMD 1 1 0 0\nGX-END 2\n' >"$d/stream"

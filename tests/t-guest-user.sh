@@ -53,6 +53,21 @@ for abi in x86_64 x32 i386 aarch64 aarch64_ilp32 arm; do
 	else not_ok "file: $abi binaries" "n=$n$bad"; fi
 done
 
+# stage ROOT ABI [WRAPPER]: DIR/bench/ABI with the ABI's binaries, or with
+# scripts that run them through WRAPPER (qemu-user) when given.
+stage() {
+	mkdir -p "$1/bench/$2"
+	for f in "$G/$2"/*; do
+		[ -f "$f" ] && [ "$(basename "$f")" != init ] || continue
+		if [ -n "${3:-}" ]; then
+			printf '#!/bin/sh\nexec %s %s "$@"\n' "$3" "$f" >"$1/bench/$2/$(basename "$f")"
+			chmod +x "$1/bench/$2/$(basename "$f")"
+		else
+			cp "$f" "$1/bench/$2/"
+		fi
+	done
+}
+
 # What this host cannot run goes to one x86_64 guest booted with
 # syscall.x32=y (tests/lib.sh's gx_add/gx_boot): x32's binaries where the
 # host kernel refuses x32 (Debian's has it off unless syscall.x32=y), and
@@ -75,10 +90,7 @@ if [ "$(abi_runner x32)" = none ]; then
 fi
 if [ -n "$(abi_runner x32)$(abi_runner i386)" ]; then
 	groot=$tmp/root-guest
-	for a in x86_64 x32 i386; do
-		mkdir -p "$groot/bench/$a"
-		for f in "$G/$a"/*; do [ -f "$f" ] && [ "$(basename "$f")" != init ] && cp "$f" "$groot/bench/$a/"; done
-	done
+	for a in x86_64 x32 i386; do stage "$groot" "$a"; done
 	gx_add "$gx" "$G/x86_64/init" --root "$groot" --cmdline "$(init_cmdline "x86_64 x32 i386")"
 fi
 if [ -f "$gx/batch" ]; then
@@ -115,21 +127,6 @@ for abi in x86_64 x32 i386 aarch64 arm; do
 		else not_ok "$abi hackbench threads=1" "exit $rc: $(tail -c 300 "$tmp/$abi.thr.out")"; fi
 	fi
 done
-
-# stage ROOT ABI [WRAPPER]: DIR/bench/ABI with the ABI's binaries, or with
-# scripts that run them through WRAPPER (qemu-user) when given.
-stage() {
-	mkdir -p "$1/bench/$2"
-	for f in "$G/$2"/*; do
-		[ -f "$f" ] && [ "$(basename "$f")" != init ] || continue
-		if [ -n "${3:-}" ]; then
-			printf '#!/bin/sh\nexec %s %s "$@"\n' "$3" "$f" >"$1/bench/$2/$(basename "$f")"
-			chmod +x "$1/bench/$2/$(basename "$f")"
-		else
-			cp "$f" "$1/bench/$2/"
-		fi
-	done
-}
 
 # through_init NAME INIT-RUNNER INIT ROOT "OK-ABIS" "UNSUPPORTED-ABIS"
 through_init() {
