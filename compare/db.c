@@ -1,7 +1,7 @@
 /*
  * db.c: the history database (see db.h): its schema and version, opening
- * and checking a file, recording result.json files (import, run --db), and
- * reading kernels and sides back.
+ * and checking a file, recording result.json files (import, run --db).
+ * Reading kernels and sides back is db-read.c's.
  *
  * Every statement goes through sqlite3_prepare_v2 with bound parameters:
  * no text from a result.json is ever part of SQL. Writers take the write
@@ -9,6 +9,7 @@
  * go on meanwhile), so two writers serialize instead of failing.
  */
 #include "db.h"
+#include "db-internal.h"
 #include "exitcodes.h"
 #include "sha256.h"
 #include "textsafe.h"
@@ -23,7 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { SCHEMA_VERSION = 2, BUSY_MS = 120000 };
+enum { SCHEMA_VERSION = 3, BUSY_MS = 120000 };
 
 /* Version 2's addition: each boot's KTAP (KUnit) cases, result.json's
  * ktap.cases, in their order (compare's new-case check reads them). */
@@ -37,9 +38,23 @@ enum { SCHEMA_VERSION = 2, BUSY_MS = 120000 };
 	"  PRIMARY KEY (boot, seq)\n" \
 	");\n"
 
+/* Version 3's addition: each boot's guest tests, result.json's tests[], in
+ * their order (compare's JUnit report reads how long each ran). */
+#define TEST_SQL \
+	"CREATE TABLE test (\n" \
+	"  boot INTEGER NOT NULL REFERENCES boot(id) ON DELETE CASCADE,\n" \
+	"  seq INTEGER NOT NULL,\n" \
+	"  abi TEXT NOT NULL,\n" \
+	"  test TEXT NOT NULL,\n" \
+	"  status TEXT,                    -- PASS, FAIL, ...\n" \
+	"  reason TEXT,\n" \
+	"  ms REAL,                        -- how long it ran, NULL: not reported\n" \
+	"  PRIMARY KEY (boot, seq)\n" \
+	");\n"
+
 /*
- * The schema, version 2 (version 1 without ktap_case; check_schema()
- * migrates it). A kernel is keyed by its file's sha256 (or, for
+ * The schema, version 3 (version 1 without ktap_case and test, version 2
+ * without test; check_schema() migrates them). A kernel is keyed by its file's sha256 (or, for
  * results older than kernel.sha256, by its kernel id); a boot by the
  * sha256 of its result.json. Everything a boot owns goes with it (ON
  * DELETE CASCADE).
@@ -117,7 +132,21 @@ static const char schema_sql[] =
 	"  value REAL NOT NULL,\n"
 	"  PRIMARY KEY (metric, seq)\n"
 	");\n"
-	KTAP_CASE_SQL;
+	KTAP_CASE_SQL TEST_SQL;
+
+/* Each version: what makes it from the version before (1: schema_sql less
+ * the later tables), and the tables it has. */
+static const struct {
+	const char *migrate;
+	const char *tables;     /* an SQL list */
+	long long ntables;
+} versions[SCHEMA_VERSION + 1] = {
+	[1] = { NULL, "('kernel','boot','abi','event','stage','metric','sample')", 7 },
+	[2] = { KTAP_CASE_SQL, "('kernel','boot','abi','event','stage','metric','sample',"
+		"'ktap_case')", 8 },
+	[3] = { TEST_SQL, "('kernel','boot','abi','event','stage','metric','sample',"
+		"'ktap_case','test')", 9 },
+};
 
 /* Runs sql (no parameters, no rows); 0 or -1 after a message. */
 static int exec(struct history_db *db, const char *sql)
@@ -130,8 +159,8 @@ static int exec(struct history_db *db, const char *sql)
 	return -1;
 }
 
-/* A prepared statement, or NULL after a message. */
-static sqlite3_stmt *prepare(struct history_db *db, const char *sql)
+/* A prepared statement, or NULL after a message (db-internal.h). */
+sqlite3_stmt *db_prepare(struct history_db *db, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -144,7 +173,7 @@ static sqlite3_stmt *prepare(struct history_db *db, const char *sql)
 /* The one integer a query returns (PRAGMA user_version, a count): -1 on error. */
 static long long query_int(struct history_db *db, const char *sql)
 {
-	sqlite3_stmt *st = prepare(db, sql);
+	sqlite3_stmt *st = db_prepare(db, sql);
 	long long v = -1;
 	if (!st)
 		return -1;
@@ -179,6 +208,7 @@ static int check_schema(struct history_db *db, bool create)
 		return -1;
 	long long version = query_int(db, "PRAGMA user_version");
 	long long tables = query_int(db, "SELECT count(*) FROM sqlite_master");
+	char *set_version = xasprintf("PRAGMA user_version = %d", SCHEMA_VERSION);
 	int ret = 0;
 	if (version < 0 || tables < 0)
 		ret = -1;
@@ -188,19 +218,18 @@ static int check_schema(struct history_db *db, bool create)
 	else if (version == 0 && tables == 0) {
 		ret = exec(db, schema_sql);
 		if (ret == 0)
-			ret = exec(db, "PRAGMA user_version = 2");
+			ret = exec(db, set_version);
 		version = ret == 0 ? SCHEMA_VERSION : version;
-	} else if (version == 1 && create) {
-		/* version 1 -> 2, by a writer: the KTAP case table, empty (boots
-		 * recorded before it keep no cases: import them into a new database
-		 * to have them). A reader reads version 1 as it is, without cases. */
-		ret = exec(db, KTAP_CASE_SQL "PRAGMA user_version = 2;");
+	} else if (version >= 1 && version < SCHEMA_VERSION && create) {
+		/* an older version, by a writer: the later versions' tables, empty
+		 * (boots recorded before them keep none of it: import them into a
+		 * new database to have it). A reader reads an older version as it
+		 * is, without them. */
+		for (long long v = version + 1; v <= SCHEMA_VERSION && ret == 0; v++)
+			ret = exec(db, versions[v].migrate);
+		if (ret == 0)
+			ret = exec(db, set_version);
 		version = ret == 0 ? SCHEMA_VERSION : version;
-	} else if (version == 1) {
-		if (query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
-			      "('kernel','boot','abi','event','stage','metric','sample')") != 7)
-			ret = error("%s: history database schema version 1 without all of its tables",
-				    db->path);
 	} else if (version == 0)
 		ret = error("%s: an SQLite database, but not a bootrig history database "
 			    "(user_version 0 and %lld tables of its own)", db->path, tables);
@@ -208,11 +237,15 @@ static int check_schema(struct history_db *db, bool create)
 		ret = error("%s: history database schema version %lld; this bootrig reads "
 			    "version %d (a newer bootrig wrote it)", db->path, version,
 			    SCHEMA_VERSION);
-	if (ret == 0 && version == SCHEMA_VERSION &&
-	    query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
-		      "('kernel','boot','abi','event','stage','metric','sample','ktap_case')") != 8)
-		ret = error("%s: history database schema version %d without all of its tables",
-			    db->path, SCHEMA_VERSION);
+	if (ret == 0 && version >= 1 && version <= SCHEMA_VERSION) {
+		char *sql = xasprintf("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+				      "name IN %s", versions[version].tables);
+		if (query_int(db, sql) != versions[version].ntables)
+			ret = error("%s: history database schema version %lld without all of its "
+				    "tables", db->path, version);
+		free(sql);
+	}
+	free(set_version);
 	if (exec(db, ret == 0 ? "COMMIT" : "ROLLBACK") < 0)
 		ret = -1;
 	db->version = (int)version;
@@ -316,7 +349,7 @@ static int step_done(struct history_db *db, sqlite3_stmt *st)
 struct writer {
 	struct history_db *db;
 	sqlite3_stmt *known, *kernel, *kernel_id, *boot, *abi, *event, *stage, *metric, *sample;
-	sqlite3_stmt *kcase;
+	sqlite3_stmt *kcase, *test;
 };
 
 static const char *const writer_sql[] = {
@@ -334,12 +367,15 @@ static const char *const writer_sql[] = {
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
 	"INSERT INTO sample (metric, seq, value) VALUES (?1, ?2, ?3)",
 	"INSERT INTO ktap_case (boot, seq, suite, name, status) VALUES (?1, ?2, ?3, ?4, ?5)",
+	"INSERT INTO test (boot, seq, abi, test, status, reason, ms) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 };
 
 static sqlite3_stmt **writer_stmt(struct writer *w, size_t i)
 {
 	sqlite3_stmt **v[] = { &w->known, &w->kernel, &w->kernel_id, &w->boot, &w->abi,
-			       &w->event, &w->stage, &w->metric, &w->sample, &w->kcase };
+			       &w->event, &w->stage, &w->metric, &w->sample, &w->kcase,
+			       &w->test };
 	return v[i];
 }
 
@@ -355,36 +391,15 @@ static int writer_init(struct writer *w, struct history_db *db)
 {
 	*w = (struct writer){ .db = db };
 	for (size_t i = 0; i < ARRAY_SIZE(writer_sql); i++)
-		if (!(*writer_stmt(w, i) = prepare(db, writer_sql[i])))
+		if (!(*writer_stmt(w, i) = db_prepare(db, writer_sql[i])))
 			return -1;
 	return 0;
-}
-
-/* A member object of o, or NULL. */
-static struct json_object *get_object(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-	if (o && json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_object))
-		return v;
-	return NULL;
-}
-
-/* The first word of a kernel version string, malloc'd ("" for NULL). */
-static char *version_word(const char *version)
-{
-	if (!version)
-		return xstrdup("");
-	size_t n = strcspn(version, " \t");
-	char *w = xmalloc(n + 1);
-	memcpy(w, version, n);
-	w[n] = '\0';
-	return w;
 }
 
 /* The kernel row of a result (made if new): its id, or -1 after a message. */
 static long long record_kernel(struct writer *w, struct json_object *root)
 {
-	struct json_object *k = get_object(root, "kernel");
+	struct json_object *k = result_get_object(root, "kernel");
 	const char *sha = result_get_str(k, "sha256", NULL);
 	const char *kid = result_get_str(k, "id", "?");
 	char *key = sha ? xstrdup(sha) : xasprintf("id:%s", kid);
@@ -418,18 +433,10 @@ static const char *first_title(struct json_object *events)
 	return NULL;
 }
 
-/* The boot's initramfs: sha256, else path, else "" (as results.c reads it). */
-static const char *image_of(struct json_object *root)
-{
-	struct json_object *img = get_object(root, "initramfs");
-	const char *sha = result_get_str(img, "sha256", NULL);
-	return sha ? sha : result_get_str(img, "path", "");
-}
-
 /* The boot row of p; its id, or -1 after a message. */
 static long long record_boot(struct writer *w, const struct pending *p, long long kernel)
 {
-	struct json_object *r = p->root, *host = get_object(r, "host");
+	struct json_object *r = p->root, *host = result_get_object(r, "host");
 	const char *verdict = result_get_str(r, "verdict", "");
 	double boot = result_get_num(r, "boot");
 	sqlite3_stmt *st = w->boot;
@@ -441,7 +448,7 @@ static long long record_boot(struct writer *w, const struct pending *p, long lon
 	bind_text(st, 6, result_get_str(r, "started", NULL));
 	bind_num(st, 7, result_get_num(r, "duration"));
 	bind_text(st, 8, result_get_str(r, "append", ""));
-	bind_text(st, 9, image_of(r));
+	bind_text(st, 9, result_image(r));
 	bind_text(st, 10, result_get_str(r, "backend", NULL));
 	bind_text(st, 11, result_get_str(r, "target", ""));
 	bind_text(st, 12, result_get_str(host, "name", ""));
@@ -458,7 +465,7 @@ static long long record_boot(struct writer *w, const struct pending *p, long lon
 /* The boot's KTAP cases (ktap.cases: suite, case, status); 0 or -1. */
 static int record_cases(struct writer *w, struct json_object *r, long long boot)
 {
-	struct json_object *ktap = get_object(r, "ktap");
+	struct json_object *ktap = result_get_object(r, "ktap");
 	struct json_object *cases = ktap ? result_get_array(ktap, "cases") : NULL;
 	for (size_t i = 0, n = cases ? json_object_array_length(cases) : 0; i < n; i++) {
 		struct json_object *e = json_object_array_get_idx(cases, i);
@@ -473,10 +480,33 @@ static int record_cases(struct writer *w, struct json_object *r, long long boot)
 	return 0;
 }
 
+/* The boot's guest tests (tests[]: abi, test, status, reason, ms), those
+ * that name their ABI and test; 0 or -1 after a message. */
+static int record_tests(struct writer *w, struct json_object *r, long long boot)
+{
+	struct json_object *tests = result_get_array(r, "tests");
+	for (size_t i = 0, n = tests ? json_object_array_length(tests) : 0; i < n; i++) {
+		struct json_object *t = json_object_array_get_idx(tests, i);
+		const char *abi = result_get_str(t, "abi", NULL), *test = result_get_str(t, "test", NULL);
+		if (!abi || !test)
+			continue;
+		sqlite3_bind_int64(w->test, 1, boot);
+		sqlite3_bind_int64(w->test, 2, (long long)i);
+		bind_text(w->test, 3, abi);
+		bind_text(w->test, 4, test);
+		bind_text(w->test, 5, result_get_str(t, "status", NULL));
+		bind_text(w->test, 6, result_get_str(t, "reason", NULL));
+		bind_num(w->test, 7, result_get_num(t, "ms"));
+		if (step_done(w->db, w->test) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The boot's ABI table, events and stages; 0 or -1 after a message. */
 static int record_tables(struct writer *w, struct json_object *r, long long boot)
 {
-	struct json_object *abis = get_object(r, "abis");
+	struct json_object *abis = result_get_object(r, "abis");
 	if (abis) {
 		json_object_object_foreach(abis, name, entry) {
 			sqlite3_bind_int64(w->abi, 1, boot);
@@ -500,7 +530,7 @@ static int record_tables(struct writer *w, struct json_object *r, long long boot
 		if (step_done(w->db, w->event) < 0)
 			return -1;
 	}
-	struct json_object *stages = get_object(r, "stages");
+	struct json_object *stages = result_get_object(r, "stages");
 	for (int i = 0; stages && i < RESULT_STAGES; i++) {
 		double t = result_get_num(stages, result_stage_names[i]);
 		if (isnan(t))
@@ -567,7 +597,7 @@ static int record_one(struct writer *w, const struct pending *p)
 	long long kernel = record_kernel(w, p->root);
 	long long boot = kernel < 0 ? -1 : record_boot(w, p, kernel);
 	if (boot < 0 || record_tables(w, p->root, boot) < 0 || record_cases(w, p->root, boot) < 0 ||
-	    record_metrics(w, p->root, boot) < 0)
+	    record_tests(w, p->root, boot) < 0 || record_metrics(w, p->root, boot) < 0)
 		return -1;
 	return 1;
 }
@@ -677,303 +707,4 @@ int db_record(const char *path, char *const *files, size_t n)
 	else
 		error("the boots were not recorded in %s (their results are kept)", term_str(path));
 	return rc;
-}
-
-/* --- reading ------------------------------------------------------------ */
-
-/* The WHERE clause of f over boot b (parameters ?2.. target, clock, variant). */
-#define FILTER_SQL " AND (?2 IS NULL OR b.target = ?2) AND (?3 IS NULL OR b.clock = ?3)" \
-		   " AND (?4 IS NULL OR b.variant = ?4)"
-
-static void bind_filter(sqlite3_stmt *st, const struct db_filter *f)
-{
-	bind_text(st, 2, f ? f->target : NULL);
-	bind_text(st, 3, f ? f->clock : NULL);
-	bind_text(st, 4, f ? f->variant : NULL);
-}
-
-/* A text column, "" for NULL (a database another program wrote need not
- * keep our NOT NULLs): valid until the next step. */
-static const char *col_str(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-	return s ? (const char *)s : "";
-}
-
-/* A text column, malloc'd ("" for NULL). */
-static char *col_text(sqlite3_stmt *st, int i)
-{
-	return xstrdup(col_str(st, i));
-}
-
-int db_kernels(struct history_db *db, const struct db_filter *f, struct db_kernel **out,
-	       size_t *n)
-{
-	*out = NULL;
-	*n = 0;
-	sqlite3_stmt *st = prepare(db,
-		"SELECT k.id, k.sha256, k.kernel_id, k.version, min(coalesce(b.started, b.recorded)) AS first "
-		"FROM kernel k JOIN boot b ON b.kernel = k.id WHERE ?1 IS NULL" FILTER_SQL
-		" GROUP BY k.id ORDER BY first, k.id");
-	if (!st)
-		return EXIT_DATAERR;
-	bind_filter(st, f);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
-		char *version = col_text(st, 3);
-		(*out)[(*n)++] = (struct db_kernel){
-			.id = sqlite3_column_int64(st, 0), .sha256 = col_text(st, 1),
-			.kernel_id = col_text(st, 2), .version = version_word(version),
-			.first = col_text(st, 4),
-		};
-		free(version);
-	}
-	if (rc != SQLITE_DONE)
-		error("%s: %s", db->path, sqlite3_errmsg(db->sql));
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? EXIT_PASS : EXIT_DATAERR;
-}
-
-void db_kernels_free(struct db_kernel *k, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(k[i].sha256), free(k[i].kernel_id), free(k[i].version), free(k[i].first);
-	free(k);
-}
-
-/* Is s at least 8 hex digits and no more than 64? */
-static bool is_sha_prefix(const char *s)
-{
-	size_t n = strspn(s, "0123456789abcdef");
-	return n >= 8 && n <= 64 && !s[n];
-}
-
-int db_find_kernel(struct history_db *db, const char *sel, long long *id)
-{
-	struct db_kernel *k;
-	size_t n, found = 0;
-	if (db_kernels(db, NULL, &k, &n))
-		return EXIT_DATAERR;
-	struct strbuf which = STRBUF_INIT;
-	for (size_t i = 0; i < n; i++) {
-		bool match = !strcmp(k[i].version, sel) || !strcmp(k[i].kernel_id, sel) ||
-			(is_sha_prefix(sel) && !strncmp(k[i].sha256, sel, strlen(sel)));
-		if (!match)
-			continue;
-		*id = k[i].id;
-		strbuf_addf(&which, "%s%s (%.12s)", found++ ? ", " : "", k[i].kernel_id,
-			    *k[i].sha256 ? k[i].sha256 : "no sha256");
-	}
-	int ret = EXIT_PASS;
-	if (found == 0)
-		error("%s: no kernel '%s' (a version such as 6.1.0-57-cloud-arm64, a kernel id "
-		      "or 8 or more hex digits of a sha256)", db->path, sel);
-	else if (found > 1)
-		error("%s: '%s' names %zu kernels: %s", db->path, sel, found, which.buf);
-	if (found != 1)
-		ret = EXIT_DATAERR;
-	strbuf_release(&which);
-	db_kernels_free(k, n);
-	return ret;
-}
-
-/* Runs st (kernel bound as ?1, f as ?2..) and hands each row to fn. 0 or -1. */
-static int each_row(struct history_db *db, sqlite3_stmt *st, long long kernel,
-		    const struct db_filter *f, void (*fn)(struct side *, sqlite3_stmt *, void *),
-		    struct side *side, void *arg)
-{
-	sqlite3_bind_int64(st, 1, kernel);
-	bind_filter(st, f);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		fn(side, st, arg);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return error("%s: %s", db->path, sqlite3_errmsg(db->sql));
-	return 0;
-}
-
-/* The boots loaded so far, by database id: where each is in side.boots. */
-struct boot_ids {
-	long long *id;
-	size_t n;
-};
-
-/* The index into side.boots of boot id, or SIZE_MAX. */
-static size_t boot_index(const struct boot_ids *ids, long long id)
-{
-	for (size_t i = 0; i < ids->n; i++)
-		if (ids->id[i] == id)
-			return i;
-	return SIZE_MAX;
-}
-
-/* A boot row: b.id, path, kernel_id, variant, verdict, reason, boot, append, image, target, host,
- * started, duration. */
-static void add_boot_row(struct side *s, sqlite3_stmt *st, void *arg)
-{
-	struct boot_ids *ids = arg;
-	char *dir = col_text(st, 1);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	s->boots = xrealloc(s->boots, (s->nboots + 1) * sizeof(*s->boots));
-	struct boot_info *b = &s->boots[s->nboots++];
-	*b = (struct boot_info){
-		.dir = dir, .kernel_id = col_text(st, 2), .variant = col_text(st, 3),
-		.verdict = col_text(st, 4), .reason = col_text(st, 5),
-		.boot = sqlite3_column_int(st, 6), .append = col_text(st, 7),
-		.image = col_text(st, 8), .target = col_text(st, 9), .host = col_text(st, 10),
-		.started = sqlite3_column_type(st, 11) == SQLITE_NULL ? NULL : col_text(st, 11),
-		.duration = sqlite3_column_type(st, 12) == SQLITE_NULL ? NAN
-			    : sqlite3_column_double(st, 12),
-	};
-	b->passed = !strcmp(b->verdict, "PASS");
-	s->npass += b->passed;
-	s->ninfra += !strcmp(b->verdict, "INFRA_ERROR");
-	ids->id = xrealloc(ids->id, (ids->n + 1) * sizeof(*ids->id));
-	ids->id[ids->n++] = sqlite3_column_int64(st, 0);
-}
-
-/* A metric row of a PASS boot: abi, test, name, unit, better, obs, n, ci, ci_target, stop. */
-static void add_metric_row(struct side *s, sqlite3_stmt *st, void *arg)
-{
-	(void)arg;
-	struct side_observation o = {
-		.abi = col_str(st, 0), .test = col_str(st, 1), .name = col_str(st, 2),
-		.unit = col_str(st, 3), .higher_better = !strcmp(col_str(st, 4), "higher"),
-		.obs = sqlite3_column_double(st, 5),
-		.samples = (size_t)sqlite3_column_int64(st, 6),
-		.ci = sqlite3_column_type(st, 7) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 7),
-		.ci_target = sqlite3_column_type(st, 8) == SQLITE_NULL ? NAN
-			     : sqlite3_column_double(st, 8),
-		.stop_max = !strcmp(col_str(st, 9), "max"),
-	};
-	side_add_observation(s, &o);
-}
-
-/* A stage row of a PASS boot: name, t. */
-static void add_stage_row(struct side *s, sqlite3_stmt *st, void *arg)
-{
-	(void)arg;
-	const char *name = col_str(st, 0);
-	for (int i = 0; i < RESULT_STAGES; i++)
-		if (!strcmp(name, result_stage_names[i]))
-			side_add_stage(s, i, sqlite3_column_double(st, 1));
-}
-
-/* An ABI row: name, status, reason. */
-static void add_abi_row(struct side *s, sqlite3_stmt *st, void *arg)
-{
-	(void)arg;
-	side_add_abi(s, col_str(st, 0), col_str(st, 1),
-		     (const char *)sqlite3_column_text(st, 2));
-}
-
-/* An event row: boot id, kind, title. */
-static void add_event_row(struct side *s, sqlite3_stmt *st, void *arg)
-{
-	size_t boot = boot_index(arg, sqlite3_column_int64(st, 0));
-	if (boot != SIZE_MAX)
-		side_add_event(s, col_str(st, 1), col_str(st, 2), boot);
-}
-
-/* A KTAP case row: boot id, suite, name, status. */
-static void add_case_row(struct side *s, sqlite3_stmt *st, void *arg)
-{
-	size_t boot = boot_index(arg, sqlite3_column_int64(st, 0));
-	if (boot != SIZE_MAX)
-		side_add_case(s, (const char *)sqlite3_column_text(st, 1),
-			      (const char *)sqlite3_column_text(st, 2),
-			      (const char *)sqlite3_column_text(st, 3), boot);
-}
-
-/* The boots of a side, and what they own, in the boots' order. */
-#define SIDE_BOOTS "FROM boot b WHERE b.kernel = ?1" FILTER_SQL
-
-int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
-		 struct side *side, const char *label)
-{
-	*side = (struct side){ .label = xstrdup(label) };
-	struct boot_ids ids = { 0 };
-	static const char *const sql[] = {
-		"SELECT b.id, b.path, (SELECT kernel_id FROM kernel WHERE id = b.kernel), b.variant, "
-		"b.verdict, b.reason, b.boot, b.append, b.image, b.target, b.host, b.started, "
-		"b.duration " SIDE_BOOTS
-		" ORDER BY b.id",
-		"SELECT m.abi, m.test, m.name, m.unit, m.better, m.obs, m.n, m.ci, m.ci_target, m.stop "
-		"FROM metric m JOIN boot b ON m.boot = b.id WHERE b.kernel = ?1" FILTER_SQL
-		" AND b.verdict = 'PASS' ORDER BY b.id, m.seq",
-		"SELECT s.name, s.t FROM stage s JOIN boot b ON s.boot = b.id WHERE b.kernel = ?1"
-		FILTER_SQL " AND b.verdict = 'PASS' ORDER BY b.id",
-		"SELECT a.name, a.status, a.reason FROM abi a JOIN boot b ON a.boot = b.id "
-		"WHERE b.kernel = ?1" FILTER_SQL " ORDER BY b.id, a.rowid",
-		"SELECT e.boot, e.kind, e.title FROM event e JOIN boot b ON e.boot = b.id "
-		"WHERE b.kernel = ?1" FILTER_SQL " ORDER BY b.id, e.seq",
-		"SELECT c.boot, c.suite, c.name, c.status FROM ktap_case c JOIN boot b ON c.boot = b.id "
-		"WHERE b.kernel = ?1" FILTER_SQL " ORDER BY b.id, c.seq",
-	};
-	void (*const fn[])(struct side *, sqlite3_stmt *, void *) = {
-		add_boot_row, add_metric_row, add_stage_row, add_abi_row, add_event_row, add_case_row,
-	};
-	int ret = 0;
-	/* a version 1 database (read as it is) has no KTAP cases: the last query */
-	size_t queries = db->version >= 2 ? ARRAY_SIZE(sql) : ARRAY_SIZE(sql) - 1;
-	for (size_t i = 0; i < queries && ret == 0; i++) {
-		sqlite3_stmt *st = prepare(db, sql[i]);
-		ret = st ? each_row(db, st, id, f, fn[i], side, &ids) : -1;
-	}
-	free(ids.id);
-	return ret < 0 ? EXIT_DATAERR : EXIT_PASS;
-}
-
-bool db_is_side_spec(const char *spec)
-{
-	return !strncmp(spec, "db:", 3);
-}
-
-int db_side_load(struct side *side, const char *spec, bool mixed)
-{
-	*side = (struct side){ .label = xstrdup(spec) };
-	const char *rest = spec + 3, *sel = strstr(rest, ":kernel=");
-	if (!db_is_side_spec(spec) || !sel || sel == rest)
-		return error("%s: a database side is db:FILE:kernel=VERSION-OR-SHA256"
-			     "[:target=T][:clock=C][:variant=V]", spec);
-	char *path = xasprintf("%.*s", (int)(sel - rest), rest);
-	char *opts = xstrdup(sel + 1), *save = NULL, *kernel = NULL;
-	struct db_filter f = { 0 };
-	int ret = 0;
-	for (char *kv = strtok_r(opts, ":", &save); kv && ret == 0; kv = strtok_r(NULL, ":", &save)) {
-		char *eq = strchr(kv, '=');
-		if (eq)
-			*eq++ = '\0';
-		if (eq && !strcmp(kv, "kernel"))
-			kernel = eq;
-		else if (eq && !strcmp(kv, "target"))
-			f.target = eq;
-		else if (eq && !strcmp(kv, "clock"))
-			f.clock = eq;
-		else if (eq && !strcmp(kv, "variant"))
-			f.variant = eq;
-		else
-			ret = error("%s: '%s' is not kernel=, target=, clock= or variant=", spec, kv);
-	}
-	struct history_db db;
-	long long id;
-	if (ret == 0 && db_open(&db, path, DB_READ) == EXIT_PASS) {
-		side_free(side);
-		if (db_find_kernel(&db, kernel, &id) || db_load_side(&db, id, &f, side, spec))
-			ret = -1;
-		else if (!side->nboots)
-			ret = error("%s: no boot of that kernel passes the filter", spec);
-		db_close(&db);
-	} else {
-		ret = -1;
-	}
-	if (ret == 0 && !mixed)
-		ret = side_check_alike(side);
-	free(path);
-	free(opts);
-	return ret;
 }

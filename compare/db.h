@@ -3,8 +3,9 @@
  * given (import), in one SQLite file, read back as a side of a comparison
  * (compare db:FILE:kernel=...) and as the kernels of a history.
  *
- * The schema (db.c) is versioned by PRAGMA user_version (2: version 1 plus
- * the KTAP case table; a version 1 file is migrated when opened), with foreign
+ * The schema (db.c) is versioned by PRAGMA user_version (3: version 1 plus
+ * the KTAP case table (2) and the guest test table (3); an older file is
+ * migrated when a writer opens it, read as it is by a reader), with foreign
  * keys on; the file is in WAL mode with a busy timeout, so several writers
  * at once (two runs, two imports) wait for each other and lose nothing.
  * A boot is recorded whole or not at all, once: its key is the sha256 of
@@ -24,8 +25,9 @@ struct sqlite3;
 struct history_db {
 	struct sqlite3 *sql;
 	char *path;
-	int version;            /* the schema's: 1 (no KTAP cases: read as is by
-				 * a reader, migrated by a writer) or 2 */
+	int version;            /* the schema's: 1 (no KTAP cases), 2 (no guest
+				 * tests): read as is by a reader, migrated by
+				 * a writer; or 3 */
 };
 
 /*
@@ -108,9 +110,12 @@ int db_find_kernel(struct history_db *db, const char *sel, long long *id);
 
 /*
  * db_load_side: the boots of kernel id that pass f, as side_load() would
- * read them from their results directories (boot_info.dir is where each
- * result.json was when it was recorded), labelled label. 0, or
- * EXIT_DATAERR after a message.
+ * read them from their results directories: each boot's rows become the
+ * boot record (results.h) its result.json gives, added by side_add_boot()
+ * in the natural order of the paths they were recorded from (boot_info.dir
+ * is where each result.json was then), labelled label. What an older
+ * schema did not keep (KTAP cases before 2, guest test times before 3) is
+ * absent. 0, or EXIT_DATAERR after a message.
  */
 int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
 		 struct side *side, const char *label);

@@ -1,8 +1,12 @@
 /*
- * results.h: one side of a comparison, read from a results directory.
+ * results.h: one side of a comparison, and the one loader that builds it.
  *
  * A side is every result.json found below a directory (any depth: a whole
- * RESULTS_DIR, one kernel, one variant or one boot), all boots pooled. Each
+ * RESULTS_DIR, one kernel, one variant or one boot), or the boots of one
+ * kernel in the history database (db.h), all boots pooled. Either source
+ * gives one boot record per boot (struct boot_record, below: what a boot
+ * contributes), and side_add_boot() (side.c) alone turns records into the
+ * side, so a side reads the same from the files and from the database. Each
  * boot that PASSed contributes one observation per metric: that boot's
  * median of the metric's samples (so n is the number of boots, as in "five
  * boots a side"). Boots that did not PASS are kept in the boot list, with
@@ -163,11 +167,16 @@ struct json_object *result_get_array(struct json_object *obj, const char *key);
 double result_metric_observation(struct json_object *m);
 
 /*
- * Building a side from elsewhere than result.json files (the history
- * database, compare/db.c), by the same steps side_load() takes for each
- * boot: append its struct boot_info to boots (nboots, npass, ninfra), and
- * for a PASS boot add each metric's observation and each stage's start;
- * for every boot count its ABI table and keep its events.
+ * A boot record: what one boot contributes to a side, whatever it was read
+ * from: its result.json (result_boot_record()) or its rows in the history
+ * database (compare/db.c). side_add_boot() is the one step that turns
+ * records into a side, so the two sources cannot read a boot differently:
+ * a field a side needs is a field of the record, and both sources fill it.
+ *
+ * The strings are borrowed (from the parsed JSON, or copies the database
+ * reader keeps until the side is built); the arrays are the record's own:
+ * boot_record_init() starts one empty, the boot_record_add_*() append,
+ * boot_record_release() frees the arrays, not the strings.
  */
 struct side_observation {
 	const char *abi, *test, *name, *unit;
@@ -177,20 +186,80 @@ struct side_observation {
 	double ci, ci_target;   /* NAN: not reported */
 	bool stop_max;          /* stopped at the most samples */
 };
-/* One PASS boot's observation of a metric into its series (made if new). */
-void side_add_observation(struct side *s, const struct side_observation *o);
+
+struct boot_test {              /* result.json tests[]: the time a guest test took */
+	const char *abi, *test;
+	double ms;              /* NAN: not reported */
+};
+
+struct boot_abi {               /* result.json abis: one ABI's status */
+	const char *name, *status, *reason;     /* reason NULL: none */
+};
+
+struct boot_event {             /* result.json events[] */
+	const char *kind, *title;
+};
+
+struct boot_case {              /* result.json ktap.cases[] */
+	const char *suite, *name, *status;
+};
+
+struct boot_record {
+	const char *dir;        /* the directory result.json is (or was) in */
+	const char *kernel_id, *variant, *verdict, *reason, *append, *image, *target, *host;
+	const char *started;    /* NULL: not reported */
+	double duration;        /* NAN: not reported */
+	int boot;
+	struct side_observation *metrics;       /* with an identity and a finite median */
+	size_t nmetrics;
+	struct boot_test *tests;
+	size_t ntests;
+	struct boot_abi *abis;
+	size_t nabis;
+	struct boot_event *events;
+	size_t nevents;
+	struct boot_case *cases;
+	size_t ncases;
+	double stages[RESULT_STAGES];   /* each stage's start (s), NAN: not reached */
+};
+
+void boot_record_init(struct boot_record *r);
+void boot_record_add_metric(struct boot_record *r, const struct side_observation *o);
+void boot_record_add_test(struct boot_record *r, const char *abi, const char *test, double ms);
+void boot_record_add_abi(struct boot_record *r, const char *name, const char *status,
+			 const char *reason);
+void boot_record_add_event(struct boot_record *r, const char *kind, const char *title);
+void boot_record_add_case(struct boot_record *r, const char *suite, const char *name,
+			  const char *status);
+void boot_record_release(struct boot_record *r);
+
+/*
+ * result_boot_record: the record of a parsed result.json (root, as
+ * result_json_parse() returns it; its strings are borrowed from root), dir
+ * the directory it was in. Absent fields read as result.json's reader
+ * always has: kernel id "?", variant "default", the rest "" or unknown.
+ */
+void result_boot_record(struct json_object *root, const char *dir, struct boot_record *r);
+
+/*
+ * side_add_boot: adds boot record r to side s (copying what it keeps):
+ * r joins the boot list (npass, ninfra); a PASS boot adds each metric's
+ * observation, each guest test's time and each stage's start; every boot
+ * adds its ABI statuses, events and KTAP cases. A boot of another host
+ * than s->only_host (when set) is left out.
+ */
+void side_add_boot(struct side *s, const struct boot_record *r);
+
 /* A metric entry of result.json as an observation (pointers into m):
  * false when it has no identity or no finite observation. */
 bool result_metric_entry(struct json_object *m, struct side_observation *o);
-/* One KTAP case of boot (an index into boots): suite, case name, status. */
-void side_add_case(struct side *s, const char *suite, const char *name, const char *status,
-		   size_t boot);
-/* One boot's status of an ABI ("ok", "unsupported", else an error). */
-void side_add_abi(struct side *s, const char *abi, const char *status, const char *reason);
-/* One event of boot (an index into boots). */
-void side_add_event(struct side *s, const char *kind, const char *title, size_t boot);
-/* The start of stage (result_stage_names' index) in one PASS boot. */
-void side_add_stage(struct side *s, int stage, double t);
+
+/* The initramfs a boot ran (result.json initramfs): its sha256, else its
+ * path, else "". */
+const char *result_image(struct json_object *root);
+
+/* A member object of obj (NULL-safe), or NULL. */
+struct json_object *result_get_object(struct json_object *obj, const char *key);
 
 /* The boots of one kernel and variant pooled on a side must have been run
  * alike (command line, initramfs, target): 0, or -1 after a message naming

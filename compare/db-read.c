@@ -1,0 +1,371 @@
+/*
+ * db-read.c: reading the history database (see db.h) back: its kernels,
+ * the one a selector names, and a side of a comparison. A side is built by
+ * the one loader (results.h: boot records into side_add_boot()): the rows
+ * of each boot become the boot record its result.json gives.
+ */
+#include "db.h"
+#include "db-internal.h"
+#include "exitcodes.h"
+#include "util.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The first word of a kernel version string, malloc'd ("" for NULL). */
+static char *version_word(const char *version)
+{
+	if (!version)
+		return xstrdup("");
+	size_t n = strcspn(version, " \t");
+	char *w = xmalloc(n + 1);
+	memcpy(w, version, n);
+	w[n] = '\0';
+	return w;
+}
+
+/* The WHERE clause of f over boot b (parameters ?2.. target, clock, variant). */
+#define FILTER_SQL " AND (?2 IS NULL OR b.target = ?2) AND (?3 IS NULL OR b.clock = ?3)" \
+		   " AND (?4 IS NULL OR b.variant = ?4)"
+
+static void bind_filter(sqlite3_stmt *st, const struct db_filter *f)
+{
+	/* a NULL string binds NULL; f's strings outlive the statement */
+	sqlite3_bind_text(st, 2, f ? f->target : NULL, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, f ? f->clock : NULL, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, f ? f->variant : NULL, -1, SQLITE_STATIC);
+}
+
+/* A text column, "" for NULL (a database another program wrote need not
+ * keep our NOT NULLs): valid until the next step. */
+static const char *col_str(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+	return s ? (const char *)s : "";
+}
+
+/* A text column, malloc'd ("" for NULL). */
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	return xstrdup(col_str(st, i));
+}
+
+int db_kernels(struct history_db *db, const struct db_filter *f, struct db_kernel **out,
+	       size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st = db_prepare(db,
+		"SELECT k.id, k.sha256, k.kernel_id, k.version, min(coalesce(b.started, b.recorded)) AS first "
+		"FROM kernel k JOIN boot b ON b.kernel = k.id WHERE ?1 IS NULL" FILTER_SQL
+		" GROUP BY k.id ORDER BY first, k.id");
+	if (!st)
+		return EXIT_DATAERR;
+	bind_filter(st, f);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		char *version = col_text(st, 3);
+		(*out)[(*n)++] = (struct db_kernel){
+			.id = sqlite3_column_int64(st, 0), .sha256 = col_text(st, 1),
+			.kernel_id = col_text(st, 2), .version = version_word(version),
+			.first = col_text(st, 4),
+		};
+		free(version);
+	}
+	if (rc != SQLITE_DONE)
+		error("%s: %s", db->path, sqlite3_errmsg(db->sql));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? EXIT_PASS : EXIT_DATAERR;
+}
+
+void db_kernels_free(struct db_kernel *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(k[i].sha256), free(k[i].kernel_id), free(k[i].version), free(k[i].first);
+	free(k);
+}
+
+/* Is s at least 8 hex digits and no more than 64? */
+static bool is_sha_prefix(const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+	return n >= 8 && n <= 64 && !s[n];
+}
+
+int db_find_kernel(struct history_db *db, const char *sel, long long *id)
+{
+	struct db_kernel *k;
+	size_t n, found = 0;
+	if (db_kernels(db, NULL, &k, &n))
+		return EXIT_DATAERR;
+	struct strbuf which = STRBUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		bool match = !strcmp(k[i].version, sel) || !strcmp(k[i].kernel_id, sel) ||
+			(is_sha_prefix(sel) && !strncmp(k[i].sha256, sel, strlen(sel)));
+		if (!match)
+			continue;
+		*id = k[i].id;
+		strbuf_addf(&which, "%s%s (%.12s)", found++ ? ", " : "", k[i].kernel_id,
+			    *k[i].sha256 ? k[i].sha256 : "no sha256");
+	}
+	int ret = EXIT_PASS;
+	if (found == 0)
+		error("%s: no kernel '%s' (a version such as 6.1.0-57-cloud-arm64, a kernel id "
+		      "or 8 or more hex digits of a sha256)", db->path, sel);
+	else if (found > 1)
+		error("%s: '%s' names %zu kernels: %s", db->path, sel, found, which.buf);
+	if (found != 1)
+		ret = EXIT_DATAERR;
+	strbuf_release(&which);
+	db_kernels_free(k, n);
+	return ret;
+}
+
+/*
+ * A side from the database: the boot rows that pass the filter become boot
+ * records (results.h), the same records a result.json gives, and
+ * side_add_boot() builds the side from them, so a side read from the
+ * database is the side read from the directories the boots were recorded
+ * from. The strings the records borrow are copies kept until then.
+ */
+struct kept {
+	char **v;
+	size_t n;
+};
+
+/* Text column i of st, kept; NULL for SQL NULL (a field that may be unknown). */
+static const char *keep_or_null(struct kept *k, sqlite3_stmt *st, int i)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return NULL;
+	k->v = xrealloc(k->v, (k->n + 1) * sizeof(*k->v));
+	return k->v[k->n++] = col_text(st, i);
+}
+
+/* Text column i of st, kept; "" for SQL NULL. */
+static const char *keep(struct kept *k, sqlite3_stmt *st, int i)
+{
+	const char *s = keep_or_null(k, st, i);
+	return s ? s : "";
+}
+
+/* A real column, NAN for SQL NULL. */
+static double col_num(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* A boot row and the record made of it and of the rows it owns. */
+struct db_boot {
+	long long id;
+	const char *path;       /* result.json's, when recorded: the order */
+	struct boot_record rec;
+};
+
+/* Natural order of the paths (as results_list() orders a directory), then
+ * the order recorded. */
+static int cmp_db_boot(const void *a, const void *b)
+{
+	const struct db_boot *x = a, *y = b;
+	int c = strverscmp(x->path, y->path);
+	return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+/* A boot row: b.id, path, kernel_id, variant, verdict, reason, boot, append,
+ * image, target, host, started, duration. */
+static void boot_row(struct db_boot *d, sqlite3_stmt *st, struct kept *k)
+{
+	struct boot_record *r = &d->rec;
+	boot_record_init(r);
+	d->id = sqlite3_column_int64(st, 0);
+	d->path = keep(k, st, 1);
+	char *dir = (char *)keep(k, st, 1), *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	r->dir = dir;
+	r->kernel_id = keep(k, st, 2), r->variant = keep(k, st, 3);
+	r->verdict = keep(k, st, 4), r->reason = keep(k, st, 5);
+	r->boot = sqlite3_column_int(st, 6);
+	r->append = keep(k, st, 7), r->image = keep(k, st, 8), r->target = keep(k, st, 9);
+	r->host = keep(k, st, 10), r->started = keep_or_null(k, st, 11);
+	r->duration = col_num(st, 12);
+}
+
+/* A metric row: abi, test, name, unit, better, obs, n, ci, ci_target, stop. */
+static void metric_row(struct boot_record *r, sqlite3_stmt *st, struct kept *k)
+{
+	struct side_observation o = {
+		.abi = keep(k, st, 0), .test = keep(k, st, 1), .name = keep(k, st, 2),
+		.unit = keep(k, st, 3), .higher_better = !strcmp(col_str(st, 4), "higher"),
+		.obs = sqlite3_column_double(st, 5),
+		.samples = (size_t)sqlite3_column_int64(st, 6),
+		.ci = col_num(st, 7), .ci_target = col_num(st, 8),
+		.stop_max = !strcmp(col_str(st, 9), "max"),
+	};
+	boot_record_add_metric(r, &o);
+}
+
+/* A guest test row: abi, test, ms. */
+static void test_row(struct boot_record *r, sqlite3_stmt *st, struct kept *k)
+{
+	boot_record_add_test(r, keep(k, st, 0), keep(k, st, 1), col_num(st, 2));
+}
+
+/* An ABI row: name, status, reason. */
+static void abi_row(struct boot_record *r, sqlite3_stmt *st, struct kept *k)
+{
+	boot_record_add_abi(r, keep(k, st, 0), keep(k, st, 1), keep_or_null(k, st, 2));
+}
+
+/* An event row: kind, title. */
+static void event_row(struct boot_record *r, sqlite3_stmt *st, struct kept *k)
+{
+	boot_record_add_event(r, keep(k, st, 0), keep(k, st, 1));
+}
+
+/* A KTAP case row: suite, name, status. */
+static void case_row(struct boot_record *r, sqlite3_stmt *st, struct kept *k)
+{
+	boot_record_add_case(r, keep(k, st, 0), keep(k, st, 1), keep(k, st, 2));
+}
+
+/* A stage row: name, t. */
+static void stage_row(struct boot_record *r, sqlite3_stmt *st, struct kept *k)
+{
+	(void)k;
+	const char *name = col_str(st, 0);
+	for (int i = 0; i < RESULT_STAGES; i++)
+		if (!strcmp(name, result_stage_names[i]))
+			r->stages[i] = col_num(st, 1);
+}
+
+/* What a boot owns, boot id bound as ?1, from the schema version that has it. */
+static const struct {
+	int version;
+	const char *sql;
+	void (*row)(struct boot_record *, sqlite3_stmt *, struct kept *);
+} owned_rows[] = {
+	{ 1, "SELECT abi, test, name, unit, better, obs, n, ci, ci_target, stop FROM metric "
+	     "WHERE boot = ?1 ORDER BY seq", metric_row },
+	{ 3, "SELECT abi, test, ms FROM test WHERE boot = ?1 ORDER BY seq", test_row },
+	{ 1, "SELECT name, status, reason FROM abi WHERE boot = ?1 ORDER BY rowid", abi_row },
+	{ 1, "SELECT kind, title FROM event WHERE boot = ?1 ORDER BY seq", event_row },
+	{ 2, "SELECT suite, name, status FROM ktap_case WHERE boot = ?1 ORDER BY seq", case_row },
+	{ 1, "SELECT name, t FROM stage WHERE boot = ?1", stage_row },
+};
+
+/* Fills d's record with the rows it owns; 0 or -1 after a message. */
+static int owned(struct history_db *db, sqlite3_stmt **st, struct db_boot *d, struct kept *k)
+{
+	for (size_t q = 0; q < ARRAY_SIZE(owned_rows); q++) {
+		if (!st[q])
+			continue;       /* an older schema's database: not kept there */
+		sqlite3_bind_int64(st[q], 1, d->id);
+		int rc;
+		while ((rc = sqlite3_step(st[q])) == SQLITE_ROW)
+			owned_rows[q].row(&d->rec, st[q], k);
+		sqlite3_reset(st[q]);
+		if (rc != SQLITE_DONE)
+			return error("%s: %s", db->path, sqlite3_errmsg(db->sql));
+	}
+	return 0;
+}
+
+int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
+		 struct side *side, const char *label)
+{
+	*side = (struct side){ .label = xstrdup(label) };
+	struct kept k = { 0 };
+	struct db_boot *boots = NULL;
+	size_t n = 0;
+	sqlite3_stmt *st[ARRAY_SIZE(owned_rows)] = { 0 };
+	sqlite3_stmt *b = db_prepare(db,
+		"SELECT b.id, b.path, (SELECT kernel_id FROM kernel WHERE id = b.kernel), b.variant, "
+		"b.verdict, b.reason, b.boot, b.append, b.image, b.target, b.host, b.started, "
+		"b.duration FROM boot b WHERE b.kernel = ?1" FILTER_SQL " ORDER BY b.id");
+	int ret = b ? 0 : -1;
+	if (b) {
+		sqlite3_bind_int64(b, 1, id);
+		bind_filter(b, f);
+		int rc;
+		while ((rc = sqlite3_step(b)) == SQLITE_ROW) {
+			boots = xrealloc(boots, (n + 1) * sizeof(*boots));
+			boot_row(&boots[n++], b, &k);
+		}
+		if (rc != SQLITE_DONE)
+			ret = error("%s: %s", db->path, sqlite3_errmsg(db->sql));
+		sqlite3_finalize(b);
+	}
+	for (size_t q = 0; q < ARRAY_SIZE(owned_rows) && ret == 0; q++)
+		if (db->version >= owned_rows[q].version && !(st[q] = db_prepare(db, owned_rows[q].sql)))
+			ret = -1;
+	if (n)
+		qsort(boots, n, sizeof(*boots), cmp_db_boot);
+	for (size_t i = 0; i < n && ret == 0; i++)
+		ret = owned(db, st, &boots[i], &k);
+	for (size_t i = 0; i < n; i++) {
+		if (ret == 0)
+			side_add_boot(side, &boots[i].rec);
+		boot_record_release(&boots[i].rec);
+	}
+	for (size_t q = 0; q < ARRAY_SIZE(owned_rows); q++)
+		sqlite3_finalize(st[q]);
+	for (size_t i = 0; i < k.n; i++)
+		free(k.v[i]);
+	free(k.v);
+	free(boots);
+	return ret < 0 ? EXIT_DATAERR : EXIT_PASS;
+}
+
+bool db_is_side_spec(const char *spec)
+{
+	return !strncmp(spec, "db:", 3);
+}
+
+int db_side_load(struct side *side, const char *spec, bool mixed)
+{
+	*side = (struct side){ .label = xstrdup(spec) };
+	const char *rest = spec + 3, *sel = strstr(rest, ":kernel=");
+	if (!db_is_side_spec(spec) || !sel || sel == rest)
+		return error("%s: a database side is db:FILE:kernel=VERSION-OR-SHA256"
+			     "[:target=T][:clock=C][:variant=V]", spec);
+	char *path = xasprintf("%.*s", (int)(sel - rest), rest);
+	char *opts = xstrdup(sel + 1), *save = NULL, *kernel = NULL;
+	struct db_filter f = { 0 };
+	int ret = 0;
+	for (char *kv = strtok_r(opts, ":", &save); kv && ret == 0; kv = strtok_r(NULL, ":", &save)) {
+		char *eq = strchr(kv, '=');
+		if (eq)
+			*eq++ = '\0';
+		if (eq && !strcmp(kv, "kernel"))
+			kernel = eq;
+		else if (eq && !strcmp(kv, "target"))
+			f.target = eq;
+		else if (eq && !strcmp(kv, "clock"))
+			f.clock = eq;
+		else if (eq && !strcmp(kv, "variant"))
+			f.variant = eq;
+		else
+			ret = error("%s: '%s' is not kernel=, target=, clock= or variant=", spec, kv);
+	}
+	struct history_db db;
+	long long id;
+	if (ret == 0 && db_open(&db, path, DB_READ) == EXIT_PASS) {
+		side_free(side);
+		if (db_find_kernel(&db, kernel, &id) || db_load_side(&db, id, &f, side, spec))
+			ret = -1;
+		else if (!side->nboots)
+			ret = error("%s: no boot of that kernel passes the filter", spec);
+		db_close(&db);
+	} else {
+		ret = -1;
+	}
+	if (ret == 0 && !mixed)
+		ret = side_check_alike(side);
+	free(path);
+	free(opts);
+	return ret;
+}

@@ -1,0 +1,360 @@
+/*
+ * side.c: the one loader of a side of a comparison (see results.h): boot
+ * records, whichever source read them (result.json files in results.c, the
+ * history database's rows in db.c), become a side here and only here: the
+ * boot list, the metric series (hashed by identity), the guest tests'
+ * times, the ABI counts, the events, the KTAP cases and the stage times.
+ * Then what is asked of a side: its metrics, hosts, ABI status, whether
+ * its boots were run alike.
+ */
+#include "results.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- boot records ------------------------------------------------------- */
+
+void boot_record_init(struct boot_record *r)
+{
+	*r = (struct boot_record){ .duration = NAN };
+	for (int i = 0; i < RESULT_STAGES; i++)
+		r->stages[i] = NAN;
+}
+
+/* v (n entries of size bytes) with room for one more: doubled at 0, 1, 2, 4... */
+static void *grow(void *v, size_t n, size_t size)
+{
+	return n & (n - 1) ? v : xrealloc(v, (n ? 2 * n : 1) * size);
+}
+
+void boot_record_add_metric(struct boot_record *r, const struct side_observation *o)
+{
+	r->metrics = grow(r->metrics, r->nmetrics, sizeof(*r->metrics));
+	r->metrics[r->nmetrics++] = *o;
+}
+
+void boot_record_add_test(struct boot_record *r, const char *abi, const char *test, double ms)
+{
+	r->tests = grow(r->tests, r->ntests, sizeof(*r->tests));
+	r->tests[r->ntests++] = (struct boot_test){ abi, test, ms };
+}
+
+void boot_record_add_abi(struct boot_record *r, const char *name, const char *status,
+			 const char *reason)
+{
+	r->abis = grow(r->abis, r->nabis, sizeof(*r->abis));
+	r->abis[r->nabis++] = (struct boot_abi){ name, status, reason };
+}
+
+void boot_record_add_event(struct boot_record *r, const char *kind, const char *title)
+{
+	r->events = grow(r->events, r->nevents, sizeof(*r->events));
+	r->events[r->nevents++] = (struct boot_event){ kind, title };
+}
+
+void boot_record_add_case(struct boot_record *r, const char *suite, const char *name,
+			  const char *status)
+{
+	r->cases = grow(r->cases, r->ncases, sizeof(*r->cases));
+	r->cases[r->ncases++] = (struct boot_case){ suite, name, status };
+}
+
+void boot_record_release(struct boot_record *r)
+{
+	free(r->metrics), free(r->tests), free(r->abis), free(r->events), free(r->cases);
+	boot_record_init(r);
+}
+
+/* --- the side ------------------------------------------------------------ */
+
+/* FNV-1a over the three strings, each with its NUL. */
+static size_t triple_hash(const char *const key[3])
+{
+	uint64_t h = 14695981039346656037ull;
+	for (int k = 0; k < 3; k++)
+		for (const unsigned char *p = (const unsigned char *)key[k];; p++) {
+			h = (h ^ *p) * 1099511628211ull;
+			if (!*p)
+				break;
+		}
+	return (size_t)h;
+}
+
+size_t triple_index_find(const struct triple_index *x, const char *const key[3], triple_get get,
+			 const void *ctx)
+{
+	if (!x->cap)
+		return SIZE_MAX;
+	for (size_t at = triple_hash(key) & (x->cap - 1);; at = (at + 1) & (x->cap - 1)) {
+		if (!x->slot[at])
+			return SIZE_MAX;
+		const char *have[3];
+		get(ctx, x->slot[at] - 1, have);
+		if (!strcmp(have[0], key[0]) && !strcmp(have[1], key[1]) && !strcmp(have[2], key[2]))
+			return x->slot[at] - 1;
+	}
+}
+
+/* Puts entry i in its slot (there is room). */
+static void triple_place(struct triple_index *x, size_t i, triple_get get, const void *ctx)
+{
+	const char *key[3];
+	get(ctx, i, key);
+	size_t at = triple_hash(key) & (x->cap - 1);
+	while (x->slot[at])
+		at = (at + 1) & (x->cap - 1);
+	x->slot[at] = i + 1;
+}
+
+void triple_index_add(struct triple_index *x, size_t i, triple_get get, const void *ctx)
+{
+	if (2 * (x->n + 1) > x->cap) {
+		struct triple_index old = *x;
+		x->cap = old.cap ? 2 * old.cap : 64;
+		x->slot = xcalloc(x->cap, sizeof(*x->slot));
+		for (size_t k = 0; k < old.cap; k++)
+			if (old.slot[k])
+				triple_place(x, old.slot[k] - 1, get, ctx);
+		free(old.slot);
+	}
+	triple_place(x, i, get, ctx);
+	x->n++;
+}
+
+void triple_index_free(struct triple_index *x)
+{
+	free(x->slot);
+	*x = (struct triple_index){ 0 };
+}
+
+/* triple_get over a side's metrics. */
+static void series_key(const void *ctx, size_t i, const char *key[3])
+{
+	const struct metric_series *m = &((const struct side *)ctx)->metrics[i];
+	key[0] = m->abi, key[1] = m->test, key[2] = m->name;
+}
+
+/* The side's series for (abi, test, name), or NULL. */
+static struct metric_series *find_series(struct side *s, const char *abi,
+					 const char *test, const char *name)
+{
+	const char *key[3] = { abi, test, name };
+	size_t i = triple_index_find(&s->metric_index, key, series_key, s);
+	return i == SIZE_MAX ? NULL : &s->metrics[i];
+}
+
+const struct metric_series *side_metric(const struct side *side, const char *abi,
+					const char *test, const char *name)
+{
+	return find_series((struct side *)side, abi, test, name);
+}
+
+/* One PASS boot's observation of a metric into its series (made if new). */
+static void side_add_observation(struct side *s, const struct side_observation *o)
+{
+	struct metric_series *ser = find_series(s, o->abi, o->test, o->name);
+	if (!ser) {
+		if (!(s->nmetrics & (s->nmetrics - 1)))         /* 0, 1, 2, 4...: doubled */
+			s->metrics = xrealloc(s->metrics, (s->nmetrics ? 2 * s->nmetrics : 1) *
+					      sizeof(*s->metrics));
+		ser = &s->metrics[s->nmetrics++];
+		*ser = (struct metric_series){
+			.abi = xstrdup(o->abi), .test = xstrdup(o->test), .name = xstrdup(o->name),
+			.unit = xstrdup(o->unit), .higher_better = o->higher_better,
+			.ci_max = NAN, .ci_target = NAN, .test_s = NAN,
+		};
+		triple_index_add(&s->metric_index, s->nmetrics - 1, series_key, s);
+	}
+	ser->samples += o->samples;
+	if (isfinite(o->ci) && o->ci >= 0 && !(o->ci <= ser->ci_max))
+		ser->ci_max = o->ci;
+	if (isfinite(o->ci_target))
+		ser->ci_target = o->ci_target;
+	ser->unmet += o->stop_max;
+	if (ser->n == ser->alloc) {
+		ser->alloc = ser->alloc ? 2 * ser->alloc : 8;
+		ser->obs = xrealloc(ser->obs, ser->alloc * sizeof(*ser->obs));
+	}
+	ser->obs[ser->n++] = o->obs;
+}
+
+/* One boot's status of an ABI ("ok", "unsupported", else an error). */
+static void side_add_abi(struct side *s, const char *name, const char *status, const char *reason)
+{
+	struct abi_count *c = NULL;
+	for (size_t i = 0; i < s->nabis && !c; i++)
+		if (!strcmp(s->abis[i].abi, name))
+			c = &s->abis[i];
+	if (!c) {
+		s->abis = xrealloc(s->abis, (s->nabis + 1) * sizeof(*s->abis));
+		c = &s->abis[s->nabis++];
+		*c = (struct abi_count){ .abi = xstrdup(name) };
+	}
+	if (!strcmp(status, "ok"))
+		c->ok++;
+	else if (!strcmp(status, "unsupported"))
+		c->unsupported++;
+	else
+		c->error++;
+	if (strcmp(status, "ok") && reason && *reason && !c->reason)
+		c->reason = xstrdup(reason);
+}
+
+
+/* One event of boot (an index into boots). */
+static void side_add_event(struct side *s, const char *kind, const char *title, size_t boot)
+{
+	s->events = xrealloc(s->events, (s->nevents + 1) * sizeof(*s->events));
+	s->events[s->nevents++] = (struct event_info){
+		.kind = xstrdup(kind), .title = xstrdup(title), .boot = boot,
+	};
+}
+
+
+/* One KTAP case of boot (an index into boots). */
+static void side_add_case(struct side *s, const char *suite, const char *name, const char *status,
+		   size_t boot)
+{
+	s->cases = xrealloc(s->cases, (s->ncases + 1) * sizeof(*s->cases));
+	s->cases[s->ncases++] = (struct ktap_case_info){
+		.suite = xstrdup(suite), .name = xstrdup(name), .status = xstrdup(status), .boot = boot,
+	};
+}
+
+
+/* The start of stage (result_stage_names' index) in one PASS boot. */
+static void side_add_stage(struct side *s, int stage, double t)
+{
+	s->stages[stage] = xrealloc(s->stages[stage], (s->nstages[stage] + 1) * sizeof(double));
+	s->stages[stage][s->nstages[stage]++] = t;
+}
+
+
+/* One PASS boot's guest test time (ms) into the series that test measured. */
+static void side_add_test_time(struct side *s, const char *abi, const char *test, double ms)
+{
+	if (!isfinite(ms) || ms < 0)
+		return;
+	for (size_t k = 0; k < s->nmetrics; k++) {
+		struct metric_series *m = &s->metrics[k];
+		if (!strcmp(m->abi, abi) && !strcmp(m->test, test))
+			m->test_s = (isnan(m->test_s) ? 0 : m->test_s) + ms / 1000;
+	}
+}
+
+void side_add_boot(struct side *s, const struct boot_record *r)
+{
+	if (s->only_host && strcmp(r->host, s->only_host))
+		return;         /* another host's boot */
+	size_t boot = s->nboots;
+	s->boots = xrealloc(s->boots, (s->nboots + 1) * sizeof(*s->boots));
+	struct boot_info *b = &s->boots[s->nboots++];
+	*b = (struct boot_info){
+		.dir = xstrdup(r->dir), .kernel_id = xstrdup(r->kernel_id),
+		.variant = xstrdup(r->variant), .verdict = xstrdup(r->verdict),
+		.reason = xstrdup(r->reason), .append = xstrdup(r->append),
+		.image = xstrdup(r->image), .target = xstrdup(r->target), .host = xstrdup(r->host),
+		.started = r->started ? xstrdup(r->started) : NULL, .duration = r->duration,
+		.boot = r->boot, .passed = !strcmp(r->verdict, "PASS"),
+	};
+	if (b->passed) {
+		s->npass++;
+		for (size_t i = 0; i < r->nmetrics; i++)
+			side_add_observation(s, &r->metrics[i]);
+		for (size_t i = 0; i < r->ntests; i++)
+			side_add_test_time(s, r->tests[i].abi, r->tests[i].test, r->tests[i].ms);
+		for (int i = 0; i < RESULT_STAGES; i++)
+			if (!isnan(r->stages[i]))
+				side_add_stage(s, i, r->stages[i]);
+	}
+	if (!strcmp(r->verdict, "INFRA_ERROR"))
+		s->ninfra++;
+	for (size_t i = 0; i < r->nabis; i++)
+		side_add_abi(s, r->abis[i].name, r->abis[i].status, r->abis[i].reason);
+	for (size_t i = 0; i < r->nevents; i++)
+		side_add_event(s, r->events[i].kind, r->events[i].title, boot);
+	for (size_t i = 0; i < r->ncases; i++)
+		side_add_case(s, r->cases[i].suite, r->cases[i].name, r->cases[i].status, boot);
+}
+
+int side_check_alike(const struct side *s)
+{
+	for (size_t i = 0; i < s->nboots; i++) {
+		const struct boot_info *a = &s->boots[i];
+		for (size_t j = i + 1; j < s->nboots; j++) {
+			const struct boot_info *b = &s->boots[j];
+			if (strcmp(a->kernel_id, b->kernel_id) || strcmp(a->variant, b->variant))
+				continue;
+			const char *what = strcmp(a->append, b->append) ? "kernel command lines"
+					   : strcmp(a->image, b->image) ? "initramfs images"
+					   : strcmp(a->target, b->target) ? "targets" : NULL;
+			if (what)
+				return error("%s: boots of %s/%s were run with different %s (%s and %s): "
+					     "they are not one sample; compare them apart, or pool "
+					     "them with --mixed", s->label, a->kernel_id, a->variant,
+					     what, a->dir, b->dir);
+		}
+	}
+	return 0;
+}
+
+size_t side_hosts(const struct side *side, const char **hosts, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < side->nboots; i++) {
+		size_t k = 0;
+		while (k < n && strcmp(hosts[k], side->boots[i].host))
+			k++;
+		if (k == n && n < max)
+			hosts[n++] = side->boots[i].host;
+	}
+	return n;
+}
+
+void side_free(struct side *s)
+{
+	for (size_t i = 0; i < s->nboots; i++) {
+		struct boot_info *b = &s->boots[i];
+		free(b->dir), free(b->kernel_id), free(b->variant);
+		free(b->verdict), free(b->reason);
+		free(b->append), free(b->image), free(b->target), free(b->host), free(b->started);
+	}
+	for (size_t i = 0; i < s->nmetrics; i++) {
+		struct metric_series *m = &s->metrics[i];
+		free(m->abi), free(m->test), free(m->name), free(m->unit), free(m->obs);
+	}
+	for (size_t i = 0; i < s->nabis; i++)
+		free(s->abis[i].abi), free(s->abis[i].reason);
+	for (size_t i = 0; i < s->ncases; i++)
+		free(s->cases[i].suite), free(s->cases[i].name), free(s->cases[i].status);
+	free(s->cases);
+	for (size_t i = 0; i < s->nevents; i++)
+		free(s->events[i].kind), free(s->events[i].title);
+	for (int i = 0; i < RESULT_STAGES; i++)
+		free(s->stages[i]);
+	triple_index_free(&s->metric_index);
+	free(s->boots), free(s->metrics), free(s->abis), free(s->events), free(s->label);
+	*s = (struct side){ 0 };
+}
+
+const char *abi_status(const struct side *side, const char *abi)
+{
+	for (size_t i = 0; i < side->nabis; i++) {
+		const struct abi_count *c = &side->abis[i];
+		if (strcmp(c->abi, abi))
+			continue;
+		int kinds = !!c->ok + !!c->unsupported + !!c->error;
+		if (kinds > 1)
+			return "mixed";
+		return c->ok ? "ok" : c->unsupported ? "unsupported" : "error";
+	}
+	return "-";
+}
+
+bool event_is_kernel_failure(const char *kind)
+{
+	return strcmp(kind, "protocol") && strcmp(kind, "infra") && strcmp(kind, "truncated");
+}
