@@ -156,6 +156,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(SAN_LIB_OBJS)
 
 # test_matrix_fake compiles the fake backend in (tests/unit/fake-backend.h).
 $(BUILD)/tests/test_matrix_fake: tests/unit/fake-backend.c tests/unit/fake-backend.h
+# test_osfault too, for a whole boot under injected faults.
+$(BUILD)/tests/test_osfault: tests/unit/fake-backend.c tests/unit/fake-backend.h
 
 # test_stop compiles the guest's stopping rule as it is.
 $(BUILD)/tests/test_stop: initramfs/bench/stop.c initramfs/bench/stop.h

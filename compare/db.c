@@ -6,10 +6,12 @@
  * Every statement goes through sqlite3_prepare_v2 with bound parameters:
  * no text from a result.json is ever part of SQL. Writers take the write
  * lock at BEGIN IMMEDIATE and wait up to BUSY_MS for it (WAL lets readers
- * go on meanwhile), so two writers serialize instead of failing.
+ * go on meanwhile), so two writers serialize instead of failing. Its files
+ * are written through db-vfs.h's VFS, where a test makes any write fail.
  */
 #include "db.h"
 #include "db-internal.h"
+#include "db-vfs.h"
 #include "exitcodes.h"
 #include "sha256.h"
 #include "textsafe.h"
@@ -159,6 +161,14 @@ static int exec(struct history_db *db, const char *sql)
 	return -1;
 }
 
+/* Ends the open transaction, if SQLite has not already (it rolls back by
+ * itself after SQLITE_FULL and some I/O errors): nothing of it is kept. */
+static void rollback(struct history_db *db)
+{
+	if (!sqlite3_get_autocommit(db->sql))
+		exec(db, "ROLLBACK");
+}
+
 /* A prepared statement, or NULL after a message (db-internal.h). */
 sqlite3_stmt *db_prepare(struct history_db *db, const char *sql)
 {
@@ -246,8 +256,10 @@ static int check_schema(struct history_db *db, bool create)
 		free(sql);
 	}
 	free(set_version);
-	if (exec(db, ret == 0 ? "COMMIT" : "ROLLBACK") < 0)
+	if (ret == 0 && exec(db, "COMMIT") < 0)
 		ret = -1;
+	if (ret < 0)
+		rollback(db);
 	db->version = (int)version;
 	return ret;
 }
@@ -282,7 +294,7 @@ int db_open(struct history_db *db, const char *path, enum db_mode mode)
 		return EXIT_DATAERR;
 	}
 	int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
-	if (sqlite3_open_v2(path, &db->sql, flags, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db->sql, flags, db_vfs_name()) != SQLITE_OK) {
 		error("cannot open the history database %s: %s", path,
 		      db->sql ? sqlite3_errmsg(db->sql) : "out of memory");
 		db_close(db);
@@ -675,7 +687,7 @@ int db_import(const char *path, char *const *paths, size_t n, size_t *added, siz
 		if (ret == 0 && exec(db, "COMMIT") < 0)
 			ret = -1;
 		if (ret < 0) {
-			exec(db, "ROLLBACK");
+			rollback(db);
 			*added = 0;
 		}
 	}

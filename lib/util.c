@@ -5,6 +5,7 @@
  * are in usage.c, above both.
  */
 #include "util.h"
+#include "oscall.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,13 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+/* rc = call (an os_*() of oscall.h), made again while a signal interrupts
+ * it (oscall.h, 2.). */
+#define EINTR_RETRY(rc, call)                                   \
+	do {                                                    \
+		(rc) = (call);                                  \
+	} while ((rc) < 0 && errno == EINTR)
 
 static void *check_alloc(void *p)
 {
@@ -162,7 +170,7 @@ static int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = os_write(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -183,7 +191,9 @@ int open_tmp_beside(const char *path, char **tmp)
 {
 	for (int tries = 0; tries < 100; tries++) {
 		*tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(), tmp_serial());
-		int fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		int fd;
+		EINTR_RETRY(fd, os_open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+					0644));
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
 		free(*tmp);
@@ -203,19 +213,25 @@ static int replace_file(const char *path, const void *data, size_t len, int flag
 {
 	char *tmp;
 	const char *failed = "create";
-	int fd = open_tmp_beside(path, &tmp);
+	int fd = open_tmp_beside(path, &tmp), rc = 0, saved_errno = errno;
 	if (fd >= 0) {
 		failed = "write";
-		if (write_all(fd, data, len) == 0 && (!(flags & REPLACE_SYNC) || fsync(fd) == 0))
+		rc = write_all(fd, data, len);
+		if (rc == 0 && (flags & REPLACE_SYNC))
+			EINTR_RETRY(rc, os_fsync(fd));
+		if (rc == 0)
 			failed = NULL;
-		if (close(fd) < 0 && !failed)
-			failed = "write";
-		if (!failed && rename(tmp, path) < 0)
-			failed = "rename";
+		saved_errno = errno;
+		/* EINTR: closed all the same (oscall.h, 2.) */
+		if (os_close(fd) < 0 && errno != EINTR && !failed)
+			failed = "write", saved_errno = errno;
+		if (!failed)
+			EINTR_RETRY(rc, os_rename(tmp, path));
+		if (!failed && rc < 0)
+			failed = "rename", saved_errno = errno;
 	}
-	int saved_errno = errno;
 	if (failed && fd >= 0)
-		unlink(tmp);
+		EINTR_RETRY(rc, os_unlink(tmp));
 	if (failed && !(flags & REPLACE_QUIET))
 		error("cannot %s %s: %s", failed, !strcmp(failed, "rename") ? path : tmp,
 		      strerror(saved_errno));
@@ -266,13 +282,16 @@ int mkdir_p(const char *path, mode_t mode)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(copy, mode) < 0 && errno != EEXIST) {
+		int rc;
+		EINTR_RETRY(rc, os_mkdir(copy, mode));
+		if (rc < 0 && errno != EEXIST) {
 			free(copy);
 			return -1;
 		}
 		*p = '/';
 	}
-	int rc = mkdir(copy, mode);
+	int rc;
+	EINTR_RETRY(rc, os_mkdir(copy, mode));
 	free(copy);
 	return rc < 0 && errno != EEXIST ? -1 : 0;
 }

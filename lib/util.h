@@ -87,7 +87,10 @@ int open_tmp_beside(const char *path, char **tmp);
  * write_file_atomic: write data to path through open_tmp_beside(), fsync
  * and rename, so the path holds the whole file or nothing, and a symlink
  * at path or at the temporary name is replaced, never followed: every
- * file bootrig writes goes through here. Returns 0 or error()'s -1.
+ * file bootrig writes goes through here. Its OS calls go through
+ * oscall.h's table (a test fails any one of them); a signal's EINTR is
+ * retried. Returns 0 or error()'s -1 (errno set): path then holds what it
+ * held before, and no temporary file is left.
  */
 int write_file_atomic(const char *path, const void *data, size_t len);
 
@@ -123,7 +126,7 @@ struct stat;
 char *stat_stamp(const struct stat *st);
 bool stat_changed_lately(const struct stat *st);
 
-/* mkdir -p; returns 0 or -1 with errno set. */
+/* mkdir -p (its mkdir calls through oscall.h); returns 0 or -1 with errno set. */
 int mkdir_p(const char *path, mode_t mode);
 
 /* Monotonic time in seconds. */
