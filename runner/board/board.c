@@ -11,7 +11,8 @@
  * power_on() opens the serial line (it may not exist yet), runs pre-power,
  * off, then on, and starts the board thread. The thread talks to U-Boot
  * (uboot.c) and then forwards the console; every byte it reads goes
- * through a pipe to the runner, who judges. A U-Boot error (the image or
+ * through the machine's console queue (console-queue.h) to the runner,
+ * who judges. A U-Boot error (the image or
  * its files are at fault) is retried `retries` times, each failed attempt
  * kept in <dir>/attempt-K/ (console.log, console.tlog, attempt.json); the
  * last one powers the board off and the machine reads as stopped: the judge
@@ -35,6 +36,7 @@
 #include "capture.h"
 #include "config.h"
 #include "console.h"
+#include "console-queue.h"
 #include "exitcodes.h"
 #include "kernel.h"
 #include "serial.h"
@@ -45,7 +47,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -57,6 +58,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The most console bytes that wait for the runner (1 MiB, a large pipe's
+ * size): beyond, the board thread waits for room while the serial line
+ * keeps what comes. */
+#define CONSOLE_QUEUED (1u << 20)
 
 struct board_backend {
 	struct board board;
@@ -84,7 +90,7 @@ struct board_machine {
 	pthread_t thread;
 	bool thread_running;
 	atomic_bool quit;
-	int pipe[2];
+	struct console_queue *queue;   /* to the runner; at most CONSOLE_QUEUED bytes */
 
 	pthread_mutex_t lock;            /* guards what follows */
 	enum machine_state state;
@@ -275,23 +281,6 @@ static void set_state(struct board_machine *bm, enum machine_state s, const char
 	pthread_mutex_unlock(&bm->lock);
 }
 
-/* Hands bytes to the runner through the pipe (waiting for room). */
-static void to_runner(struct board_machine *bm, const char *bytes, size_t n)
-{
-	while (n && !atomic_load(&bm->quit)) {
-		ssize_t w = write(bm->pipe[1], bytes, n);
-		if (w > 0) {
-			bytes += w;
-			n -= (size_t)w;
-		} else if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
-			struct pollfd p = { .fd = bm->pipe[1], .events = POLLOUT };
-			poll(&p, 1, 100);
-		} else {
-			return;
-		}
-	}
-}
-
 /* Notes when the kernel was handed over (firmware time), across chunks. */
 static void watch_banners(struct board_machine *bm, const char *bytes, size_t n, double t)
 {
@@ -325,7 +314,8 @@ static void on_console(void *ctx, const char *bytes, size_t n, double t)
 	pthread_mutex_lock(&bm->lock);
 	watch_banners(bm, bytes, n, t);
 	pthread_mutex_unlock(&bm->lock);
-	to_runner(bm, bytes, n);
+	/* waits for room while the runner is behind; refused once stop() closed it */
+	console_queue_append(bm->queue, bytes, n, CONSOLE_NO_STAMP);
 }
 
 /* setenv bootargs, quoted so that U-Boot's shell keeps it whole. */
@@ -508,8 +498,7 @@ static void *board_thread(void *arg)
 	const struct board *b = &bm->bb->board;
 	struct uboot u;
 	if (wait_for_line(bm) < 0) {
-		close(bm->pipe[1]);
-		bm->pipe[1] = -1;
+		console_queue_close(bm->queue, CONSOLE_ERROR);
 		return NULL;
 	}
 	for (int k = 1;; k++) {
@@ -554,8 +543,7 @@ static void *board_thread(void *arg)
 		set_state(bm, MACHINE_STOPPED, NULL);
 		break;
 	}
-	close(bm->pipe[1]);
-	bm->pipe[1] = -1;
+	console_queue_close(bm->queue, CONSOLE_EOF);
 	return NULL;
 }
 
@@ -616,7 +604,6 @@ static int board_prepare(struct backend *be, struct machine *m, const struct mac
 	bm->m = m;
 	bm->dir = xstrdup(spec->dir);
 	bm->cmdline = xstrdup(spec->cmdline ? spec->cmdline : "");
-	bm->pipe[0] = bm->pipe[1] = -1;
 	bm->power_log_fd = -1;
 	bm->firmware_seconds = -1;
 	bm->powering_off = -1;
@@ -666,11 +653,10 @@ static int board_power_on(struct machine *m)
 {
 	struct board_machine *bm = m->priv;
 	char reason[512];
-	if (pipe2(bm->pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+	if (!(bm->queue = console_queue_new(CONSOLE_QUEUED))) {
 		snprintf(m->infra_reason, sizeof(m->infra_reason), "pipe: %s", strerror(errno));
 		return -1;
 	}
-	fcntl(bm->pipe[1], F_SETPIPE_SZ, 1 << 20);
 	/* The line first, so that nothing the board says is missed; a line
 	 * that does not exist yet is looked for again by the thread. */
 	serial_connect(&bm->line);
@@ -701,18 +687,13 @@ static int board_power_on(struct machine *m)
 static int board_console_fd(struct machine *m)
 {
 	struct board_machine *bm = m->priv;
-	return bm->pipe[0];
+	return console_queue_fd(bm->queue);
 }
 
 static ssize_t board_console_read(struct machine *m, char *buf, size_t len)
 {
 	struct board_machine *bm = m->priv;
-	ssize_t n = read(bm->pipe[0], buf, len);
-	if (n > 0)
-		return n;
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	return -1;
+	return console_queue_read(bm->queue, buf, len, NULL);
 }
 
 static enum machine_state board_state(struct machine *m)
@@ -776,6 +757,7 @@ static int board_stop(struct machine *m)
 		return 0;
 	bm->stopped = true;
 	atomic_store(&bm->quit, true);
+	console_queue_close(bm->queue, CONSOLE_STOPPED);   /* frees a thread waiting for room */
 	if (bm->thread_running) {
 		pthread_join(bm->thread, NULL);
 		bm->thread_running = false;
@@ -807,9 +789,7 @@ static void board_release_machine(struct machine *m)
 		return;
 	board_stop(m);
 	serial_release(&bm->line);
-	for (int i = 0; i < 2; i++)
-		if (bm->pipe[i] >= 0)
-			close(bm->pipe[i]);
+	console_queue_free(bm->queue);
 	if (bm->power_log_fd >= 0)
 		close(bm->power_log_fd);
 	bm->bb->off_argv = NULL;

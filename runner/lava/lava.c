@@ -14,8 +14,9 @@
  *                 message. Then a follower thread (one per boot) polls
  *                 GET /jobs/ID/ (state, health, failure_comment) and
  *                 GET /jobs/ID/logs/?start=N (the new log lines), and queues
- *                 the target's lines for console_read(), waking the runner
- *                 through a pipe (console_fd()).
+ *                 the target's lines, each with its time, in the machine's
+ *                 console queue (console-queue.h) for console_read() and
+ *                 console_fd().
  *   stop()        GET /jobs/ID/cancel/ (LAVA 2023.01 routes cancel as GET),
  *                 waits for the job to finish (CANCEL_WAIT), reads the log's
  *                 end.
@@ -35,6 +36,7 @@
  */
 #include "backend-impl.h"
 #include "config.h"
+#include "console-queue.h"
 #include "lava.h"
 #include "textsafe.h"
 #include "util.h"
@@ -90,13 +92,6 @@ struct lava_be {
 	atomic_long live[LIVE_MAX];
 };
 
-/* One console line waiting for console_read(). */
-struct queued_line {
-	char *text;                  /* with its "\n" */
-	size_t len;
-	double t;                    /* seconds since the boot's zero */
-};
-
 struct lava_machine {
 	struct lava_be *lb;
 	struct machine *m;
@@ -108,12 +103,12 @@ struct lava_machine {
 	bool thread_started, joined;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;         /* stop asked */
-	int pipe[2];
+	/* The console lines, each stamped with its time since the boot's
+	 * zero (no limit: the log is in memory anyway); closed when the
+	 * follower ends. */
+	struct console_queue *queue;
+	double cur_stamp;            /* the stamp of the bytes read last (runner's thread) */
 	/* Under lock. */
-	struct queued_line *q;
-	size_t q_head, q_len, q_cap;
-	size_t q_off;                /* bytes of q[q_head] already read */
-	double cur_stamp;            /* the stamp of the bytes read last */
 	bool stop_requested, canceled_by_us, finished;
 	double zero_dt;              /* the log's dt of the boot's t = 0, or -1 */
 	double last_t;               /* the last line's time since zero */
@@ -383,7 +378,6 @@ static int lava_prepare(struct backend *be, struct machine *m, const struct mach
 	lm->m = m;
 	lm->zero_dt = -1;
 	lm->queued = -1;
-	lm->pipe[0] = lm->pipe[1] = -1;
 	pthread_mutex_init(&lm->lock, NULL);
 	pthread_cond_init(&lm->wake, NULL);
 	lm->dir = xstrdup(spec->dir);
@@ -404,7 +398,7 @@ static int lava_prepare(struct backend *be, struct machine *m, const struct mach
 	if (rc)
 		return -1;
 	lm->yaml = yaml;
-	if (pipe2(lm->pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+	if (!(lm->queue = console_queue_new(0))) {
 		snprintf(m->infra_reason, sizeof(m->infra_reason), "pipe: %s", strerror(errno));
 		return -1;
 	}
@@ -412,14 +406,6 @@ static int lava_prepare(struct backend *be, struct machine *m, const struct mach
 }
 
 /* ---------------------------------------------------------------- the follower */
-
-/* Wakes the runner (console bytes, or the end). */
-static void poke(struct lava_machine *lm)
-{
-	char c = 1;
-	if (write(lm->pipe[1], &c, 1) < 0 && errno != EAGAIN)
-		warning("lava: pipe: %s", strerror(errno));
-}
 
 /* Keeps why as the job's failure (under lock): one line, its newlines
  * and tabs as spaces, no trailing space. */
@@ -434,23 +420,13 @@ static void set_failure(struct lava_machine *lm, const char *why)
 		lm->failure[--n] = '\0';
 }
 
-/* Queues one console line (under lock). */
+/* Queues one console line, with its "\n", stamped t: one chunk, so that
+ * the runner reads it with its own time. */
 static void queue_line(struct lava_machine *lm, const char *msg, double t)
 {
-	if (lm->q_len == lm->q_cap) {
-		size_t cap = lm->q_cap ? lm->q_cap * 2 : 64;
-		struct queued_line *q = xcalloc(cap, sizeof(*q));
-		for (size_t i = 0; i < lm->q_len; i++)
-			q[i] = lm->q[(lm->q_head + i) % lm->q_cap];
-		free(lm->q);
-		lm->q = q;
-		lm->q_cap = cap;
-		lm->q_head = 0;
-	}
-	struct queued_line *l = &lm->q[(lm->q_head + lm->q_len++) % lm->q_cap];
-	l->text = xasprintf("%s\n", msg);
-	l->len = strlen(l->text);
-	l->t = t;
+	char *text = xasprintf("%s\n", msg);
+	console_queue_append(lm->queue, text, strlen(text), t);
+	free(text);
 }
 
 /*
@@ -500,7 +476,7 @@ static size_t take_log(struct lava_machine *lm, const char *text, size_t n)
 	}
 	pthread_mutex_unlock(&lm->lock);
 	if (lines)
-		poke(lm);
+		console_queue_wake(lm->queue);    /* the clock moved on */
 	return lines;
 }
 
@@ -637,8 +613,9 @@ static void *follow(void *arg)
 		live_remove(lm->lb, lm->job_id);
 	pthread_mutex_lock(&lm->lock);
 	lm->finished = true;
+	enum console_end end = *lm->lost ? CONSOLE_ERROR : CONSOLE_EOF;
 	pthread_mutex_unlock(&lm->lock);
-	poke(lm);
+	console_queue_close(lm->queue, end);
 	return NULL;
 }
 
@@ -691,44 +668,25 @@ static int lava_power_on(struct machine *m)
 static int lava_console_fd(struct machine *m)
 {
 	struct lava_machine *lm = m->priv;
-	return lm->pipe[0];
+	return console_queue_fd(lm->queue);
 }
 
 static ssize_t lava_console_read(struct machine *m, char *buf, size_t len)
 {
 	struct lava_machine *lm = m->priv;
-	char drain[256];
-	while (read(lm->pipe[0], drain, sizeof(drain)) > 0)
-		;
-	pthread_mutex_lock(&lm->lock);
-	ssize_t n = 0;
-	if (lm->q_len) {
-		struct queued_line *l = &lm->q[lm->q_head];
-		size_t k = l->len - lm->q_off < len ? l->len - lm->q_off : len;
-		memcpy(buf, l->text + lm->q_off, k);
-		lm->q_off += k;
-		lm->cur_stamp = l->t;
-		n = (ssize_t)k;
-		if (lm->q_off == l->len) {
-			free(l->text);
-			lm->q_head = (lm->q_head + 1) % lm->q_cap;
-			lm->q_len--;
-			lm->q_off = 0;
-		}
-	} else if (lm->finished || !lm->thread_started) {
-		n = -1;
-	}
-	pthread_mutex_unlock(&lm->lock);
+	if (!lm->thread_started)
+		return -1;       /* no job: no console */
+	double t;
+	ssize_t n = console_queue_read(lm->queue, buf, len, &t);
+	if (n > 0)
+		lm->cur_stamp = t;
 	return n;
 }
 
 static double lava_console_stamp(struct machine *m)
 {
 	struct lava_machine *lm = m->priv;
-	pthread_mutex_lock(&lm->lock);
-	double t = lm->cur_stamp;
-	pthread_mutex_unlock(&lm->lock);
-	return t;
+	return lm->cur_stamp;
 }
 
 static double lava_clock(struct machine *m)
@@ -751,7 +709,7 @@ static enum machine_state lava_state(struct machine *m)
 	struct lava_machine *lm = m->priv;
 	pthread_mutex_lock(&lm->lock);
 	enum machine_state st = MACHINE_RUNNING;
-	if (lm->finished && !lm->q_len) {
+	if (lm->finished && !console_queue_len(lm->queue)) {
 		enum lava_job_health h = lava_job_health(lm->health);
 		if (*lm->lost) {
 			snprintf(m->infra_reason, sizeof(m->infra_reason), "%s", lm->lost);
@@ -793,11 +751,7 @@ static void lava_release(struct machine *m)
 	lava_stop(m);
 	if (lm->job_id > 0)
 		live_remove(lm->lb, lm->job_id);   /* stop() canceled it */
-	for (size_t i = 0; i < lm->q_len; i++)
-		free(lm->q[(lm->q_head + i) % lm->q_cap].text);
-	free(lm->q);
-	if (lm->pipe[0] >= 0)
-		close(lm->pipe[0]), close(lm->pipe[1]);
+	console_queue_free(lm->queue);
 	pthread_mutex_destroy(&lm->lock);
 	pthread_cond_destroy(&lm->wake);
 	strbuf_release(&lm->log);

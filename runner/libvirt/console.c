@@ -1,9 +1,10 @@
 /*
  * console.c: the libvirt backend's event thread and consoles (lv.h). The
  * event thread runs libvirt's event loop: a daemon's console stream's
- * bytes go to the machine's queue, the domains' lifecycle events to its
- * state, and either wakes the runner's poll() through the machine's pipe;
- * an embedded machine's console is its serial log, read as it grows.
+ * bytes go to the machine's console queue (console-queue.h), the domains'
+ * lifecycle events to its state (and wake the runner's poll() through the
+ * queue); an embedded machine's console is its serial log, which the
+ * event thread reads as it grows into the same queue.
  *
  * The file is divided into: the event thread and its callbacks; the
  * console's operations; detaching a stream (and its graveyard).
@@ -15,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---------------------------------------------------------------- events */
@@ -38,14 +38,6 @@ void tick(int timer, void *opaque)
 	reap_strays(opaque);
 }
 
-/* Wakes the runner's poll(); called with m->lock held. */
-static void wake_runner(struct lv_machine *m)
-{
-	char c = 1;
-	if (write(m->wake[1], &c, 1) < 0 && errno != EAGAIN)
-		warning("%s: wake pipe: %s", m->name, strerror(errno));
-}
-
 /* Event thread: console bytes are waiting on the stream. */
 static void stream_event(virStreamPtr st, int events, void *opaque)
 {
@@ -53,6 +45,7 @@ static void stream_event(virStreamPtr st, int events, void *opaque)
 	char buf[16384];
 	pthread_mutex_lock(&m->lock);
 	bool closed = (events & (VIR_STREAM_EVENT_ERROR | VIR_STREAM_EVENT_HANGUP)) != 0;
+	bool broke = (events & VIR_STREAM_EVENT_ERROR) != 0;
 	for (;;) {
 		int n = virStreamRecv(st, buf, sizeof(buf));
 		if (n > 0) {
@@ -63,40 +56,67 @@ static void stream_event(virStreamPtr st, int events, void *opaque)
 				keep = left < keep ? (size_t)left : keep;
 			}
 			m->streamed += (unsigned long long)n;
-			strbuf_add(&m->queue, buf, keep);
+			console_queue_append(m->queue, buf, keep, CONSOLE_NO_STAMP);
 			continue;
 		}
 		if (n != -2)        /* 0: end of stream; -1: error */
 			closed = true;
+		broke |= n == -1;
 		break;
 	}
 	if (closed && !m->stream_closed) {
 		m->stream_closed = true;
 		virStreamEventRemoveCallback(st);
 	}
-	wake_runner(m);
+	if (closed)
+		console_queue_close(m->queue, broke ? CONSOLE_ERROR : CONSOLE_EOF);
 	pthread_mutex_unlock(&m->lock);
 }
 
-/* Event thread, every CONSOLE_TICK_MS: wakes the runner for each embedded
- * machine whose serial log grew. */
+/*
+ * Event thread (lv->lock held): the embedded machine m's serial log's new
+ * bytes into its console queue, while fewer than SERIAL_LOG_QUEUED wait
+ * (the file keeps the rest for the next tick); the queue's end once QEMU
+ * has ended (pid: its QEMU, lv->pids) and every byte is read.
+ */
+static void feed_serial_log(struct lv_machine *m, pid_t pid)
+{
+	pthread_mutex_lock(&m->lock);
+	int fd = m->log_fd;
+	bool ended = m->state != MACHINE_RUNNING || m->stop_requested;
+	pthread_mutex_unlock(&m->lock);
+	if (fd < 0 || console_queue_end(m->queue) != CONSOLE_OPEN)
+		return;
+	/* decided before the read: what QEMU wrote before it exited is there */
+	ended = ended || (pid > 0 && qemu_gone(pid));
+	char buf[16384];
+	ssize_t n = 1;
+	while (console_queue_len(m->queue) < SERIAL_LOG_QUEUED) {
+		do
+			n = read(fd, buf, sizeof(buf));
+		while (n < 0 && errno == EINTR);
+		if (n <= 0)
+			break;
+		console_queue_append(m->queue, buf, (size_t)n, CONSOLE_NO_STAMP);
+	}
+	if (n < 0) {
+		warning("%s: reading the serial log: %s", m->name, strerror(errno));
+		console_queue_close(m->queue, CONSOLE_ERROR);
+	} else if (n == 0 && ended) {
+		console_queue_close(m->queue, CONSOLE_EOF);
+	}
+}
+
+/* Event thread, every CONSOLE_TICK_MS: feeds each embedded machine's
+ * console from its serial log. */
 void console_tick(int timer, void *opaque)
 {
 	(void)timer;
 	struct lv_backend *lv = opaque;
 	pthread_mutex_lock(&lv->lock);
-	for (int i = 0; i < MAX_MACHINES; i++) {
-		struct lv_machine *m = lv->machines[i];
-		if (!m)
-			continue;
-		pthread_mutex_lock(&m->lock);
-		struct stat st;
-		if (m->log_fd >= 0 && fstat(m->log_fd, &st) == 0 && st.st_size > m->log_seen) {
-			m->log_seen = st.st_size;
-			wake_runner(m);
-		}
-		pthread_mutex_unlock(&m->lock);
-	}
+	for (int i = 0; i < MAX_MACHINES; i++)
+		if (lv->machines[i])
+			feed_serial_log(lv->machines[i], (pid_t)lv->pids[i]);
 	pthread_mutex_unlock(&lv->lock);
 }
 
@@ -148,7 +168,7 @@ int lifecycle_event(virConnectPtr conn, virDomainPtr dom, int event, int detail,
 				m->state = MACHINE_STOPPED;
 			}
 		}
-		wake_runner(m);
+		console_queue_wake(m->queue);    /* the runner looks at state() */
 		pthread_mutex_unlock(&m->lock);
 	}
 	pthread_mutex_unlock(&lv->lock);
@@ -184,52 +204,13 @@ int attach_console(struct machine *mach)
 int lv_console_fd(struct machine *mach)
 {
 	struct lv_machine *m = mach->priv;
-	return m->wake[0];
-}
-
-/* The embedded driver's console: the serial log's new bytes; it has ended
- * (-1) once QEMU has and every byte is read. */
-static ssize_t read_serial_log(struct lv_machine *m, char *buf, size_t len)
-{
-	pthread_mutex_lock(&m->lock);
-	bool ended = m->state != MACHINE_RUNNING || m->stop_requested;
-	pid_t pid = ended ? 0 : m->qemu_pid;    /* reap_qemu() only runs after stop_requested */
-	pthread_mutex_unlock(&m->lock);
-	/* decided before the read: what QEMU wrote before it exited is there */
-	ended = ended || (pid > 0 && qemu_gone(pid));
-	ssize_t n;
-	do
-		n = read(m->log_fd, buf, len);
-	while (n < 0 && errno == EINTR);
-	if (n > 0)
-		return n;
-	if (n < 0)
-		warning("%s: reading the serial log: %s", m->name, strerror(errno));
-	return n < 0 || ended ? -1 : 0;
+	return console_queue_fd(m->queue);
 }
 
 ssize_t lv_console_read(struct machine *mach, char *buf, size_t len)
 {
 	struct lv_machine *m = mach->priv;
-	char drain[256];
-	while (read(m->wake[0], drain, sizeof(drain)) > 0)
-		;
-	if (m->log_fd >= 0)
-		return read_serial_log(m, buf, len);
-	pthread_mutex_lock(&m->lock);
-	size_t n = m->queue.len < len ? m->queue.len : len;
-	ssize_t rc = (ssize_t)n;
-	if (n) {
-		memcpy(buf, m->queue.buf, n);
-		memmove(m->queue.buf, m->queue.buf + n, m->queue.len - n + 1);
-		m->queue.len -= n;
-		if (m->queue.len)
-			wake_runner(m);    /* more waits: poll() must see it */
-	} else if (m->stream_closed) {
-		rc = -1;
-	}
-	pthread_mutex_unlock(&m->lock);
-	return rc;
+	return console_queue_read(m->queue, buf, len, NULL);
 }
 
 /* ---------------------------------------------------------------- detaching */
@@ -296,6 +277,7 @@ void detach_console(struct lv_machine *m, bool domain_running)
 	if (!m->stream_closed)
 		virStreamEventRemoveCallback(m->stream);
 	m->stream_closed = true;
+	console_queue_close(m->queue, CONSOLE_STOPPED);
 	pthread_mutex_unlock(&m->lock);
 	/* The event thread may be about to run stream_event() for m: wait
 	 * (bounded) until libvirt says the callback is gone. */

@@ -263,7 +263,6 @@ static int lv_prepare(struct backend *be, struct machine *mach, const struct mac
 	mach->priv = m;
 	mach->host = -1;
 	m->lv = lv;
-	m->wake[0] = m->wake[1] = -1;
 	m->log_fd = -1;
 	pthread_mutex_init(&m->lock, NULL);
 	m->name = xstrdup(spec->name);
@@ -312,7 +311,7 @@ static int lv_prepare(struct backend *be, struct machine *mach, const struct mac
 		set_reason(mach, "cannot write domain.xml");
 		return -1;
 	}
-	if (pipe2(m->wake, O_CLOEXEC | O_NONBLOCK) < 0 || register_machine(lv, m) < 0) {
+	if (!(m->queue = console_queue_new(0)) || register_machine(lv, m) < 0) {
 		set_reason(mach, "too many machines at once");
 		return -1;
 	}
@@ -423,11 +422,8 @@ static void lv_release(struct machine *mach)
 		m->host->running--;
 		pthread_mutex_unlock(&m->lv->lock);
 	}
-	if (m->wake[0] >= 0)
-		close(m->wake[0]), close(m->wake[1]);
 	if (m->log_fd >= 0)
 		close(m->log_fd);
-	strbuf_release(&m->queue);
 	free(m->serial_log), free(m->log_volume), free(m->xml), free(m->name);
 	m->serial_log = m->log_volume = m->xml = m->name = NULL;
 	mach->priv = NULL;
@@ -440,6 +436,7 @@ static void lv_release(struct machine *mach)
 		pthread_mutex_unlock(&m->lv->lock);
 		return;
 	}
+	console_queue_free(m->queue);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
@@ -553,6 +550,7 @@ static void lv_close(struct backend *be)
 	while (lv->limbo) {        /* no event thread now: nothing calls them */
 		struct lv_machine *m = lv->limbo;
 		lv->limbo = m->limbo_next;
+		console_queue_free(m->queue);
 		pthread_mutex_destroy(&m->lock);
 		free(m);
 	}

@@ -14,11 +14,12 @@
  * over libvirt's own protocol; the serial port's log file, a volume on the
  * daemon's host, is fetched through libvirt after the domain to complete a
  * stream that lost the end) and the domains' lifecycle events, and hands
- * them to the runner's thread through a mutex-protected queue per machine
- * and a pipe that poll() sees. The embedded driver's console is its serial
- * log file, written by QEMU itself and read as it grows (console_tick()):
- * no stream, so no wake-up per byte and no bytes lost in the pty when QEMU
- * exits.
+ * them to the runner's thread through a console queue per machine
+ * (runner/console-queue.h: its descriptor is what poll() sees). The
+ * embedded driver's console is its serial log file, written by QEMU itself
+ * and read as it grows into the same queue by the event thread
+ * (console_tick()): no stream, so no wake-up per byte and no bytes lost in
+ * the pty when QEMU exits.
  *
  * A daemon's host gets the boot's files through libvirt too: a directory
  * storage pool of ours ("bootrig"), one volume per file content
@@ -59,6 +60,7 @@
 
 #include "backend.h"
 #include "config.h"
+#include "console-queue.h"
 #include "util.h"
 
 #include <libvirt/libvirt.h>
@@ -77,6 +79,9 @@
 /* How often the event thread looks whether an embedded machine's serial
  * log grew (console_tick()): the live console's granularity. */
 #define CONSOLE_TICK_MS 20
+/* The most bytes of an embedded machine's serial log that wait in its
+ * console queue: the log file holds the rest until the runner reads. */
+#define SERIAL_LOG_QUEUED (1u << 20)
 /* Console streams buried this long ago are safe to abort (libvirt frees
  * the domain's console bookkeeping milliseconds after the domain ended;
  * see detach_console()). */
@@ -106,12 +111,12 @@ struct lv_machine {
 	unsigned long long streamed;
 	virDomainPtr dom;
 	virStreamPtr stream;
-	int wake[2];               /* event thread -> runner: bytes or a state change */
-	struct strbuf queue;       /* console bytes not yet read by the runner */
+	/* event thread -> runner: console bytes (its own lock, taken under
+	 * m->lock too), and a wake-up for a state change */
+	struct console_queue *queue;
 	bool stream_closed;
 	int log_fd;                /* the embedded driver: serial_log, read as the console
-				    * (-1: the console is the stream) */
-	off_t log_seen;            /* its size when the runner was last woken for it */
+				    * by the event thread (-1: the console is the stream) */
 	bool callback_added;
 	atomic_bool callback_gone;  /* libvirt let go of the stream callback */
 	bool started, stop_requested;
