@@ -129,20 +129,33 @@ int db_find_kernel(struct history_db *db, const char *sel, long long *id)
  * records (results.h), the same records a result.json gives, and
  * side_add_boot() builds the side from them, so a side read from the
  * database is the side read from the directories the boots were recorded
- * from. The strings the records borrow are copies kept until then.
+ * from. The strings the records borrow are copies kept until then: the
+ * boot rows' for the whole side, the rows a boot owns for that boot.
  */
 struct kept {
 	char **v;
 	size_t n;
 };
 
+/* s (malloc'd), kept until kept_free(). */
+static const char *kept_add(struct kept *k, char *s)
+{
+	if (!(k->n & (k->n - 1)))       /* 0, 1, 2, 4...: doubled */
+		k->v = xrealloc(k->v, (k->n ? 2 * k->n : 1) * sizeof(*k->v));
+	return k->v[k->n++] = s;
+}
+
+static void kept_free(struct kept *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		free(k->v[i]);
+	free(k->v);
+}
+
 /* Text column i of st, kept; NULL for SQL NULL (a field that may be unknown). */
 static const char *keep_or_null(struct kept *k, sqlite3_stmt *st, int i)
 {
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
-		return NULL;
-	k->v = xrealloc(k->v, (k->n + 1) * sizeof(*k->v));
-	return k->v[k->n++] = col_text(st, i);
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NULL : kept_add(k, col_text(st, i));
 }
 
 /* Text column i of st, kept; "" for SQL NULL. */
@@ -182,10 +195,10 @@ static void boot_row(struct db_boot *d, sqlite3_stmt *st, struct kept *k)
 	boot_record_init(r);
 	d->id = sqlite3_column_int64(st, 0);
 	d->path = keep(k, st, 1);
-	char *dir = (char *)keep(k, st, 1), *slash = strrchr(dir, '/');
+	char *dir = col_text(st, 1), *slash = strrchr(dir, '/');
 	if (slash)
-		*slash = '\0';
-	r->dir = dir;
+		*slash = '\0';     /* the directory result.json was in */
+	r->dir = kept_add(k, dir);
 	r->kernel_id = keep(k, st, 2), r->variant = keep(k, st, 3);
 	r->verdict = keep(k, st, 4), r->reason = keep(k, st, 5);
 	r->boot = sqlite3_column_int(st, 6);
@@ -292,7 +305,8 @@ int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
 		bind_filter(b, f);
 		int rc;
 		while ((rc = sqlite3_step(b)) == SQLITE_ROW) {
-			boots = xrealloc(boots, (n + 1) * sizeof(*boots));
+			if (!(n & (n - 1)))
+				boots = xrealloc(boots, (n ? 2 * n : 1) * sizeof(*boots));
 			boot_row(&boots[n++], b, &k);
 		}
 		if (rc != SQLITE_DONE)
@@ -304,18 +318,18 @@ int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
 			ret = -1;
 	if (n)
 		qsort(boots, n, sizeof(*boots), cmp_db_boot);
-	for (size_t i = 0; i < n && ret == 0; i++)
-		ret = owned(db, st, &boots[i], &k);
 	for (size_t i = 0; i < n; i++) {
+		struct kept rows = { 0 };       /* one boot's at a time */
+		if (ret == 0)
+			ret = owned(db, st, &boots[i], &rows);
 		if (ret == 0)
 			side_add_boot(side, &boots[i].rec);
 		boot_record_release(&boots[i].rec);
+		kept_free(&rows);
 	}
 	for (size_t q = 0; q < ARRAY_SIZE(owned_rows); q++)
 		sqlite3_finalize(st[q]);
-	for (size_t i = 0; i < k.n; i++)
-		free(k.v[i]);
-	free(k.v);
+	kept_free(&k);
 	free(boots);
 	return ret < 0 ? EXIT_DATAERR : EXIT_PASS;
 }

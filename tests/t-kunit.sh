@@ -8,7 +8,9 @@
 #     suite, case and status; the good boot PASSes, the bad one FAILs with
 #     the case named, and that case is "fail" while the others stay "ok";
 #   - `bootrig compare good bad` names it as a new failure (exit 1); good
-#     against good, and bad against bad, find none (exit 0);
+#     against good, and bad against bad, find none (exit 0); imported into a
+#     history database, the two boots compare (db:FILE:kernel=...) as their
+#     directories do, byte for byte in every format;
 #   - the kernel's own tools/testing/kunit/kunit.py parse accepts `bootrig
 #     judge --format ktap` of both boots and `bootrig compare --format ktap`:
 #     exit 0 and no failure for the good ones, exit 1 and the case [FAILED]
@@ -121,6 +123,24 @@ rc=$?
 	ok "compare bad bad: a case failing on both sides is no new failure (exit 0)" ||
 	not_ok "compare bad bad: a case failing on both sides is no new failure (exit 0)" \
 		"exit $rc: $(cat "$tmp/same.txt")"
+
+# the history database: good and bad imported, compare db: says what
+# compare of the directories says, byte for byte in every format (the side
+# names aside): the KUnit cases of a real kernel kept and read back by the
+# one loader (t-compare-db checks the same on fixtures)
+real=$(cd "$tmp" && pwd -P)     # the database keeps result.json's real path
+"$BOOTRIG" import --db "$tmp/k.db" "$real/good" "$real/bad" >/dev/null 2>"$tmp/import.err"
+gk=$(jq -r .kernel.id "$gj") bk=$(jq -r .kernel.id "$bj")
+differ=""
+for fmt in text json ktap junit html; do
+	"$BOOTRIG" compare "$real/good" "$real/bad" --format $fmt >"$tmp/dir.$fmt" 2>&1
+	"$BOOTRIG" compare "db:$tmp/k.db:kernel=$gk" "db:$tmp/k.db:kernel=$bk" --format $fmt 2>&1 |
+		sed "s|db:$tmp/k.db:kernel=$gk|$real/good|g; s|db:$tmp/k.db:kernel=$bk|$real/bad|g" >"$tmp/db.$fmt"
+	cmp -s "$tmp/dir.$fmt" "$tmp/db.$fmt" || differ="$differ $fmt: $(diff "$tmp/dir.$fmt" "$tmp/db.$fmt" | head -4)"
+done
+[ -z "$differ" ] && grep -q "list_test_list_add" "$tmp/db.text" &&
+	ok "compare db: of the imported boots = compare good bad, in every format, the new failure included" ||
+	not_ok "compare db: of the imported boots = compare good bad" "$differ $(cat "$tmp/import.err")"
 
 # kunit.py parse: KTAP of judge and compare, accepted, failures caught
 parse() { # NAME KTAP_FILE WANT_RC PATTERN: kunit.py's exit and summary
