@@ -112,7 +112,7 @@ static struct {
 	bool running;
 	atomic_bool quit;
 	_Atomic double beat;          /* monotonic: the loop came round then */
-	bool threaded;                /* the backend's threaded_ops */
+	bool threaded;                /* the backend has BACKEND_CAP_THREADED_OPS */
 	_Atomic double closing;       /* monotonic: be->close() began then (be is
 				       * not the watchdog's to touch from then), or 0 */
 } watchdog;
