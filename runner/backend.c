@@ -36,39 +36,45 @@ static void unloadable_close(struct backend *be)
 	free(be);
 }
 
-/* A backend named name (its result.json "accelerator" accelerator, where
- * a URI or not) whose open() fails with reason; the runner calls nothing
- * but open(), emergency_stop() and close() on it. */
-static struct backend *unloadable_backend(const char *name, const char *accelerator,
-					  bool where_is_uri, const char *reason)
+/* The two tables of a backend that cannot be loaded (its name, its
+ * result.json "accelerator", where a URI): the runner calls nothing but
+ * open(), emergency_stop() and close() on it. */
+static const struct backend_ops unloadable_libvirt_ops = {
+	.name = "libvirt", .accelerator = "tcg", .caps = BACKEND_CAP_WHERE_IS_URI,
+	.open = unloadable_open, .emergency_stop = unloadable_emergency_stop,
+	.close = unloadable_close,
+};
+static const struct backend_ops unloadable_lava_ops = {
+	.name = "lava", .accelerator = "tcg", .caps = BACKEND_CAP_WHERE_IS_URI,
+	.open = unloadable_open, .emergency_stop = unloadable_emergency_stop,
+	.close = unloadable_close,
+};
+
+/* A backend of table ops whose open() fails with reason. */
+static struct backend *unloadable_backend(const struct backend_ops *ops, const char *reason)
 {
-	struct backend *be = xcalloc(1, sizeof(*be));
-	be->name = name;
-	be->accelerator = accelerator;
-	be->where_is_uri = where_is_uri;
+	struct backend *be = backend_alloc(ops, NULL);
 	memcpy(be->error, reason, strnlen(reason, sizeof(be->error) - 1));
-	be->open = unloadable_open;
-	be->emergency_stop = unloadable_emergency_stop;
-	be->close = unloadable_close;
 	return be;
 }
 
 /* The executable's backend_libvirt_new(): the virt module's
  * (runner/libvirt/libvirt.c, built as module_backend_libvirt_new), loaded
  * the first time. */
-struct backend *backend_libvirt_new(void)
+struct backend *backend_libvirt_new(const struct libvirt_options *o)
 {
-	struct backend *(*new_backend)(void) =
-		(struct backend *(*)(void))module_symbol("virt", "module_backend_libvirt_new");
+	struct backend *(*new_backend)(const struct libvirt_options *) =
+		(struct backend *(*)(const struct libvirt_options *))module_symbol(
+			"virt", "module_backend_libvirt_new");
 	if (!new_backend)
-		return unloadable_backend("libvirt", "tcg", true, module_error());
-	return new_backend();
+		return unloadable_backend(&unloadable_libvirt_ops, module_error());
+	return new_backend(o);
 }
 
-struct backend *backend_alloc(const struct backend *ops, void *priv)
+struct backend *backend_alloc(const struct backend_ops *ops, void *priv)
 {
-	struct backend *be = xmalloc(sizeof(*be));
-	*be = *ops;
+	struct backend *be = xcalloc(1, sizeof(*be));
+	be->ops = ops;
 	be->priv = priv;
 	return be;
 }
@@ -81,13 +87,13 @@ struct backend *backend_lava_new(const struct lava_options *o)
 		(struct backend *(*)(const struct lava_options *))module_symbol("lava",
 									 "module_backend_lava_new");
 	if (!new_backend)
-		return unloadable_backend("lava", "tcg", true, module_error());
+		return unloadable_backend(&unloadable_lava_ops, module_error());
 	return new_backend(o);
 }
 
-struct backend *backend_new(const char *board)
+struct backend *backend_new(const char *board, const void *options)
 {
-	return board ? backend_board_new() : backend_libvirt_new();
+	return board ? backend_board_new(options) : backend_libvirt_new(options);
 }
 
 void backend_route_libvirt_log(int argc, char **argv)

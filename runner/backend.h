@@ -13,20 +13,40 @@
  * module, linked with libcurl). A backend's files make its table with
  * backend-impl.h.
  *
- * Life of a backend and its machines (all calls from the runner's thread,
- * except that with be->threaded_ops set, prepare + power_on and stop of a
- * machine may run in a worker thread, while the runner's thread calls the
- * other operations on other machines):
+ * Three parts (the split): struct backend_ops, one static const table per
+ * backend (its name, result.json defaults, capability flags BACKEND_CAP_*,
+ * the operations); struct backend, one live instance: the table (ops), what
+ * the runner reads of it (where, error) and the backend's opaque priv; and
+ * struct machine, one boot's machine. A backend's options (libvirt's
+ * hosts, a board's --no-wait) are its constructor's argument: the runner
+ * never writes into a backend.
  *
- *   be = backend_new(board)            libvirt, or the board backend
- *   be->open(be, where)               once: connect (URI / board name)
- *     m = xcalloc(1, sizeof *m) ... be->prepare(be, m, spec)
- *     be->power_on(m)                 console bytes flow from here; t = 0
- *     loop: poll(be->console_fd(m)) -> be->console_read(m, ...) -> judge
- *           be->state(m)              after each wake-up and on a timer
- *     be->stop(m)                     when the judge says so (idempotent)
- *     be->release(m)                  frees m->priv; m itself is the caller's
- *   be->close(be)                     stops whatever still runs, frees be
+ * Life of a backend and its machines (all calls from the runner's thread,
+ * except that with BACKEND_CAP_THREADED_OPS, prepare + power_on and stop of
+ * a machine may run in a worker thread, while the runner's thread calls
+ * the other operations on other machines):
+ *
+ *   be = backend_new(board, opts)      libvirt, or the board backend
+ *   ops->open(be, where)               once: connect (URI / board name)
+ *     m = xcalloc(1, sizeof *m) ... ops->prepare(be, m, spec)
+ *     ops->power_on(m)                 console bytes flow from here; t = 0
+ *     loop: poll(ops->console_fd(m)) -> ops->console_read(m, ...) -> judge
+ *           ops->state(m)              after each wake-up and on a timer
+ *           ops->retry(be, m, ...)     while m->unproven, or a start failed
+ *     ops->stop(m)                     when the judge says so (idempotent)
+ *     ops->release(m)                  frees m->priv; m itself is the caller's
+ *   ops->close(be)                     stops whatever still runs, frees be
+ *
+ * The retry policy (ops->retry, struct backend_retry): the runner keeps the
+ * mechanics, the backend decides. The runner restarts a boot when told to
+ * ("boot again, with this reason": the earlier attempt's console and the
+ * ops' attempt_files kept in the folder the backend names), never blames
+ * the kernel while the machine's accelerator is unproven (m->unproven), and
+ * writes the reason into result.json; the backend says when to retry, when
+ * to give up (INFRA_ERROR) and when an emulator's refusal is the kernel's
+ * fault, and learns from what it is told (libvirt: the KVM-to-TCG fallback,
+ * runner/libvirt/hosts.c). A place that failed a boot is host_failed()'s:
+ * the runner boots it again elsewhere, avoiding that place.
  *
  * Every operation that fails returns -1 (or MACHINE_FAILED) after writing a
  * one-line reason into m->infra_reason (open(), before any machine: printed
@@ -51,11 +71,11 @@ struct backend;
 struct json_object;
 struct judge_limits;
 
-/* The most libvirt hosts one run may use. */
+/* The most places (libvirt hosts) one run may use. */
 #define BACKEND_MAX_HOSTS 128
 
 /* One libvirt host of a run (--connect URI, repeatable, or the config's
- * hosts = ( ... )), set by the runner in be->hosts before open(). */
+ * hosts = ( ... )): libvirt's options (struct libvirt_options). */
 struct backend_host {
 	const char *name;            /* short name for messages and result.json */
 	const char *uri;             /* "qemu:///embed": the embedded driver */
@@ -72,20 +92,47 @@ struct machine_spec {
 	const char *initrd;          /* initramfs file, or NULL */
 	const char *dtb;             /* device tree file, or NULL */
 	const char *cmdline;         /* the whole kernel command line */
-	const struct target *target; /* libvirt: the emulated machine (config.h) */
-	const char *board;           /* boards: the board's name in the config */
+	const struct target *target; /* the target of the kernel's arch (config.h): the
+				      * emulated machine, its limits */
+	const char *machine;         /* a named machine of the config to boot on (boards:
+				      * the board's name), or NULL */
 	const struct config *cfg;    /* the loaded configuration */
 	const char *dir;             /* the boot's results directory: the backend may
 				      * write its own files there (domain.xml) */
-	const char *icount;          /* libvirt: QEMU -icount options for a TCG boot
+	const char *icount;          /* QEMU -icount options for a TCG boot
 				      * ("shift=3,sleep=off"), or NULL: the wall clock */
 	bool icount_forced;          /* --clock icount: use TCG even where KVM works */
-	const char *accel;           /* libvirt: "auto", "kvm" or "tcg" (--accel, the
-				      * target's accel); see runner/libvirt/hosts.c's accelerator rule */
-	const bool *avoid_hosts;     /* libvirt: [i] true: do not use host i (it failed
-				      * this boot before), or NULL */
+	const char *accel;           /* "auto", "kvm" or "tcg" (--accel, the target's),
+				      * or what the backend's retry() asked for the next
+				      * attempt; see runner/libvirt/hosts.c's accelerator rule */
+	const bool *avoid_hosts;     /* [i] true: do not use place i (it failed this
+				      * boot before: host_failed()), or NULL */
 	const struct judge_limits *limits;  /* the boot's stage limits (LAVA: the job's
 				      * timeouts), or NULL: the target's */
+};
+
+/* One fact about a place for result.json's "host" object, after its
+ * "name" and "uri": a key and a string value (NULL: JSON null). */
+struct machine_fact {
+	const char *key;
+	const char *value;
+};
+
+#define MACHINE_MAX_FACTS 4
+
+/* Where a machine runs, when the backend has more than one place for it
+ * (libvirt: its hosts). prepare() fills it; the strings are the backend's,
+ * valid until close(). The runner writes result.json's "host" object (name,
+ * uri, then facts in order), "uri" and each attempt's "host" and "uri"
+ * from it, and names index in spec->avoid_hosts and host_failed(). */
+struct machine_place {
+	int index;                   /* among the backend's places; -1: none could
+				      * take the boot, or it failed before choosing
+				      * (the runner zeroes m: prepare() sets -1) */
+	const char *name;            /* short name (NULL: no "host" object) */
+	const char *uri;             /* with BACKEND_CAP_WHERE_IS_URI: result.json
+				      * "uri" (NULL: be->where) */
+	struct machine_fact facts[MACHINE_MAX_FACTS];   /* key NULL: the end */
 };
 
 /* One machine being booted. The runner allocates it zeroed; the backend
@@ -98,20 +145,14 @@ struct machine {
 				      * guest's time source; empty: "wall") */
 	char infra_reason[512];      /* why the last operation failed */
 	/* Filled by prepare() with the accelerator. accel_reason: why it was
-	 * chosen (result.json "accelerator_reason"). accel_unproven: KVM was
-	 * chosen but no real boot under it has yet printed kernel output on
-	 * this host: the runner must not blame the kernel for what this boot
-	 * shows before kernel output, and tells the backend what it learnt
-	 * (accel_learned). */
+	 * chosen (result.json "accelerator_reason"). unproven: the accelerator
+	 * chosen has not yet been seen to work where the machine runs: the
+	 * runner must not blame the kernel for what this boot shows before
+	 * kernel output, and asks the backend's retry() what to do at each
+	 * step until kernel output proves it (then it clears unproven). */
 	char accel_reason[200];
-	bool accel_unproven;
-	/* libvirt: the host prepare() chose (index into the backend's hosts;
-	 * -1: none could take the boot, or it failed before choosing); its
-	 * name, URI and versions for result.json (the backend's strings,
-	 * valid until close()). */
-	int host;
-	const char *host_name, *host_uri;
-	const char *host_qemu_version, *host_libvirt_version;
+	bool unproven;
+	struct machine_place place;
 };
 
 enum machine_state {
@@ -120,32 +161,110 @@ enum machine_state {
 	MACHINE_FAILED,              /* the host side failed: infra_reason says how */
 };
 
-struct backend {
+/*
+ * The retry policy: what the runner tells a backend's retry() (struct
+ * backend_event) and what the backend answers (struct backend_retry).
+ * The runner asks only for a machine whose prepare() set m->unproven, or
+ * whose start failed (BACKEND_START_FAILED), and then when the boot is
+ * written after a retry (BACKEND_WRITING).
+ */
+enum backend_event_kind {
+	BACKEND_START_FAILED,        /* prepare() or power_on() failed: why is
+				      * m->infra_reason */
+	BACKEND_UNPROVEN_TICK,       /* m->unproven, running, no kernel output yet;
+				      * t: the boot's time (called on every tick) */
+	BACKEND_PROVEN,              /* m->unproven and the kernel printed: it works
+				      * there (the runner clears m->unproven) */
+	BACKEND_UNPROVEN_ENDED,      /* m->unproven and the boot ended (stopped,
+				      * failed, timed out) before kernel output; why:
+				      * the judge's reason (may be "") */
+	BACKEND_WRITING,             /* the boot is about to be written and an earlier
+				      * attempt was retried (earlier set): the backend
+				      * learns how the retry went (kernel_printed); m
+				      * may be a machine that never started (m->priv
+				      * NULL); no answer is read */
+};
+
+struct backend_event {
+	enum backend_event_kind kind;
+	double t;                    /* the boot's time (seconds since power-on) */
+	const char *why;             /* see the kinds; never NULL */
+	bool kernel_printed;         /* the judge has seen kernel output */
+	/* This boot's retry reason so far (an earlier BACKEND_BOOT_AGAIN or
+	 * BACKEND_END answer's reason), or NULL; and the place (index) where the
+	 * attempt that was retried ran (-1: none). */
+	const char *earlier;
+	int earlier_place;
+};
+
+enum backend_answer {
+	BACKEND_GO_ON = 0,           /* the runner's own handling: a failed start or
+				      * place is host_failed()'s, then INFRA_ERROR; a
+				      * boot that ended is judged from its console */
+	BACKEND_BOOT_AGAIN,          /* no result: keep this attempt's files in the
+				      * boot's dir under keep/ (its console, and the
+				      * ops' attempt_files), stop and release the
+				      * machine, start the boot again with spec->accel
+				      * = accel (if set) and the machine's name + "-"
+				      * suffix; reason is kept as the boot's retry
+				      * reason (result.json "accelerator_fallback"),
+				      * event printed as the boot's event line */
+	BACKEND_END,                 /* UNPROVEN_TICK: end the boot now (the runner
+				      * stops it, then asks UNPROVEN_ENDED); reason
+				      * becomes the boot's retry reason */
+	BACKEND_BLAME_KERNEL,        /* START_FAILED: the kernel is to blame (the
+				      * emulator refused the image): judged as a
+				      * machine that stopped at once, with a warning */
+	BACKEND_INFRA_ERROR,         /* UNPROVEN_ENDED: INFRA_ERROR with reason, the
+				      * kernel not blamed; the retry reason is dropped */
+};
+
+/* retry()'s answer; the runner zeroes it before the call. */
+struct backend_retry {
+	enum backend_answer answer;
+	char reason[512];
+	char event[600];             /* BOOT_AGAIN: the event line ("" : reason) */
+	const char *keep;            /* BOOT_AGAIN: "attempt-kvm" (static) */
+	const char *suffix;          /* BOOT_AGAIN: "tcg" (static) */
+	const char *accel;           /* BOOT_AGAIN: the next attempt's spec->accel
+				      * (static), or NULL: unchanged */
+	char accel_reason[200];      /* BOOT_AGAIN: result.json "accelerator_reason"
+				      * of the boot's result, in place of the next
+				      * machine's, or "" */
+};
+
+/* Capabilities: bits of struct backend_ops .caps. */
+enum {
+	/* prepare + power_on and stop of different machines may run at once,
+	 * each in a worker thread of the runner's (libvirt, LAVA) */
+	BACKEND_CAP_THREADED_OPS = 1 << 0,
+	/* a machine that fails (MACHINE_FAILED) after the kernel printed is
+	 * judged from its console, not INFRA_ERROR (LAVA: a job Incomplete
+	 * after the kernel started) */
+	BACKEND_CAP_JUDGE_FAILURE_AFTER_KERNEL = 1 << 1,
+	/* be->where (or the machine's place.uri) is a URI, for result.json
+	 * "uri" (libvirt, LAVA); a board's name is not */
+	BACKEND_CAP_WHERE_IS_URI = 1 << 2,
+};
+
+/*
+ * struct backend_ops: one backend's table, static const, shared by every
+ * instance (backend-impl.h makes it). Operations marked optional may be
+ * NULL.
+ */
+struct backend_ops {
 	const char *name;            /* result.json "backend": "libvirt", "board" */
 	const char *accelerator;     /* result.json "accelerator" of a boot whose
 				      * machine has none (it failed before prepare()
 				      * chose one): "tcg" (libvirt), "board" */
-	char *where;                 /* result.json "uri" (libvirt) or the board name */
-	bool where_is_uri;           /* where (or the machine's host_uri) is a URI for
-				      * result.json "uri" (libvirt); a board's name is not */
-	char error[512];             /* why open() failed (also printed) */
-	void *priv;
-	bool no_wait;                /* boards: refuse a busy board at once (--no-wait)
-				      * instead of waiting for its lock */
-	bool threaded_ops;           /* set by the backend: prepare + power_on and stop
-				      * of different machines may run at once, each in
-				      * a thread of its own (libvirt) */
+	unsigned caps;               /* BACKEND_CAP_* */
 	int max_parallel;            /* boots at once when -j is not given (LAVA: it
 				      * queues every boot, up to this many); 0: the
 				      * runner's rule */
-	bool judge_failure_after_kernel;    /* a machine that fails (MACHINE_FAILED)
-				      * after the kernel printed is judged from its
-				      * console, not INFRA_ERROR (LAVA: a job Incomplete
-				      * after the kernel started) */
-	const struct backend_host *hosts;   /* libvirt: the run's hosts (set by the
-				      * runner before open()); n_hosts 0: open()'s
-				      * where is the only one */
-	size_t n_hosts;
+	/* The backend's own files in a boot's dir that belong to one attempt
+	 * (libvirt: "domain.xml"): moved with the attempt's console when the
+	 * boot is booted again; NULL-terminated, or NULL. */
+	const char *const *attempt_files;
 
 	/* Connect. where: a libvirt URI (NULL: the default) or a board name.
 	 * 0, or -1 with the error printed and kept in be->error. */
@@ -162,13 +281,13 @@ struct backend {
 	 * nothing waits now, -1 the console is closed for good (the machine
 	 * stopped or the line broke: ask state()). */
 	ssize_t (*console_read)(struct machine *m, char *buf, size_t len);
-	/* Optional (may be NULL): the time, in seconds since power-on, of the
-	 * bytes the last console_read() returned (LAVA: their log line's dt);
-	 * NULL: the host's time when they were read. */
+	/* Optional: the time, in seconds since power-on, of the bytes the
+	 * last console_read() returned (LAVA: their log line's dt); NULL: the
+	 * host's time when they were read. */
 	double (*console_stamp)(struct machine *m);
-	/* Optional (may be NULL): the boot's time now, in the same timeline
-	 * (never before a stamp given), for the judge's timers; NULL: host
-	 * seconds since power_on() returned. */
+	/* Optional: the boot's time now, in the same timeline (never before a
+	 * stamp given), for the judge's timers; NULL: host seconds since
+	 * power_on() returned. */
 	double (*clock)(struct machine *m);
 	/* Is it still running? Cheap; called often. */
 	enum machine_state (*state)(struct machine *m);
@@ -176,39 +295,39 @@ struct backend {
 	int (*stop)(struct machine *m);
 	/* Free what prepare() made. Stops the machine first if it runs. */
 	void (*release)(struct machine *m);
-	/* Optional (may be NULL): a file where the backend's own side kept the
-	 * raw console (libvirt's serial <log>), read after stop() and before
-	 * release() to check that the live capture lost nothing. */
+	/* Optional: a file where the backend's own side kept the raw console
+	 * (libvirt's serial <log>), read after stop() and before release()
+	 * to check that the live capture lost nothing. */
 	const char *(*console_log_file)(struct machine *m);
 	/* Async-signal-safe: kill every machine this backend started, by PID,
 	 * whatever operation may be stuck in another thread (the runner calls
 	 * it when SIGINT/SIGTERM finds the loop stuck in a backend call). */
 	void (*emergency_stop)(struct backend *be);
-	/* Optional (may be NULL): an operation on the machine named name (its
-	 * spec->name) overran its deadline in another thread: kill that
-	 * machine's processes by PID (its emulator, a launcher stuck before
-	 * exec), so that the stuck call may return. Takes no lock that the
-	 * stuck operation could hold. */
+	/* Optional: an operation on the machine named name (its spec->name)
+	 * overran its deadline in another thread: kill that machine's
+	 * processes by PID (its emulator, a launcher stuck before exec), so
+	 * that the stuck call may return. Takes no lock that the stuck
+	 * operation could hold. */
 	void (*abandon)(struct backend *be, const char *name);
-	/* Optional (may be NULL): the backend's own section of m's result.json
-	 * (boards: method, attempts, firmware time, serial gaps), a new object
-	 * that result.json takes under the backend's name ("board"); called
-	 * once, after stop() and before the runner writes result.json. */
+	/* Optional: the backend's own section of m's result.json (boards:
+	 * method, attempts, firmware time, serial gaps), a new object that
+	 * result.json takes under the backend's name ("board"); called once,
+	 * after stop() and before the runner writes result.json. */
 	struct json_object *(*result_section)(struct machine *m);
-	/* Optional (may be NULL): called after the runner wrote the boot's
-	 * files into dir; the backend may add to them (boards: the serial
-	 * line's gaps into console.tlog). 0 or -1 (error printed). */
+	/* Optional: called after the runner wrote the boot's files into dir;
+	 * the backend may add to them (boards: the serial line's gaps into
+	 * console.tlog). 0 or -1 (error printed). */
 	int (*annotate)(struct machine *m, const char *dir);
-	/* Optional (may be NULL): what boots of target t showed of KVM on host
-	 * (struct machine .host): works (a boot under it printed kernel output)
-	 * or not (why: one line; the same kernel printed under TCG), so that
-	 * later boots choose by it. */
-	void (*accel_learned)(struct backend *be, int host, const struct target *t, bool works,
-			      const char *why);
-	/* Optional (may be NULL): the host side failed m's boot on host (it
-	 * could not start, or the host or its connection went away: why). The
-	 * failure counts against the host (one that keeps failing is taken out
-	 * of the run, with a message). Returns true when another host, not in
+	/* Optional: the retry policy. What happened to m's boot (ev); the
+	 * answer in r (zeroed by the runner; see enum backend_answer). The
+	 * backend may learn from it (libvirt: whether KVM works on a host).
+	 * NULL: always BACKEND_GO_ON. Called from the runner's thread. */
+	void (*retry)(struct backend *be, struct machine *m, const struct machine_spec *spec,
+		      const struct backend_event *ev, struct backend_retry *r);
+	/* Optional: the host side failed m's boot on place host (it could not
+	 * start, or the host or its connection went away: why). The failure
+	 * counts against the place (one that keeps failing is taken out of
+	 * the run, with a message). Returns true when another place, not in
 	 * spec->avoid_hosts, can still boot spec: the runner then boots it
 	 * again with host added to avoid_hosts. */
 	bool (*host_failed)(struct backend *be, int host, const struct machine_spec *spec,
@@ -218,13 +337,49 @@ struct backend {
 };
 
 /*
+ * struct backend: one live instance, made by its constructor
+ * (backend_alloc()). The runner reads ops, where and error; priv is the
+ * backend's alone. The backend's options (libvirt's hosts, a board's
+ * --no-wait) are its constructor's argument, kept in priv: the runner
+ * writes nothing here.
+ */
+struct backend {
+	const struct backend_ops *ops;
+	char *where;                 /* result.json "uri" (libvirt) or the board name;
+				      * set by open() (or the constructor) */
+	char error[512];             /* why open() failed (also printed) */
+	void *priv;                  /* the backend's own state, opaque */
+};
+
+/* Does be have capability cap (BACKEND_CAP_*)? */
+static inline bool backend_can(const struct backend *be, unsigned cap)
+{
+	return (be->ops->caps & cap) != 0;
+}
+
+/* libvirt's options (backend_libvirt_new()): the run's hosts; n_hosts 0:
+ * open()'s where is the only one. The array must outlive the backend. */
+struct libvirt_options {
+	const struct backend_host *hosts;
+	size_t n_hosts;
+};
+
+/* The boards' options (backend_board_new()). */
+struct board_options {
+	bool no_wait;                /* refuse a busy board at once (--no-wait)
+				      * instead of waiting for its lock */
+};
+
+/*
  * backend_new: the backend for a run: the boards' (runner/board/) when
- * board is not NULL (the board's name, opened later), else libvirt's.
+ * board is not NULL (the board's name, opened later), else libvirt's;
+ * options is that backend's own (struct board_options, struct
+ * libvirt_options; NULL: the defaults), read by its constructor.
  * libvirt's is made by the "virt" module (lib/module.h); when that module
  * cannot be loaded, the backend returned fails open() with the reason
  * (INFRA_ERROR for every boot, exit 125). Never NULL.
  */
-struct backend *backend_new(const char *board);
+struct backend *backend_new(const char *board, const void *options);
 
 /* The three backends. backend_new() picks libvirt's or the boards'.
  * libvirt's is runner/libvirt/libvirt.c, in the virt module: this name, in
@@ -232,8 +387,8 @@ struct backend *backend_new(const char *board);
  * linked in. LAVA's, backend_lava_new() (lava.h), is runner/lava/lava.c in
  * the lava module, loaded the same way; cmd-run.c makes it for --lava or a
  * target whose backend is "lava". */
-struct backend *backend_libvirt_new(void);
-struct backend *backend_board_new(void);
+struct backend *backend_libvirt_new(const struct libvirt_options *o);
+struct backend *backend_board_new(const struct board_options *o);
 
 /*
  * backend_route_libvirt_log: called first by a command that may open

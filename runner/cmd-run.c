@@ -523,7 +523,7 @@ static void make_jobs(struct run_state *rs)
 				job->kernel_git_describe = kern->git_describe;
 				job->kernel_git_url = kern->git_url;
 				job->target = rs->targets[k];
-				job->board = rs->args.board;
+				job->machine = rs->args.board;
 				job->initrd = rs->initrds[k];
 				job->initrd_sha256 = rs->initrd_sha[k];
 				job->variant = name;
@@ -861,19 +861,19 @@ int cmd_run(int argc, char **argv)
 			release_run_state(&rs);
 			return EXIT_PASS;
 		}
-		rs.plan.backend = rs.lava.url ? backend_lava_new(&rs.lava) : backend_new(rs.args.board);
-		rs.plan.where = rs.lava.url ? rs.lava.url : rs.args.board ? rs.args.board : rs.args.connect;
-		rs.plan.backend->no_wait = rs.args.no_wait;
-		rs.plan.cfg = &rs.cfg;
 		int slots = plan_hosts(&rs);
-		if (slots) {
-			rs.plan.backend->hosts = rs.hosts;
-			rs.plan.backend->n_hosts = rs.n_hosts;
-		}
+		/* each backend's own options, for its constructor */
+		struct board_options board_opts = { .no_wait = rs.args.no_wait };
+		struct libvirt_options libvirt_opts = { .hosts = rs.hosts, .n_hosts = slots ? rs.n_hosts : 0 };
+		rs.plan.backend = rs.lava.url ? backend_lava_new(&rs.lava)
+			: backend_new(rs.args.board, rs.args.board ? (const void *)&board_opts
+							   : (const void *)&libvirt_opts);
+		rs.plan.where = rs.lava.url ? rs.lava.url : rs.args.board ? rs.args.board : rs.args.connect;
+		rs.plan.cfg = &rs.cfg;
 		/* Many hosts and no -j: as many boots at once as they have slots. */
 		rs.plan.parallel = rs.args.jobs > 0 ? rs.args.jobs : slots > 1 ? slots : 1;
 		rs.plan.op_timeout = rs.args.op_timeout;
-		int queue = rs.plan.backend->max_parallel;    /* LAVA: submit every boot at once */
+		int queue = rs.plan.backend->ops->max_parallel;    /* LAVA: submit every boot at once */
 		if (!rs.args.jobs && queue > 0)
 			rs.plan.parallel = rs.plan.n_jobs < (size_t)queue ? (int)rs.plan.n_jobs : queue;
 		if (rs.args.board && !rs.lava.url && rs.plan.parallel > 1) {

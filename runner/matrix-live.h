@@ -51,11 +51,15 @@ struct live_boot {
 	bool stuck;               /* its operation overran its deadline: the
 				   * boot is written, the machine left to the
 				   * worker (never released or freed by the loop) */
-	/* The accelerator rule (runner/libvirt/hosts.c): why an unproven KVM boot was
-	 * booted again under TCG (result.json "accelerator_fallback"), or NULL. */
-	char *kvm_failure;
-	int kvm_host;             /* the host that KVM attempt ran on */
-	/* Hosts (libvirt) that failed this boot: its next attempt avoids them;
+	/* The backend's retry policy (backend.h, retry()): why an attempt of
+	 * this boot was no result and the boot was (or is to be) booted again,
+	 * as the backend said (result.json "accelerator_fallback"), or NULL;
+	 * the place that attempt ran on; the accelerator_reason the backend
+	 * gave for the boot's result, or "". */
+	char *retry_reason;
+	int retry_place;
+	char retry_accel_reason[200];
+	/* Places (hosts) that failed this boot: its next attempt avoids them;
 	 * every attempt, for result.json. */
 	bool avoid[BACKEND_MAX_HOSTS];
 	struct result_attempt *attempts;
@@ -67,8 +71,8 @@ struct live_boot {
 static inline double since(const struct live_boot *b)
 {
 	const struct backend *be = b->m.backend;
-	if (be && be->clock && b->m.priv && b->phase != PHASE_STARTING)
-		return be->clock((struct machine *)&b->m);
+	if (be && be->ops->clock && b->m.priv && b->phase != PHASE_STARTING)
+		return be->ops->clock((struct machine *)&b->m);
 	return now_monotonic() - b->t0;
 }
 

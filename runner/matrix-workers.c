@@ -3,7 +3,7 @@
  *
  * Starting a machine and stopping one block for a while (libvirt: ~0.5 s
  * to create a domain and open its console; killing QEMU and destroying the
- * domain). With a backend that allows it (be->threaded_ops), each of these
+ * domain). With a backend that allows it (BACKEND_CAP_THREADED_OPS), each of these
  * runs in a worker thread, so that the loop (matrix.c) keeps serving the
  * other boots; the worker touches only the boot's machine (m) and its
  * power-on time, and wakes the loop through a pipe.
@@ -176,7 +176,7 @@ void workers_run(struct live_boot *b, void (*fn)(struct live_boot *b))
 	atomic_store(&b->worker_done, false);
 	b->op = fn;
 	b->op_since = now_monotonic();
-	if (!b->m.backend->threaded_ops || !pool.n) {
+	if (!backend_can(b->m.backend, BACKEND_CAP_THREADED_OPS) || !pool.n) {
 		run_op(b);
 		return;
 	}

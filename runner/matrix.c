@@ -10,7 +10,7 @@
  *
  * Starting a machine and stopping one block for a while (libvirt: ~0.5 s
  * to create a domain and open its console; killing QEMU and destroying the
- * domain). With a backend that allows it (be->threaded_ops), each of these
+ * domain). With a backend that allows it (BACKEND_CAP_THREADED_OPS), each of these
  * runs in a worker thread (one per -j slot, made before the backend opens:
  * matrix-workers.c), so that the loop keeps serving the other boots and
  * -j 2 overlaps two boots fully; the worker touches only the boot's
@@ -69,8 +69,8 @@ static void on_interrupt(int sig)
 /* If bootrig exits while machines run (die() somewhere), kill them. */
 static void emergency_at_exit(void)
 {
-	if (emergency_backend && emergency_backend->emergency_stop)
-		emergency_backend->emergency_stop(emergency_backend);
+	if (emergency_backend && emergency_backend->ops->emergency_stop)
+		emergency_backend->ops->emergency_stop(emergency_backend);
 }
 
 static void install_signals(void)
@@ -102,7 +102,7 @@ static void install_signals(void)
  *     on disk: result.json is written whole or not at all);
  *   - without a signal, a loop that has not come round for op_limit +
  *     STOP_GRACE seconds gets the same, with exit status 125 (backends
- *     whose operations all run in workers only, be->threaded_ops: the
+ *     whose operations all run in workers only, BACKEND_CAP_THREADED_OPS: the
  *     others, boards and LAVA, power on in the loop, for minutes).
  */
 #define STOP_GRACE 4.0
@@ -112,7 +112,7 @@ static struct {
 	bool running;
 	atomic_bool quit;
 	_Atomic double beat;          /* monotonic: the loop came round then */
-	bool threaded;                /* the backend's threaded_ops */
+	bool threaded;                /* the backend has BACKEND_CAP_THREADED_OPS */
 	_Atomic double closing;       /* monotonic: be->close() began then (be is
 				       * not the watchdog's to touch from then), or 0 */
 } watchdog;
@@ -144,8 +144,8 @@ static void *watchdog_main(void *arg)
 		if (interrupted_by && !signalled)
 			signalled = now;
 		if (!killed && (stuck || (signalled && now - signalled > STOP_GRACE))) {
-			if (be->emergency_stop)
-				be->emergency_stop(be);
+			if (be->ops->emergency_stop)
+				be->ops->emergency_stop(be);
 			killed = now;
 		}
 		if (killed && now - killed > KILL_GRACE && !atomic_load(&watchdog.quit)) {
@@ -163,7 +163,7 @@ static void watchdog_start(struct backend *be)
 	atomic_store(&watchdog.quit, false);
 	atomic_store(&watchdog.beat, now_monotonic());
 	atomic_store(&watchdog.closing, 0.0);
-	watchdog.threaded = be->threaded_ops;
+	watchdog.threaded = backend_can(be, BACKEND_CAP_THREADED_OPS);
 	sigset_t stop, old;
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
@@ -192,12 +192,12 @@ static void start_machine(struct live_boot *b)
 {
 	struct backend *be = b->m.backend;
 	atomic_store(&b->op_name, "prepare");
-	int rc = be->prepare(be, &b->m, &b->spec);
+	int rc = be->ops->prepare(be, &b->m, &b->spec);
 	if (rc == 0) {
 		b->started = time(NULL);
 		b->t0 = now_monotonic();
 		atomic_store(&b->op_name, "power on");
-		rc = b->m.backend->power_on(&b->m);
+		rc = b->m.backend->ops->power_on(&b->m);
 		if (rc == 0)
 			b->t0 = now_monotonic();
 	}
@@ -208,7 +208,7 @@ static void start_machine(struct live_boot *b)
 static void stop_machine(struct live_boot *b)
 {
 	atomic_store(&b->op_name, "stop");
-	b->worker_rc = b->m.backend->stop(&b->m);
+	b->worker_rc = b->m.backend->ops->stop(&b->m);
 }
 
 /* The sum of the stage limits: the safety-net deadline. */
@@ -241,20 +241,44 @@ static bool pump_console(struct live_boot *b)
 {
 	char buf[16384];
 	for (;;) {
-		ssize_t n = b->m.backend->console_read(&b->m, buf, sizeof(buf));
+		ssize_t n = b->m.backend->ops->console_read(&b->m, buf, sizeof(buf));
 		if (n < 0)
 			return false;
 		if (n == 0)
 			return true;
-		double t = b->m.backend->console_stamp ? b->m.backend->console_stamp(&b->m) : since(b);
+		const struct backend_ops *ops = b->m.backend->ops;
+		double t = ops->console_stamp ? ops->console_stamp(&b->m) : since(b);
 		capture_feed(&b->cap, buf, (size_t)n, t);
 		judge_feed(b->judge, buf, (size_t)n, t);
 	}
 }
 
-static bool boot_again_under_tcg(struct live_boot *b);
+static bool boot_again(struct live_boot *b, const struct backend_retry *r);
 static bool boot_elsewhere(struct live_boot *b, const char *why);
 static void record_attempt(struct live_boot *b, const char *error);
+
+/*
+ * ask_retry: the backend's retry policy on ev (backend.h, retry()): its
+ * answer in r (BACKEND_GO_ON when it has none). ev's earlier fields are
+ * filled from b. Not for a stuck boot (its machine is a worker's).
+ */
+static void ask_retry(struct live_boot *b, struct backend_event *ev, struct backend_retry *r)
+{
+	memset(r, 0, sizeof(*r));
+	struct backend *be = b->be;
+	ev->earlier = b->retry_reason;
+	ev->earlier_place = b->retry_place;
+	if (be->ops->retry)
+		be->ops->retry(be, &b->m, &b->spec, ev, r);
+}
+
+/* Keeps why as b's retry reason (it replaces an earlier one). */
+static void keep_retry_reason(struct live_boot *b, const char *why)
+{
+	char *copy = xstrdup(why);
+	free(b->retry_reason);
+	b->retry_reason = copy;
+}
 
 /*
  * drain_console: after the machine stopped, the last bytes may still be on
@@ -265,7 +289,7 @@ static void record_attempt(struct live_boot *b, const char *error);
 static void drain_console(struct live_boot *b)
 {
 	double until = now_monotonic() + DRAIN_LIMIT;
-	int fd = b->m.backend->console_fd(&b->m);
+	int fd = b->m.backend->ops->console_fd(&b->m);
 	while (pump_console(b) && fd >= 0 && now_monotonic() < until) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		poll(&p, 1, 20);
@@ -284,7 +308,8 @@ static int write_boot(struct live_boot *b, double t)
 	/* The backend's own copy of the console first: what the stream lost
 	 * at its end is the judge's to read before the verdict, as if it had
 	 * come live (a daemon's console stream may end before its domain). */
-	const char *log = be && b->m.priv && be->console_log_file ? be->console_log_file(&b->m) : NULL;
+	const char *log = be && b->m.priv && be->ops->console_log_file
+		? be->ops->console_log_file(&b->m) : NULL;
 	size_t recovered = capture_reconcile(&b->cap, log);
 	if (b->cap.recovered_tail)
 		judge_feed(b->judge, b->cap.raw.buf + b->cap.raw.len - b->cap.recovered_tail,
@@ -292,10 +317,15 @@ static int write_boot(struct live_boot *b, double t)
 	if (be && b->m.priv && b->stopped_by_itself)
 		judge_machine_stopped(b->judge, t);
 	struct boot_job *job = b->job;
-	/* KVM fell back and the same kernel printed under TCG: KVM is to blame
-	 * on this host, and later boots go straight to TCG. */
-	if (b->kvm_failure && judge_stage(b->judge) > STAGE_FIRMWARE && be && be->accel_learned)
-		be->accel_learned(be, b->kvm_host, job->target, false, b->kvm_failure);
+	/* A boot retried: the backend learns how the retry went (libvirt: KVM
+	 * fell back and the same kernel printed under TCG: KVM is to blame on
+	 * that host, and later boots go straight to TCG). */
+	if (b->retry_reason && be) {
+		struct backend_event ev = { .kind = BACKEND_WRITING, .t = t, .why = "",
+					    .kernel_printed = judge_stage(b->judge) > STAGE_FIRMWARE };
+		struct backend_retry r;
+		ask_retry(b, &ev, &r);
+	}
 	/* A boot whose console was not kept is not a result: INFRA_ERROR. */
 	int rc = 0;
 	if (capture_write(&b->cap, job->dir) < 0) {
@@ -305,9 +335,8 @@ static int write_boot(struct live_boot *b, double t)
 		rc = -1;
 	}
 	job->verdict = judge_finish(b->judge, t);
-	if (b->kvm_failure)
-		snprintf(b->m.accel_reason, sizeof(b->m.accel_reason),
-			 "tcg: %s (that attempt is in attempt-kvm/)", b->kvm_failure);
+	if (b->retry_accel_reason[0])
+		memcpy(b->m.accel_reason, b->retry_accel_reason, sizeof(b->m.accel_reason));
 	job->duration = t;
 	job->abis = abi_summary(b->judge);
 	job->reason = xstrdup(judge_reason(b->judge));
@@ -318,19 +347,19 @@ static int write_boot(struct live_boot *b, double t)
 		.kernel_git_describe = job->kernel_git_describe, .kernel_git_url = job->kernel_git_url,
 		.variant = job->variant, .boot = job->boot, .append = job->cmdline,
 		.initramfs = job->initrd, .initramfs_sha256 = job->initrd_sha256,
-		.backend = b->be->name,
-		.target = job->board ? job->board : job->target->name,
-		.uri = be && be->where_is_uri ? (b->m.host_uri ? b->m.host_uri : be->where) : NULL,
-		.host_name = b->m.host_name, .host_qemu_version = b->m.host_qemu_version,
-		.host_libvirt_version = b->m.host_libvirt_version,
-		.accelerator = b->m.accelerator[0] ? b->m.accelerator : b->be->accelerator,
+		.backend = b->be->ops->name,
+		.target = job->machine ? job->machine : job->target->name,
+		.uri = be && backend_can(be, BACKEND_CAP_WHERE_IS_URI)
+			? (b->m.place.uri ? b->m.place.uri : be->where) : NULL,
+		.host_name = b->m.place.name, .host_facts = b->m.place.facts,
+		.accelerator = b->m.accelerator[0] ? b->m.accelerator : b->be->ops->accelerator,
 		.accelerator_reason = b->m.accel_reason[0] ? b->m.accel_reason : NULL,
-		.accelerator_fallback = b->kvm_failure,
+		.accelerator_fallback = b->retry_reason,
 		.clock = b->m.clock[0] ? b->m.clock : "wall",
 		.started = b->started ? b->started : time(NULL), .duration = t,
 		.console_recovered = recovered,
-		.backend_section = be && b->m.priv && be->result_section
-			? be->result_section(&b->m) : NULL,
+		.backend_section = be && b->m.priv && be->ops->result_section
+			? be->ops->result_section(&b->m) : NULL,
 	};
 	if (b->n_attempts) {    /* the last attempt is this one */
 		record_attempt(b, job->verdict == VERDICT_INFRA_ERROR ? job->reason : NULL);
@@ -343,14 +372,14 @@ static int write_boot(struct live_boot *b, double t)
 		job->reason = xasprintf("cannot write %s/result.json: %s", job->dir, strerror(errno));
 		job->verdict = VERDICT_INFRA_ERROR;
 		rc = -1;
-	} else if (be && b->m.priv && be->annotate && be->annotate(&b->m, job->dir) < 0) {
+	} else if (be && b->m.priv && be->ops->annotate && be->ops->annotate(&b->m, job->dir) < 0) {
 		free(job->reason);
-		job->reason = xasprintf("cannot add the board's files to %s", job->dir);
+		job->reason = xasprintf("cannot add the %s's files to %s", be->ops->name, job->dir);
 		job->verdict = VERDICT_INFRA_ERROR;
 		rc = -1;
 	}
 	if (be && b->m.priv)
-		be->release(&b->m);
+		be->ops->release(&b->m);
 	job->done = true;
 	char *what = xasprintf("%s in %.1fs%s%s", verdict_name(job->verdict), t,
 			       *job->reason ? ": " : "", job->reason);
@@ -370,7 +399,7 @@ static int finish_boot(struct live_boot *b, bool stopped_by_itself)
 	double t = b->t0 > 0 ? since(b) : 0.0;
 	b->stopped_by_itself = stopped_by_itself;
 	if (be && b->m.priv) {
-		if (!stopped_by_itself && be->stop(&b->m) < 0)
+		if (!stopped_by_itself && be->ops->stop(&b->m) < 0)
 			judge_infra_error(b->judge, b->m.infra_reason);
 		drain_console(b);
 	}
@@ -404,17 +433,6 @@ static void fail_to_start(struct live_boot *b, const char *reason)
 }
 
 /*
- * QEMU refuses some broken kernel images before running anything ("could
- * not load kernel"): the kernel is to blame, not the host, so the boot is
- * judged as a machine that stopped at once with no output (BOOT_FAIL).
- */
-static bool kernel_refused(const char *reason)
-{
-	return strstr(reason, "could not load kernel") || strstr(reason, "linux kernel too old") ||
-	       strstr(reason, "Invalid kernel") || strstr(reason, "not a Linux kernel");
-}
-
-/*
  * start_boot: sets up job's boot and has a worker prepare and power on its
  * machine (PHASE_STARTING; started() goes on). Returns false when the
  * boot ended at once (its results are written).
@@ -438,12 +456,13 @@ static bool start_boot(struct backend *be, const struct config *cfg, struct boot
 	b->spec = (struct machine_spec){
 		.name = xasprintf("bootrig-%ld-%d", (long)getpid(), seq),
 		.kernel = job->kernel_image, .initrd = job->initrd,
-		.cmdline = job->cmdline, .target = job->target, .board = job->board, .cfg = cfg,
+		.cmdline = job->cmdline, .target = job->target, .machine = job->machine, .cfg = cfg,
 		.dir = job->dir, .icount = job->icount, .icount_forced = job->icount_forced,
 		.accel = job->accel ? job->accel : "auto", .avoid_hosts = b->avoid,
 		.limits = &job->limits,
 	};
 	b->deadline = total_limit(&job->limits);
+	b->retry_place = -1;
 	b->m.backend = be;
 	b->phase = PHASE_STARTING;
 	workers_run(b, start_machine);
@@ -452,21 +471,24 @@ static bool start_boot(struct backend *be, const struct config *cfg, struct boot
 
 /*
  * started: b's start worker is done. The boot runs (true), or it ended at
- * once (false: its results are written): QEMU refused the kernel, or the
- * host failed.
+ * once (false: its results are written): the backend blamed the kernel
+ * (its emulator refused the image), or the host failed. Or the backend's
+ * retry policy has it booted again (true).
  */
 static bool started(struct live_boot *b)
 {
 	workers_join(b);
-	if (b->worker_rc < 0 && kernel_refused(b->m.infra_reason)) {
-		warning("%s: %s", b->job->kernel_id, b->m.infra_reason);
-		finish_boot(b, true);
-		return false;
-	}
-	if (b->worker_rc < 0 && b->m.accel_unproven && !b->kvm_failure &&
-	    strcmp(b->spec.accel, "kvm")) {
-		b->kvm_failure = xasprintf("kvm: %s", b->m.infra_reason);
-		return boot_again_under_tcg(b);
+	if (b->worker_rc < 0) {
+		struct backend_event ev = { .kind = BACKEND_START_FAILED, .why = b->m.infra_reason };
+		struct backend_retry r;
+		ask_retry(b, &ev, &r);
+		if (r.answer == BACKEND_BLAME_KERNEL) {
+			warning("%s: %s", b->job->kernel_id, b->m.infra_reason);
+			finish_boot(b, true);
+			return false;
+		}
+		if (r.answer == BACKEND_BOOT_AGAIN)
+			return boot_again(b, &r);
 	}
 	if (b->worker_rc < 0 && boot_elsewhere(b, b->m.infra_reason))
 		return true;
@@ -490,21 +512,26 @@ static void check_boot(struct live_boot *b)
 	double t = since(b);
 	if (!open && b->closed_at < 0)
 		b->closed_at = t;
-	enum machine_state st = be->state(&b->m);
-	if (st == MACHINE_FAILED && be->judge_failure_after_kernel &&
+	enum machine_state st = be->ops->state(&b->m);
+	if (st == MACHINE_FAILED && backend_can(be, BACKEND_CAP_JUDGE_FAILURE_AFTER_KERNEL) &&
 	    judge_stage(b->judge) > STAGE_FIRMWARE)
 		st = MACHINE_STOPPED;    /* it reached the kernel: the console decides */
-	if (b->m.accel_unproven && judge_stage(b->judge) > STAGE_FIRMWARE) {
-		/* kernel output under KVM: it works on this host */
-		b->m.accel_unproven = false;
-		if (be->accel_learned)
-			be->accel_learned(be, b->m.host, b->job->target, true, NULL);
-	} else if (b->m.accel_unproven && st == MACHINE_RUNNING &&
-		   t > b->job->target->kvm_proof) {
-		b->kvm_failure = xasprintf("kvm printed no kernel output in %.0f s",
-					   b->job->target->kvm_proof);
-		end_boot(b, false);
-		return;
+	if (b->m.unproven && judge_stage(b->judge) > STAGE_FIRMWARE) {
+		/* kernel output: the accelerator works there */
+		struct backend_event ev = { .kind = BACKEND_PROVEN, .t = t, .why = "",
+					    .kernel_printed = true };
+		struct backend_retry r;
+		ask_retry(b, &ev, &r);
+		b->m.unproven = false;
+	} else if (b->m.unproven && st == MACHINE_RUNNING) {
+		struct backend_event ev = { .kind = BACKEND_UNPROVEN_TICK, .t = t, .why = "" };
+		struct backend_retry r;
+		ask_retry(b, &ev, &r);
+		if (r.answer == BACKEND_END) {
+			keep_retry_reason(b, r.reason);
+			end_boot(b, false);
+			return;
+		}
 	}
 	if (st == MACHINE_FAILED && boot_elsewhere(b, b->m.infra_reason)) {
 		return;
@@ -522,25 +549,42 @@ static void check_boot(struct live_boot *b)
 }
 
 /*
- * restart_boot: b's attempt is no result. Its console and domain.xml are
- * kept in <n>/<attempt_dir>/, the machine is stopped and released, and the
- * boot starts again (its machine named with suffix) with a new judge and
- * capture (PHASE_STARTING); event is printed.
+ * keep_attempt: b's attempt's console, and the backend's own files of it
+ * (its ops' attempt_files), into dir. 0, or -1 (errno set).
+ */
+static int keep_attempt(struct live_boot *b, const char *dir)
+{
+	if (mkdir_p(dir, 0755) < 0 || capture_write(&b->cap, dir) < 0)
+		return -1;
+	const char *const *files = b->be->ops->attempt_files;
+	for (size_t i = 0; files && files[i]; i++) {
+		char *from = xasprintf("%s/%s", b->job->dir, files[i]);
+		char *to = xasprintf("%s/%s", dir, files[i]);
+		int rc = rename(from, to) < 0 && errno != ENOENT ? -1 : 0;
+		free(from), free(to);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * restart_boot: b's attempt is no result. Its console and the backend's
+ * files of it are kept in <n>/<attempt_dir>/, the machine is stopped and
+ * released, and the boot starts again (its machine named with suffix)
+ * with a new judge and capture (PHASE_STARTING); event is printed.
  */
 static void restart_boot(struct live_boot *b, const char *attempt_dir, const char *suffix,
 			 const char *event)
 {
 	struct backend *be = b->m.backend;
 	char *attempt = xasprintf("%s/%s", b->job->dir, attempt_dir);
-	char *xml = xasprintf("%s/domain.xml", b->job->dir);
-	char *xml_to = xasprintf("%s/domain.xml", attempt);
-	if (mkdir_p(attempt, 0755) < 0 || capture_write(&b->cap, attempt) < 0 ||
-	    (rename(xml, xml_to) < 0 && errno != ENOENT))
-		warning("%s: the KVM attempt's console was not kept: %s", attempt, strerror(errno));
-	free(xml), free(xml_to), free(attempt);
+	if (keep_attempt(b, attempt) < 0)
+		warning("%s: the attempt's console was not kept: %s", attempt, strerror(errno));
+	free(attempt);
 	if (b->m.priv) {
-		be->stop(&b->m);
-		be->release(&b->m);
+		be->ops->stop(&b->m);
+		be->ops->release(&b->m);
 	}
 	judge_free(b->judge);
 	capture_release(&b->cap);
@@ -562,18 +606,21 @@ static void restart_boot(struct live_boot *b, const char *attempt_dir, const cha
 }
 
 /*
- * boot_again_under_tcg: b ran under a KVM not proven on its host and
- * showed no kernel output (b->kvm_failure says how): that is no evidence
- * against the kernel. The attempt is kept in <n>/attempt-kvm/ and the boot
- * starts again under TCG (restart_boot()). Returns true (it goes on).
+ * boot_again: the backend's retry policy said r (BACKEND_BOOT_AGAIN): this
+ * attempt is no result and no evidence against the kernel. Its reason is
+ * kept (result.json "accelerator_fallback"), with the place it ran on; the
+ * attempt is kept in <n>/<r->keep>/ and the boot starts again as the
+ * backend asked (restart_boot()). Returns true (it goes on).
  */
-static bool boot_again_under_tcg(struct live_boot *b)
+static bool boot_again(struct live_boot *b, const struct backend_retry *r)
 {
-	b->kvm_host = b->m.host;
-	char *what = xasprintf("%s: booting it again under TCG", b->kvm_failure);
-	b->spec.accel = "tcg";
-	restart_boot(b, "attempt-kvm", "tcg", what);
-	free(what);
+	keep_retry_reason(b, r->reason);
+	memcpy(b->retry_accel_reason, r->accel_reason, sizeof(b->retry_accel_reason));
+	b->retry_place = b->m.place.index;
+	if (r->accel)
+		b->spec.accel = r->accel;
+	restart_boot(b, r->keep ? r->keep : "attempt-retry", r->suffix ? r->suffix : "retry",
+		     r->event[0] ? r->event : r->reason);
 	return true;
 }
 
@@ -583,8 +630,8 @@ static void record_attempt(struct live_boot *b, const char *error)
 {
 	b->attempts = xrealloc(b->attempts, (b->n_attempts + 1) * sizeof(*b->attempts));
 	struct result_attempt *a = &b->attempts[b->n_attempts++];
-	a->host = b->m.host_name ? xstrdup(b->m.host_name) : NULL;
-	a->uri = b->m.host_uri ? xstrdup(b->m.host_uri) : NULL;
+	a->host = b->m.place.name ? xstrdup(b->m.place.name) : NULL;
+	a->uri = b->m.place.uri ? xstrdup(b->m.place.uri) : NULL;
 	a->error = error ? xstrdup(error) : NULL;
 }
 
@@ -598,12 +645,12 @@ static void record_attempt(struct live_boot *b, const char *error)
 static bool boot_elsewhere(struct live_boot *b, const char *why)
 {
 	struct backend *be = b->m.backend;
-	int host = b->m.host;
-	if (!be || !be->host_failed || host < 0 || host >= BACKEND_MAX_HOSTS)
+	int host = b->m.place.index;
+	if (!be || !be->ops->host_failed || host < 0 || host >= BACKEND_MAX_HOSTS)
 		return false;
 	b->avoid[host] = true;
 	char *reason = xstrdup(why);
-	if (!be->host_failed(be, host, &b->spec, reason)) {
+	if (!be->ops->host_failed(be, host, &b->spec, reason)) {
 		free(reason);
 		return false;
 	}
@@ -611,33 +658,32 @@ static bool boot_elsewhere(struct live_boot *b, const char *why)
 	char *dir = xasprintf("attempt-%zu", b->n_attempts);
 	char *suffix = xasprintf("r%zu", b->n_attempts);
 	char *what = xasprintf("host %s failed it (%s): booting it again on another host",
-			       b->m.host_name ? b->m.host_name : "?", reason);
+			       b->m.place.name ? b->m.place.name : "?", reason);
 	restart_boot(b, dir, suffix, what);
 	free(what), free(suffix), free(dir), free(reason);
 	return true;
 }
 
 /*
- * unproven_kvm_ended: b, under an unproven KVM, has ended before any
- * kernel output (it stopped, failed, or timed out). With accel auto it is
- * booted again under TCG (true: not over); with a forced --accel kvm it
- * is INFRA_ERROR, never the kernel's fault (false: write it).
+ * unproven_ended: b, under an accelerator its backend has not proven
+ * there, has ended before any kernel output (it stopped, failed, or timed
+ * out). The backend's retry policy decides: booted again (true: not over),
+ * or INFRA_ERROR with its reason, never the kernel's fault, or judged as
+ * usual (false: write it).
  */
-static bool unproven_kvm_ended(struct live_boot *b)
+static bool unproven_ended(struct live_boot *b)
 {
-	if (!b->kvm_failure) {
-		const char *why = judge_reason(b->judge);
-		b->kvm_failure = xasprintf("kvm: the boot ended before any kernel output%s%s",
-					   *why ? ": " : "", why);
+	struct backend_event ev = { .kind = BACKEND_UNPROVEN_ENDED, .t = b->end_t,
+				    .why = judge_reason(b->judge) };
+	struct backend_retry r;
+	ask_retry(b, &ev, &r);
+	if (r.answer == BACKEND_BOOT_AGAIN)
+		return boot_again(b, &r);
+	if (r.answer == BACKEND_INFRA_ERROR) {
+		judge_infra_error(b->judge, r.reason);
+		free(b->retry_reason);
+		b->retry_reason = NULL;
 	}
-	if (strcmp(b->spec.accel, "kvm"))
-		return boot_again_under_tcg(b);
-	char *why = xasprintf("%s (--accel kvm, not proven on this host: the kernel is not blamed)",
-			      b->kvm_failure);
-	judge_infra_error(b->judge, why);
-	free(why);
-	free(b->kvm_failure);
-	b->kvm_failure = NULL;
 	return false;
 }
 
@@ -655,8 +701,8 @@ static void op_overran(struct live_boot *b)
 	char *why = xasprintf("backend operation '%s' did not return in %.0f s (its machine was killed)",
 			      op ? op : "?", op_limit);
 	b->stuck = true;
-	if (b->be->abandon)
-		b->be->abandon(b->be, b->spec.name);
+	if (b->be->ops->abandon)
+		b->be->ops->abandon(b->be, b->spec.name);
 	workers_add();
 	judge_infra_error(b->judge, why);
 	double t = b->phase == PHASE_STOPPING ? b->end_t : 0.0;
@@ -694,7 +740,7 @@ static bool advance_boot(struct live_boot *b)
 	case PHASE_DRAINING:
 		if (pump_console(b) && now_monotonic() < b->drain_until)
 			return false;
-		if (b->m.accel_unproven && unproven_kvm_ended(b))
+		if (b->m.unproven && unproven_ended(b))
 			return false;
 		write_boot(b, b->end_t);
 		return true;
@@ -708,8 +754,8 @@ static void abandon_boot(struct live_boot *b)
 	struct backend *be = b->m.backend;
 	workers_join(b);
 	if (b->m.priv) {
-		be->stop(&b->m);
-		be->release(&b->m);
+		be->ops->stop(&b->m);
+		be->ops->release(&b->m);
 	}
 	b->job->interrupted = true;
 	report_event(b, "interrupted: machine stopped, no result");
@@ -720,7 +766,7 @@ static void free_live(struct live_boot *b)
 	for (size_t i = 0; i < b->n_attempts; i++)
 		free(b->attempts[i].host), free(b->attempts[i].uri), free(b->attempts[i].error);
 	free(b->attempts);
-	free(b->kvm_failure);
+	free(b->retry_reason);
 	judge_free(b->judge);
 	capture_release(&b->cap);
 	free((char *)b->spec.name);
@@ -755,7 +801,7 @@ static void wait_for_events(struct live_boot **live, int n_live)
 	for (int i = 0; i < n_live; i++) {
 		struct live_boot *b = live[i];
 		if (b->phase == PHASE_RUNNING || b->phase == PHASE_DRAINING)
-			fds[n++] = (struct pollfd){ .fd = b->m.backend->console_fd(&b->m),
+			fds[n++] = (struct pollfd){ .fd = b->m.backend->ops->console_fd(&b->m),
 						    .events = POLLIN };
 	}
 	if (poll(fds, n, TICK_MS) < 0 && errno != EINTR)
@@ -773,14 +819,14 @@ int matrix_run(struct run_plan *plan)
 	int parallel = plan->parallel > 0 ? plan->parallel : 1;
 	if ((size_t)parallel > plan->n_jobs)
 		parallel = plan->n_jobs ? (int)plan->n_jobs : 1;
-	if (be->threaded_ops)
+	if (backend_can(be, BACKEND_CAP_THREADED_OPS))
 		workers_start(parallel);
-	if (be->open(be, plan->where) < 0) {
+	if (be->ops->open(be, plan->where) < 0) {
 		workers_stop();
 		fail_all(plan, *be->error ? be->error : "the backend could not be opened");
 		report_summary(plan);
 		atomic_store(&watchdog.closing, now_monotonic());
-		be->close(be);
+		be->ops->close(be);
 		watchdog_stop();
 		return EXIT_INFRA;
 	}
@@ -842,16 +888,16 @@ int matrix_run(struct run_plan *plan)
 			continue;
 		}
 		if (b->m.priv)
-			be->release(&b->m);
+			be->ops->release(&b->m);
 		free_live(b);
 		free(b);
 	}
 	free(parked);
 	atomic_store(&watchdog.closing, now_monotonic());
-	if (still_stuck && be->emergency_stop)
-		be->emergency_stop(be);
+	if (still_stuck && be->ops->emergency_stop)
+		be->ops->emergency_stop(be);
 	else
-		be->close(be);
+		be->ops->close(be);
 	emergency_backend = NULL;
 	watchdog_stop();
 	report_summary(plan);

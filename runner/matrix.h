@@ -24,8 +24,9 @@ struct boot_job {
 	const char *kernel_version;
 	const char *kernel_sha256;    /* hex, or NULL */
 	const char *kernel_git_commit, *kernel_git_describe, *kernel_git_url;  /* or NULL */
-	const struct target *target;  /* libvirt: the machine; boards: the arch's target */
-	const char *board;            /* boards: the board's name, else NULL */
+	const struct target *target;  /* the kernel's arch's target (config.h) */
+	const char *machine;          /* a named machine of the config (boards: the
+				       * board's name; result.json "target"), else NULL */
 	const char *initrd;           /* or NULL */
 	const char *initrd_sha256;    /* its sha256 (hex), or NULL */
 	const char *variant;          /* "default" or the NAME of --variant */
@@ -49,7 +50,8 @@ struct boot_job {
 
 struct run_plan {
 	struct backend *backend;
-	const char *where;            /* URI or board name; NULL: the default */
+	const char *where;            /* the backend's open() where (a URI, a board's
+				       * name); NULL: the default */
 	const struct config *cfg;
 	struct boot_job *jobs;
 	size_t n_jobs;

@@ -2,6 +2,7 @@
  * result.c: result.json for one boot (result.h, runner/RESULTS.md).
  */
 #include "result.h"
+#include "backend.h"
 #include "judge.h"
 #include "textsafe.h"
 #include "util.h"
@@ -71,8 +72,10 @@ static void add_run_fields(json_object *o, const struct result_info *info)
 		json_object *h = json_object_new_object();
 		json_object_object_add(h, "name", json_cstring_utf8(info->host_name));
 		json_object_object_add(h, "uri", info->uri ? json_cstring_utf8(info->uri) : NULL);
-		json_object_object_add(h, "qemu_version", string_or_null(info->host_qemu_version));
-		json_object_object_add(h, "libvirt_version", string_or_null(info->host_libvirt_version));
+		for (size_t i = 0; info->host_facts && i < MACHINE_MAX_FACTS &&
+				   info->host_facts[i].key; i++)
+			json_object_object_add(h, info->host_facts[i].key,
+					       string_or_null(info->host_facts[i].value));
 		json_object_object_add(o, "host", h);
 	}
 	if (info->n_attempts) {

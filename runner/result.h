@@ -11,6 +11,7 @@
 
 struct judge;
 struct json_object;
+struct machine_fact;
 
 /* One attempt of a boot on a libvirt host (result.json "attempts"). */
 struct result_attempt {
@@ -41,8 +42,11 @@ struct result_info {
 	time_t started;              /* wall clock at power-on */
 	double duration;             /* seconds, power-on to end */
 	size_t console_recovered;    /* console bytes taken from the backend's log */
-	/* libvirt: the host that ran the boot (NULL fields: unknown) */
-	const char *host_name, *host_qemu_version, *host_libvirt_version;
+	/* The place (libvirt: the host) that ran the boot, or NULL: no "host"
+	 * object; its facts (backend.h, struct machine_place): the object's
+	 * keys after "name" and "uri", up to MACHINE_MAX_FACTS or a NULL key */
+	const char *host_name;
+	const struct machine_fact *host_facts;
 	const struct result_attempt *attempts;   /* every attempt, in order (n >= 2
 						  * only when a host failed it) */
 	size_t n_attempts;

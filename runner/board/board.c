@@ -5,7 +5,7 @@
  * One board runs one boot at a time: the backend holds the board's lock
  * (flock on CACHE/locks/<board>.lock, or the config's `lock`) from the
  * first prepare() to close(); a second bootrig waits for it, or with
- * be->no_wait refuses at once.
+ * --no-wait (struct board_options) refuses at once.
  *
  * A boot: prepare() stages the files (the TFTP root, or an SD image);
  * power_on() opens the serial line (it may not exist yet), runs pre-power,
@@ -68,6 +68,7 @@ struct board_backend {
 	struct board board;
 	bool loaded;
 	int lock_fd;
+	bool no_wait;                    /* the options': a busy board is refused */
 	bool busy;                       /* a machine is prepared */
 	/* For emergency_stop(): the expanded power-off argv, found in PATH. */
 	char *off_path;
@@ -570,9 +571,9 @@ static int load_board(struct backend *be, struct machine *m, const struct machin
 		return -1;
 	}
 	bb->loaded = true;
-	if (take_lock(bb, be->no_wait) < 0) {
+	if (take_lock(bb, bb->no_wait) < 0) {
 		snprintf(m->infra_reason, sizeof(m->infra_reason), "board '%s' is busy%s",
-			 be->where, be->no_wait ? " (--no-wait)" : "");
+			 be->where, bb->no_wait ? " (--no-wait)" : "");
 		return -1;
 	}
 	mkdir_p(bb->board.state_dir, 0755);
@@ -923,16 +924,17 @@ static int board_annotate(struct machine *m, const char *dir)
 	return rc ? -1 : 0;
 }
 
-static const struct backend board_ops = {
+static const struct backend_ops board_ops = {
 	.name = "board", .accelerator = "board",
 	BACKEND_OPS(board),
 	.release = board_release_machine, .result_section = board_result_section,
 	.annotate = board_annotate,
 };
 
-struct backend *backend_board_new(void)
+struct backend *backend_board_new(const struct board_options *o)
 {
 	struct board_backend *bb = xcalloc(1, sizeof(*bb));
+	bb->no_wait = o && o->no_wait;
 	bb->lock_fd = -1;
 	return backend_alloc(&board_ops, bb);
 }

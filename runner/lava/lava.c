@@ -25,14 +25,14 @@
  * "dt" minus the dt of the dispatcher's "Boot command:" line (QEMU's
  * start; on boards, the first target line), so console.tlog and the stage
  * times measure the boot, not LAVA's queue and deploy (result.json "lava"
- * has those). While the job runs, the boot's clock (be->clock) is the
+ * has those). While the job runs, the boot's clock (ops->clock) is the
  * later of the last line's time and the wall clock minus LOG_LAG, so that
  * the judge's silence and stage timers run on the machine's time but
  * never ahead of the log LAVA has not yet published.
  *
  * Verdicts: a job that LAVA ends Incomplete, or that someone else
  * canceled, is MACHINE_FAILED with LAVA's message; the runner judges it
- * from the console when the kernel printed (be->judge_failure_after_kernel).
+ * from the console when the kernel printed (BACKEND_CAP_JUDGE_FAILURE_AFTER_KERNEL).
  */
 #include "backend-impl.h"
 #include "config.h"
@@ -383,7 +383,7 @@ static int lava_prepare(struct backend *be, struct machine *m, const struct mach
 	lm->dir = xstrdup(spec->dir);
 	lm->device_type = boot_device_type(lb, spec);
 	m->priv = lm;
-	m->host = -1;
+	m->place.index = -1;
 	snprintf(m->accelerator, sizeof(m->accelerator), "tcg");
 	snprintf(m->clock, sizeof(m->clock), "%s", spec->icount && *spec->icount ? "icount" : "wall");
 	snprintf(m->accel_reason, sizeof(m->accel_reason), "lava: the qemu device type, without KVM");
@@ -900,10 +900,10 @@ static void lava_close(struct backend *be)
 	free(be);
 }
 
-static const struct backend lava_ops = {
-	.name = "lava", .accelerator = "tcg", .where_is_uri = true,
-	.threaded_ops = true, .max_parallel = LAVA_MAX_PARALLEL,
-	.judge_failure_after_kernel = true,
+static const struct backend_ops lava_ops = {
+	.name = "lava", .accelerator = "tcg", .max_parallel = LAVA_MAX_PARALLEL,
+	.caps = BACKEND_CAP_WHERE_IS_URI | BACKEND_CAP_THREADED_OPS |
+		BACKEND_CAP_JUDGE_FAILURE_AFTER_KERNEL,
 	BACKEND_OPS(lava),
 	.console_stamp = lava_console_stamp, .clock = lava_clock, .release = lava_release,
 	.result_section = lava_result_section, .annotate = lava_annotate,

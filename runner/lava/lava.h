@@ -198,7 +198,7 @@ enum lava_job_health lava_job_health(const char *health);
  * failure: Incomplete, or Canceled but not by us. The backend reports it
  * as MACHINE_FAILED with LAVA's message; the runner makes that the boot's
  * INFRA_ERROR only when the kernel printed nothing
- * (be->judge_failure_after_kernel): a job that reached the kernel is
+ * (BACKEND_CAP_JUDGE_FAILURE_AFTER_KERNEL): a job that reached the kernel is
  * judged from its console whatever LAVA says.
  */
 bool lava_job_infra_failure(enum lava_job_health health, bool canceled_by_us);

@@ -3,7 +3,7 @@
  * capabilities), choosing one for a boot, and the accelerator rule: KVM
  * only once a real boot proved it, per host.
  *
- * The file is divided into: hosts; the accelerator.
+ * The file is divided into: hosts; the accelerator; the retry policy.
  */
 #include "lv.h"
 
@@ -168,10 +168,11 @@ struct lv_host *choose_host(struct lv_backend *lv, const struct machine_spec *sp
  *   "<boot_id>\t<emulator>\t<machine>\t<cpu>\tyes|no\t<why>\n"
  *
  * With accel "auto": "yes" is KVM (proven); "no" is TCG; no line is KVM
- * *unproven*: the runner (matrix.c) watches the boot, and if it prints
- * no kernel output within the target's kvm_proof seconds (or ends or
- * fails before any), stops it and boots it again under TCG, recording the
- * fallback; then it tells us what it learnt (lv_accel_learned()). "kvm"
+ * *unproven* (m->unproven): the runner asks our retry policy (lv_retry())
+ * at each step of the boot, and if it prints no kernel output within the
+ * target's kvm_proof seconds (or ends or fails before any), we have it
+ * stopped and booted again under TCG, the attempt kept in attempt-kvm/ and
+ * the fallback recorded; what the boots showed goes into the cache. "kvm"
  * forces KVM (a KVM boot that shows nothing is then INFRA_ERROR, never
  * the kernel's fault); "tcg" forces TCG. Lines of an earlier host boot
  * are dropped: a reboot may change what KVM does.
@@ -306,7 +307,7 @@ static bool host_has_kvm(const struct lv_host *h, const struct target *t, char *
 
 /*
  * choose_accel: the accelerator of one boot, by the rule above: sets
- * mach->accelerator, ->accel_reason and ->accel_unproven. Returns 1 for KVM, 0 for TCG,
+ * mach->accelerator, ->accel_reason and ->unproven. Returns 1 for KVM, 0 for TCG,
  * -1 when a forced KVM cannot be had (mach->infra_reason set).
  */
 int choose_accel(const struct lv_host *h, const struct machine_spec *spec,
@@ -333,7 +334,7 @@ int choose_accel(const struct lv_host *h, const struct machine_spec *spec,
 		int known = accel_cache_get(key, why, sizeof(why));
 		if (!strcmp(want, "kvm")) {
 			kvm = 1;
-			mach->accel_unproven = known != 1;
+			mach->unproven = known != 1;
 			snprintf(reason, rlen, "kvm: asked for (accel kvm)%s",
 				 known == 1 ? "; proven on this host" : "; not proven on this host");
 		} else if (known == 1) {
@@ -344,7 +345,7 @@ int choose_accel(const struct lv_host *h, const struct machine_spec *spec,
 			snprintf(reason, rlen, "tcg: KVM failed on this host before (%s)", why);
 		} else {
 			kvm = 1;
-			mach->accel_unproven = true;
+			mach->unproven = true;
 			snprintf(reason, rlen, "kvm: not proven on this host yet; TCG if it prints "
 				 "no kernel output in %.0f s", t->kvm_proof);
 		}
@@ -359,4 +360,97 @@ void accel_record(const struct lv_host *h, const struct target *t, bool works, c
 	char *key = accel_key(h, t);
 	accel_cache_put(key, works, why);
 	free(key);
+}
+
+/* ---------------------------------------------------------------- the retry policy */
+
+/*
+ * QEMU refuses some broken kernel images before running anything ("could
+ * not load kernel"): the kernel is to blame, not the host, so the boot is
+ * judged as a machine that stopped at once with no output (BOOT_FAIL).
+ */
+static bool kernel_refused(const char *reason)
+{
+	return strstr(reason, "could not load kernel") || strstr(reason, "linux kernel too old") ||
+	       strstr(reason, "Invalid kernel") || strstr(reason, "not a Linux kernel");
+}
+
+/* What a boot showed of KVM on host (a place index) for t: works, or not
+ * (why), into the cache. */
+static void accel_learned(struct lv_backend *lv, int host, const struct target *t, bool works,
+			  const char *why)
+{
+	if (host < 0 || (size_t)host >= lv->n_hosts)
+		return;
+	accel_record(&lv->hosts[host], t, works, why);
+}
+
+/* r: boot it again under TCG, the KVM attempt kept in attempt-kvm/, for
+ * why (the fallback, result.json "accelerator_fallback"). */
+static void again_under_tcg(struct backend_retry *r, const char *why)
+{
+	r->answer = BACKEND_BOOT_AGAIN;
+	snprintf(r->reason, sizeof(r->reason), "%s", why);
+	snprintf(r->event, sizeof(r->event), "%s: booting it again under TCG", why);
+	snprintf(r->accel_reason, sizeof(r->accel_reason),
+		 "tcg: %s (that attempt is in attempt-kvm/)", why);
+	r->keep = "attempt-kvm";
+	r->suffix = "tcg";
+	r->accel = "tcg";
+}
+
+/*
+ * lv_retry: the libvirt backend's retry policy (backend.h): QEMU's refusal
+ * of the image is the kernel's; KVM not proven on a host (m->unproven)
+ * falls back to TCG when it fails to start, prints no kernel output in
+ * the target's kvm_proof seconds or ends before any (with a forced
+ * --accel kvm: INFRA_ERROR, the kernel never blamed); and what the boots
+ * showed of KVM is learnt per host. The target's kvm_proof is read from
+ * spec->target (struct target, config.h).
+ */
+void lv_retry(struct backend *be, struct machine *m, const struct machine_spec *spec,
+	      const struct backend_event *ev, struct backend_retry *r)
+{
+	struct lv_backend *lv = be->priv;
+	bool forced = !strcmp(spec->accel, "kvm");
+	char *why = NULL;
+	switch (ev->kind) {
+	case BACKEND_START_FAILED:
+		if (kernel_refused(ev->why)) {
+			r->answer = BACKEND_BLAME_KERNEL;
+		} else if (m->unproven && !ev->earlier && !forced) {
+			why = xasprintf("kvm: %s", ev->why);
+			again_under_tcg(r, why);
+		}
+		break;
+	case BACKEND_UNPROVEN_TICK:
+		if (ev->t > spec->target->kvm_proof) {
+			r->answer = BACKEND_END;
+			snprintf(r->reason, sizeof(r->reason), "kvm printed no kernel output in %.0f s",
+				 spec->target->kvm_proof);
+		}
+		break;
+	case BACKEND_PROVEN:        /* kernel output under KVM: it works on this host */
+		accel_learned(lv, m->place.index, spec->target, true, NULL);
+		break;
+	case BACKEND_UNPROVEN_ENDED:
+		why = ev->earlier ? xstrdup(ev->earlier)
+			: xasprintf("kvm: the boot ended before any kernel output%s%s",
+				    *ev->why ? ": " : "", ev->why);
+		if (!forced) {
+			again_under_tcg(r, why);
+			break;
+		}
+		r->answer = BACKEND_INFRA_ERROR;
+		snprintf(r->reason, sizeof(r->reason),
+			 "%s (--accel kvm, not proven on this host: the kernel is not blamed)", why);
+		break;
+	case BACKEND_WRITING:
+		/* KVM fell back and the same kernel printed under TCG: KVM is to
+		 * blame on that host, and later boots go straight to TCG. */
+		if (ev->kernel_printed)
+			accel_learned(lv, ev->earlier_place, spec->target, false, ev->earlier);
+		break;
+	}
+	free(why);
 }

@@ -5,7 +5,7 @@
  *
  * The file is divided into: messages; opening the hosts; a machine's
  * operations (prepare, power on, state, stop, release); the backend's
- * (what a boot showed, a host that failed, emergency stop, close); the
+ * (a host that failed, emergency stop, close); the
  * table.
  */
 #include "lv.h"
@@ -138,7 +138,8 @@ static void know_pool(struct lv_host *h)
 }
 
 /*
- * lv_open: the run's hosts are be->hosts, or else the one URI where (NULL:
+ * lv_open: the run's hosts are the constructor's (struct libvirt_options),
+ * or else the one URI where (NULL:
  * the embedded driver). Every host is connected; one that cannot be is
  * reported and skipped, and open() fails only when none can.
  */
@@ -146,8 +147,8 @@ static int lv_open(struct backend *be, const char *where)
 {
 	struct lv_backend *lv = be->priv;
 	struct backend_host one = { .name = where, .uri = where, .slots = 1 };
-	const struct backend_host *list = be->n_hosts ? be->hosts : &one;
-	size_t n = be->n_hosts ? be->n_hosts : 1;
+	const struct backend_host *list = lv->opt_n_hosts ? lv->opt_hosts : &one;
+	size_t n = lv->opt_n_hosts ? lv->opt_n_hosts : 1;
 	if (n > BACKEND_MAX_HOSTS)
 		return open_failed(be, "too many hosts (%zu; at most %d)", n, BACKEND_MAX_HOSTS);
 	struct strbuf names = STRBUF_INIT;
@@ -261,7 +262,7 @@ static int lv_prepare(struct backend *be, struct machine *mach, const struct mac
 	struct lv_machine *m = xcalloc(1, sizeof(*m));
 	mach->backend = be;
 	mach->priv = m;
-	mach->host = -1;
+	mach->place.index = -1;
 	m->lv = lv;
 	m->log_fd = -1;
 	pthread_mutex_init(&m->lock, NULL);
@@ -277,11 +278,11 @@ static int lv_prepare(struct backend *be, struct machine *mach, const struct mac
 	if (!h)
 		return -1;
 	m->host = h;
-	mach->host = h->index;
-	mach->host_name = h->name;
-	mach->host_uri = h->uri;
-	mach->host_qemu_version = *h->qemu_version ? h->qemu_version : NULL;
-	mach->host_libvirt_version = h->libvirt_version;
+	mach->place = (struct machine_place){
+		.index = h->index, .name = h->name, .uri = h->uri,
+		.facts = { { "qemu_version", *h->qemu_version ? h->qemu_version : NULL },
+			   { "libvirt_version", h->libvirt_version } },
+	};
 	int kvm = choose_accel(h, spec, mach);
 	if (kvm < 0)
 		return -1;
@@ -443,15 +444,6 @@ static void lv_release(struct machine *mach)
 
 /* ---------------------------------------------------------------- the backend */
 
-static void lv_accel_learned(struct backend *be, int host, const struct target *t, bool works,
-			     const char *why)
-{
-	struct lv_backend *lv = be->priv;
-	if (host < 0 || (size_t)host >= lv->n_hosts)
-		return;
-	accel_record(&lv->hosts[host], t, works, why);
-}
-
 /*
  * lv_host_failed: host failed a boot of spec (why). A host whose
  * connection is gone, or that failed HOST_MAX_FAILURES boots, is taken out
@@ -584,21 +576,31 @@ static void lv_close(struct backend *be)
 
 /* ---------------------------------------------------------------- the table */
 
-static const struct backend lv_ops = {
-	.name = "libvirt", .accelerator = "tcg", .where_is_uri = true, .threaded_ops = true,
+/* A boot's own files that belong to one attempt: kept with it when the
+ * boot is booted again (attempt-kvm/, attempt-<k>/). */
+static const char *const lv_attempt_files[] = { "domain.xml", NULL };
+
+static const struct backend_ops lv_ops = {
+	.name = "libvirt", .accelerator = "tcg",
+	.caps = BACKEND_CAP_WHERE_IS_URI | BACKEND_CAP_THREADED_OPS,
+	.attempt_files = lv_attempt_files,
 	BACKEND_OPS(lv),
 	.abandon = lv_abandon,
 	.release = lv_release, .console_log_file = lv_console_log_file,
-	.accel_learned = lv_accel_learned, .host_failed = lv_host_failed,
+	.retry = lv_retry, .host_failed = lv_host_failed,
 };
 
 /*
  * backend_libvirt_new: the libvirt backend, not yet connected (open()).
  * The caller's machine functions reach it through backend.h's table.
  */
-struct backend *backend_libvirt_new(void)
+struct backend *backend_libvirt_new(const struct libvirt_options *o)
 {
 	struct lv_backend *lv = xcalloc(1, sizeof(*lv));
+	if (o && o->n_hosts) {
+		lv->opt_hosts = o->hosts;
+		lv->opt_n_hosts = o->n_hosts;
+	}
 	pthread_mutex_init(&lv->lock, NULL);
 	pthread_mutex_init(&lv->grave_lock, NULL);
 	lv->slot_lock_fd = -1;

@@ -46,7 +46,7 @@
  *              cache, with qemu.conf), the guardian (a child process that
  *              kills our QEMUs if we die), reaping QEMU.
  *
- * Threads: the runner's thread (and, with be->threaded_ops, its workers:
+ * Threads: the runner's thread (and, with BACKEND_CAP_THREADED_OPS, its workers:
  * prepare + power_on and stop of different machines at once) and the event
  * thread; what each function may be called from is said with it, and
  * which lock guards what with the field.
@@ -129,7 +129,7 @@ struct lv_machine {
 /* One host: a connection, what it can boot, its pool. */
 struct lv_host {
 	struct lv_backend *lv;
-	int index;                 /* in lv->hosts and be->hosts */
+	int index;                 /* in lv->hosts and the options' hosts */
 	char *name, *uri;
 	int slots;
 	bool embed;                /* the embedded driver (local files, local QEMU) */
@@ -154,6 +154,10 @@ struct lv_host {
 struct lv_backend {
 	struct lv_host hosts[BACKEND_MAX_HOSTS];
 	size_t n_hosts;
+	/* The constructor's options (struct libvirt_options): the run's hosts,
+	 * the caller's array; opt_n_hosts 0: open()'s where is the only one. */
+	const struct backend_host *opt_hosts;
+	size_t opt_n_hosts;
 	char *embed_root;          /* the embedded host's root, or NULL */
 	int slot_lock_fd;
 	pthread_t thread;
@@ -217,6 +221,10 @@ struct lv_host *choose_host(struct lv_backend *lv, const struct machine_spec *sp
 int choose_accel(const struct lv_host *h, const struct machine_spec *spec, struct machine *mach);
 /* Records what a boot of t on h showed of KVM (works, or not: why). */
 void accel_record(const struct lv_host *h, const struct target *t, bool works, const char *why);
+/* The backend's retry policy (backend.h, retry()): the KVM-to-TCG
+ * fallback and QEMU's refusal of a kernel image (hosts.c). */
+void lv_retry(struct backend *be, struct machine *m, const struct machine_spec *spec,
+	      const struct backend_event *ev, struct backend_retry *r);
 
 /* ---- storage.c */
 

@@ -37,6 +37,7 @@ struct fake_machine {
 	int pipe[2];
 	bool interrupted;         /* its SIGINT was sent */
 	bool kvm;                 /* booted under an unproven KVM */
+	bool again;               /* the retried attempt of a script's retry */
 };
 
 #define FAKE_MAX_MACHINES 64
@@ -64,7 +65,8 @@ static int scripted_op(struct machine *m, const char *op)
 {
 	struct fake_machine *fm = m->priv;
 	maybe_interrupt(fm, op);
-	if (fm->script->refuse && !strcmp(fm->script->refuse, op)) {
+	if (fm->script->refuse && !strcmp(fm->script->refuse, op) &&
+	    (!fm->again || fm->script->refuse_again)) {
 		snprintf(m->infra_reason, sizeof(m->infra_reason), "%s", fm->script->refusal);
 		return -1;
 	}
@@ -124,13 +126,14 @@ static int fake_prepare(struct backend *be, struct machine *m, const struct mach
 	m->priv = fm;
 	atomic_fetch_add(&fake_stats.prepared, 1);
 	atomic_fetch_add(&fake_stats.alive, 1);
-	m->host = -1;
-	for (int h = 0; h < FAKE_HOSTS && m->host < 0; h++)
+	m->place.index = -1;
+	for (int h = 0; h < FAKE_HOSTS && m->place.index < 0; h++)
 		if (!spec->avoid_hosts || !spec->avoid_hosts[h])
-			m->host = h;
-	m->host_name = m->host == 0 ? "fake0" : "fake1";
+			m->place.index = h;
+	m->place.name = m->place.index == 0 ? "fake0" : "fake1";
 	fm->kvm = fm->script->kvm_unproven && strcmp(spec->accel, "tcg");
-	m->accel_unproven = fm->kvm;
+	fm->again = !strcmp(spec->accel, "again");
+	m->unproven = fm->kvm;
 	snprintf(m->accelerator, sizeof(m->accelerator), "%s", fm->kvm ? "kvm" : "fake");
 	return scripted_op(m, "prepare");
 }
@@ -140,7 +143,7 @@ static int fake_power_on(struct machine *m)
 	struct fake_machine *fm = m->priv;
 	if (scripted_op(m, "power on") < 0)
 		return -1;
-	if (fm->script->host0_fails && m->host == 0) {
+	if (fm->script->host0_fails && m->place.index == 0) {
 		snprintf(m->infra_reason, sizeof(m->infra_reason), "fake: host fake0 is down");
 		return -1;
 	}
@@ -279,12 +282,62 @@ static void fake_abandon(struct backend *be, const char *name)
 	}
 }
 
-static void fake_accel_learned(struct backend *be, int host, const struct target *t, bool works,
-			       const char *why)
+/* The answer "boot it again", the attempt kept in keep/, the next one
+ * under accel, for reason. */
+static void fake_again(struct backend_retry *r, const char *keep, const char *accel,
+		       const char *reason)
 {
-	(void)be, (void)host, (void)t, (void)why;
-	if (!works)
-		atomic_fetch_add(&fake_stats.kvm_bad, 1);
+	r->answer = BACKEND_BOOT_AGAIN;
+	snprintf(r->reason, sizeof(r->reason), "%s", reason);
+	r->keep = keep;
+	r->suffix = accel;
+	r->accel = accel;
+	atomic_fetch_add(&fake_stats.retries, 1);
+}
+
+/*
+ * The fake's retry policy: a scripted retry of a failed start (once), and
+ * the KVM-proof rule on the virtual clock (the target's kvm_proof).
+ */
+static void fake_retry(struct backend *be, struct machine *m, const struct machine_spec *spec,
+		       const struct backend_event *ev, struct backend_retry *r)
+{
+	(void)be;
+	const struct fake_machine *fm = m->priv;
+	const struct fake_script *s = fm ? fm->script : NULL;
+	char why[300];
+	switch (ev->kind) {
+	case BACKEND_START_FAILED:
+		/* once: a runner that lost the earlier reason fails a test,
+		 * it does not retry for ever */
+		if (s && s->retry && !ev->earlier && !fm->again)
+			fake_again(r, "attempt-retry", "again", s->retry);
+		else if (s && s->retry)
+			atomic_fetch_add(&fake_stats.retries_refused, 1);
+		break;
+	case BACKEND_UNPROVEN_TICK:     /* the KVM-proof rule, on the virtual clock */
+		if (ev->t <= spec->target->kvm_proof)
+			break;
+		r->answer = BACKEND_END;
+		snprintf(r->reason, sizeof(r->reason), "kvm printed no kernel output in %.0f s",
+			 spec->target->kvm_proof);
+		break;
+	case BACKEND_PROVEN:
+		break;
+	case BACKEND_UNPROVEN_ENDED:
+		snprintf(why, sizeof(why), "%s", ev->earlier ? ev->earlier : "kvm: no kernel output");
+		if (strcmp(spec->accel, "kvm")) {
+			fake_again(r, "attempt-kvm", "tcg", why);
+			break;
+		}
+		r->answer = BACKEND_INFRA_ERROR;
+		snprintf(r->reason, sizeof(r->reason), "%s (the kernel is not blamed)", why);
+		break;
+	case BACKEND_WRITING:
+		if (ev->kernel_printed && !strcmp(spec->accel, "tcg"))
+			atomic_fetch_add(&fake_stats.kvm_bad, 1);
+		break;
+	}
 }
 
 /* Another host can take the boot when one is not yet avoided. */
@@ -308,11 +361,11 @@ static void fake_close(struct backend *be)
 	free(be);
 }
 
-static const struct backend fake_ops = {
-	.name = "fake", .accelerator = "fake", .threaded_ops = true,
+static const struct backend_ops fake_ops = {
+	.name = "fake", .accelerator = "fake", .caps = BACKEND_CAP_THREADED_OPS,
 	BACKEND_OPS(fake),
 	.release = fake_release, .clock = fake_clock, .abandon = fake_abandon,
-	.accel_learned = fake_accel_learned, .host_failed = fake_host_failed,
+	.retry = fake_retry, .host_failed = fake_host_failed,
 };
 
 struct backend *fake_backend_new(void)

@@ -6,11 +6,13 @@
  * retries, signals and -j in milliseconds.
  *
  * It is built only into the tests; runner/ does not know it. It is what a
- * new backend is: its operations and one table of them (backend-impl.h),
- * handed to matrix_run() as plan->backend.
+ * new backend is: its operations and one static const table of them
+ * (struct backend_ops, backend-impl.h), an instance handed to matrix_run()
+ * as plan->backend, and a retry policy of its own (backend.h, retry()):
+ * its KVM-proof rule, and a scripted "boot it again" for a failed start.
  *
- * The clock: a machine's time (be->clock, the judge's timers, the runner's
- * deadline and the KVM-proof rule) runs FAKE_SPEED times faster than the
+ * The clock: a machine's time (ops->clock, the judge's timers, the runner's
+ * deadline and the fake's KVM-proof rule) runs FAKE_SPEED times faster than the
  * host's, from power_on(). The runner's own limits (--op-timeout, its
  * 100 ms tick, its grace periods) stay in host time.
  */
@@ -58,8 +60,18 @@ struct fake_script {
 	const char *interrupt;  /* "prepare", "power on", "console", "state" or
 				 * "stop": SIGINT is sent to the process there */
 	bool kvm_unproven;      /* under --accel auto or kvm: KVM not yet proven on
-				 * its host; the machine then prints nothing */
+				 * its host; the machine then prints nothing. The
+				 * fake's retry policy: no kernel output in the
+				 * target's kvm_proof (virtual) seconds, or an end
+				 * before any, boots it again under "tcg" (kept in
+				 * attempt-kvm/); with --accel kvm it is INFRA_ERROR */
 	bool host0_fails;       /* power on fails on host 0 (a host failure) */
+	const char *retry;      /* a failed start (refuse) is booted again once
+				 * with this reason (retry policy), the attempt
+				 * kept in attempt-retry/; the next attempt is not
+				 * refused unless refuse_again. A second failed
+				 * start is not retried: INFRA_ERROR */
+	bool refuse_again;
 };
 
 /* What the fake saw, for the tests' checks; fake_reset() zeroes it. */
@@ -70,7 +82,11 @@ struct fake_stats {
 	atomic_int max_powered;   /* the most powered on at once */
 	atomic_int abandoned;     /* abandon() calls that found their machine */
 	atomic_int emergency;     /* emergency_stop() calls */
-	atomic_int kvm_bad;       /* accel_learned(works = false) calls */
+	atomic_int kvm_bad;       /* retry(BACKEND_WRITING) after a KVM fallback
+				   * whose TCG boot printed: KVM learnt bad */
+	atomic_int retries;       /* retry() answers BACKEND_BOOT_AGAIN */
+	atomic_int retries_refused;   /* a failed start with a retry reason that
+				   * retry() did not retry (the second) */
 	atomic_int host_failures; /* host_failed() calls */
 	atomic_int closed;        /* close() calls */
 };
@@ -80,8 +96,8 @@ extern struct fake_stats fake_stats;
  * (the array must outlive the run). Zeroes fake_stats. */
 void fake_reset(const struct fake_script *scripts, size_t n);
 
-/* A new fake backend (threaded_ops: prepare, power on and stop run in the
- * runner's workers, as libvirt's do). */
+/* A new fake backend (BACKEND_CAP_THREADED_OPS: prepare, power on and stop
+ * run in the runner's workers, as libvirt's do). */
 struct backend *fake_backend_new(void);
 
 #endif

@@ -3,8 +3,10 @@
  * driven through the fake backend (fake-backend.h): a good boot, a
  * refusal, a crash, a silent console, operations that hang past
  * --op-timeout, -j, SIGINT at every step, a host failure booted again
- * elsewhere and the KVM-proof rule. Each test makes a results directory
- * under /tmp and removes it.
+ * elsewhere, the backend's retry policy (a retry with its reason kept in
+ * result.json, a retry refused) and the KVM-proof rule as a retry policy
+ * (the fake's own). Each test makes a results directory under /tmp and
+ * removes it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -348,6 +350,52 @@ static void unproven_forced_kvm_is_infra_error(void **state)
 	assert_all_stopped();
 }
 
+/* The backend's retry policy says "boot it again, with this reason" when
+ * power on fails: the attempt is kept where it says (attempt-retry/), the
+ * boot runs again (under what it asked) and passes; the reason is kept in
+ * result.json, and the attempt's console beside it. */
+static void retry_with_reason_is_kept(void **state)
+{
+	struct run *r = *state;
+	const struct fake_script s[] = {
+		{ .steps = good_steps, .refuse = "power on", .refusal = "fake: the relay stuck",
+		  .retry = "fake: the lab asked for another go" },
+	};
+	run(r, s, 1, 1, 1, 0, 120);
+	assert_int_equal(r->rc, 0);
+	assert_int_equal(r->jobs[0].verdict, VERDICT_PASS);
+	assert_int_equal(atomic_load(&fake_stats.retries), 1);
+	assert_int_equal(atomic_load(&fake_stats.prepared), 2);
+	assert_true(exists(r->jobs[0].dir, "attempt-retry/console.log"));
+	assert_file_has(r->jobs[0].dir, "result.json",
+			"\"accelerator_fallback\":\"fake: the lab asked for another go\"");
+	assert_all_stopped();
+}
+
+/* The policy refuses a second retry: the boot that fails again goes to
+ * the runner's own handling (booted on the other host, attempt-1/, where
+ * it fails too), and ends as INFRA_ERROR with the backend's reason; the
+ * retry is never made twice. */
+static void retry_refused_is_infra_error(void **state)
+{
+	struct run *r = *state;
+	const struct fake_script s[] = {
+		{ .steps = good_steps, .refuse = "power on", .refusal = "fake: the relay stuck",
+		  .retry = "fake: the lab asked for another go", .refuse_again = true },
+	};
+	run(r, s, 1, 1, 1, 0, 120);
+	assert_int_equal(r->rc, EXIT_INFRA);
+	assert_int_equal(r->jobs[0].verdict, VERDICT_INFRA_ERROR);
+	assert_reason(&r->jobs[0], "the relay stuck");
+	assert_int_equal(atomic_load(&fake_stats.retries), 1);
+	assert_int_equal(atomic_load(&fake_stats.retries_refused), 2);
+	assert_int_equal(atomic_load(&fake_stats.host_failures), 2);
+	assert_int_equal(atomic_load(&fake_stats.prepared), 3);
+	assert_true(exists(r->jobs[0].dir, "attempt-retry/console.log"));
+	assert_true(exists(r->jobs[0].dir, "attempt-1/console.log"));
+	assert_all_stopped();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +409,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(host_failure_boots_elsewhere, make_run, free_run),
 		cmocka_unit_test_setup_teardown(unproven_kvm_runs_again_under_tcg, make_run, free_run),
 		cmocka_unit_test_setup_teardown(unproven_forced_kvm_is_infra_error, make_run, free_run),
+		cmocka_unit_test_setup_teardown(retry_with_reason_is_kept, make_run, free_run),
+		cmocka_unit_test_setup_teardown(retry_refused_is_infra_error, make_run, free_run),
 	};
 	return cmocka_run_group_tests(tests, load_good_log, free_good_log);
 }

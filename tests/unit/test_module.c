@@ -73,27 +73,28 @@ static void test_guestfs_module(void **state)
 static void test_backend_forwarder(void **state)
 {
 	(void)state;
-	struct backend *be = backend_libvirt_new();
+	struct backend *be = backend_libvirt_new(NULL);
 	assert_non_null(be);
-	assert_string_equal(be->name, "libvirt");
-	assert_string_equal(be->accelerator, "tcg");    /* result.json's, before prepare() */
-	assert_true(be->where_is_uri);
-	assert_non_null(be->prepare);
-	assert_non_null(be->power_on);
-	assert_non_null(be->console_read);
-	assert_non_null(strstr(file_of((void *)be->open), "/asan-modules/virt.so"));
-	be->close(be);
+	assert_string_equal(be->ops->name, "libvirt");
+	assert_string_equal(be->ops->accelerator, "tcg");    /* result.json's, before prepare() */
+	assert_true(backend_can(be, BACKEND_CAP_WHERE_IS_URI));
+	assert_non_null(be->ops->prepare);
+	assert_non_null(be->ops->power_on);
+	assert_non_null(be->ops->console_read);
+	assert_non_null(be->ops->retry);
+	assert_non_null(strstr(file_of((void *)be->ops->open), "/asan-modules/virt.so"));
+	be->ops->close(be);
 }
 
 /* The board backend is in the executable: its names for result.json. */
 static void test_board_backend_names(void **state)
 {
 	(void)state;
-	struct backend *be = backend_new("some-board");
-	assert_string_equal(be->name, "board");
-	assert_string_equal(be->accelerator, "board");
-	assert_false(be->where_is_uri);
-	be->close(be);
+	struct backend *be = backend_new("some-board", NULL);
+	assert_string_equal(be->ops->name, "board");
+	assert_string_equal(be->ops->accelerator, "board");
+	assert_false(backend_can(be, BACKEND_CAP_WHERE_IS_URI));
+	be->ops->close(be);
 }
 
 int main(void)
