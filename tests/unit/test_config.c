@@ -128,7 +128,7 @@ static void test_board_override(void **state)
 	assert_int_equal(load_text(text, &cfg, &msg), 0);
 	free(msg);
 	const char *file = NULL;
-	config_setting_t *b = config_find_board(&cfg, "sim-arm64-tftp", &file);
+	config_setting_t *b = config_find_group(&cfg, "boards", "sim-arm64-tftp", &file);
 	assert_non_null(b);
 	assert_non_null(strstr(file, "user.cfg"));
 	int retries = 0;

@@ -89,7 +89,7 @@ static void test_backend_forwarder(void **state)
 static void test_board_backend_names(void **state)
 {
 	(void)state;
-	struct backend *be = backend_new("some-board");
+	struct backend *be = backend_board_new();
 	assert_string_equal(be->name, "board");
 	assert_string_equal(be->accelerator, "board");
 	assert_false(be->where_is_uri);

@@ -1,0 +1,143 @@
+/*
+ * libvirt-def.c: libvirt's entry in run's registry (registry.h): --connect
+ * and --accel, the run's hosts (the --connect URIs or the config's hosts),
+ * where libvirt's own log goes (early(): bootrig execs itself again before
+ * libvirt initialises), and the constructor. libvirt is the default: it
+ * boots every run no other backend claims. Built into the executable (the
+ * operations are the "virt" module's, loaded by runner/backend.c).
+ */
+#include "backend.h"
+#include "config.h"
+#include "exitcodes.h"
+#include "matrix.h"
+#include "registry.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct opt_list connects;   /* every --connect URI, in order (the last: where) */
+static const char *accel;          /* --accel: "auto", "kvm", "tcg" or NULL (the target's) */
+static struct backend_host *hosts; /* the run's hosts, or NULL */
+
+/* --accel auto|kvm|tcg */
+static int take_accel(const struct opt *o, const char *v)
+{
+	if (strcmp(v, "auto") && strcmp(v, "kvm") && strcmp(v, "tcg"))
+		return error("--accel wants auto, kvm or tcg: '%s'", v);
+	*(const char **)o->value = v;
+	return 0;
+}
+
+static const struct backend_option libvirt_options[] = {
+	{ "jobs", OPT_REPEAT('C', "connect", &connects, "URI", "libvirt URI (default: the config's hosts, else qemu:///embed, no daemon); repeatable: boots spread over the hosts") },
+	{ "clock", OPT_CALLBACK('A', "accel", &accel, "auto|kvm|tcg", "accelerator (default: the target's, auto: KVM once a real boot proved it)", take_accel) },
+	{ NULL, OPT_END() },
+};
+
+static const struct config_extension libvirt_config = { .owner = "libvirt" };
+
+/*
+ * libvirt_early: libvirt reads where its log goes (LIBVIRT_LOG_OUTPUTS)
+ * once, when it is initialized, and libguestfs (linked in for SD images)
+ * initializes it before main(). Without this, libvirt's own warnings and
+ * errors (a "tainted" note, a lookup of a domain that just ended) land on
+ * stderr between ours. So the first time, the variable is set (the cache's
+ * libvirt.log) and bootrig execs itself again (argv[-1] being the
+ * program's own argv[0], as lib/bootrig.c passes argv + 1); returns only
+ * when that was done already (or is turned off by BOOTRIG_NO_REEXEC) or
+ * the exec failed.
+ */
+static void libvirt_early(int argc, char **argv)
+{
+	if (getenv("LIBVIRT_LOG_OUTPUTS") || getenv("BOOTRIG_NO_REEXEC"))
+		return;
+	if (mkdir_p(bootrig_cache_dir(), 0755) < 0)
+		return;
+	char *log = xasprintf("3:file:%s/libvirt.log", bootrig_cache_dir());
+	setenv("LIBVIRT_LOG_OUTPUTS", log, 1);
+	free(log);
+	char **again = xcalloc((size_t)argc + 2, sizeof(*again));
+	again[0] = argv[-1];
+	for (int i = 0; i < argc; i++)
+		again[i + 1] = argv[i];
+	execv("/proc/self/exe", again);
+	free(again);    /* exec failed: go on with libvirt's default log */
+}
+
+/* libvirt boots what no other backend claimed. */
+static int libvirt_plan(struct run_request *rq)
+{
+	(void)rq;
+	return 1;
+}
+
+/* Each boot's accelerator: --accel, else its target's. */
+static int libvirt_jobs_ready(struct run_request *rq)
+{
+	for (size_t i = 0; i < rq->plan->n_jobs; i++) {
+		struct boot_job *job = &rq->plan->jobs[i];
+		job->accel = accel ? accel : job->target->accel;
+	}
+	return 0;
+}
+
+/*
+ * plan_hosts: the hosts of the run: two or more --connect URIs (each named
+ * by its URI, one slot), else the config's hosts = ( ... ); else none, and
+ * the run has one host: --connect's, or the embedded driver. Sets hosts;
+ * returns their number (their slots' sum into *slots).
+ */
+static size_t plan_hosts(const struct config *cfg, int *slots)
+{
+	size_t n = connects.n > 1 ? connects.n : connects.n ? 0 : cfg->n_hosts;
+	*slots = 0;
+	if (!n)
+		return 0;
+	hosts = xcalloc(n, sizeof(*hosts));
+	for (size_t i = 0; i < n; i++) {
+		struct backend_host *h = &hosts[i];
+		if (connects.n) {
+			*h = (struct backend_host){ .name = connects.v[i], .uri = connects.v[i],
+						    .slots = 1 };
+		} else {
+			const struct config_host *c = &cfg->hosts[i];
+			*h = (struct backend_host){ .name = c->name, .uri = c->uri, .slots = c->slots,
+						    .pool_path = c->pool, .pool_max_mb = c->pool_max_mb };
+		}
+		*slots += h->slots;
+	}
+	return n;
+}
+
+static struct backend *libvirt_create(struct run_request *rq, const char **where)
+{
+	struct backend *be = backend_libvirt_new();
+	size_t n = plan_hosts(rq->cfg, &rq->slots);
+	if (n) {
+		be->hosts = hosts;
+		be->n_hosts = n;
+	}
+	*where = connects.n ? connects.v[connects.n - 1] : NULL;
+	return be;
+}
+
+static void libvirt_release(void)
+{
+	free(hosts);
+	hosts = NULL;
+	free(connects.v);
+	connects = (struct opt_list){ NULL, 0 };
+}
+
+const struct backend_def libvirt_backend_def = {
+	.name = "libvirt",
+	.options = libvirt_options,
+	.config = &libvirt_config,
+	.early = libvirt_early,
+	.plan = libvirt_plan,
+	.jobs_ready = libvirt_jobs_ready,
+	.create = libvirt_create,
+	.release = libvirt_release,
+};
