@@ -42,7 +42,7 @@ static const struct { const char *arch; const char *abis[3]; } arch_abis[] = {
 
 static const char *const target_keys[] = {
 	"name", "arch", "abis", "emulator", "qemu_arch", "machine", "cpu", "console",
-	"memory_mb", "vcpus", "append", "icount", "accel", "known_issues", "timeouts",
+	"memory_mb", "vcpus", "append", "icount", "known_issues", "timeouts",
 	"backend",
 };
 static const char *const timeout_keys[] = {   /* in enum stage order, then silence */
@@ -51,8 +51,7 @@ static const char *const timeout_keys[] = {   /* in enum stage order, then silen
 static const char *const suite_keys[] = {
 	"name", "tests", "samples", "min_samples", "ci_target", "repeat", "test_timeout",
 };
-static const char *const top_keys[] = { "targets", "suites", "files", "hosts" };
-static const char *const host_keys[] = { "name", "uri", "slots", "pool", "pool_max_mb" };
+static const char *const top_keys[] = { "targets", "suites", "files" };
 
 /* The loaded documents, kept so that the lists' settings stay valid. */
 struct config_docs {
@@ -287,19 +286,6 @@ static int read_timeouts(const config_setting_t *g, struct target *tg)
 	return rc;
 }
 
-/* accel = "auto" | "kvm" | "tcg" (lib/config.h). 0 or EXIT_CONFIG. */
-static int read_accel(const config_setting_t *g, char **out)
-{
-	int rc = config_get_string(&here, g, "accel", out);
-	config_setting_t *s = config_setting_get_member(g, "accel");
-	if (rc || !s)
-		return rc;
-	if (strcmp(*out, "auto") && strcmp(*out, "kvm") && strcmp(*out, "tcg"))
-		return config_fail(&here, s, "'accel' is \"%s\": it must be \"auto\", \"kvm\" or \"tcg\"",
-				   *out);
-	return 0;
-}
-
 /* backend = one of config_owners() (lib/config.h). 0 or EXIT_CONFIG. */
 static int read_backend(const config_setting_t *g, char **out)
 {
@@ -411,7 +397,6 @@ static void target_defaults(struct target *t, const char *name)
 	t->cpu = xstrdup("max");
 	t->append = xstrdup("");
 	t->icount = xstrdup(CONFIG_DEFAULT_ICOUNT);
-	t->accel = xstrdup("auto");
 	t->kvm_proof = DEFAULT_KVM_PROOF;
 	t->memory_mb = 512;
 	t->vcpus = 1;
@@ -425,6 +410,9 @@ static int read_target(const config_setting_t *g, struct config *cfg)
 	int rc = group_name(g, "targets", &name);
 	if (!rc)
 		rc = check_target_keys(g);
+	for (size_t i = 0; !rc && i < n_extensions; i++)
+		if (extensions[i]->check_target)
+			rc = extensions[i]->check_target(g);
 	if (rc)
 		return rc;
 	struct target *t = (struct target *)config_find_target(cfg, name);
@@ -443,7 +431,6 @@ static int read_target(const config_setting_t *g, struct config *cfg)
 	    (rc = config_get_string(&here, g, "console", &t->console)) ||
 	    (rc = config_get_string(&here, g, "append", &t->append)) ||
 	    (rc = read_icount(g, &t->icount)) ||
-	    (rc = read_accel(g, &t->accel)) ||
 	    (rc = read_backend(g, &t->backend)) ||
 	    (rc = config_get_int(&here, g, "memory_mb", 16, 1 << 20, &t->memory_mb)) ||
 	    (rc = config_get_int(&here, g, "vcpus", 1, 512, &t->vcpus)) ||
@@ -550,19 +537,25 @@ static struct config_list *list_of(struct config *cfg, const char *key)
 	return &cfg->lists[cfg->n_lists++];
 }
 
-/* A group of a registered list named as an earlier one overrides it field
- * by field: the later group gets the fields it lacks and takes the
- * earlier's place. */
-static int read_group(config_setting_t *g, struct config_list *l)
+/* A group of a registered list (x's) named as an earlier one overrides it
+ * field by field: the later group gets the fields it lacks and takes the
+ * earlier's place; in a list that replaces (x->replaces), a name twice is
+ * an error. Then x->check(). */
+static int read_group(config_setting_t *g, struct config_list *l,
+		      const struct config_extension *x)
 {
 	const char *name;
 	int rc = group_name(g, l->key, &name);
+	if (!rc && x->check)
+		rc = x->check(g, name);
 	if (rc)
 		return rc;
 	const char *file = config_setting_source_file(g);
 	for (size_t i = 0; i < l->n; i++) {
 		const char *other;
 		config_setting_lookup_string(l->groups[i], "name", &other);
+		if (!strcmp(other, name) && x->replaces)
+			return config_fail(&here, g, "%s '%s' is listed twice", x->what, name);
 		if (!strcmp(other, name)) {
 			inherit_fields(g, l->groups[i]);
 			l->groups[i] = g;
@@ -601,55 +594,6 @@ static int read_files(const config_setting_t *root, struct config *cfg)
 	memcpy(cfg->files + cfg->n_files, v, n * sizeof(*v));
 	cfg->n_files += n;
 	free(v);
-	return 0;
-}
-
-/* ---- hosts ------------------------------------------------------------ */
-
-static void release_hosts(struct config *cfg)
-{
-	for (size_t i = 0; i < cfg->n_hosts; i++)
-		free(cfg->hosts[i].name), free(cfg->hosts[i].uri), free(cfg->hosts[i].pool);
-	free(cfg->hosts);
-	cfg->hosts = NULL;
-	cfg->n_hosts = 0;
-}
-
-/* hosts = ( { name; uri; slots; pool; pool_max_mb; } ): a file's list
- * replaces an earlier file's. */
-static int read_hosts(const config_setting_t *root, struct config *cfg)
-{
-	config_setting_t *l = config_setting_get_member(root, "hosts");
-	if (!l)
-		return 0;
-	if (config_setting_type(l) != CONFIG_TYPE_LIST)
-		return config_fail(&here, l, "'hosts' must be a list: hosts = ( { name = \"...\"; uri = "
-				   "\"...\"; slots = N; } );");
-	release_hosts(cfg);
-	int n = config_setting_length(l);
-	cfg->hosts = xcalloc((size_t)n + 1, sizeof(*cfg->hosts));
-	for (int i = 0; i < n; i++) {
-		config_setting_t *g = config_setting_get_elem(l, (unsigned)i);
-		const char *name;
-		int rc = group_open(g, "hosts", host_keys, ARRAY_SIZE(host_keys), "a host", &name);
-		if (rc)
-			return rc;
-		struct config_host *h = &cfg->hosts[cfg->n_hosts++];
-		h->name = xstrdup(name);
-		h->slots = 1;
-		if ((rc = config_get_string(&here, g, "uri", &h->uri)) || (rc = config_get_string(&here, g, "pool", &h->pool)) ||
-		    (rc = config_get_int(&here, g, "slots", 1, 1024, &h->slots)) ||
-		    (rc = config_get_int(&here, g, "pool_max_mb", 1, 1 << 30, &h->pool_max_mb)))
-			return rc;
-		if (!h->uri || !*h->uri)
-			return config_fail(&here, g, "host '%s' has no 'uri'", h->name);
-		if (h->pool && h->pool[0] != '/')
-			return config_fail(&here, config_setting_get_member(g, "pool"),
-					   "host '%s': 'pool' must be an absolute path", h->name);
-		for (size_t k = 0; k + 1 < cfg->n_hosts; k++)
-			if (!strcmp(cfg->hosts[k].name, h->name))
-				return config_fail(&here, g, "host '%s' is listed twice", h->name);
-	}
 	return 0;
 }
 
@@ -718,13 +662,14 @@ static int load_file(const char *path, struct config *cfg)
 		config_setting_t *l = key ? config_setting_get_member(root, key) : NULL;
 		if (l && config_setting_type(l) != CONFIG_TYPE_LIST)
 			rc = config_fail(&here, l, "'%s' must be a list: %s = ( { ... }, { ... } );", key, key);
+		if (l && !rc && extensions[i]->replaces)
+			list_of(cfg, key)->n = 0;       /* this file's list replaces it */
 		for (int j = 0; l && !rc && j < config_setting_length(l); j++)
-			rc = read_group(config_setting_get_elem(l, (unsigned)j), list_of(cfg, key));
+			rc = read_group(config_setting_get_elem(l, (unsigned)j), list_of(cfg, key),
+					extensions[i]);
 	}
 	if (!rc)
 		rc = read_files(root, cfg);
-	if (!rc)
-		rc = read_hosts(root, cfg);
 	return rc;
 }
 
@@ -800,7 +745,6 @@ static void release_target(struct target *t)
 	free(t->console);
 	free(t->append);
 	free(t->icount);
-	free(t->accel);
 	free(t->backend);
 	free(t->groups);
 	free_strings(t->known_issues, t->n_known_issues);
@@ -819,7 +763,6 @@ void config_release(struct config *cfg)
 	for (size_t i = 0; i < cfg->n_lists; i++)
 		free(cfg->lists[i].groups), free(cfg->lists[i].files);
 	free_strings(cfg->files, cfg->n_files);
-	release_hosts(cfg);
 	struct config_docs *docs = cfg->priv;
 	for (size_t i = 0; docs && i < docs->n; i++) {
 		config_destroy(docs->docs[i]);

@@ -14,9 +14,10 @@
  *                 emulator = "/usr/bin/qemu-system-aarch64"; qemu_arch = "aarch64";
  *                 machine = "virt"; cpu = "cortex-a57"; console = "ttyAMA0";
  *                 memory_mb = 512; vcpus = 1; append = "";
- *                 icount = "shift=3,sleep=off"; accel = "auto";
+ *                 icount = "shift=3,sleep=off";
  *                 backend = "...";        (optional: the backend that boots it, one
- *                                          of those registered; its own keys too)
+ *                                          of those registered; the backends' own
+ *                                          keys too: accel = "auto", device_type...)
  *                 known_issues = [ "WARNING in arch_setup_dma_ops" ];
  *                 timeouts = { firmware = 30.0; kernel = 60.0; init = 60.0;
  *                              results = 600.0; end = 10.0; poweroff = 10.0;
@@ -25,19 +26,16 @@
  *                 min_samples = 3; ci_target = 1.0;
  *                 repeat = 1; test_timeout = 120.0; } );
  *   files   = ( "/path/on/host:/path/in/initramfs" );
- *   hosts   = ( { name = "arm-box"; uri = "qemu+ssh://arm-box/system"; slots = 4;
- *                 pool = "/var/lib/bootrig/pool"; pool_max_mb = 4096; } );
- *             (hosts for `run` without --connect; a later file's
- *              list replaces an earlier one's; uri "qemu:///embed" is the
- *              embedded driver)
  *
  * The backends' keys (config_extend(), registered by the runner before
  * config_load()): a target's extra keys, which the backend reads from the
  * target's own groups (config_target_string()), and top-level lists of
- * named groups (a machine list: runner/board/ reads its own), kept as
- * libconfig settings. A group of the same name as an earlier one in such
- * a list overrides it field by field (groups inside merge; inherited
- * fields carry no line of their own).
+ * named groups (boards = ( ... ), hosts = ( ... ): runner/board/ and
+ * runner/libvirt/ read their own), kept as libconfig settings. A group of
+ * the same name as an earlier one in such a list overrides it field by
+ * field (groups inside merge; inherited fields carry no line of their
+ * own), or, in a list that replaces, a later file's list replaces an
+ * earlier one's.
  *
  * Unknown keys of targets, suites and the top level are errors, at their
  * line; a list group's keys are checked by its owner.
@@ -70,8 +68,6 @@ struct target {
 	char *icount;          /* QEMU -icount options for TCG boots ("shift=3,sleep=off"),
 				* "" = off: the guest's clock then counts instructions,
 				* not host time (never with KVM) */
-	char *accel;           /* "auto" (default), "kvm" or "tcg": see runner/libvirt/hosts.c's
-				* accelerator rule; --accel overrides */
 	double kvm_proof;      /* timeouts.kvm_proof: how long a boot under a KVM not yet
 				* proven on this host may print no kernel output before
 				* it is rerun under TCG (DEFAULT_KVM_PROOF) */
@@ -126,14 +122,6 @@ struct config {
 	 * any file, in the order read. */
 	char **files;
 	size_t n_files;
-	/* libvirt hosts (hosts = ( ... )), in the order given. */
-	struct config_host {
-		char *name, *uri;
-		int slots;             /* default 1 */
-		char *pool;            /* or NULL: the backend's default */
-		int pool_max_mb;       /* or 0: the backend's default */
-	} *hosts;
-	size_t n_hosts;
 	void *priv;            /* the loaded libconfig documents */
 };
 
@@ -175,6 +163,17 @@ struct config_extension {
 	const char *dir;       /* or NULL: a folder of bootrig_configs_dir() whose
 				* .cfg files, in name order, are read after the
 				* defaults (configs/boards/) */
+	bool replaces;         /* a later file's list replaces an earlier one's,
+				* and a name twice in one list is an error ("WHAT
+				* 'NAME' is listed twice") */
+	const char *what;      /* a group of the list, for that message: "host" */
+	/* Optional: checks one group of the list (named name) when it is read:
+	 * its keys and values, errors at their line. 0 or EXIT_CONFIG. */
+	int (*check)(const struct config_setting_t *g, const char *name);
+	/* Optional: checks the values of its target_keys in one group of
+	 * targets when it is read (each is a string already), errors at their
+	 * line. 0 or EXIT_CONFIG. */
+	int (*check_target)(const struct config_setting_t *g);
 };
 
 /* Registers x (kept: a static table); the same x twice counts once. At

@@ -9,9 +9,12 @@
 #include "backend.h"
 #include "config.h"
 #include "exitcodes.h"
+#include "libvirt-def.h"
 #include "matrix.h"
 #include "registry.h"
 #include "util.h"
+
+#include <libconfig.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +39,78 @@ static const struct backend_option libvirt_options[] = {
 	{ NULL, OPT_END() },
 };
 
-static const struct config_extension libvirt_config = { .owner = "libvirt" };
+/* Where this file's config messages are about: hosts = ( ... ). */
+static const struct config_where here = { "(config)", NULL, NULL };
+
+static const char *const host_keys[] = { "name", "uri", "slots", "pool", "pool_max_mb" };
+
+/* One group of hosts = ( { name; uri; slots; pool; pool_max_mb; } ): its
+ * keys and values, into h when h is not NULL (slots default 1; pool NULL
+ * and pool_max_mb 0: the backend's defaults). 0 or EXIT_CONFIG. */
+static int read_host(const config_setting_t *g, const char *name, struct backend_host *h)
+{
+	struct backend_host one = { .name = name, .slots = 1 };
+	int max_mb = 0;
+	int rc = config_check_keys(&here, g, host_keys, ARRAY_SIZE(host_keys), "a host");
+	if (!rc && !config_setting_lookup_string(g, "uri", &one.uri) &&
+	    config_setting_get_member(g, "uri"))
+		rc = config_fail(&here, config_setting_get_member(g, "uri"), "'uri' must be a string");
+	if (!rc && !config_setting_lookup_string(g, "pool", &one.pool_path) &&
+	    config_setting_get_member(g, "pool"))
+		rc = config_fail(&here, config_setting_get_member(g, "pool"), "'pool' must be a string");
+	if (!rc)
+		rc = config_get_int(&here, g, "slots", 1, 1024, &one.slots);
+	if (!rc)
+		rc = config_get_int(&here, g, "pool_max_mb", 1, 1 << 30, &max_mb);
+	if (rc)
+		return rc;
+	if (!one.uri || !*one.uri)
+		return config_fail(&here, g, "host '%s' has no 'uri'", name);
+	if (one.pool_path && one.pool_path[0] != '/')
+		return config_fail(&here, config_setting_get_member(g, "pool"),
+				   "host '%s': 'pool' must be an absolute path", name);
+	one.pool_max_mb = max_mb;
+	if (h)
+		*h = one;
+	return 0;
+}
+
+static int check_host(const config_setting_t *g, const char *name)
+{
+	return read_host(g, name, NULL);
+}
+
+/* A target's keys that are libvirt's: accel = "auto" (the default) | "kvm" | "tcg",
+ * the accelerator rule of runner/libvirt/hosts.c; --accel overrides it. */
+static const char *const libvirt_target_keys[] = { "accel", NULL };
+
+static int check_target(const config_setting_t *g)
+{
+	const char *v;
+	if (!config_setting_lookup_string(g, "accel", &v) || !strcmp(v, "auto") ||
+	    !strcmp(v, "kvm") || !strcmp(v, "tcg"))
+		return 0;
+	return config_fail(&here, config_setting_get_member(g, "accel"),
+			   "'accel' is \"%s\": it must be \"auto\", \"kvm\" or \"tcg\"", v);
+}
+
+static const struct config_extension libvirt_config = {
+	.owner = "libvirt", .target_keys = libvirt_target_keys, .check_target = check_target,
+	.list = "hosts", .replaces = true, .what = "host", .check = check_host,
+};
+
+size_t libvirt_config_hosts(const struct config *cfg, struct backend_host **out)
+{
+	size_t n;
+	config_setting_t *const *groups = config_groups(cfg, libvirt_config.list, &n, NULL);
+	*out = n ? xcalloc(n, sizeof(**out)) : NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = NULL;
+		config_setting_lookup_string(groups[i], "name", &name);
+		read_host(groups[i], name, &(*out)[i]);     /* checked by config_load() */
+	}
+	return n;
+}
 
 /*
  * libvirt_early: libvirt reads where its log goes (LIBVIRT_LOG_OUTPUTS)
@@ -73,12 +147,13 @@ static int libvirt_plan(struct run_request *rq)
 	return 1;
 }
 
-/* Each boot's accelerator: --accel, else its target's. */
+/* Each boot's accelerator: --accel, else its target's, else "auto". */
 static int libvirt_jobs_ready(struct run_request *rq)
 {
 	for (size_t i = 0; i < rq->plan->n_jobs; i++) {
 		struct boot_job *job = &rq->plan->jobs[i];
-		job->accel = accel ? accel : job->target->accel;
+		const char *mine = config_target_string(job->target, "accel");
+		job->accel = accel ? accel : mine ? mine : "auto";
 	}
 	return 0;
 }
@@ -91,23 +166,19 @@ static int libvirt_jobs_ready(struct run_request *rq)
  */
 static size_t plan_hosts(const struct config *cfg, int *slots)
 {
-	size_t n = connects.n > 1 ? connects.n : connects.n ? 0 : cfg->n_hosts;
+	size_t n = 0;
 	*slots = 0;
-	if (!n)
-		return 0;
-	hosts = xcalloc(n, sizeof(*hosts));
-	for (size_t i = 0; i < n; i++) {
-		struct backend_host *h = &hosts[i];
-		if (connects.n) {
-			*h = (struct backend_host){ .name = connects.v[i], .uri = connects.v[i],
-						    .slots = 1 };
-		} else {
-			const struct config_host *c = &cfg->hosts[i];
-			*h = (struct backend_host){ .name = c->name, .uri = c->uri, .slots = c->slots,
-						    .pool_path = c->pool, .pool_max_mb = c->pool_max_mb };
-		}
-		*slots += h->slots;
+	if (connects.n > 1) {
+		n = connects.n;
+		hosts = xcalloc(n, sizeof(*hosts));
+		for (size_t i = 0; i < n; i++)
+			hosts[i] = (struct backend_host){ .name = connects.v[i], .uri = connects.v[i],
+							  .slots = 1 };
+	} else if (!connects.n) {
+		n = libvirt_config_hosts(cfg, &hosts);
 	}
+	for (size_t i = 0; i < n; i++)
+		*slots += hosts[i].slots;
 	return n;
 }
 
