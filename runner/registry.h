@@ -105,9 +105,10 @@ struct backend_def {
 	int (*check)(const struct run_request *rq);
 	/* Optional: its part of the loaded config (rq->cfg). 0 or an exit status. */
 	int (*config_loaded)(struct run_request *rq);
-	/* Is the run this backend's? 1 (it planned it), 0 (not its), or an exit
-	 * status > 0 after a message. Asked in the table's order; the last
-	 * definition claims what no other did. */
+	/* Is the run this backend's? 1 (it planned it), 0 (not its), or a
+	 * usage, config or infrastructure exit status (> 1) after a message.
+	 * Asked in the table's order; the last definition claims what no other
+	 * did. */
 	int (*plan)(struct run_request *rq);
 	/* Optional: after the jobs are laid out, before anything boots. 0,
 	 * RUN_DONE or an exit status. */
