@@ -53,7 +53,7 @@ HOST_LIBS := $(PKG_LIBS) -lm -lpthread -ldl -rdynamic
 # build/asan-module-obj/), linked with its library. Their public function
 # is renamed module_<name> there; runner/backend.c and
 # builder/sdimage-load.c define the usual name as a forwarder.
-VIRT_SRCS    := $(sort $(wildcard runner/libvirt/*.c))
+VIRT_SRCS    := $(filter-out %-def.c,$(sort $(wildcard runner/libvirt/*.c)))
 GUESTFS_SRCS := builder/sdimage.c
 # LAVA's module is the backend's operations (libcurl); its job writer and
 # log reader (the rest of runner/lava/) are host sources, for --lava-job-only.
@@ -159,6 +159,20 @@ $(BUILD)/tests/test_matrix_fake: tests/unit/fake-backend.c tests/unit/fake-backe
 # test_osfault too, for a whole boot under injected faults.
 $(BUILD)/tests/test_osfault: tests/unit/fake-backend.c tests/unit/fake-backend.h
 
+# bootrig-fake: build/bootrig whose registry (runner/registry.c) has one more
+# line, the fake backend (tests/unit/fake-def.c), which boots every run given
+# BOOTRIG_FAKE_CONSOLE; for the test groups only (t-bisect-options).
+FAKE_OBJS := $(filter-out $(BUILD)/host/runner/registry.o,$(HOST_OBJS)) \
+	     $(BUILD)/fake/registry.o $(BUILD)/fake/fake-backend.o $(BUILD)/fake/fake-def.o
+$(BUILD)/bootrig-fake: $(FAKE_OBJS) | $(MODULES)
+	$(call say,LD,$@)$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LIBS)
+$(BUILD)/fake/registry.o: runner/registry.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) $(HOST_CFLAGS) -DBOOTRIG_TEST_BACKEND=fake_backend_def -c -o $@ $<
+$(BUILD)/fake/%.o: tests/unit/%.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)$(CC) $(HOST_CFLAGS) -Itests/unit -c -o $@ $<
+
 # test_stop compiles the guest's stopping rule as it is.
 $(BUILD)/tests/test_stop: initramfs/bench/stop.c initramfs/bench/stop.h
 
@@ -176,7 +190,7 @@ $(BUILD)/tests/tools/guest-exec: tests/tools/guest-exec.c
 	@mkdir -p $(dir $@)
 	$(call say,CCLD,$@)$(CC) -std=c11 -O2 -Wall -Wextra -Werror -static -o $@ $<
 
-unit: $(UNIT_BINS) $(TOOL_BINS) $(SAN_MODULES)
+unit: $(UNIT_BINS) $(TOOL_BINS) $(SAN_MODULES) $(BUILD)/bootrig-fake
 
 include initramfs/guest.mk
 

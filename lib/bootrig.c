@@ -22,7 +22,7 @@ static const struct command commands[] = {
 	{ "build", cmd_build, "build the initramfs (and SD image) for a kernel; --list an image" },
 	{ "compare", cmd_compare, "compare results: A/B statistics, ABIs, new failures (text/json/junit/html)" },
 	{ "judge", cmd_judge, "judge a saved console log: verdict, stages, kernel crash reports" },
-	{ "run", cmd_run, "boot kernels (libvirt, a board or a LAVA lab), judge each boot, write its results" },
+	{ "run", cmd_run, "boot kernels (in QEMU or on real machines), judge each boot, write its results" },
 	{ "bisect", cmd_bisect, "find the commit that made a kernel slower on a metric, or crash (git bisect)" },
 	{ "import", cmd_import, "record results directories in a history database (SQLite)" },
 	{ "history", cmd_history, "a metric over the kernels of a history database: medians, change points, SVG" },

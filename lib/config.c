@@ -6,9 +6,9 @@
  *   - error reporting: every message is "FILE:LINE: what is wrong";
  *   - typed field readers (strings, numbers, string arrays), which refuse a
  *     wrong type with the setting's own line;
- *   - targets, suites and boards: each group overrides an earlier one of
- *     the same name field by field, or adds a new one (which must then be
- *     complete);
+ *   - targets, suites and the backends' lists (config_extend()): each
+ *     group overrides an earlier one of the same name field by field, or
+ *     adds a new one (a target or a suite must then be complete);
  *   - loading: the defaults in bootrig_configs_dir(), then the user's file.
  *
  * Unknown keys are errors too (a typo must not be silently ignored).
@@ -42,8 +42,8 @@ static const struct { const char *arch; const char *abis[3]; } arch_abis[] = {
 
 static const char *const target_keys[] = {
 	"name", "arch", "abis", "emulator", "qemu_arch", "machine", "cpu", "console",
-	"memory_mb", "vcpus", "append", "icount", "accel", "known_issues", "timeouts",
-	"backend", "device_type", "lava_url", "lava_token_file",
+	"memory_mb", "vcpus", "append", "icount", "known_issues", "timeouts",
+	"backend",
 };
 static const char *const timeout_keys[] = {   /* in enum stage order, then silence */
 	"firmware", "kernel", "init", "results", "end", "poweroff", "silence", "kvm_proof",
@@ -51,14 +51,17 @@ static const char *const timeout_keys[] = {   /* in enum stage order, then silen
 static const char *const suite_keys[] = {
 	"name", "tests", "samples", "min_samples", "ci_target", "repeat", "test_timeout",
 };
-static const char *const top_keys[] = { "targets", "suites", "boards", "files", "hosts" };
-static const char *const host_keys[] = { "name", "uri", "slots", "pool", "pool_max_mb" };
+static const char *const top_keys[] = { "targets", "suites", "files" };
 
-/* The loaded documents, kept so that board settings stay valid. */
+/* The loaded documents, kept so that the lists' settings stay valid. */
 struct config_docs {
 	config_t **docs;
 	size_t n;
 };
+
+/* The backends' keys (config_extend()). */
+static const struct config_extension *extensions[CONFIG_MAX_EXTENSIONS];
+static size_t n_extensions;
 
 /* ---- errors ---------------------------------------------------------- */
 
@@ -283,29 +286,52 @@ static int read_timeouts(const config_setting_t *g, struct target *tg)
 	return rc;
 }
 
-/* accel = "auto" | "kvm" | "tcg" (lib/config.h). 0 or EXIT_CONFIG. */
-static int read_accel(const config_setting_t *g, char **out)
-{
-	int rc = config_get_string(&here, g, "accel", out);
-	config_setting_t *s = config_setting_get_member(g, "accel");
-	if (rc || !s)
-		return rc;
-	if (strcmp(*out, "auto") && strcmp(*out, "kvm") && strcmp(*out, "tcg"))
-		return config_fail(&here, s, "'accel' is \"%s\": it must be \"auto\", \"kvm\" or \"tcg\"",
-				   *out);
-	return 0;
-}
-
-/* backend = "libvirt" | "lava" (lib/config.h). 0 or EXIT_CONFIG. */
+/* backend = one of config_owners() (lib/config.h). 0 or EXIT_CONFIG. */
 static int read_backend(const config_setting_t *g, char **out)
 {
 	int rc = config_get_string(&here, g, "backend", out);
 	config_setting_t *s = config_setting_get_member(g, "backend");
 	if (rc || !s)
 		return rc;
-	if (strcmp(*out, "libvirt") && strcmp(*out, "lava"))
-		return config_fail(&here, s, "'backend' is \"%s\": it must be \"libvirt\" or \"lava\"",
-				   *out);
+	struct strbuf names = STRBUF_INIT;
+	strbuf_add(&names, "", 0);
+	for (size_t i = 0; i < n_extensions; i++) {
+		if (!strcmp(*out, extensions[i]->owner)) {
+			strbuf_release(&names);
+			return 0;
+		}
+		strbuf_addf(&names, "%s\"%s\"", !i ? "" : i + 1 < n_extensions ? ", " : " or ",
+			    extensions[i]->owner);
+	}
+	rc = config_fail(&here, s, "'backend' is \"%s\": it must be %s", *out,
+			 n_extensions ? names.buf : "a backend's name (none is known)");
+	strbuf_release(&names);
+	return rc;
+}
+
+/* Is key one of a registered backend's target keys? */
+static bool extension_target_key(const char *key)
+{
+	for (size_t i = 0; i < n_extensions; i++)
+		for (const char *const *k = extensions[i]->target_keys; k && *k; k++)
+			if (!strcmp(*k, key))
+				return true;
+	return false;
+}
+
+/* A target's keys: config's own (target_keys) and the backends' (strings). */
+static int check_target_keys(const config_setting_t *g)
+{
+	for (int i = 0; i < config_setting_length(g); i++) {
+		config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+		const char *name = config_setting_name(m);
+		if (!name || in_list(name, target_keys, ARRAY_SIZE(target_keys)))
+			continue;
+		if (!extension_target_key(name))
+			return config_fail(&here, m, "unknown key '%s' in %s", name, "a target");
+		if (config_setting_type(m) != CONFIG_TYPE_STRING)
+			return config_fail(&here, m, "'%s' must be a string", name);
+	}
 	return 0;
 }
 
@@ -371,7 +397,6 @@ static void target_defaults(struct target *t, const char *name)
 	t->cpu = xstrdup("max");
 	t->append = xstrdup("");
 	t->icount = xstrdup(CONFIG_DEFAULT_ICOUNT);
-	t->accel = xstrdup("auto");
 	t->kvm_proof = DEFAULT_KVM_PROOF;
 	t->memory_mb = 512;
 	t->vcpus = 1;
@@ -382,7 +407,12 @@ static void target_defaults(struct target *t, const char *name)
 static int read_target(const config_setting_t *g, struct config *cfg)
 {
 	const char *name;
-	int rc = group_open(g, "targets", target_keys, ARRAY_SIZE(target_keys), "a target", &name);
+	int rc = group_name(g, "targets", &name);
+	if (!rc)
+		rc = check_target_keys(g);
+	for (size_t i = 0; !rc && i < n_extensions; i++)
+		if (extensions[i]->check_target)
+			rc = extensions[i]->check_target(g);
 	if (rc)
 		return rc;
 	struct target *t = (struct target *)config_find_target(cfg, name);
@@ -391,6 +421,8 @@ static int read_target(const config_setting_t *g, struct config *cfg)
 		t = &cfg->targets[cfg->n_targets++];
 		target_defaults(t, name);
 	}
+	t->groups = xrealloc(t->groups, (t->n_groups + 1) * sizeof(*t->groups));
+	t->groups[t->n_groups++] = (config_setting_t *)g;
 	if ((rc = config_get_string(&here, g, "arch", &t->arch)) ||
 	    (rc = config_get_string(&here, g, "emulator", &t->emulator)) ||
 	    (rc = config_get_string(&here, g, "qemu_arch", &t->qemu_arch)) ||
@@ -399,11 +431,7 @@ static int read_target(const config_setting_t *g, struct config *cfg)
 	    (rc = config_get_string(&here, g, "console", &t->console)) ||
 	    (rc = config_get_string(&here, g, "append", &t->append)) ||
 	    (rc = read_icount(g, &t->icount)) ||
-	    (rc = read_accel(g, &t->accel)) ||
 	    (rc = read_backend(g, &t->backend)) ||
-	    (rc = config_get_string(&here, g, "device_type", &t->device_type)) ||
-	    (rc = config_get_string(&here, g, "lava_url", &t->lava_url)) ||
-	    (rc = config_get_string(&here, g, "lava_token_file", &t->lava_token_file)) ||
 	    (rc = config_get_int(&here, g, "memory_mb", 16, 1 << 20, &t->memory_mb)) ||
 	    (rc = config_get_int(&here, g, "vcpus", 1, 512, &t->vcpus)) ||
 	    (rc = read_strings(g, "abis", &t->abis, &t->n_abis, NULL, 0, "ABI")) ||
@@ -448,7 +476,7 @@ static int read_suite(const config_setting_t *g, struct config *cfg)
 	return 0;
 }
 
-/* ---- boards ----------------------------------------------------------- */
+/* ---- the backends' lists ---------------------------------------------- */
 
 /* Adds a deep copy of src (a scalar, group, array or list) to parent. */
 static void copy_setting(const config_setting_t *src, config_setting_t *parent)
@@ -497,30 +525,48 @@ static void inherit_fields(config_setting_t *g, const config_setting_t *prev)
 	}
 }
 
-/* A board of the same name as an earlier one overrides it field by field:
- * the later group gets the fields it lacks and takes the earlier's place. */
-static int read_board(config_setting_t *g, struct config *cfg)
+/* The list key of cfg (config_extend()'s), made when first asked for. */
+static struct config_list *list_of(struct config *cfg, const char *key)
+{
+	for (size_t i = 0; i < cfg->n_lists; i++)
+		if (!strcmp(cfg->lists[i].key, key))
+			return &cfg->lists[i];
+	if (cfg->n_lists == CONFIG_MAX_EXTENSIONS)
+		die("config: more than %d lists", CONFIG_MAX_EXTENSIONS);
+	cfg->lists[cfg->n_lists] = (struct config_list){ .key = key };
+	return &cfg->lists[cfg->n_lists++];
+}
+
+/* A group of a registered list (x's) named as an earlier one overrides it
+ * field by field: the later group gets the fields it lacks and takes the
+ * earlier's place; in a list that replaces (x->replaces), a name twice is
+ * an error. Then x->check(). */
+static int read_group(config_setting_t *g, struct config_list *l,
+		      const struct config_extension *x)
 {
 	const char *name;
-	int rc = group_name(g, "boards", &name);
+	int rc = group_name(g, l->key, &name);
+	if (!rc && x->check)
+		rc = x->check(g, name);
 	if (rc)
 		return rc;
 	const char *file = config_setting_source_file(g);
-	for (size_t i = 0; i < cfg->n_boards; i++) {
+	for (size_t i = 0; i < l->n; i++) {
 		const char *other;
-		config_setting_lookup_string(cfg->boards[i], "name", &other);
+		config_setting_lookup_string(l->groups[i], "name", &other);
+		if (!strcmp(other, name) && x->replaces)
+			return config_fail(&here, g, "%s '%s' is listed twice", x->what, name);
 		if (!strcmp(other, name)) {
-			inherit_fields(g, cfg->boards[i]);
-			cfg->boards[i] = g;
-			cfg->board_files[i] = file;
+			inherit_fields(g, l->groups[i]);
+			l->groups[i] = g;
+			l->files[i] = file;
 			return 0;
 		}
 	}
-	cfg->boards = xrealloc(cfg->boards, (cfg->n_boards + 1) * sizeof(*cfg->boards));
-	cfg->board_files = xrealloc(cfg->board_files,
-				    (cfg->n_boards + 1) * sizeof(*cfg->board_files));
-	cfg->boards[cfg->n_boards] = g;
-	cfg->board_files[cfg->n_boards++] = file;
+	l->groups = xrealloc(l->groups, (l->n + 1) * sizeof(*l->groups));
+	l->files = xrealloc(l->files, (l->n + 1) * sizeof(*l->files));
+	l->groups[l->n] = g;
+	l->files[l->n++] = file;
 	return 0;
 }
 
@@ -548,55 +594,6 @@ static int read_files(const config_setting_t *root, struct config *cfg)
 	memcpy(cfg->files + cfg->n_files, v, n * sizeof(*v));
 	cfg->n_files += n;
 	free(v);
-	return 0;
-}
-
-/* ---- hosts ------------------------------------------------------------ */
-
-static void release_hosts(struct config *cfg)
-{
-	for (size_t i = 0; i < cfg->n_hosts; i++)
-		free(cfg->hosts[i].name), free(cfg->hosts[i].uri), free(cfg->hosts[i].pool);
-	free(cfg->hosts);
-	cfg->hosts = NULL;
-	cfg->n_hosts = 0;
-}
-
-/* hosts = ( { name; uri; slots; pool; pool_max_mb; } ): a file's list
- * replaces an earlier file's. */
-static int read_hosts(const config_setting_t *root, struct config *cfg)
-{
-	config_setting_t *l = config_setting_get_member(root, "hosts");
-	if (!l)
-		return 0;
-	if (config_setting_type(l) != CONFIG_TYPE_LIST)
-		return config_fail(&here, l, "'hosts' must be a list: hosts = ( { name = \"...\"; uri = "
-				   "\"...\"; slots = N; } );");
-	release_hosts(cfg);
-	int n = config_setting_length(l);
-	cfg->hosts = xcalloc((size_t)n + 1, sizeof(*cfg->hosts));
-	for (int i = 0; i < n; i++) {
-		config_setting_t *g = config_setting_get_elem(l, (unsigned)i);
-		const char *name;
-		int rc = group_open(g, "hosts", host_keys, ARRAY_SIZE(host_keys), "a host", &name);
-		if (rc)
-			return rc;
-		struct config_host *h = &cfg->hosts[cfg->n_hosts++];
-		h->name = xstrdup(name);
-		h->slots = 1;
-		if ((rc = config_get_string(&here, g, "uri", &h->uri)) || (rc = config_get_string(&here, g, "pool", &h->pool)) ||
-		    (rc = config_get_int(&here, g, "slots", 1, 1024, &h->slots)) ||
-		    (rc = config_get_int(&here, g, "pool_max_mb", 1, 1 << 30, &h->pool_max_mb)))
-			return rc;
-		if (!h->uri || !*h->uri)
-			return config_fail(&here, g, "host '%s' has no 'uri'", h->name);
-		if (h->pool && h->pool[0] != '/')
-			return config_fail(&here, config_setting_get_member(g, "pool"),
-					   "host '%s': 'pool' must be an absolute path", h->name);
-		for (size_t k = 0; k + 1 < cfg->n_hosts; k++)
-			if (!strcmp(cfg->hosts[k].name, h->name))
-				return config_fail(&here, g, "host '%s' is listed twice", h->name);
-	}
 	return 0;
 }
 
@@ -649,17 +646,30 @@ static int load_file(const char *path, struct config *cfg)
 		return EXIT_CONFIG;
 	}
 	config_setting_t *root = config_root_setting(doc);
-	int rc = config_check_keys(&here, root, top_keys, ARRAY_SIZE(top_keys), "the file");
+	const char *keys[ARRAY_SIZE(top_keys) + CONFIG_MAX_EXTENSIONS];
+	size_t n_keys = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(top_keys); i++)
+		keys[n_keys++] = top_keys[i];
+	for (size_t i = 0; i < n_extensions; i++)
+		keys[n_keys++] = extensions[i]->list;       /* NULL entries are skipped */
+	int rc = config_check_keys(&here, root, keys, n_keys, "the file");
 	if (!rc)
 		rc = read_list(root, "targets", read_target_entry, cfg);
 	if (!rc)
 		rc = read_list(root, "suites", read_suite_entry, cfg);
-	if (!rc)
-		rc = read_list(root, "boards", read_board, cfg);
+	for (size_t i = 0; !rc && i < n_extensions; i++) {
+		const char *key = extensions[i]->list;
+		config_setting_t *l = key ? config_setting_get_member(root, key) : NULL;
+		if (l && config_setting_type(l) != CONFIG_TYPE_LIST)
+			rc = config_fail(&here, l, "'%s' must be a list: %s = ( { ... }, { ... } );", key, key);
+		if (l && !rc && extensions[i]->replaces)
+			list_of(cfg, key)->n = 0;       /* this file's list replaces it */
+		for (int j = 0; l && !rc && j < config_setting_length(l); j++)
+			rc = read_group(config_setting_get_elem(l, (unsigned)j), list_of(cfg, key),
+					extensions[i]);
+	}
 	if (!rc)
 		rc = read_files(root, cfg);
-	if (!rc)
-		rc = read_hosts(root, cfg);
 	return rc;
 }
 
@@ -668,8 +678,8 @@ static int compare_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The .cfg files of configs/boards, in name order. */
-static int load_boards_dir(const char *dir, struct config *cfg)
+/* The .cfg files of a folder (an extension's dir), in name order. */
+static int load_dir(const char *dir, struct config *cfg)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -709,10 +719,12 @@ int config_load(const char *user_file, struct config *cfg)
 			rc = load_file(path, cfg);
 		free(path);
 	}
-	if (!rc) {
-		char *boards = xasprintf("%s/boards", dir);
-		rc = load_boards_dir(boards, cfg);
-		free(boards);
+	for (size_t i = 0; !rc && i < n_extensions; i++) {
+		if (!extensions[i]->dir)
+			continue;
+		char *sub = xasprintf("%s/%s", dir, extensions[i]->dir);
+		rc = load_dir(sub, cfg);
+		free(sub);
 	}
 	if (!rc && user_file)
 		rc = load_file(user_file, cfg);
@@ -733,8 +745,8 @@ static void release_target(struct target *t)
 	free(t->console);
 	free(t->append);
 	free(t->icount);
-	free(t->accel);
-	free(t->backend), free(t->device_type), free(t->lava_url), free(t->lava_token_file);
+	free(t->backend);
+	free(t->groups);
 	free_strings(t->known_issues, t->n_known_issues);
 }
 
@@ -748,10 +760,9 @@ void config_release(struct config *cfg)
 		free_strings(cfg->suites[i].tests, cfg->suites[i].n_tests);
 	}
 	free(cfg->suites);
-	free(cfg->boards);
-	free(cfg->board_files);
+	for (size_t i = 0; i < cfg->n_lists; i++)
+		free(cfg->lists[i].groups), free(cfg->lists[i].files);
 	free_strings(cfg->files, cfg->n_files);
-	release_hosts(cfg);
 	struct config_docs *docs = cfg->priv;
 	for (size_t i = 0; docs && i < docs->n; i++) {
 		config_destroy(docs->docs[i]);
@@ -804,17 +815,63 @@ const struct suite *config_find_suite(const struct config *cfg, const char *name
 	return NULL;
 }
 
-struct config_setting_t *config_find_board(const struct config *cfg, const char *name,
-					   const char **file)
+struct config_setting_t *const *config_groups(const struct config *cfg, const char *key,
+					      size_t *n, const char *const **files)
 {
-	for (size_t i = 0; i < cfg->n_boards; i++) {
+	for (size_t i = 0; i < cfg->n_lists; i++)
+		if (!strcmp(cfg->lists[i].key, key)) {
+			*n = cfg->lists[i].n;
+			if (files)
+				*files = cfg->lists[i].files;
+			return cfg->lists[i].groups;
+		}
+	*n = 0;
+	return NULL;
+}
+
+struct config_setting_t *config_find_group(const struct config *cfg, const char *key,
+					   const char *name, const char **file)
+{
+	size_t n;
+	const char *const *files;
+	struct config_setting_t *const *groups = config_groups(cfg, key, &n, &files);
+	for (size_t i = 0; i < n; i++) {
 		const char *other = NULL;
-		config_setting_lookup_string(cfg->boards[i], "name", &other);
+		config_setting_lookup_string(groups[i], "name", &other);
 		if (other && !strcmp(other, name)) {
 			if (file)
-				*file = cfg->board_files[i];
-			return cfg->boards[i];
+				*file = files[i];
+			return groups[i];
 		}
+	}
+	return NULL;
+}
+
+void config_extend(const struct config_extension *x)
+{
+	for (size_t i = 0; i < n_extensions; i++)
+		if (extensions[i] == x)
+			return;
+	if (n_extensions == CONFIG_MAX_EXTENSIONS)
+		die("config: more than %d extensions", CONFIG_MAX_EXTENSIONS);
+	extensions[n_extensions++] = x;
+}
+
+const char *const *config_owners(void)
+{
+	static const char *names[CONFIG_MAX_EXTENSIONS + 1];
+	for (size_t i = 0; i < n_extensions; i++)
+		names[i] = extensions[i]->owner;
+	names[n_extensions] = NULL;
+	return names;
+}
+
+const char *config_target_string(const struct target *t, const char *key)
+{
+	for (size_t i = t->n_groups; i-- > 0;) {
+		config_setting_t *s = config_setting_get_member(t->groups[i], key);
+		if (s && config_setting_type(s) == CONFIG_TYPE_STRING)
+			return config_setting_get_string(s);
 	}
 	return NULL;
 }

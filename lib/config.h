@@ -7,16 +7,17 @@
  * board by name, field by field. Every error is printed as
  * "FILE:LINE: what is wrong" and config_load() returns EXIT_CONFIG (78).
  *
- * File shape (each file may hold any of the three lists):
+ * File shape (each file may hold any of the lists):
  *
  *   targets = ( { name = "arm64-virt"; arch = "arm64";
  *                 abis = [ "aarch64", "aarch64_ilp32", "arm" ];
  *                 emulator = "/usr/bin/qemu-system-aarch64"; qemu_arch = "aarch64";
  *                 machine = "virt"; cpu = "cortex-a57"; console = "ttyAMA0";
  *                 memory_mb = 512; vcpus = 1; append = "";
- *                 icount = "shift=3,sleep=off"; accel = "auto";
- *                 backend = "lava"; device_type = "qemu";      (optional: a LAVA lab's
- *                 lava_url = "http://..."; lava_token_file = "...";  job, runner/lava/lava.h)
+ *                 icount = "shift=3,sleep=off";
+ *                 backend = "...";        (optional: the backend that boots it, one
+ *                                          of those registered; the backends' own
+ *                                          keys too: accel = "auto", device_type...)
  *                 known_issues = [ "WARNING in arch_setup_dma_ops" ];
  *                 timeouts = { firmware = 30.0; kernel = 60.0; init = 60.0;
  *                              results = 600.0; end = 10.0; poweroff = 10.0;
@@ -24,18 +25,20 @@
  *   suites  = ( { name = "smoke"; tests = [ "lat_syscall" ]; samples = 11;
  *                 min_samples = 3; ci_target = 1.0;
  *                 repeat = 1; test_timeout = 120.0; } );
- *   boards  = ( { name = "sim-arm64-tftp"; ... } );   (runner/board/ reads these)
  *   files   = ( "/path/on/host:/path/in/initramfs" );
- *   hosts   = ( { name = "arm-box"; uri = "qemu+ssh://arm-box/system"; slots = 4;
- *                 pool = "/var/lib/bootrig/pool"; pool_max_mb = 4096; } );
- *             (libvirt hosts for `run` without --connect; a later file's
- *              list replaces an earlier one's; uri "qemu:///embed" is the
- *              embedded driver)
  *
- * A board of the same name as an earlier one overrides it field by field
- * too (groups inside merge; inherited fields carry no line of their own).
+ * The backends' keys (config_extend(), registered by the runner before
+ * config_load()): a target's extra keys, which the backend reads from the
+ * target's own groups (config_target_string()), and top-level lists of
+ * named groups (boards = ( ... ), hosts = ( ... ): runner/board/ and
+ * runner/libvirt/ read their own), kept as libconfig settings. A group of
+ * the same name as an earlier one in such a list overrides it field by
+ * field (groups inside merge; inherited fields carry no line of their
+ * own), or, in a list that replaces, a later file's list replaces an
+ * earlier one's.
+ *
  * Unknown keys of targets, suites and the top level are errors, at their
- * line; a board's keys are checked by runner/.
+ * line; a list group's keys are checked by its owner.
  */
 #ifndef BOOTRIG_CONFIG_H
 #define BOOTRIG_CONFIG_H
@@ -45,6 +48,9 @@
 #include "stages.h"
 
 struct config_setting_t;
+
+/* The most config_extend() registrations. */
+#define CONFIG_MAX_EXTENSIONS 8
 
 struct target {
 	char *name;
@@ -62,16 +68,16 @@ struct target {
 	char *icount;          /* QEMU -icount options for TCG boots ("shift=3,sleep=off"),
 				* "" = off: the guest's clock then counts instructions,
 				* not host time (never with KVM) */
-	char *accel;           /* "auto" (default), "kvm" or "tcg": see runner/libvirt/hosts.c's
-				* accelerator rule; --accel overrides */
 	double kvm_proof;      /* timeouts.kvm_proof: how long a boot under a KVM not yet
 				* proven on this host may print no kernel output before
 				* it is rerun under TCG (DEFAULT_KVM_PROOF) */
-	char *backend;         /* "libvirt" (NULL: the default) or "lava": boot it as a
-				* job on a LAVA lab (runner/lava/lava.h) */
-	char *device_type;     /* lava: the LAVA device type (NULL: "qemu") */
-	char *lava_url;        /* lava: the server, unless --lava gives one */
-	char *lava_token_file; /* lava: the file holding the API token, or NULL */
+	char *backend;         /* the backend that boots it (a name config_extend()
+				* registered), or NULL: the runner's default */
+	/* Every group of targets that set this target, in the order read (a
+	 * later one overrides an earlier one field by field): the backends
+	 * read their own keys there (config_target_string()). */
+	struct config_setting_t **groups;
+	size_t n_groups;
 	char **known_issues;   /* title patterns of non-fatal events to expect */
 	size_t n_known_issues;
 	struct judge_limits limits;    /* its known_issues point at the two above */
@@ -103,23 +109,19 @@ struct config {
 	size_t n_targets;
 	struct suite *suites;
 	size_t n_suites;
-	/* Boards stay as libconfig settings; runner/ parses them. The file
-	 * each came from is kept for error messages. */
-	struct config_setting_t **boards;
-	const char **board_files;
-	size_t n_boards;
+	/* The registered lists (config_extend()), as libconfig settings, and
+	 * the file each group came from: config_groups(). */
+	struct config_list {
+		const char *key;
+		struct config_setting_t **groups;
+		const char **files;
+		size_t n;
+	} lists[CONFIG_MAX_EXTENSIONS];
+	size_t n_lists;
 	/* Extra initramfs files, "SRC:/DEST", from `files = ( ... )` in
 	 * any file, in the order read. */
 	char **files;
 	size_t n_files;
-	/* libvirt hosts (hosts = ( ... )), in the order given. */
-	struct config_host {
-		char *name, *uri;
-		int slots;             /* default 1 */
-		char *pool;            /* or NULL: the backend's default */
-		int pool_max_mb;       /* or 0: the backend's default */
-	} *hosts;
-	size_t n_hosts;
 	void *priv;            /* the loaded libconfig documents */
 };
 
@@ -140,16 +142,69 @@ const struct target *config_target_for_arch(const struct config *cfg, const char
 const struct target *config_pick_target(const struct config *cfg, const char *name,
 					const char *arch, const char *kernel, int *rc);
 const struct suite *config_find_suite(const struct config *cfg, const char *name);
-/* The board's setting and the file it came from, or NULL. */
-struct config_setting_t *config_find_board(const struct config *cfg, const char *name,
-					   const char **file);
 
 /*
- * The libconfig readers: config.c's own, and runner/board/board-config.c's for a
- * board. Each reads g's member key when it is there (absent: 0 and *out
+ * config_extension: the keys one backend owns, registered with
+ * config_extend() before config_load() (runner/registry.c does it for
+ * every backend). owner is the backend's name: the values config accepts
+ * for a target's `backend` are the owners registered. target_keys (NULL-
+ * terminated, or NULL) are keys a target may hold besides config's own:
+ * config checks that each is a string, the backend reads it
+ * (config_target_string()). list (or NULL) is a top-level list of named
+ * groups it owns: each group must have a name; a group named as an earlier
+ * one overrides it field by field; the owner checks the groups' keys
+ * (config_groups(), config_find_group()). dir (or NULL) is a folder of
+ * default files for it.
+ */
+struct config_extension {
+	const char *owner;
+	const char *const *target_keys;
+	const char *list;
+	const char *dir;       /* or NULL: a folder of bootrig_configs_dir() whose
+				* .cfg files, in name order, are read after the
+				* defaults (configs/boards/) */
+	bool replaces;         /* a later file's list replaces an earlier one's,
+				* and a name twice in one list is an error ("WHAT
+				* 'NAME' is listed twice") */
+	const char *what;      /* a group of the list, for that message: "host" */
+	/* Optional: checks one group of the list (named name) when it is read:
+	 * its keys and values, errors at their line. 0 or EXIT_CONFIG. */
+	int (*check)(const struct config_setting_t *g, const char *name);
+	/* Optional: checks the values of its target_keys in one group of
+	 * targets when it is read (each is a string already), errors at their
+	 * line. 0 or EXIT_CONFIG. */
+	int (*check_target)(const struct config_setting_t *g);
+};
+
+/* Registers x (kept: a static table); the same x twice counts once. At
+ * most CONFIG_MAX_EXTENSIONS. */
+void config_extend(const struct config_extension *x);
+
+/* The names config_extend() registered, NULL-terminated: the vocabulary of
+ * `backend`. */
+const char *const *config_owners(void);
+
+/*
+ * config_target_string: the string of target t's key (one of a backend's
+ * target_keys, or config's own "backend"), from the last of its groups that
+ * sets it, or NULL. Its type was checked by config_load().
+ */
+const char *config_target_string(const struct target *t, const char *key);
+
+/* The groups of the registered list key, in order (*n of them; the file
+ * each came from into *files when files is not NULL), or NULL when none. */
+struct config_setting_t *const *config_groups(const struct config *cfg, const char *key,
+					      size_t *n, const char *const **files);
+/* The group of list key named name and the file it came from, or NULL. */
+struct config_setting_t *config_find_group(const struct config *cfg, const char *key,
+					   const char *name, const char **file);
+
+/*
+ * The libconfig readers: config.c's own, and a backend's for its own groups
+ * (runner/board/board-config.c's). Each reads g's member key when it is there (absent: 0 and *out
  * unchanged) and reports a wrong one at its line, as
  * "FILE:LINE: message", or "FILE:LINE: WHAT 'NAME': message" when where
- * names what the setting belongs to ("board", its name); where->file is
+ * names what the setting belongs to (a group of a list, its name); where->file is
  * the file named for settings libconfig knows no file of (inherited
  * ones). Each returns 0 or EXIT_CONFIG.
  */

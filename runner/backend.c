@@ -1,8 +1,8 @@
 /*
- * backend.c: making a backend (backend.h): backend_new() picks libvirt or
- * the boards, backend_alloc() makes one from its table (backend-impl.h),
- * and this file is the one place that knows libvirt lives in the "virt"
- * module (lib/module.h) and where libvirt's own log goes.
+ * backend.c: making a backend (backend.h): backend_alloc() makes one from
+ * its table (backend-impl.h), and this file is the one place that knows
+ * libvirt lives in the "virt" module and LAVA in the "lava" one
+ * (lib/module.h). Which backend a run uses is the registry's (registry.h).
  */
 #include "backend.h"
 #include "backend-impl.h"
@@ -12,7 +12,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /*
  * The libvirt backend when its module cannot be loaded: open() fails with
@@ -89,26 +88,4 @@ struct backend *backend_lava_new(const struct lava_options *o)
 	if (!new_backend)
 		return unloadable_backend(&unloadable_lava_ops, module_error());
 	return new_backend(o);
-}
-
-struct backend *backend_new(const char *board, const void *options)
-{
-	return board ? backend_board_new(options) : backend_libvirt_new(options);
-}
-
-void backend_route_libvirt_log(int argc, char **argv)
-{
-	if (getenv("LIBVIRT_LOG_OUTPUTS") || getenv("BOOTRIG_NO_REEXEC"))
-		return;
-	if (mkdir_p(bootrig_cache_dir(), 0755) < 0)
-		return;
-	char *log = xasprintf("3:file:%s/libvirt.log", bootrig_cache_dir());
-	setenv("LIBVIRT_LOG_OUTPUTS", log, 1);
-	free(log);
-	char **again = xcalloc((size_t)argc + 2, sizeof(*again));
-	again[0] = argv[-1];
-	for (int i = 0; i < argc; i++)
-		again[i + 1] = argv[i];
-	execv("/proc/self/exe", again);
-	free(again);    /* exec failed: go on with libvirt's default log */
 }

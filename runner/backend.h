@@ -26,7 +26,7 @@
  * a machine may run in a worker thread, while the runner's thread calls
  * the other operations on other machines):
  *
- *   be = backend_new(board, opts)      libvirt, or the board backend
+ *   be = def->create(...)              the run's backend (registry.h)
  *   ops->open(be, where)               once: connect (URI / board name)
  *     m = xcalloc(1, sizeof *m) ... ops->prepare(be, m, spec)
  *     ops->power_on(m)                 console bytes flow from here; t = 0
@@ -370,38 +370,15 @@ struct board_options {
 				      * instead of waiting for its lock */
 };
 
-/*
- * backend_new: the backend for a run: the boards' (runner/board/) when
- * board is not NULL (the board's name, opened later), else libvirt's;
- * options is that backend's own (struct board_options, struct
- * libvirt_options; NULL: the defaults), read by its constructor.
- * libvirt's is made by the "virt" module (lib/module.h); when that module
- * cannot be loaded, the backend returned fails open() with the reason
- * (INFRA_ERROR for every boot, exit 125). Never NULL.
- */
-struct backend *backend_new(const char *board, const void *options);
-
-/* The three backends. backend_new() picks libvirt's or the boards'.
+/* The three backends' constructors, each with its own options (NULL: the
+ * defaults); each one's registry entry (registry.h) calls its own.
  * libvirt's is runner/libvirt/libvirt.c, in the virt module: this name, in
- * the executable, loads it (backend.c). The boards' is runner/board/board.c,
- * linked in. LAVA's, backend_lava_new() (lava.h), is runner/lava/lava.c in
- * the lava module, loaded the same way; cmd-run.c makes it for --lava or a
- * target whose backend is "lava". */
+ * the executable, loads it (backend.c); when the module cannot be loaded,
+ * the backend returned fails open() with the reason (INFRA_ERROR for every
+ * boot, exit 125). The boards' is runner/board/board.c, linked in. LAVA's,
+ * backend_lava_new() (lava.h), is runner/lava/lava.c in the lava module,
+ * loaded the same way. Never NULL. */
 struct backend *backend_libvirt_new(const struct libvirt_options *o);
 struct backend *backend_board_new(const struct board_options *o);
-
-/*
- * backend_route_libvirt_log: called first by a command that may open
- * libvirt, with its argc and argv (argv[-1] being the program's own
- * argv[0], as lib/bootrig.c passes argv + 1). libvirt reads where its log
- * goes (LIBVIRT_LOG_OUTPUTS) once, when it is initialized, and libguestfs
- * (linked in for SD images) initializes it before main(). Without this,
- * libvirt's own warnings and errors (a "tainted" note, a lookup of a
- * domain that just ended) land on stderr between ours. So the first time,
- * the variable is set (the cache's libvirt.log) and bootrig execs itself
- * again; returns only when that was done already (or is turned off by
- * BOOTRIG_NO_REEXEC) or the exec failed.
- */
-void backend_route_libvirt_log(int argc, char **argv);
 
 #endif

@@ -1,33 +1,31 @@
 /*
- * cmd-run.c: `bootrig run`: boot kernels (in QEMU through libvirt, or on a
- * board), judge every boot and write its results.
+ * cmd-run.c: `bootrig run`: boot kernels through one backend, judge every
+ * boot and write its results.
  *
  *   bootrig run --kernel K [--kernel K2 ...] [--initramfs IMG] [--target NAME]
  *       [--config FILE] [--suite NAME] [--append ARGS] [--variant NAME=ARGS ...]
- *       [--repeat N] [-j N] [--connect URI... | --board NAME] [--timeout S]
- *       [--clock wall|icount] [--provoke KIND]
- *       [--lava URL [--lava-token-file F] [--lava-url-prefix URL | --lava-serve ADDR[:PORT]]
- *        [--lava-job-only]]
- *       -o RESULTS_DIR
+ *       [--repeat N] [-j N] [--timeout S] [--clock wall|icount] [--provoke KIND]
+ *       [the backends' options] -o RESULTS_DIR
  *
- * This file reads the options (one table, which also prints --help), loads
- * the configuration and the kernels, builds each kernel's initramfs when
- * none is given, lays out the boots (kernels x variants x repeats, repeat
- * by repeat, so that every side of an A/B sees the same host conditions)
- * and hands them to runner/matrix.c.
+ * This file reads the options (one table, which also prints --help: its
+ * own entries and every backend's, registry.h), loads the configuration
+ * and the kernels, builds each kernel's initramfs when none is given, lets
+ * the registry choose and plan the run's backend, lays out the boots
+ * (kernels x variants x repeats, repeat by repeat, so that every side of an
+ * A/B sees the same host conditions) and hands them to runner/matrix.c. It
+ * names no backend: each one's options, checks and planning are its own.
  */
 #include "backend.h"
-#include "board.h"
 #include "build.h"
 #include "builtin.h"
 #include "config.h"
 #include "db.h"
 #include "exitcodes.h"
 #include "kernel.h"
-#include "lava.h"
 #include "matrix.h"
 #include "options.h"
 #include "provoke.h"
+#include "registry.h"
 #include "sha256.h"
 #include "textsafe.h"
 #include "util.h"
@@ -45,24 +43,17 @@
 /* What the command line asked for. */
 struct run_args {
 	struct opt_list kernels;
-	const char *initramfs, *target, *config, *suite, *append, *connect, *board, *output;
+	const char *initramfs, *target, *config, *suite, *append, *output;
 	struct opt_list variants;  /* "NAME=ARGS" */
 	int repeat, jobs;
 	double timeout;
 	double op_timeout;
 	const char *clock;         /* --clock: "wall", "icount" or NULL (the target's) */
-	const char *accel;         /* --accel: "auto", "kvm", "tcg" or NULL (the target's) */
-	bool no_wait;              /* --no-wait: a busy board is refused at once */
-	struct opt_list connects;  /* every --connect URI, in order (connect: the last) */
 	struct opt_list provokes;  /* --provoke: "KIND=ARGS" (malloc'd), moved to variants */
 	size_t n_provoke;          /* then the variants are these n_provoke, malloc'd */
 	bool provoke_list;         /* --provoke list */
 	const char *db;            /* --db: the history database the boots go to */
 	const char *kernel_tree;   /* --kernel-tree: the git work tree the kernels were built in */
-	const char *lava;          /* --lava URL: boot as jobs of that LAVA server */
-	const char *lava_token_file, *lava_url_prefix;
-	const char *lava_serve;    /* --lava-serve ADDR[:PORT]: serve the boot files over HTTP */
-	bool lava_job_only;        /* --lava-job-only: write job.yaml files, submit none */
 };
 
 static const struct opt_usage usage = {
@@ -116,15 +107,6 @@ static int take_clock(const struct opt *o, const char *v)
 	return 0;
 }
 
-/* --accel auto|kvm|tcg */
-static int take_accel(const struct opt *o, const char *v)
-{
-	if (strcmp(v, "auto") && strcmp(v, "kvm") && strcmp(v, "tcg"))
-		return error("--accel wants auto, kvm or tcg: '%s'", v);
-	*(const char **)o->value = v;
-	return 0;
-}
-
 /* --timeout S: seconds > 0 */
 static int take_timeout(const struct opt *o, const char *v)
 {
@@ -136,11 +118,14 @@ static int take_timeout(const struct opt *o, const char *v)
 	return 0;
 }
 
-/* Parses argv into a; 0, -1 after --provoke list, or EXIT_USAGE (--help exits). */
-static int parse_run_args(int argc, char **argv, struct run_args *a)
+/* Parses argv into a (and the backends' options into theirs); 0, -1 after
+ * --provoke list, or EXIT_USAGE (--help exits). rq->target and rq->jobs are
+ * set for the backends' checks (registry_check()). */
+static int parse_run_args(int argc, char **argv, struct run_args *a, struct run_request *rq)
 {
-	/* The options: parsed and printed by --help from this one table. */
-	const struct opt opts[] = {
+	/* run's own options; the backends' are placed among them
+	 * (registry_options()): parsed and printed by --help from one table. */
+	const struct opt core[] = {
 		OPT_REPEAT('k', "kernel", &a->kernels, "KERNEL", "kernel to boot (Image, zImage, bzImage, .deb, build tree); repeatable"),
 		OPT_STRING(0, "kernel-tree", &a->kernel_tree, "DIR", "the git work tree the kernels were built in: its commit recorded as kernel.git (a build tree as --kernel needs none)"),
 		OPT_STRING('i', "initramfs", &a->initramfs, "IMAGE", "boot this initramfs (default: build one per kernel)"),
@@ -151,24 +136,15 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		OPT_CALLBACK('V', "variant", &a->variants, "NAME=ARGS", "a variant: boots again with ARGS appended; repeatable", take_variant),
 		OPT_INT('r', "repeat", &a->repeat, "N", "boot each kernel and variant N times (default 1)", 1, 100000),
 		OPT_INT('j', "jobs", &a->jobs, "N", "run N boots at once (default 1)", 1, 100000),
-		OPT_REPEAT('C', "connect", &a->connects, "URI", "libvirt URI (default: the config's hosts, else qemu:///embed, no daemon); repeatable: boots spread over the hosts"),
-		OPT_STRING('b', "board", &a->board, "NAME", "boot on this board from the config instead of libvirt"),
-		OPT_FLAG('W', "no-wait", &a->no_wait, "refuse a busy board or results directory at once (exit 125), do not wait"),
 		OPT_CALLBACK('T', "timeout", &a->timeout, "S", "cap every stage and silence timeout at S seconds", take_timeout),
 		OPT_CALLBACK(0, "op-timeout", &a->op_timeout, "S", "end a boot as INFRA_ERROR when one backend operation (define, start, stop) takes over S seconds (default 120)", take_timeout),
 		OPT_CALLBACK('L', "clock", &a->clock, "wall|icount", "the guest's clock under TCG (default: the target's icount)", take_clock),
-		OPT_CALLBACK('A', "accel", &a->accel, "auto|kvm|tcg", "accelerator (default: the target's, auto: KVM once a real boot proved it)", take_accel),
 		OPT_CALLBACK('P', "provoke", a, "KIND", "a boot whose kernel prints a KIND report (--provoke list); repeatable", take_provoke),
-		OPT_STRING(0, "lava", &a->lava, "URL", "boot as jobs of this LAVA server (REST API v0.2), not through libvirt"),
-		OPT_STRING(0, "lava-token-file", &a->lava_token_file, "FILE", "the LAVA API token, read from FILE"),
-		OPT_STRING(0, "lava-url-prefix", &a->lava_url_prefix, "URL", "LAVA fetches each file at URL + its absolute path (default: file://, for a server on loopback)"),
-		OPT_STRING(0, "lava-serve", &a->lava_serve, "ADDR[:PORT]", "serve the run's boot files to LAVA over HTTP on ADDR (PORT 0 or none: any)"),
-		OPT_FLAG(0, "lava-job-only", &a->lava_job_only, "write each boot's LAVA job.yaml and submit nothing"),
 		OPT_STRING('o', "output", &a->output, "DIR", "results directory (required)"),
 		OPT_STRING(0, "db", &a->db, "FILE", "also record every boot that finished in the history database FILE (SQLite)"),
 		OPT_END(),
 	};
-	int rc = options_parse(opts, argc, argv, NULL, &usage);
+	int rc = options_parse(registry_options(core), argc, argv, NULL, &usage);
 	if (!rc && a->provokes.n && a->variants.n)
 		rc = (error("--provoke and --variant cannot be used together"), EXIT_USAGE);
 	if (a->provokes.n) {       /* the variants are the kinds' (release_run_state()) */
@@ -187,14 +163,10 @@ static int parse_run_args(int argc, char **argv, struct run_args *a)
 		return error("run: --kernel is required"), EXIT_USAGE;
 	if (!a->output)
 		return error("run: -o RESULTS_DIR is required"), EXIT_USAGE;
-	a->connect = a->connects.n ? a->connects.v[a->connects.n - 1] : NULL;
-	if (a->connect && a->board)
-		return error("run: --connect and --board cannot be used together"), EXIT_USAGE;
-	if (a->board && a->target)
-		return error("run: --target is for libvirt machines, not with --board"), EXIT_USAGE;
-	if (a->lava && a->connect)
-		return error("run: --lava cannot be used with --connect"), EXIT_USAGE;
-	return 0;
+	rq->target = a->target;
+	rq->jobs = a->jobs;
+	rq->no_wait = registry_given("no-wait");    /* a backend's, for RESULTS_DIR too */
+	return registry_check(rq);
 }
 
 /* ---------------------------------------------------------------- the plan */
@@ -211,12 +183,7 @@ struct run_state {
 	char (*initrd_sha)[65];           /* per kernel: the image's sha256 */
 	char **variant_names;             /* per --variant */
 	char **images;                    /* per kernel: absolute image paths */
-	struct lava_options lava;         /* lava.url set: the run goes to LAVA */
-	char *lava_token;
-	struct board lava_board;          /* --board NAME of a LAVA lab (lava_board.lava) */
-	bool lava_board_loaded;
-	struct backend_host *hosts;       /* libvirt: the run's hosts, or NULL */
-	size_t n_hosts;
+	struct run_request rq;            /* what the backends' hooks see */
 	struct run_plan plan;
 };
 
@@ -329,9 +296,8 @@ static int load_inputs(struct run_state *rs)
 	if (rc)
 		return rc;
 	rs->cfg_loaded = true;
-	if (rs->args.board && !config_find_board(&rs->cfg, rs->args.board, NULL))
-		return error("no board '%s' in the configuration", rs->args.board), EXIT_USAGE;
-	if (rs->args.board && (rc = board_config_check(&rs->cfg, rs->args.board)))
+	rs->rq.cfg = &rs->cfg;
+	if ((rc = registry_config_loaded(&rs->rq)))
 		return rc;
 	rs->n_kernels = rs->args.kernels.n;
 	rs->kernels = xcalloc(rs->n_kernels, sizeof(*rs->kernels));
@@ -413,8 +379,8 @@ static int check_cmdlines(const struct run_state *rs)
 			free(line);
 			if (bad < len)
 				return error("the kernel command line holds a control character (0x%02x at "
-					     "byte %zu): a kernel command line is text, and libvirt's "
-					     "domain XML cannot carry it", byte, bad), EXIT_USAGE;
+					     "byte %zu): a kernel command line is text, and a machine's "
+					     "XML definition cannot carry it", byte, bad), EXIT_USAGE;
 			if (len >= max)
 				return error("the kernel command line would be %zu bytes; %s kernels take "
 					     "at most %zu (COMMAND_LINE_SIZE %zu): shorten --append or "
@@ -523,7 +489,6 @@ static void make_jobs(struct run_state *rs)
 				job->kernel_git_describe = kern->git_describe;
 				job->kernel_git_url = kern->git_url;
 				job->target = rs->targets[k];
-				job->machine = rs->args.board;
 				job->initrd = rs->initrds[k];
 				job->initrd_sha256 = rs->initrd_sha[k];
 				job->variant = name;
@@ -536,7 +501,6 @@ static void make_jobs(struct run_state *rs)
 				if (rs->args.n_provoke && !rs->args.clock)
 					job->icount = NULL;     /* no benchmark: the wall clock, so
 								 * a lockup's seconds pass at host speed */
-				job->accel = rs->args.accel ? rs->args.accel : rs->targets[k]->accel;
 				job->summary_rank = (k * n_var + v) * (size_t)repeat + (size_t)(n - 1);
 			}
 		}
@@ -560,12 +524,7 @@ static void release_run_state(struct run_state *rs)
 	free(rs->variant_names);
 	free(rs->kernels), free(rs->targets), free(rs->initrds), free(rs->images);
 	free(rs->initrd_sha);
-	free(rs->hosts);
-	free(rs->lava_token);
-	if (rs->lava_board_loaded)
-		board_release(&rs->lava_board);
-	lava_serve_stop(rs->lava.serve);
-	free(rs->args.connects.v);
+	registry_release();
 	if (rs->cfg_loaded)
 		config_release(&rs->cfg);
 	for (size_t v = 0; v < rs->args.n_provoke; v++)
@@ -606,36 +565,6 @@ static int lock_results(const char *dir, bool no_wait)
 }
 
 /*
- * plan_hosts: the libvirt hosts of the run: two or more --connect URIs
- * (each named by its URI, one slot), else the config's hosts = ( ... );
- * else none, and the run has one host: --connect's, or the embedded
- * driver. Sets rs->hosts; returns their slots' sum (0: no list).
- */
-static int plan_hosts(struct run_state *rs)
-{
-	const struct run_args *a = &rs->args;
-	size_t n = a->connects.n > 1 ? a->connects.n : a->connects.n ? 0 : rs->cfg.n_hosts;
-	if (!n || a->board)
-		return 0;
-	rs->hosts = xcalloc(n, sizeof(*rs->hosts));
-	rs->n_hosts = n;
-	int slots = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct backend_host *h = &rs->hosts[i];
-		if (a->connects.n) {
-			*h = (struct backend_host){ .name = a->connects.v[i], .uri = a->connects.v[i],
-						    .slots = 1 };
-		} else {
-			const struct config_host *c = &rs->cfg.hosts[i];
-			*h = (struct backend_host){ .name = c->name, .uri = c->uri, .slots = c->slots,
-						    .pool_path = c->pool, .pool_max_mb = c->pool_max_mb };
-		}
-		slots += h->slots;
-	}
-	return slots;
-}
-
-/*
  * record_boots: --db: every boot of the plan that finished (an interrupted
  * run's too) into the history database. Returns rc, or EXIT_DATAERR when
  * they could not be recorded and rc was not worse.
@@ -660,170 +589,45 @@ static int record_boots(struct run_state *rs, int rc)
 }
 
 /*
- * plan_lava_files: how the boot files reach the dispatcher: the user's
- * --lava-url-prefix, bootrig's own server (--lava-serve, started here and
- * stopped by release_run_state()), or file:// when the LAVA server is on
- * this machine. 0 or EXIT_USAGE (also when the server cannot listen on the
- * address given) after a message.
+ * plan_backend: the registry chooses the run's backend and it plans the
+ * run (rs->def); the jobs are laid out, the backend readies them, and the
+ * backend is made, with the run's parallelism. 0, RUN_DONE (nothing to
+ * boot: exit 0), or an exit status after a message.
  */
-static int plan_lava_files(struct run_state *rs)
+static int plan_backend(struct run_state *rs, const struct backend_def **def)
 {
-	const struct run_args *a = &rs->args;
-	if (a->lava_serve && a->lava_url_prefix)
-		return error("run: --lava-serve and --lava-url-prefix are two ways to give LAVA the "
-			     "files: give one"), EXIT_USAGE;
-	if (a->lava_serve && a->lava_job_only)
-		return error("run: --lava-serve serves the files for the run's duration, and "
-			     "--lava-job-only runs nothing: use --lava-url-prefix"), EXIT_USAGE;
-	if (!a->lava_serve && !a->lava_url_prefix && !lava_url_is_loopback(rs->lava.url))
-		return error("run: the LAVA server %s is not on this machine, so its dispatcher "
-			     "cannot read file:// URLs: give --lava-serve ADDR[:PORT] (bootrig serves "
-			     "the files over HTTP on an address the dispatcher reaches) or "
-			     "--lava-url-prefix URL (your storage)", term_str(rs->lava.url)), EXIT_USAGE;
-	if (!a->lava_serve)
-		return 0;
-	char err[300];
-	rs->lava.serve = lava_serve_start(a->lava_serve, err, sizeof(err));
-	if (!rs->lava.serve)
-		return error("run: %s", err), EXIT_USAGE;
-	fprintf(stderr, "bootrig: serving the boot files to LAVA at %s/...\n",
-		lava_serve_prefix(rs->lava.serve));
-	return 0;
-}
-
-static int plan_lava_server(struct run_state *rs, const char *token_file);
-
-/*
- * plan_lava_board: a run on --board NAME whose config says backend =
- * "lava": its jobs go to the LAVA server (--lava, else the board's
- * lava_url) for the board's device_type, deploy to tftp with the board's
- * DTB, boot u-boot (lava-job.c). 0 or EXIT_USAGE after a message.
- */
-static int plan_lava_board(struct run_state *rs, const struct board *b)
-{
-	const struct run_args *a = &rs->args;
-	rs->lava.url = a->lava ? a->lava : b->lava_url;
-	if (!rs->lava.url)
-		return error("run: board '%s' is a LAVA lab's (%s): give --lava URL or its lava_url",
-			     term_str(b->name), term_str(b->file)), EXIT_USAGE;
-	for (size_t k = 0; k < rs->n_kernels; k++)
-		if (b->arch && *b->arch && strcmp(b->arch, rs->targets[k]->arch))
-			return error("run: board '%s' is %s, and %s is %s", term_str(b->name), b->arch,
-				     term_str(rs->kernels[k].input), rs->targets[k]->arch), EXIT_USAGE;
-	rs->lava.device_type = b->device_type;
-	rs->lava.dtb = b->lava_dtb;
-	return plan_lava_server(rs, a->lava_token_file ? a->lava_token_file : b->lava_token_file);
-}
-
-/*
- * plan_lava: whether the run goes to LAVA (--lava, or its kernels'
- * targets say backend = "lava": all of them or none), and with what: the
- * server, the token (read from --lava-token-file or the target's
- * lava_token_file), the device type. 0 (rs->lava.url NULL: not LAVA), or
- * EXIT_USAGE after a message.
- */
-static int plan_lava(struct run_state *rs)
-{
-	const struct run_args *a = &rs->args;
-	size_t n_lava = 0;
-	for (size_t k = 0; k < rs->n_kernels; k++)
-		n_lava += rs->targets[k]->backend && !strcmp(rs->targets[k]->backend, "lava");
-	if (n_lava && n_lava < rs->n_kernels && !a->lava)
-		return error("run: some kernels' targets say backend = \"lava\" and others do not: "
-			     "one run uses one backend"), EXIT_USAGE;
-	const struct target *t = rs->n_kernels ? rs->targets[0] : NULL;
-	struct board *lb = &rs->lava_board;
-	if (a->board && !n_lava) {      /* load_inputs() checked it already */
-		if (board_load(&rs->cfg, a->board, lb))
-			return EXIT_CONFIG;
-		rs->lava_board_loaded = true;
-		if (!lb->lava && a->lava)
-			return error("run: --lava with --board %s: that board is driven by bootrig; only a "
-				     "board with backend = \"lava\" is a LAVA lab's", term_str(a->board)),
-			       EXIT_USAGE;
-		if (lb->lava)
-			return plan_lava_board(rs, lb);
-	}
-	if (!a->lava && !n_lava) {
-		if (a->lava_token_file || a->lava_url_prefix || a->lava_serve || a->lava_job_only)
-			return error("run: --lava-token-file, --lava-url-prefix, --lava-serve and "
-				     "--lava-job-only need --lava URL (or a target with backend = "
-				     "\"lava\")"), EXIT_USAGE;
-		return 0;
-	}
-	if (a->board)
-		return error("run: a LAVA run (backend = \"lava\") cannot use --board"), EXIT_USAGE;
-	rs->lava.url = a->lava ? a->lava : t->lava_url;
-	rs->lava.device_type = t->device_type && *t->device_type ? t->device_type : "qemu";
-	return plan_lava_server(rs, a->lava_token_file ? a->lava_token_file : t->lava_token_file);
-}
-
-/*
- * plan_lava_server: the checks of a LAVA run's server URL (rs->lava.url,
- * set), its token (read from token_file, or none) and how the files reach
- * it (plan_lava_files()). 0 or EXIT_USAGE after a message.
- */
-static int plan_lava_server(struct run_state *rs, const char *token_file)
-{
-	const struct run_args *a = &rs->args;
-	if (!rs->lava.url || (strncmp(rs->lava.url, "http://", 7) && strncmp(rs->lava.url, "https://", 8)))
-		return error("run: the LAVA server must be an http:// or https:// URL (--lava URL or the "
-			     "target's lava_url): '%s'", rs->lava.url ? term_str(rs->lava.url) : ""),
-		       EXIT_USAGE;
-	if (token_file) {
-		size_t len;
-		if (read_file(token_file, &rs->lava_token, &len) < 0)
-			return error("cannot read the LAVA token file %s: %s", term_str(token_file),
-				     strerror(errno)), EXIT_USAGE;
-		while (len && strchr(" \t\r\n", rs->lava_token[len - 1]))
-			rs->lava_token[--len] = '\0';
-		size_t bad = strcspn(rs->lava_token, " \t\r\n\\\"");
-		if (!len || bad < len)
-			return error("%s: a LAVA token is one word on one line", term_str(token_file)),
-			       EXIT_USAGE;
-		rs->lava.token = rs->lava_token;
-	}
-	rs->lava.url_prefix = a->lava_url_prefix;
-	return plan_lava_files(rs);
-}
-
-/*
- * write_lava_jobs: every boot's job.yaml (lava_write_job_file()), before
- * anything is submitted: a boot LAVA could not be given (a path a URL
- * cannot carry, a command line the dispatcher cannot quote) is a usage
- * error of the whole run. With print, the files' paths go to stdout.
- * 0 or EXIT_USAGE.
- */
-static int write_lava_jobs(struct run_state *rs, bool print)
-{
-	for (size_t i = 0; i < rs->plan.n_jobs; i++) {
-		struct boot_job *job = &rs->plan.jobs[i];
-		struct machine_spec spec = {
-			.name = job->dir, .kernel = job->kernel_image, .initrd = job->initrd,
-			.cmdline = job->cmdline, .target = job->target, .cfg = &rs->cfg,
-			.dir = job->dir, .icount = job->icount, .limits = &job->limits,
-			.dtb = rs->lava.dtb,
-		};
-		const char *type = job->target->device_type && *job->target->device_type
-				   ? job->target->device_type : rs->lava.device_type;
-		char err[600];
-		if (mkdir_p(job->dir, 0755) < 0)
-			return error("cannot create %s: %s", term_str(job->dir), strerror(errno)), EXIT_INFRA;
-		if (lava_write_job_file(&spec, type, rs->lava.url_prefix, rs->lava.serve, NULL, err,
-					sizeof(err)) < 0)
-			return error("%s: %s", term_str(job->dir), err), EXIT_USAGE;
-		if (print)
-			printf("%s/job.yaml\n", term_str(job->dir));
+	struct run_request *rq = &rs->rq;
+	rq->kernels = rs->kernels;
+	rq->targets = rs->targets;
+	rq->n_kernels = rs->n_kernels;
+	rq->plan = &rs->plan;
+	int rc;
+	if (!(*def = registry_choose(rq, &rc)))
+		return rc;
+	make_jobs(rs);
+	if ((*def)->jobs_ready && (rc = (*def)->jobs_ready(rq)))
+		return rc;
+	rs->plan.backend = (*def)->create(rq, &rs->plan.where);
+	rs->plan.cfg = &rs->cfg;
+	/* Many hosts and no -j: as many boots at once as they have slots. */
+	rs->plan.parallel = rs->args.jobs > 0 ? rs->args.jobs : rq->slots > 1 ? rq->slots : 1;
+	rs->plan.op_timeout = rs->args.op_timeout;
+	int queue = rs->plan.backend->ops->max_parallel;    /* a queue: submit every boot at once */
+	if (!rs->args.jobs && queue > 0)
+		rs->plan.parallel = rs->plan.n_jobs < (size_t)queue ? (int)rs->plan.n_jobs : queue;
+	if ((*def)->max_parallel && rs->plan.parallel > (*def)->max_parallel) {
+		warning("%s; -j %d ignored", (*def)->max_parallel_why, rs->plan.parallel);
+		rs->plan.parallel = (*def)->max_parallel;
 	}
 	return 0;
 }
 
 int cmd_run(int argc, char **argv)
 {
-	backend_route_libvirt_log(argc, argv);
+	registry_early(argc, argv);
 	struct run_state rs;
 	memset(&rs, 0, sizeof(rs));
-	int rc = parse_run_args(argc, argv, &rs.args);
+	int rc = parse_run_args(argc, argv, &rs.args, &rs.rq);
 	if (rc) {
 		release_run_state(&rs);
 		return rc < 0 ? EXIT_PASS : rc;
@@ -841,7 +645,7 @@ int cmd_run(int argc, char **argv)
 		return EXIT_DATAERR;
 	}
 	free(out_abs);
-	if ((rc = lock_results(rs.args.output, rs.args.no_wait))) {
+	if ((rc = lock_results(rs.args.output, rs.rq.no_wait))) {
 		release_run_state(&rs);
 		return rc;
 	}
@@ -849,42 +653,13 @@ int cmd_run(int argc, char **argv)
 		release_run_state(&rs);
 		return rc;
 	}
-	if (!(rc = load_inputs(&rs)) && !(rc = check_cmdlines(&rs)) && !(rc = plan_lava(&rs))) {
-		make_jobs(&rs);
-		if (rs.lava.url && (rc = write_lava_jobs(&rs, rs.args.lava_job_only))) {
-			release_run_state(&rs);
-			return rc;
-		}
-		if (rs.args.lava_job_only) {
-			fprintf(stderr, "bootrig: %zu LAVA job definition(s) written, none submitted "
-				"(lavacli jobs submit FILE)\n", rs.plan.n_jobs);
-			release_run_state(&rs);
-			return EXIT_PASS;
-		}
-		int slots = plan_hosts(&rs);
-		/* each backend's own options, for its constructor */
-		struct board_options board_opts = { .no_wait = rs.args.no_wait };
-		struct libvirt_options libvirt_opts = { .hosts = rs.hosts, .n_hosts = slots ? rs.n_hosts : 0 };
-		rs.plan.backend = rs.lava.url ? backend_lava_new(&rs.lava)
-			: backend_new(rs.args.board, rs.args.board ? (const void *)&board_opts
-							   : (const void *)&libvirt_opts);
-		rs.plan.where = rs.lava.url ? rs.lava.url : rs.args.board ? rs.args.board : rs.args.connect;
-		rs.plan.cfg = &rs.cfg;
-		/* Many hosts and no -j: as many boots at once as they have slots. */
-		rs.plan.parallel = rs.args.jobs > 0 ? rs.args.jobs : slots > 1 ? slots : 1;
-		rs.plan.op_timeout = rs.args.op_timeout;
-		int queue = rs.plan.backend->ops->max_parallel;    /* LAVA: submit every boot at once */
-		if (!rs.args.jobs && queue > 0)
-			rs.plan.parallel = rs.plan.n_jobs < (size_t)queue ? (int)rs.plan.n_jobs : queue;
-		if (rs.args.board && !rs.lava.url && rs.plan.parallel > 1) {
-			warning("--board: a board boots one kernel at a time; -j %d ignored",
-				rs.plan.parallel);
-			rs.plan.parallel = 1;
-		}
+	const struct backend_def *def;
+	if (!(rc = load_inputs(&rs)) && !(rc = check_cmdlines(&rs)) &&
+	    !(rc = plan_backend(&rs, &def))) {
 		rc = matrix_run(&rs.plan);
 		if (rs.args.db)
 			rc = record_boots(&rs, rc);
 	}
 	release_run_state(&rs);
-	return rc;
+	return rc == RUN_DONE ? EXIT_PASS : rc;
 }

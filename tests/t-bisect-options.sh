@@ -154,4 +154,77 @@ if [ $rc = 64 ] && grep -q "bootrig run refuses an option.*--accel wants auto, k
 else
 	not_ok "bisect --accel fast: refused at once" "rc=$rc: $(cat "$tmp/err")"
 fi
+
+# Every backend's options through a real run: build/bootrig-fake is bootrig
+# with one more line in its registry, the fake backend (tests/unit/fake-def.c),
+# which boots every run given BOOTRIG_FAKE_CONSOLE (that file's bytes, judged
+# as any console) and, into BOOTRIG_FAKE_LOG, names each option of another
+# backend the run was given, by the backend whose fragment of run's table
+# it is. Per backend, a --crash bisection with that backend's options: each
+# reaches every step's run, is parsed by that backend's own fragment (its
+# checks and config reading run too), and the bisection names c3, no QEMU.
+FAKE=$TOP/build/bootrig-fake
+F=$tmp/ftree
+mkdir -p "$F" && git -C "$F" init -q -b main
+printf 'image\nconsole.log\n' >"$F/.gitignore"
+{
+	echo '#!/bin/sh'
+	echo '# an arm64 Image header and banner; the console: a PANIC from c3 on'
+	echo "{ head -c 56 /dev/zero; printf 'ARMd'; head -c 8 /dev/zero; printf 'Linux version 6.1.0-fake #1\\\\n'; } >image"
+	echo "if [ -e bad ]; then cp '$TOP/tests/fixtures/crash/boot-vfs-cloud-arm64.log' console.log"
+	echo "else cp '$TOP/tests/fixtures/judge/pass-cloud-arm64.log' console.log; fi"
+} >"$F/build.sh"
+for i in 1 2 3 4; do
+	echo "change $i" >"$F/file"
+	[ $i = 3 ] && echo x >"$F/bad"
+	git -C "$F" add -A && $G -C "$F" commit -q -m "commit $i" && git -C "$F" tag "c$i"
+done
+echo initrd >"$tmp/initrd.img"
+echo 0123456789abcdef >"$tmp/token"
+# fake_bisect NAME OPTIONS...: a --crash bisection through the fake with them.
+fake_bisect() {
+	name=$1; shift
+	: >"$tmp/fake-$name.log"
+	BOOTRIG_FAKE_CONSOLE=$F/console.log BOOTRIG_FAKE_LOG=$tmp/fake-$name.log \
+	"$BOOTRIG" bisect --tree "$F" --good c1 --bad c4 --build sh build.sh --image image --crash \
+		--boots 1 --initramfs "$tmp/initrd.img" --run-program "$FAKE" -o "$tmp/fb-$name" "$@" \
+		>"$tmp/fb-$name.out" 2>"$tmp/fb-$name.err"
+}
+# check_fake NAME RC "BACKEND --OPTION"...: the bisection named c3, and every
+# step's run got exactly these options of a backend, each parsed by that
+# backend's fragment.
+check_fake() {
+	name=$1 rc=$2; shift 2
+	runs=$(find "$tmp/fb-$name" -name result.json | wc -l)
+	printf '%s\n' "$@" | sort >"$tmp/fake-$name.want"
+	sort -u "$tmp/fake-$name.log" >"$tmp/fake-$name.got"
+	if [ "$rc" = 0 ] && grep -qx "first bad commit: $(git -C "$F" rev-parse c3) commit 3" "$tmp/fb-$name.out" &&
+	   [ "$runs" -ge 3 ] && cmp -s "$tmp/fake-$name.want" "$tmp/fake-$name.got" &&
+	   [ "$(wc -l <"$tmp/fake-$name.log")" = $((runs * $#)) ]; then
+		ok "bisect through the fake with $name's options: c3 named; each of $runs runs parsed $(tr '\n' ' ' <"$tmp/fake-$name.want")"
+	else
+		not_ok "bisect through the fake with $name's options" \
+			"rc=$rc runs=$runs got: $(tr '\n' ' ' <"$tmp/fake-$name.log") err: $(tail -3 "$tmp/fb-$name.err")"
+	fi
+}
+if [ ! -x "$FAKE" ]; then
+	not_ok "build/bootrig-fake is built (make unit)"
+else
+	fake_bisect libvirt --connect qemu:///embed --accel tcg
+	check_fake libvirt $? "libvirt --connect" "libvirt --accel"
+	fake_bisect board --board sim-arm64-tftp --no-wait
+	check_fake board $? "board --board" "board --no-wait"
+	fake_bisect lava --lava http://127.0.0.1:9 --lava-serve 127.0.0.1:0 --lava-url-prefix http://x/ \
+		--lava-token-file "$tmp/token"
+	check_fake lava $? "lava --lava" "lava --lava-serve" "lava --lava-url-prefix" "lava --lava-token-file"
+	# A backend's own check still runs: the board's refuses --board with
+	# --connect (run exits 64, and the bisection has no answer).
+	fake_bisect conflict --board sim-arm64-tftp --connect qemu:///embed
+	rc=$?
+	if [ $rc != 0 ] && grep -q -- "--connect and --board cannot be used together" "$tmp/fb-conflict.err"; then
+		ok "bisect through the fake with --board and --connect: the board's check refuses them ($rc)"
+	else
+		not_ok "bisect through the fake with --board and --connect: refused" "rc=$rc: $(tail -3 "$tmp/fb-conflict.err")"
+	fi
+fi
 echo "1..$_tap_n"

@@ -171,25 +171,31 @@ conflict_markers() {
 	tr '\n' '\0' | xargs -0 -r grep -InE '^(<<<<<<< |=======$|\|\|\|\|\|\|\| |>>>>>>> )' /dev/null
 }
 
-# comments_prog: an awk program that prints "FILE:LINE:TEXT", the text of
-# the comments on each line of the C files it reads (/* */ across lines,
-# and //; string and character literals are not comments: "kernel BUG at
-# lib/list_debug.c" is a needle, not a path). Its caller sets q to "'".
-comments_prog='FNR == 1 { st = 0 }
+# c_text_prog: an awk program that prints "FILE:LINE:TEXT" for each line of
+# the C files it reads that has some: with keep=comments the text of its
+# comments (/* */ across lines, and //), with keep=code the rest. String and
+# character literals are code, not comments: "kernel BUG at lib/list_debug.c"
+# is a needle, not a path; a backend's name in a message counts. Its caller
+# sets q to "'" and keep.
+c_text_prog='FNR == 1 { st = 0 }
 	{
-		out = ""; n = length($0); i = 1
+		out = ""; n = length($0); i = 1; code = keep == "code"
 		while (i <= n) {
 			c = substr($0, i, 1); c2 = substr($0, i, 2)
 			if (st == 1) {                          # in a /* */
 				if (c2 == "*/") { st = 0; i += 2; out = out " "; continue }
-				out = out c
+				if (!code) out = out c
 			} else if (st == 2 || st == 3) {        # in a string or a character
-				if (c == "\\") { i += 2; continue }
+				if (code) out = out c
+				if (c == "\\") { if (code) out = out substr($0, i + 1, 1); i += 2; continue }
 				if ((st == 2 && c == "\"") || (st == 3 && c == q)) st = 0
 			} else if (c2 == "/*") { st = 1; i += 2; continue }
-			else if (c2 == "//") { out = out substr($0, i + 2); break }
-			else if (c == "\"") st = 2
-			else if (c == q) st = 3
+			else if (c2 == "//") { if (!code) out = out substr($0, i + 2); break }
+			else {
+				if (code) out = out c
+				if (c == "\"") st = 2
+				else if (c == q) st = 3
+			}
 			i++
 		}
 		if (st != 1) st = 0
@@ -203,7 +209,7 @@ comments_prog='FNR == 1 { st = 0 }
 stale_paths() {
 	tops=$(tree_files | sed -n 's|/.*||p' | sort -u | sed 's/[.]/[.]/g' | tr '\n' '|')
 	tree_files '*.c' '*.h' | while IFS= read -r f; do [ -f "$f" ] && printf '%s\n' "$f"; done |
-	tr '\n' '\0' | xargs -0 -r awk -v q="'" "$comments_prog" |
+	tr '\n' '\0' | xargs -0 -r awk -v q="'" -v keep=comments "$c_text_prog" |
 	awk -v tops="${tops%|}" -v q="'" '
 	BEGIN { re = "(^|[^A-Za-z0-9_./-])(" tops ")/[A-Za-z0-9_./-]*[A-Za-z0-9_-][.](c|h|sh|md)([^A-Za-z0-9_]|$)" }
 	{
@@ -240,6 +246,18 @@ backend_drift() {
 	done
 }
 
+# The files that name no backend (ARCHITECTURE.md, "A new backend"): run's
+# core, lib/ and bisect choose and drive a backend through the registry
+# (runner/registry.h) only. A backend's name (libvirt, board, lava, in any
+# case) lives in its folder runner/<name>/ and in runner/registry.c's table.
+NAMELESS="runner/cmd-run.c runner/matrix*.[ch] lib/*.[ch] compare/cmd-bisect.c"
+# backend_names FILE...: "file:line:code" for each line of code of the files
+# (comments aside) that names a backend.
+backend_names() {
+	for f in "$@"; do [ -f "$f" ] && printf '%s\n' "$f"; done | tr '\n' '\0' |
+	xargs -0 -r awk -v q="'" -v keep=code "$c_text_prog" | grep -iE 'libvirt|board|lava'
+}
+
 bad=$(conflict_markers)
 [ -z "$bad" ] && ok "no merge-conflict marker in the tree ($(tree_files | wc -l) files)" ||
 	not_ok "no merge-conflict marker in the tree" "$(printf '%s\n' "$bad" | head -n 20)"
@@ -249,6 +267,10 @@ bad=$(stale_paths)
 bad=$(module_drift)
 [ -z "$bad" ] && ok "lib/module.h's table lists every module the Makefile builds ($(wc -l <"$tmp/built"))" ||
 	not_ok "lib/module.h's table lists every module the Makefile builds" "$bad"
+# shellcheck disable=SC2086  # NAMELESS is a list of globs
+bad=$(backend_names $NAMELESS)
+[ -z "$bad" ] && ok "no backend is named outside its folder and the registry ($NAMELESS)" ||
+	not_ok "no backend is named outside its folder and the registry" "$(printf '%s\n' "$bad" | head -n 20)"
 bad=$(backend_drift)
 [ -z "$bad" ] && ok "runner/backend.h and ARCHITECTURE.md name every backend folder" ||
 	not_ok "runner/backend.h and ARCHITECTURE.md name every backend folder" "$bad"
@@ -282,3 +304,9 @@ same "the module check catches a module missing from lib/module.h's table" \
 	"$(cd "$q" && module_drift | tr '\n' ' ')" "built, not in lib/module.h: b "
 same "the backend check catches a backend folder a document does not name" \
 	"$(cd "$q" && backend_drift | tr '\n' ' ')" "ARCHITECTURE.md does not name runner/b/ "
+printf '%s\n' '/* libvirt, a board, LAVA: comments may name them */' 'static int x; // lava too' \
+	'static const char *s = "boot on a Board";' 'static char c = '"'\"'"'; /* " board */ int lava_y;' \
+	'int libvirtual = 1; /* a' ' * LAVA */ int z;' >"$q/lib/names.c"
+same "the name check catches a backend named in code or a string, and nothing else" \
+	"$(cd "$q" && backend_names lib/names.c lib/none.c | cut -d: -f1,2 | tr '\n' ' ')" \
+	"lib/names.c:3 lib/names.c:4 lib/names.c:5 "

@@ -256,12 +256,14 @@ int board_load(const struct config *cfg, const char *name, struct board *b)
 	};
 	memset(b, 0, sizeof(*b));
 	const char *file = NULL;
-	config_setting_t *top = config_find_board(cfg, name, &file);
+	config_setting_t *top = config_find_group(cfg, BOARD_LIST, name, &file);
 	if (!top) {
 		struct strbuf known = STRBUF_INIT;
-		for (size_t i = 0; i < cfg->n_boards; i++) {
+		size_t n_boards;
+		config_setting_t *const *boards = config_groups(cfg, BOARD_LIST, &n_boards, NULL);
+		for (size_t i = 0; i < n_boards; i++) {
 			const char *n = NULL;
-			config_setting_lookup_string(cfg->boards[i], "name", &n);
+			config_setting_lookup_string(boards[i], "name", &n);
 			strbuf_addf(&known, "%s%s", i ? ", " : "", n ? n : "?");
 		}
 		error("no board '%s' in the configuration (known: %s)", name,

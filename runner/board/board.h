@@ -76,6 +76,10 @@ struct board {
 	char *device_type, *lava_url, *lava_token_file, *lava_dtb;
 };
 
+/* The config's list of boards (boards = ( ... ), and configs/boards/NAME.cfg):
+ * the board backend's (lib/config.h's config_extend(), board-def.c). */
+#define BOARD_LIST "boards"
+
 /*
  * board_load: read the board NAME from cfg into b. Returns 0, or prints
  * "FILE:LINE: ..." and returns EXIT_CONFIG (78); an unknown board is

@@ -366,8 +366,8 @@ static int lava_open(struct backend *be, const char *where)
 /* The device type of a boot: the target's, else the run's. */
 static const char *boot_device_type(const struct lava_be *lb, const struct machine_spec *spec)
 {
-	const struct target *t = spec->target;
-	return t && t->device_type && *t->device_type ? t->device_type : lb->o.device_type;
+	const char *type = spec->target ? config_target_string(spec->target, "device_type") : NULL;
+	return type && *type ? type : lb->o.device_type;
 }
 
 static int lava_prepare(struct backend *be, struct machine *m, const struct machine_spec *spec)

@@ -9,6 +9,7 @@
  */
 #include "fake-backend.h"
 #include "backend-impl.h"
+#include "config.h"
 #include "util.h"
 
 #include <fcntl.h>

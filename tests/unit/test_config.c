@@ -17,7 +17,9 @@
 
 #include <libconfig.h>
 
+#include "backend.h"
 #include "config.h"
+#include "libvirt/libvirt-def.h"
 #include "exitcodes.h"
 #include "spawn.h"
 #include "util.h"
@@ -128,7 +130,7 @@ static void test_board_override(void **state)
 	assert_int_equal(load_text(text, &cfg, &msg), 0);
 	free(msg);
 	const char *file = NULL;
-	config_setting_t *b = config_find_board(&cfg, "sim-arm64-tftp", &file);
+	config_setting_t *b = config_find_group(&cfg, "boards", "sim-arm64-tftp", &file);
 	assert_non_null(b);
 	assert_non_null(strstr(file, "user.cfg"));
 	int retries = 0;
@@ -265,14 +267,16 @@ static void test_hosts(void **state)
 			   "            pool = \"/srv/pool\"; pool_max_mb = 100; },\n"
 			   "          { name = \"b\"; uri = \"qemu:///embed\"; } );\n", &cfg, &msg);
 	assert_int_equal(rc, 0);
-	assert_int_equal(cfg.n_hosts, 2);
-	assert_string_equal(cfg.hosts[0].name, "a");
-	assert_string_equal(cfg.hosts[0].uri, "qemu+tcp://127.0.0.1:1/system");
-	assert_int_equal(cfg.hosts[0].slots, 3);
-	assert_string_equal(cfg.hosts[0].pool, "/srv/pool");
-	assert_int_equal(cfg.hosts[0].pool_max_mb, 100);
-	assert_int_equal(cfg.hosts[1].slots, 1);
-	assert_null(cfg.hosts[1].pool);
+	struct backend_host *hosts;
+	assert_int_equal(libvirt_config_hosts(&cfg, &hosts), 2);
+	assert_string_equal(hosts[0].name, "a");
+	assert_string_equal(hosts[0].uri, "qemu+tcp://127.0.0.1:1/system");
+	assert_int_equal(hosts[0].slots, 3);
+	assert_string_equal(hosts[0].pool_path, "/srv/pool");
+	assert_int_equal(hosts[0].pool_max_mb, 100);
+	assert_int_equal(hosts[1].slots, 1);
+	assert_null(hosts[1].pool_path);
+	free(hosts);
 	config_release(&cfg);
 	free(msg);
 	expect_error("hosts = ( { name = \"a\";\n slots = 2; } );\n", 1, "host 'a' has no 'uri'");

@@ -90,7 +90,7 @@ static void test_backend_forwarder(void **state)
 static void test_board_backend_names(void **state)
 {
 	(void)state;
-	struct backend *be = backend_new("some-board", NULL);
+	struct backend *be = backend_board_new(NULL);
 	assert_string_equal(be->ops->name, "board");
 	assert_string_equal(be->ops->accelerator, "board");
 	assert_false(backend_can(be, BACKEND_CAP_WHERE_IS_URI));
