@@ -46,7 +46,7 @@ static const char *const target_keys[] = {
 	"backend",
 };
 static const char *const timeout_keys[] = {   /* in enum stage order, then silence */
-	"firmware", "kernel", "init", "results", "end", "poweroff", "silence", "kvm_proof",
+	"firmware", "kernel", "init", "results", "end", "poweroff", "silence",
 };
 static const char *const suite_keys[] = {
 	"name", "tests", "samples", "min_samples", "ci_target", "repeat", "test_timeout",
@@ -266,8 +266,19 @@ static int arch_index(const char *arch)
 	return -1;
 }
 
-/* timeouts = { stage = seconds; ... silence = seconds; kvm_proof = seconds; }
- * into t. */
+/* Is key one of a registered backend's timeouts keys? */
+static bool extension_timeout_key(const char *key)
+{
+	for (size_t i = 0; i < n_extensions; i++)
+		for (const char *const *k = extensions[i]->timeout_keys; k && *k; k++)
+			if (!strcmp(*k, key))
+				return true;
+	return false;
+}
+
+/* timeouts = { stage = seconds; ... silence = seconds; } into t; a
+ * backend's own keys (config_extension .timeout_keys) are checked to be
+ * seconds and read by the backend (config_target_timeout()). */
 static int read_timeouts(const config_setting_t *g, struct target *tg)
 {
 	struct judge_limits *l = &tg->limits;
@@ -276,17 +287,27 @@ static int read_timeouts(const config_setting_t *g, struct target *tg)
 		return 0;
 	if (config_setting_type(t) != CONFIG_TYPE_GROUP)
 		return config_fail(&here, t, "'timeouts' must be a group { kernel = 60.0; ... }");
-	int rc = config_check_keys(&here, t, timeout_keys, ARRAY_SIZE(timeout_keys), "timeouts");
+	int rc = 0;
+	for (int i = 0; !rc && i < config_setting_length(t); i++) {
+		config_setting_t *m = config_setting_get_elem(t, (unsigned)i);
+		const char *name = config_setting_name(m);
+		double ignored;
+		if (!name || in_list(name, timeout_keys, ARRAY_SIZE(timeout_keys)))
+			continue;
+		if (!extension_timeout_key(name))
+			rc = config_fail(&here, m, "unknown key '%s' in %s", name, "timeouts");
+		else
+			rc = config_get_seconds(&here, t, name, &ignored);
+	}
 	for (int s = 0; !rc && s < STAGE_COUNT; s++)
 		rc = config_get_seconds(&here, t, timeout_keys[s], &l->stage[s]);
 	if (!rc)
 		rc = config_get_seconds(&here, t, "silence", &l->silence);
-	if (!rc)
-		rc = config_get_seconds(&here, t, "kvm_proof", &tg->kvm_proof);
 	return rc;
 }
 
-/* backend = one of config_owners() (lib/config.h). 0 or EXIT_CONFIG. */
+/* backend = one of the owners registered with boots_targets (lib/config.h).
+ * 0 or EXIT_CONFIG. */
 static int read_backend(const config_setting_t *g, char **out)
 {
 	int rc = config_get_string(&here, g, "backend", out);
@@ -295,16 +316,22 @@ static int read_backend(const config_setting_t *g, char **out)
 		return rc;
 	struct strbuf names = STRBUF_INIT;
 	strbuf_add(&names, "", 0);
+	size_t n = 0, left = 0;
+	for (size_t i = 0; i < n_extensions; i++)
+		left += extensions[i]->boots_targets;
 	for (size_t i = 0; i < n_extensions; i++) {
+		if (!extensions[i]->boots_targets)
+			continue;
 		if (!strcmp(*out, extensions[i]->owner)) {
 			strbuf_release(&names);
 			return 0;
 		}
-		strbuf_addf(&names, "%s\"%s\"", !i ? "" : i + 1 < n_extensions ? ", " : " or ",
+		n++;
+		strbuf_addf(&names, "%s\"%s\"", n == 1 ? "" : n < left ? ", " : " or ",
 			    extensions[i]->owner);
 	}
-	rc = config_fail(&here, s, "'backend' is \"%s\": it must be %s", *out,
-			 n_extensions ? names.buf : "a backend's name (none is known)");
+	rc = config_fail(&here, s, "'backend' is \"%s\": a target's must be %s", *out,
+			 n ? names.buf : "a backend's name (none is known)");
 	strbuf_release(&names);
 	return rc;
 }
@@ -397,7 +424,6 @@ static void target_defaults(struct target *t, const char *name)
 	t->cpu = xstrdup("max");
 	t->append = xstrdup("");
 	t->icount = xstrdup(CONFIG_DEFAULT_ICOUNT);
-	t->kvm_proof = DEFAULT_KVM_PROOF;
 	t->memory_mb = 512;
 	t->vcpus = 1;
 	judge_default_limits(&t->limits);
@@ -864,6 +890,20 @@ const char *const *config_owners(void)
 		names[i] = extensions[i]->owner;
 	names[n_extensions] = NULL;
 	return names;
+}
+
+double config_target_timeout(const struct target *t, const char *key, double dflt)
+{
+	for (size_t i = t->n_groups; i-- > 0;) {
+		config_setting_t *g = config_setting_get_member(t->groups[i], "timeouts");
+		config_setting_t *s = g ? config_setting_get_member(g, key) : NULL;
+		if (s && config_setting_type(s) == CONFIG_TYPE_FLOAT)
+			return config_setting_get_float(s);
+		if (s && (config_setting_type(s) == CONFIG_TYPE_INT ||
+			  config_setting_type(s) == CONFIG_TYPE_INT64))
+			return (double)config_setting_get_int64(s);
+	}
+	return dflt;
 }
 
 const char *config_target_string(const struct target *t, const char *key)

@@ -21,7 +21,8 @@
  *                 known_issues = [ "WARNING in arch_setup_dma_ops" ];
  *                 timeouts = { firmware = 30.0; kernel = 60.0; init = 60.0;
  *                              results = 600.0; end = 10.0; poweroff = 10.0;
- *                              silence = 60.0; kvm_proof = 15.0; }; } );
+ *                              silence = 60.0; }; } );   (and the backends'
+ *                                                          own timeouts keys)
  *   suites  = ( { name = "smoke"; tests = [ "lat_syscall" ]; samples = 11;
  *                 min_samples = 3; ci_target = 1.0;
  *                 repeat = 1; test_timeout = 120.0; } );
@@ -68,9 +69,6 @@ struct target {
 	char *icount;          /* QEMU -icount options for TCG boots ("shift=3,sleep=off"),
 				* "" = off: the guest's clock then counts instructions,
 				* not host time (never with KVM) */
-	double kvm_proof;      /* timeouts.kvm_proof: how long a boot under a KVM not yet
-				* proven on this host may print no kernel output before
-				* it is rerun under TCG (DEFAULT_KVM_PROOF) */
 	char *backend;         /* the backend that boots it (a name config_extend()
 				* registered), or NULL: the runner's default */
 	/* Every group of targets that set this target, in the order read (a
@@ -82,8 +80,6 @@ struct target {
 	size_t n_known_issues;
 	struct judge_limits limits;    /* its known_issues point at the two above */
 };
-
-#define DEFAULT_KVM_PROOF 15.0
 
 /* The suite run and build plan when no --suite is given. */
 #define CONFIG_DEFAULT_SUITE "smoke"
@@ -147,7 +143,7 @@ const struct suite *config_find_suite(const struct config *cfg, const char *name
  * config_extension: the keys one backend owns, registered with
  * config_extend() before config_load() (runner/registry.c does it for
  * every backend). owner is the backend's name: the values config accepts
- * for a target's `backend` are the owners registered. target_keys (NULL-
+ * for a target's `backend` are the owners registered with boots_targets. target_keys (NULL-
  * terminated, or NULL) are keys a target may hold besides config's own:
  * config checks that each is a string, the backend reads it
  * (config_target_string()). list (or NULL) is a top-level list of named
@@ -158,7 +154,13 @@ const struct suite *config_find_suite(const struct config *cfg, const char *name
  */
 struct config_extension {
 	const char *owner;
+	bool boots_targets;    /* a target's `backend` may name it (a board's
+				* backend, whose machines are its own, does not) */
 	const char *const *target_keys;
+	const char *const *timeout_keys;   /* NULL-terminated, or NULL: keys of a
+				* target's timeouts group it owns; config checks each
+				* is a number of seconds, the backend reads it
+				* (config_target_timeout()) */
 	const char *list;
 	const char *dir;       /* or NULL: a folder of bootrig_configs_dir() whose
 				* .cfg files, in name order, are read after the
@@ -183,6 +185,11 @@ void config_extend(const struct config_extension *x);
 /* The names config_extend() registered, NULL-terminated: the vocabulary of
  * `backend`. */
 const char *const *config_owners(void);
+
+/* config_target_timeout: target t's timeouts.key (one of a backend's
+ * timeout_keys) in seconds, from the last of its groups that sets it, or
+ * dflt. */
+double config_target_timeout(const struct target *t, const char *key, double dflt);
 
 /*
  * config_target_string: the string of target t's key (one of a backend's

@@ -49,7 +49,7 @@ static const char *const lava_target_keys[] = {
 };
 
 static const struct config_extension lava_config = {
-	.owner = "lava", .target_keys = lava_target_keys,
+	.owner = "lava", .boots_targets = true, .target_keys = lava_target_keys,
 };
 
 static int lava_check(const struct run_request *rq)

@@ -347,7 +347,7 @@ int choose_accel(const struct lv_host *h, const struct machine_spec *spec,
 			kvm = 1;
 			mach->unproven = true;
 			snprintf(reason, rlen, "kvm: not proven on this host yet; TCG if it prints "
-				 "no kernel output in %.0f s", t->kvm_proof);
+				 "no kernel output in %.0f s", lv_kvm_proof(t));
 		}
 		free(key);
 	}
@@ -399,14 +399,19 @@ static void again_under_tcg(struct backend_retry *r, const char *why)
 	r->accel = "tcg";
 }
 
+double lv_kvm_proof(const struct target *t)
+{
+	return config_target_timeout(t, "kvm_proof", LV_DEFAULT_KVM_PROOF);
+}
+
 /*
  * lv_retry: the libvirt backend's retry policy (backend.h): QEMU's refusal
  * of the image is the kernel's; KVM not proven on a host (m->unproven)
  * falls back to TCG when it fails to start, prints no kernel output in
  * the target's kvm_proof seconds or ends before any (with a forced
  * --accel kvm: INFRA_ERROR, the kernel never blamed); and what the boots
- * showed of KVM is learnt per host. The target's kvm_proof is read from
- * spec->target (struct target, config.h).
+ * showed of KVM is learnt per host. The target's kvm_proof is its
+ * timeouts.kvm_proof (lv_kvm_proof()).
  */
 void lv_retry(struct backend *be, struct machine *m, const struct machine_spec *spec,
 	      const struct backend_event *ev, struct backend_retry *r)
@@ -424,10 +429,10 @@ void lv_retry(struct backend *be, struct machine *m, const struct machine_spec *
 		}
 		break;
 	case BACKEND_UNPROVEN_TICK:
-		if (ev->t > spec->target->kvm_proof) {
+		if (ev->t > lv_kvm_proof(spec->target)) {
 			r->answer = BACKEND_END;
 			snprintf(r->reason, sizeof(r->reason), "kvm printed no kernel output in %.0f s",
-				 spec->target->kvm_proof);
+				 lv_kvm_proof(spec->target));
 		}
 		break;
 	case BACKEND_PROVEN:        /* kernel output under KVM: it works on this host */

@@ -83,6 +83,8 @@ static int check_host(const config_setting_t *g, const char *name)
 /* A target's keys that are libvirt's: accel = "auto" (the default) | "kvm" | "tcg",
  * the accelerator rule of runner/libvirt/hosts.c; --accel overrides it. */
 static const char *const libvirt_target_keys[] = { "accel", NULL };
+/* timeouts.kvm_proof (runner/libvirt/hosts.c's accelerator rule) */
+static const char *const libvirt_timeout_keys[] = { "kvm_proof", NULL };
 
 static int check_target(const config_setting_t *g)
 {
@@ -95,7 +97,8 @@ static int check_target(const config_setting_t *g)
 }
 
 static const struct config_extension libvirt_config = {
-	.owner = "libvirt", .target_keys = libvirt_target_keys, .check_target = check_target,
+	.owner = "libvirt", .boots_targets = true, .target_keys = libvirt_target_keys, .check_target = check_target,
+	.timeout_keys = libvirt_timeout_keys,
 	.list = "hosts", .replaces = true, .what = "host", .check = check_host,
 };
 

@@ -221,6 +221,12 @@ struct lv_host *choose_host(struct lv_backend *lv, const struct machine_spec *sp
 int choose_accel(const struct lv_host *h, const struct machine_spec *spec, struct machine *mach);
 /* Records what a boot of t on h showed of KVM (works, or not: why). */
 void accel_record(const struct lv_host *h, const struct target *t, bool works, const char *why);
+/* A target's timeouts.kvm_proof (libvirt's key, registered by
+ * libvirt-def.c), or LV_DEFAULT_KVM_PROOF: how long a boot under a KVM not
+ * yet proven on its host may print no kernel output before it is booted
+ * again under TCG. */
+#define LV_DEFAULT_KVM_PROOF 15.0
+double lv_kvm_proof(const struct target *t);
 /* The backend's retry policy (backend.h, retry()): the KVM-to-TCG
  * fallback and QEMU's refusal of a kernel image (hosts.c). */
 void lv_retry(struct backend *be, struct machine *m, const struct machine_spec *spec,

@@ -298,7 +298,7 @@ static void fake_again(struct backend_retry *r, const char *keep, const char *ac
 
 /*
  * The fake's retry policy: a scripted retry of a failed start (once), and
- * the KVM-proof rule on the virtual clock (the target's kvm_proof).
+ * the KVM-proof rule on the virtual clock (FAKE_KVM_PROOF).
  */
 static void fake_retry(struct backend *be, struct machine *m, const struct machine_spec *spec,
 		       const struct backend_event *ev, struct backend_retry *r)
@@ -317,11 +317,11 @@ static void fake_retry(struct backend *be, struct machine *m, const struct machi
 			atomic_fetch_add(&fake_stats.retries_refused, 1);
 		break;
 	case BACKEND_UNPROVEN_TICK:     /* the KVM-proof rule, on the virtual clock */
-		if (ev->t <= spec->target->kvm_proof)
+		if (ev->t <= FAKE_KVM_PROOF)
 			break;
 		r->answer = BACKEND_END;
 		snprintf(r->reason, sizeof(r->reason), "kvm printed no kernel output in %.0f s",
-			 spec->target->kvm_proof);
+			 FAKE_KVM_PROOF);
 		break;
 	case BACKEND_PROVEN:
 		break;

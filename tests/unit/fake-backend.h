@@ -51,6 +51,10 @@ struct fake_step {
 };
 
 /* One machine's life. Every field may be left zero. */
+/* The fake's KVM-proof time, in virtual seconds (libvirt's is the
+ * target's timeouts.kvm_proof, its own config key). */
+#define FAKE_KVM_PROOF 5.0
+
 struct fake_script {
 	const struct fake_step *steps;   /* after power-on; NULL: silent */
 	const char *hang;       /* "prepare", "power on" or "stop": that operation
@@ -61,8 +65,8 @@ struct fake_script {
 				 * "stop": SIGINT is sent to the process there */
 	bool kvm_unproven;      /* under --accel auto or kvm: KVM not yet proven on
 				 * its host; the machine then prints nothing. The
-				 * fake's retry policy: no kernel output in the
-				 * target's kvm_proof (virtual) seconds, or an end
+				 * fake's retry policy: no kernel output in
+				 * FAKE_KVM_PROOF (virtual) seconds, or an end
 				 * before any, boots it again under "tcg" (kept in
 				 * attempt-kvm/); with --accel kvm it is INFRA_ERROR */
 	bool host0_fails;       /* power on fails on host 0 (a host failure) */

@@ -181,6 +181,36 @@ static void test_type_errors(void **state)
 		     2, "must not end with ','");
 }
 
+/* timeouts.kvm_proof is libvirt's key (registered by its definition):
+ * config checks it is seconds, at its line, and libvirt reads it, the
+ * last group that sets it winning; a key no backend owns is an error. */
+static void test_backend_timeout_key(void **state)
+{
+	(void)state;
+	expect_error("targets = ( { name = \"arm64-virt\";\n timeouts = { kvm_proof = \"soon\"; }; } );\n",
+		     2, "'kvm_proof' must be a number");
+	expect_error("targets = ( { name = \"arm64-virt\";\n timeouts = { kvm_pruf = 3.0; }; } );\n",
+		     2, "unknown key 'kvm_pruf' in timeouts");
+	/* one vocabulary: a board's backend names no target's */
+	expect_error("targets = ( { name = \"arm64-virt\";\n\n backend = \"board\"; } );\n",
+		     3, "'backend' is \"board\": a target's must be \"lava\" or \"libvirt\"");
+	struct config cfg;
+	char *msg;
+	const char *text =
+		"targets = ( { name = \"arm64-virt\"; timeouts = { kvm_proof = 7; }; },\n"
+		"            { name = \"arm64-virt\"; timeouts = { kernel = 50.0; }; },\n"
+		"            { name = \"arm-virt\"; timeouts = { kvm_proof = 2.5; }; },\n"
+		"            { name = \"arm-virt\"; timeouts = { kvm_proof = 3.5; }; } );\n";
+	assert_int_equal(load_text(text, &cfg, &msg), 0);
+	free(msg);
+	const struct target *a = config_find_target(&cfg, "arm64-virt");
+	assert_true(config_target_timeout(a, "kvm_proof", 15.0) == 7.0);
+	assert_true(a->limits.stage[STAGE_KERNEL] == 50.0);
+	assert_true(config_target_timeout(config_find_target(&cfg, "arm-virt"), "kvm_proof", 15.0) == 3.5);
+	assert_true(config_target_timeout(config_find_target(&cfg, "x86_64-q35"), "kvm_proof", 15.0) == 15.0);
+	config_release(&cfg);
+}
+
 /* icount: "" turns the clock off; other QEMU options are kept as given. */
 static void test_icount(void **state)
 {
@@ -304,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_syntax_error),
 		cmocka_unit_test(test_type_errors),
 		cmocka_unit_test(test_icount),
+		cmocka_unit_test(test_backend_timeout_key),
 		cmocka_unit_test(test_known_issues),
 		cmocka_unit_test(test_unknown_names_and_keys),
 		cmocka_unit_test(test_incomplete_and_files),
