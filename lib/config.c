@@ -266,11 +266,13 @@ static int arch_index(const char *arch)
 	return -1;
 }
 
-/* Is key one of a registered backend's timeouts keys? */
-static bool extension_timeout_key(const char *key)
+/* Is key one of a registered backend's keys: of a target's timeouts group
+ * (timeouts true), else of a target? */
+static bool extension_key(const char *key, bool timeouts)
 {
 	for (size_t i = 0; i < n_extensions; i++)
-		for (const char *const *k = extensions[i]->timeout_keys; k && *k; k++)
+		for (const char *const *k = timeouts ? extensions[i]->timeout_keys
+					     : extensions[i]->target_keys; k && *k; k++)
 			if (!strcmp(*k, key))
 				return true;
 	return false;
@@ -294,7 +296,7 @@ static int read_timeouts(const config_setting_t *g, struct target *tg)
 		double ignored;
 		if (!name || in_list(name, timeout_keys, ARRAY_SIZE(timeout_keys)))
 			continue;
-		if (!extension_timeout_key(name))
+		if (!extension_key(name, true))
 			rc = config_fail(&here, m, "unknown key '%s' in %s", name, "timeouts");
 		else
 			rc = config_get_seconds(&here, t, name, &ignored);
@@ -336,16 +338,6 @@ static int read_backend(const config_setting_t *g, char **out)
 	return rc;
 }
 
-/* Is key one of a registered backend's target keys? */
-static bool extension_target_key(const char *key)
-{
-	for (size_t i = 0; i < n_extensions; i++)
-		for (const char *const *k = extensions[i]->target_keys; k && *k; k++)
-			if (!strcmp(*k, key))
-				return true;
-	return false;
-}
-
 /* A target's keys: config's own (target_keys) and the backends' (strings). */
 static int check_target_keys(const config_setting_t *g)
 {
@@ -354,7 +346,7 @@ static int check_target_keys(const config_setting_t *g)
 		const char *name = config_setting_name(m);
 		if (!name || in_list(name, target_keys, ARRAY_SIZE(target_keys)))
 			continue;
-		if (!extension_target_key(name))
+		if (!extension_key(name, false))
 			return config_fail(&here, m, "unknown key '%s' in %s", name, "a target");
 		if (config_setting_type(m) != CONFIG_TYPE_STRING)
 			return config_fail(&here, m, "'%s' must be a string", name);
