@@ -875,15 +875,6 @@ void config_extend(const struct config_extension *x)
 	extensions[n_extensions++] = x;
 }
 
-const char *const *config_owners(void)
-{
-	static const char *names[CONFIG_MAX_EXTENSIONS + 1];
-	for (size_t i = 0; i < n_extensions; i++)
-		names[i] = extensions[i]->owner;
-	names[n_extensions] = NULL;
-	return names;
-}
-
 double config_target_timeout(const struct target *t, const char *key, double dflt)
 {
 	for (size_t i = t->n_groups; i-- > 0;) {

@@ -182,10 +182,6 @@ struct config_extension {
  * most CONFIG_MAX_EXTENSIONS. */
 void config_extend(const struct config_extension *x);
 
-/* The names config_extend() registered, NULL-terminated: the vocabulary of
- * `backend`. */
-const char *const *config_owners(void);
-
 /* config_target_timeout: target t's timeouts.key (one of a backend's
  * timeout_keys) in seconds, from the last of its groups that sets it, or
  * dflt. */

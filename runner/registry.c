@@ -45,24 +45,6 @@ static int take(const struct opt *o, const char *value)
 	return table_cb[i](o, value);
 }
 
-const struct backend_def *registry_find(const char *name)
-{
-	for (const struct backend_def *const *d = backend_registry; *d; d++)
-		if (!strcmp((*d)->name, name))
-			return *d;
-	return NULL;
-}
-
-const char *const *registry_names(void)
-{
-	static const char *names[ARRAY_SIZE(backend_registry)];
-	size_t n = 0;
-	for (const struct backend_def *const *d = backend_registry; *d; d++)
-		names[n++] = (*d)->name;
-	names[n] = NULL;
-	return names;
-}
-
 void registry_early(int argc, char **argv)
 {
 	for (const struct backend_def *const *d = backend_registry; *d; d++)

@@ -127,12 +127,6 @@ struct backend_def {
 /* The table: every backend, NULL-terminated, in the order plan() is asked. */
 extern const struct backend_def *const backend_registry[];
 
-/* registry_find: the definition named name, or NULL. */
-const struct backend_def *registry_find(const char *name);
-
-/* The vocabulary of config's `backend` (lib/config.h): every name, NULL-terminated. */
-const char *const *registry_names(void);
-
 /* Calls every early() hook. */
 void registry_early(int argc, char **argv);
 
