@@ -204,6 +204,28 @@ struct boot_case {              /* result.json ktap.cases[] */
 	const char *suite, *name, *status;
 };
 
+/* One metric's profile in one boot (result.json metrics[].profile with
+ * "status": "ok"): shares in percent of the pass's samples; the arrays and
+ * strings are borrowed, as the record's are. */
+struct boot_profile_fn {
+	const char *name;
+	double self, children;          /* percent of samples */
+};
+struct boot_profile_stack {
+	const char *stack;              /* folded: root;...;leaf */
+	double samples;
+};
+struct boot_profile {
+	const char *abi, *test, *name;  /* the metric's identity */
+	const char *event;              /* "cpu-clock", "cycles" */
+	double period_ns;
+	double samples, lost, stacks_other;
+	const struct boot_profile_fn *fns;
+	size_t nfns;
+	const struct boot_profile_stack *stacks;
+	size_t nstacks;
+};
+
 struct boot_record {
 	const char *dir;        /* the directory result.json is (or was) in */
 	const char *kernel_id, *variant, *verdict, *reason, *append, *image, *target, *host;
@@ -220,6 +242,8 @@ struct boot_record {
 	size_t nevents;
 	struct boot_case *cases;
 	size_t ncases;
+	struct boot_profile *profiles;  /* the metrics' profiles (status ok) */
+	size_t nprofiles;
 	double stages[RESULT_STAGES];   /* each stage's start (s), NAN: not reached */
 };
 
@@ -231,6 +255,8 @@ void boot_record_add_abi(struct boot_record *r, const char *name, const char *st
 void boot_record_add_event(struct boot_record *r, const char *kind, const char *title);
 void boot_record_add_case(struct boot_record *r, const char *suite, const char *name,
 			  const char *status);
+/* Copies *p into r (the arrays p points to stay borrowed). */
+void boot_record_add_profile(struct boot_record *r, const struct boot_profile *p);
 void boot_record_release(struct boot_record *r);
 
 /*

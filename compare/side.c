@@ -62,9 +62,16 @@ void boot_record_add_case(struct boot_record *r, const char *suite, const char *
 	r->cases[r->ncases++] = (struct boot_case){ suite, name, status };
 }
 
+void boot_record_add_profile(struct boot_record *r, const struct boot_profile *p)
+{
+	r->profiles = grow(r->profiles, r->nprofiles, sizeof(*r->profiles));
+	r->profiles[r->nprofiles++] = *p;
+}
+
 void boot_record_release(struct boot_record *r)
 {
 	free(r->metrics), free(r->tests), free(r->abis), free(r->events), free(r->cases);
+	free(r->profiles);
 	boot_record_init(r);
 }
 
