@@ -13,7 +13,13 @@
 #   build/guest-selftest/aarch64/peer   make bench's PID 1 for peer programs
 #                                (initramfs/peer.c, not shipped in images)
 #
-# Everything is freestanding (initramfs/rt/, no libc), static and stripped.
+# Everything is freestanding (initramfs/rt/, no libc), static and stripped,
+# but for the test binaries' own symbol tables (.symtab: the profile pass
+# names their functions from /proc/self/exe, initramfs/bench/profile.h):
+# they lose only debug sections.
+#
+#   build/guest-selftest/<abi>/profile-selftest   the profiler's pure parts
+#                                (initramfs/profile-selftest.c, not shipped)
 # One source tree for six ABIs: only GUEST_CC_<abi> and the link differ.
 # Objects go to build/guest/<abi>/obj/.
 
@@ -45,9 +51,11 @@ GUEST_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -ffreestanding -fno-builtin
 	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-fno-pie -fno-pic -fno-tree-loop-distribute-patterns \
 	-ffunction-sections -fdata-sections -fno-ident -Iinitramfs/rt -Iinitramfs/bench
-GUEST_LDFLAGS := -nostdlib -static -no-pie -Wl,--gc-sections -Wl,--build-id=none -Wl,-z,noseparate-code -s
+GUEST_STRIP_DEBUG := -Wl,--strip-debug
+GUEST_LDFLAGS = -nostdlib -static -no-pie -Wl,--gc-sections -Wl,--build-id=none -Wl,-z,noseparate-code \
+	$(if $(GUEST_KEEP_SYMS),$(GUEST_STRIP_DEBUG),-s)
 GUEST_LINK_aarch64_ilp32 = aarch64-linux-gnu-ld -m aarch64linux32 -static --gc-sections -z noseparate-code \
-	--build-id=none -s -o $@ $^
+	--build-id=none $(if $(GUEST_KEEP_SYMS),--strip-debug,-s) -o $@ $^
 
 GUEST_RT_SRCS   := start sys string format thread alloc
 GUEST_HDRS      := $(wildcard initramfs/rt/*.h initramfs/rt/arch/*.h initramfs/bench/*.h initramfs/*.h)
@@ -84,8 +92,12 @@ $(BUILD)/guest/$(1)/obj/bench/%.o: initramfs/bench/%.c $$(GUEST_HDRS)
 $(BUILD)/guest/$(1)/probe: $(BUILD)/guest/$(1)/obj/probe.o $$(GUEST_RT_$(1))
 	$$(call say,LD,$$@)$$(GUEST_LINK_$(1))
 
-$(BUILD)/guest/$(1)/init: $$(GUEST_INIT_$(1)) $$(GUEST_RT_$(1))
+$(BUILD)/guest/$(1)/init: $$(GUEST_INIT_$(1)) $(BUILD)/guest/$(1)/obj/bench/symtab.o $$(GUEST_RT_$(1))
 	$$(call say,LD,$$@)$$(GUEST_LINK_$(1))
+
+# The test binaries keep their symbols (the profile names their functions).
+$$(patsubst %,$(BUILD)/guest/$(1)/%,$(GUEST_TESTS)) $(BUILD)/guest-selftest/$(1)/profile-selftest: \
+	GUEST_KEEP_SYMS = 1
 
 $(BUILD)/guest/$(1)/%: $(BUILD)/guest/$(1)/obj/tests/%.o $$(GUEST_LIB_$(1)) $$(GUEST_RT_$(1))
 	$$(call say,LD,$$@)$$(GUEST_LINK_$(1))
@@ -99,7 +111,14 @@ $(BUILD)/guest-selftest/$(1)/rt-selftest: $(BUILD)/guest/$(1)/obj/rt/selftest.o 
 .SECONDARY: $$(GUEST_RT_$(1)) $$(GUEST_LIB_$(1)) $(BUILD)/guest/$(1)/obj/probe.o \
 	$$(GUEST_INIT_$(1)) $(BUILD)/guest/$(1)/obj/rt/selftest.o $$(patsubst %,$(BUILD)/guest/$(1)/obj/tests/%.o,$(GUEST_TESTS))
 
-guest: $$(GUEST_BINS_$(1)) $(BUILD)/guest-selftest/$(1)/rt-selftest
+# The profiler's self-test (tests/t-guest-profile.sh): its pure parts.
+$(BUILD)/guest-selftest/$(1)/profile-selftest: $(BUILD)/guest/$(1)/obj/profile-selftest.o \
+		$(BUILD)/guest/$(1)/obj/bench/symtab.o $(BUILD)/guest/$(1)/obj/bench/fold.o $$(GUEST_RT_$(1))
+	@mkdir -p $$(dir $$@)
+	$$(call say,LD,$$@)$$(GUEST_LINK_$(1))
+.SECONDARY: $(BUILD)/guest/$(1)/obj/profile-selftest.o
+
+guest: $$(GUEST_BINS_$(1)) $(BUILD)/guest-selftest/$(1)/rt-selftest $(BUILD)/guest-selftest/$(1)/profile-selftest
 endef
 $(foreach abi,$(GUEST_ABIS),$(eval $(call guest_abi,$(abi))))
 

@@ -131,6 +131,11 @@ static void plan_set(struct plan *p, const char *key, size_t klen, const char *v
 			rt_strlcpy(p->ci_target, v, n + 1);
 	} else if (rt_strcmp(k, "repeat") == 0) {
 		p->repeat = plan_number(p, k, v, n, 1000);
+	} else if (rt_strcmp(k, "profile") == 0) {
+		if (n != 1 || (v[0] != '0' && v[0] != '1'))
+			plan_error(p, k, "(0 or 1)");
+		else
+			p->profile = v[0] == '1';
 	} else if (rt_strcmp(k, "test_timeout") == 0) {
 		p->test_timeout = plan_number(p, k, v, n, 86400);
 	} else if (from_cmdline && rt_starts_with(k, "knob.") && klen > 5) {

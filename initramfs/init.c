@@ -129,7 +129,7 @@ static struct rt_clock boot_clock;
 static void run_test(const struct plan *p, const char *abi, const char *test, struct counts *c)
 {
 	char path[512], samples[32], min_samples[32], ci[32], res[40], noise[40], abiarg[80];
-	char *argv[LIST_MAX + 8];
+	char *argv[LIST_MAX + 10];
 	static struct line_buf lb;
 	const char *reason;
 	struct rt_stat st;
@@ -164,6 +164,10 @@ static void run_test(const struct plan *p, const char *abi, const char *test, st
 	argv[argc++] = ci;
 	for (int k = 0; k < p->knobs.n; k++)      /* before the clock: a knob overrides it */
 		argv[argc++] = (char *)p->knobs.item[k];
+	if (p->profile) {                          /* after the knobs: profile=0 there wins */
+		argv[argc++] = "profile=1";
+		argv[argc++] = "profile_ksyms=" KSYMS_PATH;
+	}
 	argv[argc++] = res;
 	argv[argc++] = noise;
 	argv[argc] = NULL;
@@ -485,6 +489,8 @@ int main(int argc, char **argv, char **envp)
 	if (run_abis.n == 0 && plan.tests.n > 0)
 		return fail("no runnable ABI for the plan", &c);
 
+	if (plan.profile && plan.tests.n > 0 && (problem = ksyms_build(root, KSYMS_PATH)) != NULL)
+		log_line(RT_ABI_NAME, "init", problem, rt_strlen(problem));
 	if (is_pid1)
 		quiet_console();
 	for (long rep = 0; rep < plan.repeat; rep++)

@@ -76,6 +76,7 @@ struct plan {
 	struct list tests, abis, knobs;
 	bool abis_set;
 	long samples, min_samples, repeat, test_timeout;
+	bool profile;             /* profile=1: every metric gets a profile pass */
 	char ci_target[16];       /* a decimal percentage, as given */
 	char error[160];          /* set when the plan cannot be used */
 };
@@ -89,6 +90,17 @@ void plan_defaults(struct plan *p);
 void plan_read_file(struct plan *p, const char *path);
 /* plan_read_cmdline: every bootrig.KEY=VALUE word overrides the plan. */
 void plan_read_cmdline(struct plan *p, const char *cmdline);
+
+/* ------------------------------------------------------------ the profile */
+
+/* Where init writes the kernel's symbol table for the test binaries
+ * (knob profile_ksyms=; initramfs/bench/symtab.h). */
+#define KSYMS_PATH "/tmp/bootrig-ksyms"
+/* ksyms_build: reads /proc/kallsyms once (root prefix for test mode),
+ * writes its text symbols to path (setting kptr_restrict to 0 first when
+ * the addresses read as 0); NULL, or what went wrong. Logs the count and
+ * the time it took. */
+const char *ksyms_build(const char *root, const char *path);
 
 /* ------------------------------------------------------------ the machine */
 

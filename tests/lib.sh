@@ -52,6 +52,29 @@ abi_runner() {
 		else echo none; fi ;;
 	esac
 }
+# selftest_tap LABEL RUNNER... PROGRAM ARGS...: a guest self-test
+# (initramfs/rt/selftest.h: "ok NAME", "FAIL NAME: why", "skip NAME: why"
+# lines, then "done N checks, F failed"), one TAP line per check and one
+# for the whole (it ran to its end and exited 0); its output in
+# $tmp/LABEL.out (the caller's $tmp).
+selftest_tap() {
+	abi=$1
+	shift
+	"$@" >"$tmp/$abi.out" 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "$abi: ${line#ok }" ;;
+		"FAIL "*) not_ok "$abi: ${line#FAIL }" ;;
+		"skip "*) line=${line#skip }; skip "$abi: ${line%%: *}" "${line#*: }" ;;
+		esac
+	done <"$tmp/$abi.out"
+	if [ $rc = 0 ] && grep -q '^done [0-9]* checks, 0 failed$' "$tmp/$abi.out"; then
+		ok "$abi: the self-test ran to its end and exited 0"
+	else
+		not_ok "$abi: the self-test ran to its end" "exit $rc: $(tail -n 2 "$tmp/$abi.out")"
+	fi
+}
 # Real Debian kernels, fetched once into the cache: kernel_path FLAVOUR
 kernel_path() { sh "$TOP/scripts/fetch-kernels.sh" "$1" | awk '{print $2}'; }
 

@@ -14,26 +14,6 @@ S=$TOP/build/guest-selftest
 tmp=$(mktemp -d /tmp/t-guest-rt.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# selftest ABI RUNNER ARGS...: runs it, one TAP line per check.
-selftest() {
-	abi=$1
-	shift
-	"$@" >"$tmp/$abi.out" 2>&1
-	rc=$?
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "$abi: ${line#ok }" ;;
-		"FAIL "*) not_ok "$abi: ${line#FAIL }" ;;
-		"skip "*) line=${line#skip }; skip "$abi: ${line%%: *}" "${line#*: }" ;;
-		esac
-	done <"$tmp/$abi.out"
-	if [ $rc = 0 ] && grep -q '^done [0-9]* checks, 0 failed$' "$tmp/$abi.out"; then
-		ok "$abi: the self-test ran to its end and exited 0"
-	else
-		not_ok "$abi: the self-test ran to its end" "exit $rc: $(tail -n 2 "$tmp/$abi.out")"
-	fi
-}
-
 # What this host cannot run, an x86_64 guest booted with syscall.x32=y
 # does (tests/lib.sh's gx_add/gx_boot): x32 where the host kernel refuses
 # it, and i386 with its exec checks where i386 runs under qemu-i386.
@@ -46,21 +26,21 @@ if [ -f "$gx/batch" ]; then
 	else not_ok "the guest with syscall.x32=y runs what this host cannot" "$why"; fi
 fi
 
-selftest x86_64 "$S/x86_64/rt-selftest"
+selftest_tap x86_64 "$S/x86_64/rt-selftest"
 # i386 natively, or whole (exec included) in the guest where the host
 # kernel has IA-32 off (qemu-i386 could run it only without exec)
 if [ -n "$(abi_runner i386)" ]; then
-	selftest i386-in-guest "$GX" --replay "$gx" "$S/i386/rt-selftest"
+	selftest_tap i386-in-guest "$GX" --replay "$gx" "$S/i386/rt-selftest"
 else
-	selftest i386 "$S/i386/rt-selftest"
+	selftest_tap i386 "$S/i386/rt-selftest"
 fi
 if [ "$(abi_runner x32)" = none ]; then
-	selftest x32-in-guest "$GX" --replay "$gx" "$S/x32/rt-selftest"
+	selftest_tap x32-in-guest "$GX" --replay "$gx" "$S/x32/rt-selftest"
 else
-	selftest x32 "$S/x32/rt-selftest"
+	selftest_tap x32 "$S/x32/rt-selftest"
 fi
-selftest aarch64 qemu-aarch64 "$S/aarch64/rt-selftest" --no-exec
-selftest arm qemu-arm "$S/arm/rt-selftest" --no-exec
+selftest_tap aarch64 qemu-aarch64 "$S/aarch64/rt-selftest" --no-exec
+selftest_tap arm qemu-arm "$S/arm/rt-selftest" --no-exec
 case $(file -b "$S/aarch64_ilp32/rt-selftest") in
 "ELF 32-bit LSB executable, ARM aarch64"*) ok "aarch64_ilp32: the self-test is an ELF32 AArch64 executable" ;;
 *) not_ok "aarch64_ilp32: self-test ELF class" "$(file -b "$S/aarch64_ilp32/rt-selftest")" ;;

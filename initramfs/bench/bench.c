@@ -5,6 +5,7 @@
  * statistics, and the METRIC record.
  */
 #include "bench.h"
+#include "profile.h"
 
 /* ------------------------------------------------------------------ */
 /* Arguments and knobs.                                                 */
@@ -225,6 +226,7 @@ void bench_init(struct bench *b, int argc, char **argv, const char *test)
 	if (bench_knob_long(b, "counters", 1, 0, 1))
 		open_counters(b);
 	size_subruns(b);
+	bench_profile_init(b);
 }
 
 /* ------------------------------------------------------------------ */
@@ -502,14 +504,18 @@ double bench_latency(struct bench *b, const char *name, const char *unit, bench_
 {
 	struct bench_run r;
 	bench_time(b, fn, ctx, &r);
-	return bench_report_latency(b, name, unit, &r);
+	double median = bench_report_latency(b, name, unit, &r);
+	bench_profile(b, name, fn, ctx, r.iters);
+	return median;
 }
 
 void bench_latency_set(struct bench *b, struct bench_metric *set, int count)
 {
 	bench_time_set(b, set, count);
-	for (int m = 0; m < count; m++)
+	for (int m = 0; m < count; m++) {
 		bench_report_latency(b, set[m].name, set[m].unit, &set[m].run);
+		bench_profile(b, set[m].name, set[m].fn, set[m].ctx, set[m].run.iters);
+	}
 }
 
 void bench_bandwidth(struct bench *b, const char *name, double bytes_per_op, bench_loop_fn fn,
@@ -521,6 +527,7 @@ void bench_bandwidth(struct bench *b, const char *name, double bytes_per_op, ben
 	for (int i = 0; i < r.n; i++)
 		v[i] = bytes_per_op * 1e3 / r.ns_per_op[i];   /* bytes/ns * 1e9 / 1e6 */
 	bench_report(b, name, "MB/s", true, v, r.n, &r);
+	bench_profile(b, name, fn, ctx, r.iters);
 }
 
 /* ------------------------------------------------------------------ */

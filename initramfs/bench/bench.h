@@ -46,6 +46,11 @@
  * reps=N (sub-runs per sample), samples=N (the most), min_samples=N,
  * ci_bp=N (the target in hundredths of a percent: 100 is 1 %), clock_res_ns=, clock_noise_ppm=, pin=0 (do
  * not pin to CPU 0), counters=0 (do not open perf).
+ *
+ * With the knob profile=1 every metric reported through bench_latency,
+ * bench_latency_set and bench_bandwidth gets a profile pass of its own
+ * after its METRIC line (profile.h); a test that calls bench_report
+ * itself calls bench_profile / bench_profile_fixed.
  */
 #ifndef BOOTRIG_BENCH_H
 #define BOOTRIG_BENCH_H
@@ -91,6 +96,11 @@ struct bench {
 	char **argv;
 	int perf_cycles;          /* perf fds, or -1 */
 	int perf_instr;
+	/* The profile pass (profile.h): knob profile=1 and its settings. */
+	bool profile;
+	bool profile_cycles;      /* profile_event=cycles */
+	uint64_t profile_ns;      /* profile_ms= */
+	uint64_t profile_period_ns;
 };
 
 /* A timed loop: performs `iters` operations on ctx. Returns the number of

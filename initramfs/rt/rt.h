@@ -244,6 +244,27 @@ const char *rt_errname(int err);
 #define PERF_EVENT_IOC_ENABLE 0x2400
 #define PERF_EVENT_IOC_DISABLE 0x2401
 #define PERF_EVENT_IOC_RESET 0x2403
+/* Sampling (the profile pass, initramfs/bench/profile.h). */
+#define PERF_COUNT_SW_CPU_CLOCK 0
+#define PERF_SAMPLE_IP (1ull << 0)
+#define PERF_SAMPLE_TID (1ull << 1)
+#define PERF_SAMPLE_CALLCHAIN (1ull << 5)
+#define PERF_ATTR_INHERIT (1ull << 1)
+#define PERF_ATTR_EXCLUDE_USER (1ull << 4)
+#define PERF_ATTR_COMM (1ull << 9)
+#define PERF_FLAG_FD_CLOEXEC 8ul
+#define PERF_RECORD_LOST 2
+#define PERF_RECORD_COMM 3
+#define PERF_RECORD_SAMPLE 9
+#define PERF_RECORD_MISC_CPUMODE_MASK 7
+#define PERF_RECORD_MISC_KERNEL 1
+#define PERF_RECORD_MISC_USER 2
+#define PERF_RECORD_MISC_COMM_EXEC (1u << 13)
+/* Callchain context markers (u64 values >= PERF_CONTEXT_MAX). */
+#define PERF_CONTEXT_HV ((uint64_t)-32)
+#define PERF_CONTEXT_KERNEL ((uint64_t)-128)
+#define PERF_CONTEXT_USER ((uint64_t)-512)
+#define PERF_CONTEXT_MAX ((uint64_t)-4095)
 
 /* ------------------------------------------------------------------ */
 /* Structures the kernel reads or writes (same layout on all ABIs).     */
@@ -316,6 +337,24 @@ struct rt_perf_event_attr {
 	uint16_t sample_max_stack;
 	uint16_t reserved_2;
 };
+
+/* The first page of a sampling event's ring buffer (struct
+ * perf_event_mmap_page): only the data section's fields are used. The
+ * same layout on every ABI (the 32-bit ABIs included: u64 fields). */
+struct rt_perf_mmap_page {
+	uint8_t header[1024];          /* version, lock, time fields... */
+	volatile uint64_t data_head;   /* written by the kernel */
+	volatile uint64_t data_tail;   /* written by the reader */
+	uint64_t data_offset;          /* where the data pages start */
+	uint64_t data_size;
+};
+/* The ring's barriers (as perf's own reader has them): read
+ * data_head, then rt_perf_rmb() before reading records; rt_perf_mb()
+ * after reading them, before writing data_tail. Fences the compiler
+ * turns into each ABI's instruction (dmb ish on arm and arm64, nothing
+ * or mfence on x86). */
+static inline void rt_perf_rmb(void) { __atomic_thread_fence(__ATOMIC_ACQUIRE); }
+static inline void rt_perf_mb(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 /* struct linux_dirent64, as rt_getdents64() returns them. */
 struct rt_dirent64 {
@@ -478,6 +517,10 @@ static inline uint32_t rt_htonl(uint32_t v)
 
 long rt_perf_event_open(struct rt_perf_event_attr *attr, pid_t pid, int cpu,
 			int group_fd, unsigned long flags);
+/* rt_online_cpus: the online CPUs (/sys/devices/system/cpu/online, a
+ * list like "0-3,5") into cpus[0..max-1]; returns how many, or -errno
+ * when the file cannot be read or parsed. */
+int rt_online_cpus(int *cpus, int max);
 
 /* rt_syscall: any call by number (the arch's __NR_* names), for what has
  * no wrapper. Arguments are passed as the ABI's register width. */

@@ -13,27 +13,7 @@
  * poll and sched_setaffinity.
  */
 #include "rt.h"
-
-static int failures, checks;
-
-/* check: one line of output per check. */
-__attribute__((format(printf, 3, 4)))
-static void check(bool good, const char *name, const char *why_fmt, ...)
-{
-	char why[256];
-	va_list ap;
-
-	checks++;
-	if (good) {
-		rt_printf("ok %s\n", name);
-		return;
-	}
-	va_start(ap, why_fmt);
-	rt_vsnprintf(why, sizeof(why), why_fmt, ap);
-	va_end(ap);
-	rt_printf("FAIL %s: %s\n", name, why);
-	failures++;
-}
+#include "selftest.h"
 
 static void check_format(void)
 {
@@ -296,6 +276,9 @@ static void check_system(void)
 	check(rt_sched_setaffinity(0, sizeof(mask), mask) == 0 && rt_sched_yield() == 0,
 	      "sched_setaffinity to CPU 0, sched_yield", "failed");
 	check(rt_getpid() > 0 && rt_gettid() == rt_getpid(), "getpid and gettid", "mismatch");
+	int cpus[8], ncpus = rt_online_cpus(cpus, 8);
+	check(ncpus >= 1 && cpus[0] >= 0 && (ncpus == 1 || cpus[1] > cpus[0]), "online CPUs from sysfs",
+	      "%d: %s", ncpus, ncpus < 0 ? rt_errname(-ncpus) : "");
 }
 
 int main(int argc, char **argv, char **envp)
@@ -313,6 +296,5 @@ int main(int argc, char **argv, char **envp)
 	check_threads();
 	check_sockets();
 	check_system();
-	rt_printf("done %d checks, %d failed\n", checks, failures);
-	return failures ? 1 : 0;
+	return selftest_done();
 }

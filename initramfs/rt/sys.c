@@ -596,3 +596,30 @@ long rt_read_file(const char *path, char *buf, size_t size)
 	rt_close((int)fd);
 	return (long)len;
 }
+
+int rt_online_cpus(int *cpus, int max)
+{
+	char text[256];
+	long len = rt_read_file("/sys/devices/system/cpu/online", text, sizeof(text));
+	const char *s = text;
+	int n = 0;
+
+	if (len < 0)
+		return (int)len;
+	while (*s && *s != '\n') {
+		uint64_t lo, hi;
+		s = rt_parse_u64(s, &lo);
+		if (!s)
+			return -EINVAL;
+		hi = lo;
+		if (*s == '-' && !(s = rt_parse_u64(s + 1, &hi)))
+			return -EINVAL;
+		for (uint64_t c = lo; c <= hi && n < max; c++)
+			cpus[n++] = (int)c;
+		if (*s == ',')
+			s++;
+		else if (*s && *s != '\n')
+			return -EINVAL;
+	}
+	return n > 0 ? n : -EINVAL;
+}

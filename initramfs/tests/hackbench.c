@@ -25,6 +25,7 @@
  * of another loop count is another quantity, never compared with this one.
  */
 #include "bench.h"
+#include "profile.h"
 
 #define MAX_FDS 64
 #define MAX_TASKS 4096
@@ -319,5 +320,10 @@ int main(int argc, char **argv)
 	}
 	bench_report(&b, time_name, "s", false, secs, r.n, &r);
 	bench_report(&b, rate_name, "KiB/s", true, kib_s, r.n, &r);
+	/* One profile pass for the two metrics of the one measurement. */
+	const char *const names[] = { time_name, rate_name };
+	bench_profile_fixed(&b, names, 2, run_once, &h);
+	if (h.err)
+		bench_fail(&b, "a run failed: %s", rt_errname((int)-h.err));
 	return 0;
 }

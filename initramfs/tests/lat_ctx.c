@@ -13,6 +13,7 @@
  * positive (noise larger than a switch) counts as 0.
  */
 #include "bench.h"
+#include "profile.h"
 
 #define MAX_PROCS 64
 
@@ -152,6 +153,7 @@ int main(int argc, char **argv)
 	double overhead_ns = bench_median(over->ns_per_op, over->n);
 	rt_snprintf(name, sizeof name, "ctx_%dp_%ldk", c.procs, c.size >> 10);
 	bench_report(&b, name, "us", false, per_switch, n, lap);
+	bench_profile(&b, name, loop_lap, &c, lap->iters);    /* the lap loop, overhead included */
 	bench_log(&b, "lat_ctx: %d processes, %ld bytes each: lap %.4f us, hop overhead %.4f us",
 		  c.procs, c.size, bench_median(lap->ns_per_op, lap->n) / 1e3, overhead_ns / 1e3);
 

@@ -1,0 +1,395 @@
+/*
+ * profile.c: the profile pass of a metric (profile.h has the contract):
+ * the knobs, the symbol tables, the sampling events and their rings, a
+ * sample's stack as function numbers (fold.h), and the pass itself.
+ */
+#include "profile.h"
+#include "fold.h"
+#include "symtab.h"
+
+#define PROFILE_MAX_CPUS 64
+#define PROFILE_RING_PAGES 128         /* data pages per CPU (512 KiB) */
+#define PROFILE_PAGE 4096
+#define PROFILE_MAX_STACKS 16384       /* distinct stacks kept while folding */
+#define PROFILE_ARENA (1u << 20)       /* their frames */
+#define PROFILE_MAX_EXECS 64
+
+void bench_profile_init(struct bench *b)
+{
+	const char *event = bench_knob(b, "profile_event");
+
+	b->profile = bench_knob_long(b, "profile", 0, 0, 1) == 1;
+	b->profile_ns = 1000000ull * (uint64_t)bench_knob_long(b, "profile_ms", PROFILE_DEFAULT_MS, 1,
+								3600000);
+	b->profile_period_ns = 1000ull * (uint64_t)bench_knob_long(b, "profile_period_us",
+								   PROFILE_DEFAULT_PERIOD_US, 10, 1000000);
+	if (event && rt_strcmp(event, "cycles") && rt_strcmp(event, "cpu-clock"))
+		bench_fail(b, "bad knob profile_event=%s (expected cpu-clock or cycles)", event);
+	b->profile_cycles = event && !rt_strcmp(event, "cycles");
+}
+
+/* ------------------------------------------------------------------ */
+/* Symbols: function numbers are kernel symbols 0..nk-1, the binary's   */
+/* own nk..nk+nu-1, then "[kernel]" and "[unknown]_[u]".                */
+
+static struct symtab ksyms, usyms;
+static bool syms_loaded;
+/* The profiler's own functions, where a user stack is cut (its frames
+ * from there to the root are the pass's, not the metric's): symbol
+ * indexes plus 1, 0 for none (zero-initialized: no .data section). */
+static long own_syms[3];
+
+static bool own_frame(long sym)
+{
+	return sym >= 0 && (sym + 1 == own_syms[0] || sym + 1 == own_syms[1] || sym + 1 == own_syms[2]);
+}
+
+static void load_symbols(const struct bench *b)
+{
+	const char *path = bench_knob(b, "profile_ksyms");
+	struct rt_stat st;
+	long r, fd;
+
+	if (syms_loaded)
+		return;
+	syms_loaded = true;
+	r = path ? symtab_map(path, &ksyms) : -ENOENT;
+	if (r < 0)
+		bench_log(b, "profile: no kernel symbol table (%s: %s): kernel frames are [kernel]",
+			  path ? path : "profile_ksyms=", rt_errname((int)-r));
+	fd = rt_open("/proc/self/exe", O_RDONLY | O_CLOEXEC, 0);
+	r = fd < 0 ? fd : rt_fstat((int)fd, &st);
+	if (r >= 0) {
+		void *img = rt_mmap(NULL, (size_t)st.size, PROT_READ, MAP_PRIVATE, (int)fd, 0);
+		r = RT_IS_ERR(img) ? RT_PTR_ERR(img) : symtab_from_elf(img, (size_t)st.size, &usyms);
+	}
+	if (fd >= 0)
+		rt_close((int)fd);
+	if (r < 0)
+		bench_log(b, "profile: no symbols of this binary (%s): user frames are [unknown]_[u]",
+			  rt_errname((int)-r));
+	static const char *const own[] = { "run_pass", "bench_profile", "bench_profile_fixed" };
+	for (uint32_t i = 0; i < usyms.n; i++)
+		for (int k = 0; k < 3; k++)
+			if (!rt_strcmp(symtab_name(&usyms, i), own[k]))
+				own_syms[k] = (long)i + 1;
+}
+
+static const char *frame_name(void *ctx, uint32_t id, char *buf, size_t size)
+{
+	(void)ctx;
+	if (id < ksyms.n)
+		return symtab_name(&ksyms, id);
+	id -= ksyms.n;
+	if (id < usyms.n) {
+		rt_snprintf(buf, size, "%s_[u]", symtab_name(&usyms, id));
+		return buf;
+	}
+	return id == usyms.n ? "[kernel]" : "[unknown]_[u]";
+}
+
+static uint32_t kernel_id(uint64_t addr)
+{
+	long i = symtab_lookup(&ksyms, addr);
+	return i < 0 ? ksyms.n + usyms.n : (uint32_t)i;
+}
+
+/* The binary's symbol at addr, or -1. */
+static long user_sym(uint64_t addr)
+{
+	return symtab_lookup(&usyms, addr);
+}
+
+/* ------------------------------------------------------------------ */
+/* The events and their rings.                                          */
+
+struct ring {
+	int fd;
+	struct rt_perf_mmap_page *page;
+	uint64_t tail;
+};
+
+struct pass {
+	struct ring ring[PROFILE_MAX_CPUS];
+	int nrings;
+	const char *event;
+	uint64_t lost;
+	pid_t execs[PROFILE_MAX_EXECS];     /* children that exec'd another program */
+	int nexecs;
+	struct fold fold;
+	/* Samples by their raw frames first (symbolizing every sample costs
+	 * more guest time than the kernel's own sampling): open addressing,
+	 * keys in raw_keys as [nu, nk, execd, user frames..., kernel frames...]. */
+	struct raw_stack { uint32_t hash, off, count; } *raw;
+	uint64_t *raw_keys;
+	uint32_t raw_used, nraw;
+};
+#define PROFILE_RAW_SLOTS 32768u           /* at most half of them used */
+#define PROFILE_RAW_KEYS (1u << 20)        /* u64 frames of the distinct stacks */
+#define PROFILE_RAW_SIZE (PROFILE_RAW_SLOTS * sizeof(struct raw_stack) + PROFILE_RAW_KEYS * 8u)
+
+static void ioctl_all(struct pass *p, unsigned long req)
+{
+	for (int i = 0; i < p->nrings; i++)
+		rt_ioctl(p->ring[i].fd, req, 0);
+}
+
+static void close_all(struct pass *p)
+{
+	for (int i = 0; i < p->nrings; i++) {
+		rt_munmap(p->ring[i].page, (1 + PROFILE_RING_PAGES) * PROFILE_PAGE);
+		rt_close(p->ring[i].fd);
+	}
+	p->nrings = 0;
+}
+
+/* Opens the sampling event on every online CPU and maps its ring; 0 or
+ * -errno (nothing left open). */
+static long open_events(struct bench *b, struct pass *p, bool cycles)
+{
+	struct rt_perf_event_attr attr;
+	int cpus[PROFILE_MAX_CPUS], ncpus = rt_online_cpus(cpus, PROFILE_MAX_CPUS);
+
+	if (ncpus < 0) {               /* no sysfs: CPU 0, where bench_init pinned us */
+		cpus[0] = 0;
+		ncpus = 1;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = cycles ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE;
+	attr.config = cycles ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK;
+	/* cpu-clock counts nanoseconds; cycles one per nanosecond at 1 GHz */
+	attr.sample_period = b->profile_period_ns;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+	attr.flags = PERF_ATTR_DISABLED | PERF_ATTR_INHERIT | PERF_ATTR_EXCLUDE_HV | PERF_ATTR_COMM;
+	attr.sample_max_stack = FOLD_DEPTH;
+	p->event = cycles ? "cycles" : "cpu-clock";
+	for (int i = 0; i < ncpus; i++) {
+		long fd = rt_perf_event_open(&attr, 0, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			close_all(p);
+			return fd;
+		}
+		void *m = rt_mmap(NULL, (1 + PROFILE_RING_PAGES) * PROFILE_PAGE, PROT_READ | PROT_WRITE,
+				  MAP_SHARED, (int)fd, 0);
+		if (RT_IS_ERR(m)) {
+			rt_close((int)fd);
+			close_all(p);
+			return RT_PTR_ERR(m);
+		}
+		p->ring[p->nrings++] = (struct ring){ (int)fd, m, 0 };
+		(void)p->ring[p->nrings - 1].page->data_head;   /* its fault now, not sampled */
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Samples.                                                             */
+
+static bool execd(const struct pass *p, pid_t pid)
+{
+	for (int i = 0; i < p->nexecs; i++)
+		if (p->execs[i] == pid)
+			return true;
+	return false;
+}
+
+/* A stack (key as struct pass has them) symbolized into the fold. */
+static void fold_raw(struct pass *p, const uint64_t *key, uint32_t count)
+{
+	uint32_t ids[2 * FOLD_DEPTH + 1], n = 0, unknown_u = ksyms.n + usyms.n + 1;
+	uint32_t nu = (uint32_t)key[0], nk = (uint32_t)key[1];
+	const uint64_t *uf = key + 3, *kf = uf + nu;
+
+	/* User frames, root first: the walk kept up to its first frame the
+	 * binary does not know (past the interrupted pc) or the profiler's
+	 * own. */
+	if (nu && key[2]) {
+		ids[n++] = unknown_u;
+	} else if (nu) {
+		uint32_t keep = 1;
+		long sym;
+		while (keep < nu && (sym = user_sym(uf[keep])) >= 0 && !own_frame(sym))
+			keep++;
+		while (keep-- > 0) {
+			long s = user_sym(uf[keep]);
+			ids[n++] = s < 0 ? unknown_u : ksyms.n + (uint32_t)s;
+		}
+	}
+	for (uint32_t k = nk; k-- > 0;)
+		ids[n++] = kernel_id(kf[k]);
+	fold_add(&p->fold, ids, n, count);
+}
+
+/* One sample record: counted by its raw stack (or folded at once when
+ * the raw table is full). */
+static void add_sample(struct pass *p, const uint8_t *rec, size_t len)
+{
+	static struct fold_sample smp;
+	static uint64_t key[3 + 2 * FOLD_DEPTH];
+	uint32_t n, h = 2166136261u, i;
+
+	if (!fold_parse_sample(rec, len, &smp))
+		return;
+	key[0] = smp.nu;
+	key[1] = smp.nk;
+	key[2] = smp.nu && execd(p, (pid_t)smp.pid);
+	memcpy(key + 3, smp.uf, smp.nu * 8u);
+	memcpy(key + 3 + smp.nu, smp.kf, smp.nk * 8u);
+	n = 3 + smp.nu + smp.nk;
+	for (i = 0; i < n; i++)
+		h = (h ^ (uint32_t)key[i] ^ (uint32_t)(key[i] >> 32)) * 16777619u;
+	for (i = h & (PROFILE_RAW_SLOTS - 1);; i = (i + 1) & (PROFILE_RAW_SLOTS - 1)) {
+		struct raw_stack *r = &p->raw[i];
+		if (!r->count)
+			break;
+		if (r->hash == h && !memcmp(p->raw_keys + r->off, key, n * 8u)) {
+			r->count++;
+			return;
+		}
+	}
+	if (2 * (p->nraw + 1) > PROFILE_RAW_SLOTS || n > PROFILE_RAW_KEYS - p->raw_used) {
+		fold_raw(p, key, 1);
+		return;
+	}
+	p->raw[i] = (struct raw_stack){ h, p->raw_used, 1 };
+	memcpy(p->raw_keys + p->raw_used, key, n * 8u);
+	p->raw_used += n;
+	p->nraw++;
+}
+
+/* Every raw stack into the fold. */
+static void fold_all_raw(struct pass *p)
+{
+	for (uint32_t i = 0; i < PROFILE_RAW_SLOTS; i++)
+		if (p->raw[i].count)
+			fold_raw(p, p->raw_keys + p->raw[i].off, p->raw[i].count);
+}
+
+/* Reads every record of the ring up to its head and frees the space. */
+static void drain(struct pass *p, struct ring *r)
+{
+	static uint8_t rec[65536];
+	const uint8_t *data = (const uint8_t *)r->page + PROFILE_PAGE;
+	uint64_t head = r->page->data_head;
+	size_t len;
+
+	rt_perf_rmb();
+	while ((len = fold_ring_record(data, (uint64_t)PROFILE_RING_PAGES * PROFILE_PAGE, r->tail, head, rec,
+				       sizeof(rec))) > 0) {
+		uint32_t type;
+		uint16_t misc;
+		memcpy(&type, rec, 4);
+		memcpy(&misc, rec + 4, 2);
+		if (type == PERF_RECORD_SAMPLE) {
+			add_sample(p, rec, len);
+		} else if (type == PERF_RECORD_LOST && len >= 24) {
+			uint64_t lost;
+			memcpy(&lost, rec + 16, 8);
+			p->lost += lost;
+		} else if (type == PERF_RECORD_COMM && (misc & PERF_RECORD_MISC_COMM_EXEC) && len >= 16 &&
+			   p->nexecs < PROFILE_MAX_EXECS) {
+			uint32_t pid;
+			memcpy(&pid, rec + 8, 4);
+			p->execs[p->nexecs++] = (pid_t)pid;
+		}
+		r->tail += len;
+	}
+	/* A corrupt record: the rest of the ring is skipped. */
+	r->tail = head;
+	rt_perf_mb();
+	r->page->data_tail = r->tail;
+}
+
+static void drain_all(struct pass *p)
+{
+	for (int i = 0; i < p->nrings; i++)
+		drain(p, &p->ring[i]);
+}
+
+/* Is any ring more than half full? */
+static bool rings_filling(const struct pass *p)
+{
+	for (int i = 0; i < p->nrings; i++)
+		if (p->ring[i].page->data_head - p->ring[i].tail > PROFILE_RING_PAGES * PROFILE_PAGE / 2)
+			return true;
+	return false;
+}
+
+static void out_stdout(void *ctx, const char *line, size_t n)
+{
+	(void)ctx;
+	rt_write_all(1, line, n);
+}
+
+static void print_unavailable(const struct bench *b, const char *name, const char *reason)
+{
+	rt_printf("PROFILE abi=%s test=%s name=%s status=unavailable reason=%s\n", b->abi, b->test, name,
+		  reason);
+}
+
+/* The pass: fn(ctx, iters) until profile_ns (at least once), sampled;
+ * printed under names[0..count-1]. */
+static void run_pass(struct bench *b, const char *const *names, int count, bench_loop_fn fn, void *ctx,
+		     unsigned long iters)
+{
+	static struct pass p;
+	long r;
+
+	load_symbols(b);
+	memset(&p, 0, sizeof(p));
+	r = open_events(b, &p, b->profile_cycles);
+	if (r < 0 && b->profile_cycles)
+		r = open_events(b, &p, false);
+	if (r >= 0 && (r = fold_init(&p.fold, ksyms.n + usyms.n + 2, PROFILE_MAX_STACKS, PROFILE_ARENA)) < 0)
+		close_all(&p);
+	if (r >= 0 && !(p.raw = rt_alloc_pages(PROFILE_RAW_SIZE))) {
+		fold_free(&p.fold);
+		close_all(&p);
+		r = -ENOMEM;
+	} else if (r >= 0) {
+		p.raw_keys = (uint64_t *)(p.raw + PROFILE_RAW_SLOTS);
+	}
+	if (r < 0) {
+		for (int i = 0; i < count; i++)
+			print_unavailable(b, names[i], rt_errname((int)-r));
+		return;
+	}
+	ioctl_all(&p, PERF_EVENT_IOC_RESET);
+	ioctl_all(&p, PERF_EVENT_IOC_ENABLE);
+	uint64_t start = rt_now_ns();
+	do {
+		fn(ctx, iters);
+		if (rings_filling(&p)) {
+			ioctl_all(&p, PERF_EVENT_IOC_DISABLE);
+			drain_all(&p);
+			ioctl_all(&p, PERF_EVENT_IOC_ENABLE);
+		}
+	} while (rt_now_ns() - start < b->profile_ns);
+	ioctl_all(&p, PERF_EVENT_IOC_DISABLE);
+	drain_all(&p);
+	close_all(&p);
+	fold_all_raw(&p);
+	rt_free_pages(p.raw, PROFILE_RAW_SIZE);
+	for (int i = 0; i < count; i++) {
+		struct fold_head h = { b->abi, b->test, names[i], p.event, b->profile_period_ns, p.lost };
+		if (p.fold.samples == 0)
+			print_unavailable(b, names[i], "no-samples");
+		else if (fold_emit(&p.fold, &h, frame_name, NULL, out_stdout, NULL) < 0)
+			print_unavailable(b, names[i], "ENOMEM");
+	}
+	fold_free(&p.fold);
+}
+
+void bench_profile(struct bench *b, const char *name, bench_loop_fn fn, void *ctx, unsigned long iters)
+{
+	if (b->profile)
+		run_pass(b, &name, 1, fn, ctx, iters ? iters : 1);
+}
+
+void bench_profile_fixed(struct bench *b, const char *const *names, int count, bench_loop_fn fn,
+			 void *ctx)
+{
+	if (b->profile)
+		run_pass(b, names, count, fn, ctx, 1);
+}
