@@ -161,3 +161,83 @@ log "$tmp/orphan.log" orphan_body
 judge "$tmp/orphan.log"
 jq_is "judge: a PROFILE before any METRIC of its name is not read (counted), PASS" \
 	'[.verdict, (.metrics[0] | has("profile")), .protocol.profile_not_read]' '["PASS",false,1]'
+
+# --- the history database: schema 4, a function's share in history ---
+MK=$TOP/build/tests/tools/mkresults
+q() { sqlite3 "$1" "$2" 2>&1; }
+br() {
+	"$BOOTRIG" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+OC=x86_64:lat_syscall:open_close:us:lower:10:1
+"$MK" "$tmp/r" k-a default 3 1 $OC >/dev/null
+"$MK" "$tmp/r" k-b default 3 2 $OC >/dev/null
+# addprof FILE SELF: metrics[0] gets a profile whose memchr_inv has that self
+# share ("" leaves memchr_inv out: 0 % in that boot)
+addprof() {
+	if [ -n "$2" ]; then fns="[{\"name\":\"do_sys_openat2\",\"self\":1.25,\"children\":45.5,\"self_samples\":50,\"children_samples\":1820},
+		{\"name\":\"memchr_inv\",\"self\":$2,\"children\":30,\"self_samples\":1,\"children_samples\":1200}]"
+	else fns='[{"name":"do_sys_openat2","self":1.25,"children":45.5,"self_samples":50,"children_samples":1820}]'; fi
+	jq --argjson fns "$fns" '.metrics[0].profile = {status: "ok", event: "cpu-clock", period_ns: 50000,
+		samples: 4000, lost: 2, functions: $fns,
+		stacks: [{stack: "main_[u];do_sys_openat2", samples: 3000}, {stack: "main_[u];memchr_inv", samples: 900}],
+		stacks_other: 100}' "$1" >"$1.new" && mv "$1.new" "$1"
+}
+addprof "$tmp/r/k-a/default/1/result.json" 1
+addprof "$tmp/r/k-a/default/2/result.json" 1.02
+addprof "$tmp/r/k-a/default/3/result.json" ""
+addprof "$tmp/r/k-b/default/1/result.json" 21.4
+addprof "$tmp/r/k-b/default/2/result.json" 21.41
+addprof "$tmp/r/k-b/default/3/result.json" 21.42
+DB=$tmp/h.db
+br import --db "$DB" "$tmp/r"
+v=$(q "$DB" 'PRAGMA user_version')
+rows=$(q "$DB" "SELECT (SELECT count(*) FROM profile) || ' ' || (SELECT count(*) FROM profile_function) || ' ' || (SELECT count(*) FROM profile_stack)")
+[ $rc -eq 0 ] && [ "$v" = 4 ] && [ "$rows" = "6 11 12" ] &&
+	ok "import: schema 4; each boot's profile, its functions and stacks recorded (6 11 12 rows)" ||
+	not_ok "import of profiled boots" "rc=$rc v=$v rows=$rows $(cat "$tmp/err")"
+row=$(q "$DB" "SELECT p.event || '|' || p.period_ns || '|' || p.samples || '|' || p.lost || '|' || p.stacks_other || '|' || f.fn || '|' || f.self || '|' || f.children || '|' || s.stack || '|' || s.samples FROM profile p JOIN profile_function f ON f.boot = p.boot AND f.seq = p.seq AND f.rank = 0 JOIN profile_stack s ON s.boot = p.boot AND s.seq = p.seq AND s.rank = 1 JOIN boot b ON b.id = p.boot WHERE b.path LIKE '%/k-a/default/1/result.json'")
+[ "$row" = "cpu-clock|50000.0|4000.0|2.0|100.0|do_sys_openat2|1.25|45.5|main_[u];memchr_inv|900.0" ] &&
+	ok "a profile's rows: header, first function, second stack" || not_ok "a profile's rows" "$row"
+br history --db "$DB" --format json x86_64.lat_syscall.open_close:self.memchr_inv
+got=$(jq -c '[.metric.id, .metric.unit, .metric.better, [.kernels[].observations], .change_points]' "$tmp/out" 2>&1)
+[ $rc -eq 0 ] && [ "$got" = '["x86_64.lat_syscall.open_close:self.memchr_inv","%","lower",[[1,1.02,0],[21.4,21.41,21.42]],[1]]' ] &&
+	ok "history: a function's self share per boot (0 where the profile lacks it), a change point" ||
+	not_ok "history of a function's share" "rc=$rc $got $(cat "$tmp/err")"
+br history --db "$DB" x86_64.lat_syscall.open_close:children.memchr_inv
+if [ $rc -eq 0 ] && grep -q "^metric: x86_64.lat_syscall.open_close:children.memchr_inv (%, lower is better)" "$tmp/out" &&
+   grep -q "^0 change points" "$tmp/out"; then ok "history: a children share in text, no change"
+else not_ok "history: a children share" "rc=$rc $(cat "$tmp/out" "$tmp/err")"; fi
+br history --db "$DB" --format json x86_64.lat_syscall.open_close:children.memchr_inv
+got=$(jq -c '[.kernels[].observations]' "$tmp/out" 2>&1)
+[ "$got" = '[[30,30,0],[30,30,30]]' ] && ok "history: the children share per boot" ||
+	not_ok "history: the children share per boot" "$got $(cat "$tmp/err")"
+br history --db "$DB" x86_64.lat_syscall.open_close:self.
+[ $rc -eq 64 ] && grep -q "no function after" "$tmp/err" && ok "history: ':self.' without a function is a usage error" ||
+	not_ok "history: ':self.' without a function" "rc=$rc $(cat "$tmp/err")"
+br history --db "$DB" x86_64.lat_syscall.open_close
+[ $rc -eq 0 ] && grep -q "^metric: x86_64.lat_syscall.open_close (us, lower is better)" "$tmp/out" &&
+	ok "history: the metric itself, as before" || not_ok "history: the metric itself" "rc=$rc $(cat "$tmp/err")"
+
+# a version 3 database (before the profile tables): read as it is, upgraded by import
+cp "$DB" "$tmp/v3.db"
+sqlite3 "$tmp/v3.db" 'DROP TABLE profile_function; DROP TABLE profile_stack; DROP TABLE profile; PRAGMA user_version = 3'
+br history --db "$tmp/v3.db" x86_64.lat_syscall.open_close
+h1=$rc
+br history --db "$tmp/v3.db" x86_64.lat_syscall.open_close:self.memchr_inv
+v=$(q "$tmp/v3.db" 'PRAGMA user_version')
+[ $h1 -eq 0 ] && [ $rc -eq 65 ] && grep -q "no kernel has a PASS boot with metric" "$tmp/err" && [ "$v" = 3 ] &&
+	ok "a version 3 database: history reads it as it is (no profiles), leaves it at 3" ||
+	not_ok "reading a version 3 database" "h1=$h1 rc=$rc v=$v $(cat "$tmp/err")"
+"$MK" "$tmp/r2" k-c default 2 3 $OC >/dev/null
+addprof "$tmp/r2/k-c/default/1/result.json" 5
+addprof "$tmp/r2/k-c/default/2/result.json" 5.5
+br import --db "$tmp/v3.db" "$tmp/r2"
+v=$(q "$tmp/v3.db" 'PRAGMA user_version')
+rows=$(q "$tmp/v3.db" "SELECT count(*) FROM profile")
+br history --db "$tmp/v3.db" --format json x86_64.lat_syscall.open_close:self.memchr_inv
+got=$(jq -c '[.kernels[].observations]' "$tmp/out" 2>&1)
+[ "$v" = 4 ] && [ "$rows" = 2 ] && [ "$got" = '[[],[],[5,5.5]]' ] &&
+	ok "a version 3 database: import upgrades it to 4 and records the new boots' profiles" ||
+	not_ok "migration 3 -> 4" "v=$v rows=$rows got=$got $(cat "$tmp/err")"
+echo "1..$_tap_n"
