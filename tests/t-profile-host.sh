@@ -11,6 +11,13 @@
 #            4: profile, profile_function, profile_stack), `bootrig history`
 #            printing a function's share (abi.test.name:self.FUNC); a version
 #            3 database read as it is and upgraded by import
+#   run      `run --profile` appends bootrig.profile=1 to the command line
+#            (the fake backend's result.json), a suite's profile = true puts
+#            profile=1 in the plan; each backend carries the line: LAVA's
+#            job (--lava-job-only), libvirt's domain.xml and the guest's
+#            /proc/cmdline, a simulated board's kernel command line
+# The last two boot QEMU (Debian's cloud-arm64 kernel, TCG): run the group
+# under flock /tmp/bootrig-qemu.lock.
 . "$(dirname "$0")/lib.sh"
 set -u
 REC=$TOP/build/tests/tools/br-record
@@ -240,4 +247,60 @@ got=$(jq -c '[.kernels[].observations]' "$tmp/out" 2>&1)
 [ "$v" = 4 ] && [ "$rows" = 2 ] && [ "$got" = '[[],[],[5,5.5]]' ] &&
 	ok "a version 3 database: import upgrades it to 4 and records the new boots' profiles" ||
 	not_ok "migration 3 -> 4" "v=$v rows=$rows got=$got $(cat "$tmp/err")"
+
+# --- run --profile: bootrig.profile=1 on every boot's command line ---
+# build/bootrig-fake (bootrig with the fake backend, no QEMU): result.json's
+# append, the line every backend boots
+FAKE=$TOP/build/bootrig-fake
+{ head -c 56 /dev/zero; printf 'ARMd'; head -c 8 /dev/zero; printf 'Linux version 6.1.0-fake #1\n'; } >"$tmp/Image"
+echo initrd >"$tmp/initrd.img"
+for p in "" --profile; do
+	BOOTRIG_FAKE_CONSOLE=$TOP/tests/fixtures/judge/pass-cloud-arm64.log "$FAKE" run --kernel "$tmp/Image" \
+		--initramfs "$tmp/initrd.img" --append quiet $p -o "$tmp/fake$p" >/dev/null 2>"$tmp/err"
+	echo "$?:$(jq -r .append "$tmp/fake$p"/*/default/1/result.json 2>&1)" >"$tmp/fake$p.append"
+done
+[ "$(cat "$tmp/fake.append")" = "0:console=ttyAMA0 panic=-1 quiet" ] &&
+[ "$(cat "$tmp/fake--profile.append")" = "0:console=ttyAMA0 panic=-1 quiet bootrig.profile=1" ] &&
+	ok "run --profile: bootrig.profile=1 appended to the command line (and not without it)" ||
+	not_ok "run --profile: the command line" "$(cat "$tmp/fake.append" "$tmp/fake--profile.append" "$tmp/err")"
+# a suite with profile = true: profile=1 in the plan of the image built
+printf 'suites = ( { name = "prof"; tests = [ "lat_syscall" ]; profile = true; } );\n' >"$tmp/prof.cfg"
+a64=$(kernel_path cloud-arm64)
+for s in smoke prof; do
+	"$BOOTRIG" build --kernel "$a64" --config "$tmp/prof.cfg" --suite $s -o "$tmp/$s.img" >/dev/null 2>"$tmp/err"
+	gzip -dc "$tmp/$s.img" 2>/dev/null | cpio -i --quiet --to-stdout etc/bootrig/plan >"$tmp/$s.plan" 2>/dev/null
+done
+grep -qx profile=1 "$tmp/prof.plan" && ! grep -q profile "$tmp/smoke.plan" &&
+	ok "a suite with profile = true: profile=1 in the guest's plan (not in the others')" ||
+	not_ok "a suite's profile = true in the plan" "$(cat "$tmp/prof.plan" "$tmp/err")"
+# LAVA: the job's QEMU -append carries it (--lava-job-only: nothing submitted)
+"$BOOTRIG" run --kernel "$a64" --lava http://127.0.0.1:1/ --lava-job-only --profile -o "$tmp/lava" \
+	>/dev/null 2>"$tmp/err"
+rc=$?
+job=$(echo "$tmp"/lava/*/default/1/job.yaml)
+[ $rc -eq 0 ] && grep -q -- '-append \\"console=ttyAMA0 panic=-1 bootrig.profile=1\\"' "$job" &&
+	ok "run --profile on LAVA: the job's -append ends with bootrig.profile=1" ||
+	not_ok "run --profile on LAVA" "rc=$rc $(grep append "$job" 2>&1) $(tail -3 "$tmp/err")"
+
+# The real boots (QEMU: run this group under flock /tmp/bootrig-qemu.lock).
+# libvirt: the domain's <cmdline> and the guest's own /proc/cmdline
+"$BOOTRIG" run --kernel "$a64" --profile -o "$tmp/lv" >/dev/null 2>"$tmp/err"
+rc=$?
+d=$(echo "$tmp"/lv/*/default/1)
+if [ $rc -eq 0 ] && grep -q "<cmdline>console=ttyAMA0 panic=-1 bootrig.profile=1</cmdline>" "$d/domain.xml" &&
+   [ "$(jq -r .sysinfo.cmdline "$d/result.json")" = "console=ttyAMA0 panic=-1 bootrig.profile=1" ]; then
+	ok "run --profile on libvirt: domain.xml's <cmdline> and the guest's /proc/cmdline, PASS"
+else not_ok "run --profile on libvirt" "rc=$rc $(grep cmdline "$d/domain.xml" 2>&1) $(tail -3 "$tmp/err")"; fi
+# a board (configs/boards/sim-arm64-tftp: U-Boot in QEMU): the kernel's own
+# "Kernel command line:" in the console
+export XDG_CACHE_HOME="$tmp/c"
+"$BOOTRIG" run --board sim-arm64-tftp --kernel "$a64" --profile -o "$tmp/board" >/dev/null 2>"$tmp/err"
+rc=$?
+for b in "$XDG_CACHE_HOME"/bootrig/boards/*; do
+	[ -d "$b" ] && sh "$TOP/configs/boards/sim-board.sh" off "$b"
+done
+d=$(echo "$tmp"/board/*/default/1)
+[ $rc -eq 0 ] && grep -q "Kernel command line: .*panic=-1 bootrig.profile=1" "$d/console.log" &&
+	ok "run --profile on a board: the kernel's command line holds bootrig.profile=1, PASS" ||
+	not_ok "run --profile on a board" "rc=$rc $(grep 'command line' "$d/console.log" 2>&1) $(tail -3 "$tmp/err")"
 echo "1..$_tap_n"
