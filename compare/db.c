@@ -664,8 +664,31 @@ static void bind_profile_key(sqlite3_stmt *st, long long boot, size_t seq, const
 		bind_text(st, c++, id[i]);
 }
 
+/* The entries of arr (a profile's functions or stacks) into st, each
+ * ranked by its place: its text key, then its numbers (non-finite: 0);
+ * entries without the text are skipped. 0 or -1 after a message. */
+static int record_ranked(struct writer *w, sqlite3_stmt *st, struct json_object *arr,
+			 const char *text, const char *const *nums, int nnums, long long boot,
+			 size_t seq, const char *const id[3])
+{
+	for (size_t i = 0, n = arr ? json_object_array_length(arr) : 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i);
+		if (!result_get_str(e, text, NULL))
+			continue;
+		bind_profile_key(st, boot, seq, id, true, i);
+		bind_text(st, 7, result_get_str(e, text, NULL));
+		for (int k = 0; k < nnums; k++) {
+			double v = result_get_num(e, nums[k]);
+			sqlite3_bind_double(st, 8 + k, isfinite(v) ? v : 0);
+		}
+		if (step_done(w->db, st) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* One metric's profile (metrics[seq].profile, status ok): its row, its
- * functions' and its stacks'; entries without a name are skipped. 0 or -1. */
+ * functions' and its stacks'. 0 or -1 after a message. */
 static int record_profile(struct writer *w, struct json_object *prof, long long boot, size_t seq,
 			  const char *const id[3])
 {
@@ -676,32 +699,12 @@ static int record_profile(struct writer *w, struct json_object *prof, long long 
 		bind_num(w->profile, 7 + i, result_get_num(prof, nums[i]));
 	if (step_done(w->db, w->profile) < 0)
 		return -1;
-	struct json_object *fns = result_get_array(prof, "functions");
-	for (size_t i = 0, n = fns ? json_object_array_length(fns) : 0; i < n; i++) {
-		struct json_object *f = json_object_array_get_idx(fns, i);
-		double self = result_get_num(f, "self"), children = result_get_num(f, "children");
-		if (!result_get_str(f, "name", NULL))
-			continue;
-		bind_profile_key(w->pfunc, boot, seq, id, true, i);
-		bind_text(w->pfunc, 7, result_get_str(f, "name", NULL));
-		sqlite3_bind_double(w->pfunc, 8, isfinite(self) ? self : 0);
-		sqlite3_bind_double(w->pfunc, 9, isfinite(children) ? children : 0);
-		if (step_done(w->db, w->pfunc) < 0)
-			return -1;
-	}
-	struct json_object *stacks = result_get_array(prof, "stacks");
-	for (size_t i = 0, n = stacks ? json_object_array_length(stacks) : 0; i < n; i++) {
-		struct json_object *s = json_object_array_get_idx(stacks, i);
-		double samples = result_get_num(s, "samples");
-		if (!result_get_str(s, "stack", NULL))
-			continue;
-		bind_profile_key(w->pstack, boot, seq, id, true, i);
-		bind_text(w->pstack, 7, result_get_str(s, "stack", NULL));
-		sqlite3_bind_double(w->pstack, 8, isfinite(samples) ? samples : 0);
-		if (step_done(w->db, w->pstack) < 0)
-			return -1;
-	}
-	return 0;
+	static const char *const fn_nums[] = { "self", "children" }, *const stack_nums[] = { "samples" };
+	if (record_ranked(w, w->pfunc, result_get_array(prof, "functions"), "name", fn_nums, 2, boot,
+			  seq, id) < 0)
+		return -1;
+	return record_ranked(w, w->pstack, result_get_array(prof, "stacks"), "stack", stack_nums, 1,
+			     boot, seq, id);
 }
 
 /* Every metric's profile with status ok (the ones a boot record takes,
