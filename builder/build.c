@@ -173,6 +173,8 @@ static char *plan_text(const struct suite *s, char **abis, size_t n_abis)
 		timeout++;
 	strbuf_addf(&sb, "\nsamples=%d\nmin_samples=%d\nci_target=%.4f\nrepeat=%d\ntest_timeout=%ld\n",
 		    s->samples, s->min_samples, s->ci_target, s->repeat, timeout);
+	if (s->profile)
+		strbuf_addstr(&sb, "profile=1\n");
 	return sb.buf;
 }
 

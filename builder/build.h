@@ -13,7 +13,8 @@
  *   /bench/<abi>/probe         for each ABI (init execs it: does the kernel run it?)
  *   /bench/<abi>/<test>        for each ABI and each test of the suite
  *   /bench/data/file           4 KiB the syscall tests stat and open
- *   /etc/bootrig/plan          suite=, tests=, abis=, samples=, repeat=, test_timeout=
+ *   /etc/bootrig/plan          suite=, tests=, abis=, samples=, repeat=, test_timeout=,
+ *                              profile=1 (a suite with profile = true)
  *   /dev/console               char 5:1, for the early console
  *   the user's extra files     (--add SRC:DEST, or files = ( "SRC:DEST" ) in a config)
  * plus every directory on the way. With append_to, a copy of that existing

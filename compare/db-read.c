@@ -287,6 +287,135 @@ static int owned(struct history_db *db, sqlite3_stmt **st, struct db_boot *d, st
 	return 0;
 }
 
+/*
+ * A boot's profiles (schema 4): the profile rows in seq order, then their
+ * functions' and stacks' rows in (seq, rank) order, stitched by seq. The
+ * arrays are kept (k) until the record is added, as its strings are.
+ */
+enum { PROFILE_Q, PFUNC_Q, PSTACK_Q, PROFILE_QUERIES };
+static const char *const profile_sql[PROFILE_QUERIES] = {
+	("SELECT seq, abi, test, metric, event, period_ns, samples, lost, stacks_other "
+	 "FROM profile WHERE boot = ?1 ORDER BY seq"),
+	"SELECT seq, fn, self, children FROM profile_function WHERE boot = ?1 ORDER BY seq, rank",
+	"SELECT seq, stack, samples FROM profile_stack WHERE boot = ?1 ORDER BY seq, rank",
+};
+
+struct db_profile {
+	long long seq;
+	struct boot_profile p;
+	struct boot_profile_fn *fns;
+	struct boot_profile_stack *stacks;
+};
+
+/* The profile of seq among ps[0..n) (in seq order), or NULL. */
+static struct db_profile *profile_of(struct db_profile *ps, size_t n, long long seq)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ps[mid].seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ps[lo].seq == seq ? &ps[lo] : NULL;
+}
+
+/* Steps st (boot id bound) through its rows, each into row(); 0 or -1. */
+static int profile_rows(struct history_db *db, sqlite3_stmt *st, long long boot,
+			void (*row)(sqlite3_stmt *, struct db_profile *, size_t, struct kept *),
+			struct db_profile *ps, size_t n, struct kept *k)
+{
+	sqlite3_bind_int64(st, 1, boot);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		row(st, ps, n, k);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : error("%s: %s", db->path, sqlite3_errmsg(db->sql));
+}
+
+/* A profile_function row: seq, fn, self, children. */
+static void pfunc_row(sqlite3_stmt *st, struct db_profile *ps, size_t n, struct kept *k)
+{
+	struct db_profile *d = profile_of(ps, n, sqlite3_column_int64(st, 0));
+	if (!d)
+		return;
+	d->fns = xrealloc(d->fns, (d->p.nfns + 1) * sizeof(*d->fns));
+	d->fns[d->p.nfns++] = (struct boot_profile_fn){ keep(k, st, 1), sqlite3_column_double(st, 2),
+							sqlite3_column_double(st, 3) };
+}
+
+/* A profile_stack row: seq, stack, samples. */
+static void pstack_row(sqlite3_stmt *st, struct db_profile *ps, size_t n, struct kept *k)
+{
+	struct db_profile *d = profile_of(ps, n, sqlite3_column_int64(st, 0));
+	if (!d)
+		return;
+	d->stacks = xrealloc(d->stacks, (d->p.nstacks + 1) * sizeof(*d->stacks));
+	d->stacks[d->p.nstacks++] = (struct boot_profile_stack){ keep(k, st, 1),
+								 sqlite3_column_double(st, 2) };
+}
+
+/* f's function share (db.h's struct db_share) in profile p, as a metric. */
+static void add_share(struct boot_record *r, const struct db_share *sh, const struct boot_profile *p)
+{
+	double v = 0;
+	for (size_t i = 0; i < p->nfns; i++)
+		if (!strcmp(p->fns[i].name, sh->fn)) {
+			v = sh->children ? p->fns[i].children : p->fns[i].self;
+			break;
+		}
+	struct side_observation o = { .abi = p->abi, .test = p->test, .name = sh->metric, .unit = "%",
+				      .higher_better = false, .obs = v, .samples = 1, .ci = NAN,
+				      .ci_target = NAN };
+	boot_record_add_metric(r, &o);
+}
+
+/* Fills d's record with its profiles (and f's share); 0 or -1 after a message. */
+static int profiles(struct history_db *db, sqlite3_stmt **st, struct db_boot *d,
+		    const struct db_filter *f, struct kept *k)
+{
+	struct db_profile *ps = NULL;
+	size_t n = 0;
+	sqlite3_bind_int64(st[PROFILE_Q], 1, d->id);
+	int rc;
+	while ((rc = sqlite3_step(st[PROFILE_Q])) == SQLITE_ROW) {
+		sqlite3_stmt *q = st[PROFILE_Q];
+		ps = xrealloc(ps, (n + 1) * sizeof(*ps));
+		ps[n++] = (struct db_profile){
+			.seq = sqlite3_column_int64(q, 0),
+			.p = { .abi = keep(k, q, 1), .test = keep(k, q, 2), .name = keep(k, q, 3),
+			       .event = keep(k, q, 4), .period_ns = col_num(q, 5), .samples = col_num(q, 6),
+			       .lost = col_num(q, 7), .stacks_other = col_num(q, 8) },
+		};
+	}
+	sqlite3_reset(st[PROFILE_Q]);
+	int ret = rc == SQLITE_DONE ? 0 : error("%s: %s", db->path, sqlite3_errmsg(db->sql));
+	if (ret == 0)
+		ret = profile_rows(db, st[PFUNC_Q], d->id, pfunc_row, ps, n, k);
+	if (ret == 0)
+		ret = profile_rows(db, st[PSTACK_Q], d->id, pstack_row, ps, n, k);
+	const struct db_share *sh = f ? f->share : NULL;
+	bool shared = false;
+	for (size_t i = 0; i < n; i++) {
+		ps[i].p.fns = ps[i].fns;
+		ps[i].p.stacks = ps[i].stacks;
+		if (ps[i].fns)
+			kept_add(k, (char *)ps[i].fns);
+		if (ps[i].stacks)
+			kept_add(k, (char *)ps[i].stacks);
+		if (ret == 0)
+			boot_record_add_profile(&d->rec, &ps[i].p);
+		if (ret == 0 && sh && !shared && !strcmp(ps[i].p.abi, sh->abi) &&
+		    !strcmp(ps[i].p.test, sh->test) && !strcmp(ps[i].p.name, sh->name)) {
+			add_share(&d->rec, sh, &ps[i].p);
+			shared = true;  /* one observation a boot, its first profile's */
+		}
+	}
+	free(ps);
+	return ret;
+}
+
 int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
 		 struct side *side, const char *label)
 {
@@ -294,7 +423,7 @@ int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
 	struct kept k = { 0 };
 	struct db_boot *boots = NULL;
 	size_t n = 0;
-	sqlite3_stmt *st[ARRAY_SIZE(owned_rows)] = { 0 };
+	sqlite3_stmt *st[ARRAY_SIZE(owned_rows)] = { 0 }, *pst[PROFILE_QUERIES] = { 0 };
 	sqlite3_stmt *b = db_prepare(db,
 		"SELECT b.id, b.path, (SELECT kernel_id FROM kernel WHERE id = b.kernel), b.variant, "
 		"b.verdict, b.reason, b.boot, b.append, b.image, b.target, b.host, b.started, "
@@ -316,12 +445,17 @@ int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
 	for (size_t q = 0; q < ARRAY_SIZE(owned_rows) && ret == 0; q++)
 		if (db->version >= owned_rows[q].version && !(st[q] = db_prepare(db, owned_rows[q].sql)))
 			ret = -1;
+	for (size_t q = 0; q < PROFILE_QUERIES && ret == 0 && db->version >= 4; q++)
+		if (!(pst[q] = db_prepare(db, profile_sql[q])))
+			ret = -1;
 	if (n)
 		qsort(boots, n, sizeof(*boots), cmp_db_boot);
 	for (size_t i = 0; i < n; i++) {
 		struct kept rows = { 0 };       /* one boot's at a time */
 		if (ret == 0)
 			ret = owned(db, st, &boots[i], &rows);
+		if (ret == 0 && pst[0])
+			ret = profiles(db, pst, &boots[i], f, &rows);
 		if (ret == 0)
 			side_add_boot(side, &boots[i].rec);
 		boot_record_release(&boots[i].rec);
@@ -329,6 +463,8 @@ int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
 	}
 	for (size_t q = 0; q < ARRAY_SIZE(owned_rows); q++)
 		sqlite3_finalize(st[q]);
+	for (size_t q = 0; q < PROFILE_QUERIES; q++)
+		sqlite3_finalize(pst[q]);
 	kept_free(&k);
 	free(boots);
 	return ret < 0 ? EXIT_DATAERR : EXIT_PASS;

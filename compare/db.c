@@ -26,7 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { SCHEMA_VERSION = 3, BUSY_MS = 120000 };
+enum { SCHEMA_VERSION = 4, BUSY_MS = 120000 };
 
 /* Version 2's addition: each boot's KTAP (KUnit) cases, result.json's
  * ktap.cases, in their order (compare's new-case check reads them). */
@@ -54,9 +54,55 @@ enum { SCHEMA_VERSION = 3, BUSY_MS = 120000 };
 	"  PRIMARY KEY (boot, seq)\n" \
 	");\n"
 
+/* Version 4's addition: each boot's metric profiles (result.json
+ * metrics[].profile with status "ok", issue 31): the header, every function
+ * it lists (the guest's top 40) and every folded stack, each in its order;
+ * seq is the metric's index in metrics[] (the metric table's seq). IF NOT
+ * EXISTS: a file whose user_version was set back with these tables left
+ * in it migrates all the same. */
+#define PROFILE_SQL \
+	"CREATE TABLE IF NOT EXISTS profile (\n" \
+	"  boot INTEGER NOT NULL REFERENCES boot(id) ON DELETE CASCADE,\n" \
+	"  seq INTEGER NOT NULL,           -- its metric's index in metrics[]\n" \
+	"  abi TEXT NOT NULL,\n" \
+	"  test TEXT NOT NULL,\n" \
+	"  metric TEXT NOT NULL,           -- the metric's name\n" \
+	"  event TEXT,                     -- cpu-clock, cycles\n" \
+	"  period_ns REAL,\n" \
+	"  samples REAL,\n" \
+	"  lost REAL,\n" \
+	"  stacks_other REAL,\n" \
+	"  PRIMARY KEY (boot, seq)\n" \
+	");\n" \
+	"CREATE TABLE IF NOT EXISTS profile_function (\n" \
+	"  boot INTEGER NOT NULL REFERENCES boot(id) ON DELETE CASCADE,\n" \
+	"  seq INTEGER NOT NULL,           -- the profile's\n" \
+	"  rank INTEGER NOT NULL,          -- its place in functions[]\n" \
+	"  abi TEXT NOT NULL,\n" \
+	"  test TEXT NOT NULL,\n" \
+	"  metric TEXT NOT NULL,\n" \
+	"  fn TEXT NOT NULL,\n" \
+	"  self REAL NOT NULL,             -- percent of the profile's samples\n" \
+	"  children REAL NOT NULL,\n" \
+	"  PRIMARY KEY (boot, seq, rank)\n" \
+	");\n" \
+	"CREATE INDEX IF NOT EXISTS profile_function_fn ON profile_function(abi, test, metric, fn);\n" \
+	"CREATE TABLE IF NOT EXISTS profile_stack (\n" \
+	"  boot INTEGER NOT NULL REFERENCES boot(id) ON DELETE CASCADE,\n" \
+	"  seq INTEGER NOT NULL,\n" \
+	"  rank INTEGER NOT NULL,          -- its place in stacks[]\n" \
+	"  abi TEXT NOT NULL,\n" \
+	"  test TEXT NOT NULL,\n" \
+	"  metric TEXT NOT NULL,\n" \
+	"  stack TEXT NOT NULL,            -- folded, root first\n" \
+	"  samples REAL NOT NULL,\n" \
+	"  PRIMARY KEY (boot, seq, rank)\n" \
+	");\n"
+
 /*
- * The schema, version 3 (version 1 without ktap_case and test, version 2
- * without test; check_schema() migrates them). A kernel is keyed by its file's sha256 (or, for
+ * The schema, version 4 (version 1 without ktap_case, test and the profile
+ * tables, version 2 without test and them, version 3 without them;
+ * check_schema() migrates them). A kernel is keyed by its file's sha256 (or, for
  * results older than kernel.sha256, by its kernel id); a boot by the
  * sha256 of its result.json. Everything a boot owns goes with it (ON
  * DELETE CASCADE).
@@ -134,7 +180,7 @@ static const char schema_sql[] =
 	"  value REAL NOT NULL,\n"
 	"  PRIMARY KEY (metric, seq)\n"
 	");\n"
-	KTAP_CASE_SQL TEST_SQL;
+	KTAP_CASE_SQL TEST_SQL PROFILE_SQL;
 
 /* Each version: what makes it from the version before (1: schema_sql less
  * the later tables), and the tables it has. */
@@ -148,6 +194,8 @@ static const struct {
 		"'ktap_case')", 8 },
 	[3] = { TEST_SQL, "('kernel','boot','abi','event','stage','metric','sample',"
 		"'ktap_case','test')", 9 },
+	[4] = { PROFILE_SQL, "('kernel','boot','abi','event','stage','metric','sample',"
+		"'ktap_case','test','profile','profile_function','profile_stack')", 12 },
 };
 
 /* Runs sql (no parameters, no rows); 0 or -1 after a message. */
@@ -361,7 +409,7 @@ static int step_done(struct history_db *db, sqlite3_stmt *st)
 struct writer {
 	struct history_db *db;
 	sqlite3_stmt *known, *kernel, *kernel_id, *boot, *abi, *event, *stage, *metric, *sample;
-	sqlite3_stmt *kcase, *test;
+	sqlite3_stmt *kcase, *test, *profile, *pfunc, *pstack;
 };
 
 static const char *const writer_sql[] = {
@@ -381,13 +429,19 @@ static const char *const writer_sql[] = {
 	"INSERT INTO ktap_case (boot, seq, suite, name, status) VALUES (?1, ?2, ?3, ?4, ?5)",
 	"INSERT INTO test (boot, seq, abi, test, status, reason, ms) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	"INSERT INTO profile (boot, seq, abi, test, metric, event, period_ns, samples, lost, "
+	"stacks_other) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	"INSERT INTO profile_function (boot, seq, rank, abi, test, metric, fn, self, children) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	"INSERT INTO profile_stack (boot, seq, rank, abi, test, metric, stack, samples) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
 
 static sqlite3_stmt **writer_stmt(struct writer *w, size_t i)
 {
 	sqlite3_stmt **v[] = { &w->known, &w->kernel, &w->kernel_id, &w->boot, &w->abi,
 			       &w->event, &w->stage, &w->metric, &w->sample, &w->kcase,
-			       &w->test };
+			       &w->test, &w->profile, &w->pfunc, &w->pstack };
 	return v[i];
 }
 
@@ -596,6 +650,82 @@ static int record_metrics(struct writer *w, struct json_object *r, long long boo
 	return 0;
 }
 
+/* Binds the first six columns of a profile table's row: boot, seq, rank
+ * (profile_function, profile_stack) or the identity's first (profile). */
+static void bind_profile_key(sqlite3_stmt *st, long long boot, size_t seq, const char *const id[3],
+			     bool ranked, size_t rank)
+{
+	int c = 1;
+	sqlite3_bind_int64(st, c++, boot);
+	sqlite3_bind_int64(st, c++, (long long)seq);
+	if (ranked)
+		sqlite3_bind_int64(st, c++, (long long)rank);
+	for (int i = 0; i < 3; i++)
+		bind_text(st, c++, id[i]);
+}
+
+/* The entries of arr (a profile's functions or stacks) into st, each
+ * ranked by its place: its text key, then its numbers (non-finite: 0);
+ * entries without the text are skipped. 0 or -1 after a message. */
+static int record_ranked(struct writer *w, sqlite3_stmt *st, struct json_object *arr,
+			 const char *text, const char *const *nums, int nnums, long long boot,
+			 size_t seq, const char *const id[3])
+{
+	for (size_t i = 0, n = arr ? json_object_array_length(arr) : 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i);
+		if (!result_get_str(e, text, NULL))
+			continue;
+		bind_profile_key(st, boot, seq, id, true, i);
+		bind_text(st, 7, result_get_str(e, text, NULL));
+		for (int k = 0; k < nnums; k++) {
+			double v = result_get_num(e, nums[k]);
+			sqlite3_bind_double(st, 8 + k, isfinite(v) ? v : 0);
+		}
+		if (step_done(w->db, st) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* One metric's profile (metrics[seq].profile, status ok): its row, its
+ * functions' and its stacks'. 0 or -1 after a message. */
+static int record_profile(struct writer *w, struct json_object *prof, long long boot, size_t seq,
+			  const char *const id[3])
+{
+	bind_profile_key(w->profile, boot, seq, id, false, 0);
+	bind_text(w->profile, 6, result_get_str(prof, "event", NULL));
+	static const char *const nums[] = { "period_ns", "samples", "lost", "stacks_other" };
+	for (int i = 0; i < 4; i++)
+		bind_num(w->profile, 7 + i, result_get_num(prof, nums[i]));
+	if (step_done(w->db, w->profile) < 0)
+		return -1;
+	static const char *const fn_nums[] = { "self", "children" }, *const stack_nums[] = { "samples" };
+	if (record_ranked(w, w->pfunc, result_get_array(prof, "functions"), "name", fn_nums, 2, boot,
+			  seq, id) < 0)
+		return -1;
+	return record_ranked(w, w->pstack, result_get_array(prof, "stacks"), "stack", stack_nums, 1,
+			     boot, seq, id);
+}
+
+/* Every metric's profile with status ok (the ones a boot record takes,
+ * results.h); 0 or -1 after a message. */
+static int record_profiles(struct writer *w, struct json_object *r, long long boot)
+{
+	struct json_object *metrics = result_get_array(r, "metrics");
+	for (size_t i = 0, n = metrics ? json_object_array_length(metrics) : 0; i < n; i++) {
+		struct json_object *m = json_object_array_get_idx(metrics, i);
+		struct json_object *prof = result_get_object(m, "profile");
+		const char *id[3] = { result_get_str(m, "abi", NULL), result_get_str(m, "test", NULL),
+				      result_get_str(m, "name", NULL) };
+		if (!prof || strcmp(result_get_str(prof, "status", ""), "ok") || !id[0] || !id[1] ||
+		    !id[2])
+			continue;
+		if (record_profile(w, prof, boot, i, id) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Records p unless its boot is known: 1 added, 0 known, -1 after a message. */
 static int record_one(struct writer *w, const struct pending *p)
 {
@@ -609,7 +739,8 @@ static int record_one(struct writer *w, const struct pending *p)
 	long long kernel = record_kernel(w, p->root);
 	long long boot = kernel < 0 ? -1 : record_boot(w, p, kernel);
 	if (boot < 0 || record_tables(w, p->root, boot) < 0 || record_cases(w, p->root, boot) < 0 ||
-	    record_tests(w, p->root, boot) < 0 || record_metrics(w, p->root, boot) < 0)
+	    record_tests(w, p->root, boot) < 0 || record_metrics(w, p->root, boot) < 0 ||
+	    record_profiles(w, p->root, boot) < 0)
 		return -1;
 	return 1;
 }

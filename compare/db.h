@@ -3,8 +3,9 @@
  * given (import), in one SQLite file, read back as a side of a comparison
  * (compare db:FILE:kernel=...) and as the kernels of a history.
  *
- * The schema (db.c) is versioned by PRAGMA user_version (3: version 1 plus
- * the KTAP case table (2) and the guest test table (3); an older file is
+ * The schema (db.c) is versioned by PRAGMA user_version (4: version 1 plus
+ * the KTAP case table (2), the guest test table (3) and the metric profile
+ * tables profile, profile_function, profile_stack (4); an older file is
  * migrated when a writer opens it, read as it is by a reader), with foreign
  * keys on; the file is in WAL mode with a busy timeout, so several writers
  * at once (two runs, two imports) wait for each other and lose nothing.
@@ -26,8 +27,8 @@ struct history_db {
 	struct sqlite3 *sql;
 	char *path;
 	int version;            /* the schema's: 1 (no KTAP cases), 2 (no guest
-				 * tests): read as is by a reader, migrated by
-				 * a writer; or 3 */
+				 * tests), 3 (no profiles): read as is by a
+				 * reader, migrated by a writer; or 4 */
 };
 
 /*
@@ -77,9 +78,26 @@ int db_import(const char *path, char *const *paths, size_t n, size_t *added, siz
 int db_check(const char *path);
 int db_record(const char *path, char *const *files, size_t n);
 
-/* Which boots a history or a side takes: NULL fields take any. */
+/*
+ * A function's share in a metric's profile read as a metric of its own (a
+ * metric id "abi.test.name:self.FUNC" or ":children.FUNC"): each boot that
+ * has an "ok" profile of metric (abi, test, name) gives one observation,
+ * FUNC's self (or children) percentage, 0 when FUNC is not among the
+ * boot's listed functions; the series is (abi, test, metric), unit "%",
+ * lower is better.
+ */
+struct db_share {
+	const char *abi, *test, *name;  /* the profiled metric */
+	const char *fn;
+	bool children;                  /* the children share, else self */
+	const char *metric;             /* the share's metric name: "name:self.FUNC" */
+};
+
+/* Which boots a history or a side takes: NULL fields take any; share, when
+ * set, adds that function share to each boot's metrics (db_load_side()). */
 struct db_filter {
 	const char *target, *clock, *variant;
+	const struct db_share *share;
 };
 
 struct db_kernel {
@@ -113,8 +131,11 @@ int db_find_kernel(struct history_db *db, const char *sel, long long *id);
  * read them from their results directories: each boot's rows become the
  * boot record (results.h) its result.json gives, added by side_add_boot()
  * in the natural order of the paths they were recorded from (boot_info.dir
- * is where each result.json was then), labelled label. What an older
- * schema did not keep (KTAP cases before 2, guest test times before 3) is
+ * is where each result.json was then), labelled label. Each boot's
+ * profiles (status ok: functions and stacks in their order) fill its
+ * record's profiles (boot_record_add_profile()); f->share adds a function
+ * share as a metric (struct db_share). What an older schema did not keep
+ * (KTAP cases before 2, guest test times before 3, profiles before 4) is
  * absent. 0, or EXIT_DATAERR after a message.
  */
 int db_load_side(struct history_db *db, long long id, const struct db_filter *f,

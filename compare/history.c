@@ -16,9 +16,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Splits a function share's suffix (":self.FUNC", ":children.FUNC") off
+ * metric into h->share: the metric without it (malloc'd), or NULL after a
+ * message (no FUNC). */
+static char *split_share(struct history *h, const char *metric)
+{
+	const char *self = strstr(metric, ":self."), *children = strstr(metric, ":children.");
+	const char *at = self && (!children || self < children) ? self : children;
+	if (!at)
+		return xstrdup(metric);
+	h->share.children = at == children;
+	const char *fn = at + (at == children ? strlen(":children.") : strlen(":self."));
+	if (!*fn)
+		return error("history: METRIC '%s': no function after '%.*s'", term_str(metric),
+			     (int)(fn - at), at), NULL;
+	h->share.fn = xstrdup(fn);
+	return xasprintf("%.*s", (int)(at - metric), metric);
+}
+
 int history_parse_metric(struct history *h, const char *metric, const char *abi)
 {
-	char *copy = xstrdup(metric);
+	char *copy = split_share(h, metric);
+	if (!copy)
+		return -1;
 	const char *sep = strchr(copy, '/') ? "/" : ".";
 	char *part[4] = { 0 }, *save = NULL;
 	size_t n = 0;
@@ -41,6 +61,13 @@ int history_parse_metric(struct history *h, const char *metric, const char *abi)
 			    term_str(metric));
 	}
 	free(copy);
+	if (ret == 0 && h->share.fn) {  /* the share is the metric history follows */
+		h->share.abi = h->abi, h->share.test = h->test, h->share.name = h->name;
+		h->name = xasprintf("%s:%s.%s", h->share.name, h->share.children ? "children" : "self",
+				    h->share.fn);
+		h->share.metric = h->name;
+		h->filter.share = &h->share;
+	}
 	return ret;
 }
 
@@ -152,6 +179,9 @@ void history_free(struct history *h)
 	}
 	db_kernels_free(h->kernels, h->nkernels);
 	free(h->points), free(h->abi), free(h->test), free(h->name);
+	if (h->share.fn)
+		free((char *)h->share.name);
+	free((char *)h->share.fn);
 	*h = (struct history){ 0 };
 }
 

@@ -35,7 +35,9 @@ struct history_point {
 };
 
 struct history {
-	char *abi, *test, *name;        /* the metric */
+	char *abi, *test, *name;        /* the metric (a share's: "name:self.FUNC") */
+	struct db_share share;          /* a function share (METRIC abi.test.name:self.FUNC
+					 * or :children.FUNC, db.h); share.fn NULL: none */
 	const char *unit;               /* from the first series (or "") */
 	bool higher_better;
 	struct db_filter filter;
@@ -51,7 +53,9 @@ struct history {
 /*
  * history_parse_metric: METRIC as compare names it (abi.test.name) or with
  * slashes (abi/test/name), or test.name with abi given (--abi); into
- * h->abi, test, name. 0, or -1 after a message.
+ * h->abi, test, name. Either may end in ":self.FUNC" or ":children.FUNC":
+ * then the metric is FUNC's share in that metric's profile (h->share, set
+ * in h->filter too), named "name:self.FUNC". 0, or -1 after a message.
  */
 int history_parse_metric(struct history *h, const char *metric, const char *abi);
 

@@ -5,7 +5,9 @@
  *   judge.c        line assembly, the records' facts, stages, timeouts and
  *                  the verdict;
  *   judge-json.c   the typed accessors and the JSON of result.json, built
- *                  from the kept records only when asked.
+ *                  from the kept records only when asked;
+ *   judge-profile.c  the metrics' profiles (PROFILE, PFUNC, PSTACK records):
+ *                  each attached to its METRIC, checked, and its JSON.
  */
 #ifndef BOOTRIG_JUDGE_INTERNAL_H
 #define BOOTRIG_JUDGE_INTERNAL_H
@@ -30,6 +32,44 @@
 #define MAX_KEPT_BYTES (8 << 20)
 #define MAX_STARTED 1024
 #define PANIC_QUIET 5.0         /* seconds of silence that end a panic */
+
+/* Bounds on the profiles (initramfs/PROTOCOL.md, issue 31): a profile keeps
+ * at most PROFILE_MAX_FUNCTIONS PFUNC and PROFILE_MAX_STACKS PSTACK records
+ * (a guest announcing more is incomplete), a boot at most MAX_PROFILES
+ * profiles and MAX_PROFILE_BYTES of their text; what is past them is counted
+ * (result.json protocol.profile_not_read), never a verdict change. */
+#define PROFILE_MAX_FUNCTIONS 40
+#define PROFILE_MAX_STACKS 100
+#define MAX_PROFILES 4096
+#define MAX_PROFILE_BYTES (32 << 20)
+
+struct profile_fn {
+	char *name;
+	uint64_t self, children;
+};
+
+struct profile_stack {
+	char *stack;
+	uint64_t n;
+};
+
+/* One metric's profile as its records gave it (judge-profile.c). */
+struct judge_profile_rec {
+	size_t metric;                  /* its METRIC: an index into judge.kept */
+	char *abi, *test, *name;
+	bool unavailable;               /* status=unavailable */
+	char *reason;                   /* unavailable's reason; NULL: none */
+	char *event;                    /* NULL: not sent */
+	bool header_ok;                 /* every number of the header parsed */
+	uint64_t period_ns, samples, lost, nfunctions, nstacks_sent, stacks_other;
+					/* nfunctions, nstacks_sent: the header's functions=, stacks= */
+	struct profile_fn *fns;
+	size_t nfns;
+	struct profile_stack *stacks;
+	size_t nstacks;
+	size_t bad;                     /* PFUNC/PSTACK records of it past the announced
+					 * counts or bounds, or with a malformed field */
+};
 
 struct started_test {
 	char *abi, *test;
@@ -103,11 +143,28 @@ struct judge {
 	size_t results, results_failed;
 	char *first_test_failure;
 
+	/* the metrics' profiles, in the order their PROFILE records came */
+	struct judge_profile_rec *profiles;
+	size_t nprofiles, profile_bytes;
+	size_t profile_not_read;        /* profile records not read: past the bounds, of no
+					 * metric, or of no open profile */
+
 	bool finished;
 	enum verdict verdict;
 	char *reason;
 	double end_t;
 };
+
+/* judge_profile_record: a PROFILE, PFUNC or PSTACK record (judge-profile.c). */
+void judge_profile_record(struct judge *j, const struct proto_record *rec);
+void judge_profiles_free(struct judge *j);
+/* The JSON of the profile of kept METRIC record k (spec: RESULTS.md, a
+ * metric's "profile"), or NULL when it has none; prof_of maps kept indices
+ * to profiles + 1 (judge_profile_index()). */
+struct json_object *judge_profile_json(const struct judge *j, const size_t *prof_of, size_t k);
+/* A malloc'd array over j->kept: entry k is 1 + the index of kept record
+ * k's profile, 0 when it has none (NULL when there are no profiles). */
+size_t *judge_profile_index(const struct judge *j);
 
 /* Is e a known issue of the target (judge_expect_event's patterns)? */
 bool judge_is_expected(const struct judge *j, const struct crash_event *e);

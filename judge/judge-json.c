@@ -87,8 +87,10 @@ static void result_json(struct records_json *out, const struct proto_record *rec
 	json_object_array_add(out->tests, o);
 }
 
-/* METRIC: a row of metrics with every sample; bad numbers become null. */
-static void metric_json(struct records_json *out, const struct proto_record *rec)
+/* METRIC: a row of metrics with every sample; bad numbers become null;
+ * its profile (judge-profile.c) when it has one. */
+static void metric_json(struct records_json *out, const struct proto_record *rec,
+			json_object *profile)
 {
 	static const char *const strings[] = { "abi", "test", "name", "unit", "better" };
 	static const char *const numbers[] = { "median", "min", "max", "mean", "stddev",
@@ -120,6 +122,8 @@ static void metric_json(struct records_json *out, const struct proto_record *rec
 	add_new(o, "samples", arr);
 	if (proto_get(rec, "counters"))
 		add_new(o, "counters", json_cstring_utf8(proto_get(rec, "counters")));
+	if (profile)
+		add_new(o, "profile", profile);
 	json_object_array_add(out->metrics, o);
 }
 
@@ -164,6 +168,7 @@ static void build_records_json(const struct judge *j, struct records_json *out)
 	out->metrics = json_object_new_array();
 	out->plan = NULL;
 	out->errors = json_object_new_array();
+	size_t *prof_of = judge_profile_index(j);
 	for (size_t i = 0; i < j->nkept; i++) {
 		const struct proto_record *rec = &j->kept[i];
 		switch (rec->kind) {
@@ -180,7 +185,7 @@ static void build_records_json(const struct judge *j, struct records_json *out)
 			result_json(out, rec);
 			break;
 		case PROTO_KIND_METRIC:
-			metric_json(out, rec);
+			metric_json(out, rec, judge_profile_json(j, prof_of, i));
 			break;
 		case PROTO_KIND_ERROR:
 			json_object_array_add(out->errors, json_cstring_utf8(
@@ -190,6 +195,7 @@ static void build_records_json(const struct judge *j, struct records_json *out)
 			break;
 		}
 	}
+	free(prof_of);
 }
 
 /* ------------------------------------------------------- accessors */
@@ -328,6 +334,9 @@ static json_object *protocol_json(const struct judge *j)
 			       json_object_new_int64((int64_t)st->problems[PROTO_AFTER_END]));
 	json_object_object_add(o, "duplicate_metric",
 			       json_object_new_int64((int64_t)st->problems[PROTO_DUPLICATE_METRIC]));
+	if (j->profile_not_read)
+		json_object_object_add(o, "profile_not_read",
+				       json_object_new_int64((int64_t)j->profile_not_read));
 	if (j->records_not_kept)
 		json_object_object_add(o, "not_kept",
 				       json_object_new_int64((int64_t)j->records_not_kept));

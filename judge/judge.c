@@ -213,6 +213,11 @@ static void on_record(void *ctx, const struct proto_record *rec)
 	case PROTO_KIND_PROVOKE:
 		on_provoke(j, rec);
 		break;
+	case PROTO_KIND_PROFILE:
+	case PROTO_KIND_PFUNC:
+	case PROTO_KIND_PSTACK:
+		judge_profile_record(j, rec);
+		break;
 	case PROTO_KIND_LOG:
 	case PROTO_KIND_UNKNOWN:
 		break;
@@ -280,6 +285,7 @@ void judge_free(struct judge *j)
 	for (size_t i = 0; i < j->nkept; i++)
 		free((void *)j->kept[i].fields);
 	free(j->kept);
+	judge_profiles_free(j);
 	free(j->first_error);
 	for (int i = 0; i < 3; i++)
 		free(j->provoke[i]);

@@ -75,6 +75,9 @@ enum proto_kind {
 	PROTO_KIND_ERROR,
 	PROTO_KIND_END,
 	PROTO_KIND_PROVOKE,
+	PROTO_KIND_PROFILE,     /* a metric's profile: its header (issue 31) */
+	PROTO_KIND_PFUNC,       /* one function of it */
+	PROTO_KIND_PSTACK,      /* one folded stack of it */
 	PROTO_KIND_UNKNOWN,
 };
 

@@ -25,7 +25,8 @@
  *                                                          own timeouts keys)
  *   suites  = ( { name = "smoke"; tests = [ "lat_syscall" ]; samples = 11;
  *                 min_samples = 3; ci_target = 1.0;
- *                 repeat = 1; test_timeout = 120.0; } );
+ *                 repeat = 1; test_timeout = 120.0;
+ *                 profile = false; } );     (true: the plan has profile=1)
  *   files   = ( "/path/on/host:/path/in/initramfs" );
  *
  * The backends' keys (config_extend(), registered by the runner before
@@ -98,6 +99,8 @@ struct suite {
 				* this many percent of it; 0: always `samples` */
 	int repeat;            /* how many times init runs the plan */
 	double test_timeout;   /* watchdog per test binary, seconds */
+	bool profile;          /* profile the kernel behind every metric (the plan's
+				* profile=1, as run --profile's bootrig.profile=1) */
 };
 
 struct config {

@@ -54,6 +54,7 @@ struct run_args {
 	bool provoke_list;         /* --provoke list */
 	const char *db;            /* --db: the history database the boots go to */
 	const char *kernel_tree;   /* --kernel-tree: the git work tree the kernels were built in */
+	bool profile;              /* --profile: bootrig.profile=1 on every boot's command line */
 };
 
 static const struct opt_usage usage = {
@@ -140,6 +141,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a, struct run_
 		OPT_CALLBACK(0, "op-timeout", &a->op_timeout, "S", "end a boot as INFRA_ERROR when one backend operation (define, start, stop) takes over S seconds (default 120)", take_timeout),
 		OPT_CALLBACK('L', "clock", &a->clock, "wall|icount", "the guest's clock under TCG (default: the target's icount)", take_clock),
 		OPT_CALLBACK('P', "provoke", a, "KIND", "a boot whose kernel prints a KIND report (--provoke list); repeatable", take_provoke),
+		OPT_FLAG(0, "profile", &a->profile, "profile the kernel behind every metric (bootrig.profile=1 on each boot's command line)"),
 		OPT_STRING('o', "output", &a->output, "DIR", "results directory (required)"),
 		OPT_STRING(0, "db", &a->db, "FILE", "also record every boot that finished in the history database FILE (SQLite)"),
 		OPT_END(),
@@ -340,12 +342,15 @@ static int load_inputs(struct run_state *rs)
 }
 
 /* The whole command line: console, panic=-1 (a panic ends the boot at
- * once), the target's, the user's, then the variant's arguments. */
-static char *make_cmdline(const struct target *t, const char *append, const char *variant_args)
+ * once), the target's, the user's, the variant's arguments, then
+ * bootrig.profile=1 when profile (run --profile: every backend boots this
+ * line, so each profiles alike). */
+static char *make_cmdline(const struct target *t, const char *append, const char *variant_args,
+			  bool profile)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "console=%s panic=-1", t->console);
-	const char *parts[] = { t->append, append, variant_args };
+	const char *parts[] = { t->append, append, variant_args, profile ? "bootrig.profile=1" : NULL };
 	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
 		if (parts[i] && *parts[i])
 			strbuf_addf(&sb, " %s", parts[i]);
@@ -370,7 +375,8 @@ static int check_cmdlines(const struct run_state *rs)
 		for (size_t v = 0; v < n_var; v++) {
 			const char *spec = rs->args.variants.n ? rs->args.variants.v[v] : NULL;
 			const char *eq = spec ? strchr(spec, '=') : NULL;
-			char *line = make_cmdline(rs->targets[k], rs->args.append, eq ? eq + 1 : NULL);
+			char *line = make_cmdline(rs->targets[k], rs->args.append, eq ? eq + 1 : NULL,
+						  rs->args.profile);
 			size_t len = strlen(line), max = cmdline_limit(rs->targets[k]->arch);
 			size_t bad = strcspn(line, "\001\002\003\004\005\006\007\010\012\013\014\015"
 					     "\016\017\020\021\022\023\024\025\026\027\030\031\032"
@@ -492,7 +498,8 @@ static void make_jobs(struct run_state *rs)
 				job->initrd = rs->initrds[k];
 				job->initrd_sha256 = rs->initrd_sha[k];
 				job->variant = name;
-				job->cmdline = make_cmdline(rs->targets[k], rs->args.append, eq ? eq + 1 : NULL);
+				job->cmdline = make_cmdline(rs->targets[k], rs->args.append, eq ? eq + 1 : NULL,
+							    rs->args.profile);
 				job->boot = n + base[k * n_var + v];
 				job->dir = xasprintf("%s/%s/%s/%d", rs->args.output, kern->id, job->variant,
 						     job->boot);

@@ -44,8 +44,8 @@ if [ $rc -eq 0 ] && grep -qx "$DB: 15 boots recorded, 0 already there" "$tmp/out
 else not_ok "import: 15 boots recorded" "rc=$rc $(cat "$tmp/out" "$tmp/err")"; fi
 v=$(q "$DB" 'PRAGMA user_version'); j=$(q "$DB" 'PRAGMA journal_mode')
 t=$(q "$DB" "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name)")
-if [ "$v" = 3 ] && [ "$j" = wal ] && [ "$t" = "abi boot event kernel ktap_case metric sample stage test" ]; then
-	ok "schema: user_version 3, WAL, the nine tables"
+if [ "$v" = 4 ] && [ "$j" = wal ] && [ "$t" = "abi boot event kernel ktap_case metric profile profile_function profile_stack sample stage test" ]; then
+	ok "schema: user_version 4, WAL, the twelve tables"
 else not_ok "schema" "user_version=$v journal=$j tables=$t"; fi
 fk=$(sqlite3 "$DB" "PRAGMA foreign_keys = ON; INSERT INTO abi (boot, name, status) VALUES (999999, 'x', 'ok');" 2>&1)
 case $fk in *"FOREIGN KEY constraint failed"*) ok "schema: foreign keys (an ABI row of no boot is refused)" ;;
@@ -148,7 +148,7 @@ if [ -z "$same" ] && grep -q 'string_stream_append' "$tmp/kt-dir.text" && grep -
 	ok "compare db: = compare of the directories, byte for byte (text, ktap, json), new KTAP failures included"
 else not_ok "compare db: with KTAP cases" "$same"; fi
 # a version 1 database (before ktap_case): a reader reads it as it is (no
-# KTAP cases) and changes nothing; a writer (import) migrates it to 3
+# KTAP cases) and changes nothing; a writer (import) migrates it to 4
 cp "$DB" "$tmp/v1.db"
 sqlite3 "$tmp/v1.db" 'DROP TABLE ktap_case; DROP TABLE test; PRAGMA user_version = 1'
 br compare "db:$tmp/v1.db:kernel=k-a" "db:$tmp/v1.db:kernel=k-c" --metric 'x86_64.lat_syscall.null'
@@ -160,8 +160,8 @@ br import --db "$tmp/v1.db" "$tmp/kt"
 v=$(q "$tmp/v1.db" 'PRAGMA user_version')
 t=$(q "$tmp/v1.db" "SELECT count(*) FROM sqlite_master WHERE name = 'ktap_case'")
 t=$t$(q "$tmp/v1.db" "SELECT count(*) FROM sqlite_master WHERE name = 'test'")
-[ $rc -eq 0 ] && [ "$v" = 3 ] && [ "$t" = 11 ] && ok "a version 1 database: import migrates it to 3 (ktap_case and test added)" ||
-	not_ok "migration 1 -> 3" "rc=$rc v=$v t=$t $(cat "$tmp/err")"
+[ $rc -eq 0 ] && [ "$v" = 4 ] && [ "$t" = 11 ] && ok "a version 1 database: import migrates it to 4 (ktap_case and test added)" ||
+	not_ok "migration 1 -> 4" "rc=$rc v=$v t=$t $(cat "$tmp/err")"
 
 br compare "db:$DB:kernel=nope" "$tmp/r/k-a"
 [ $rc -eq 65 ] && err_has "no kernel 'nope'" && ok "compare db:...:kernel=nope: exit 65, 'no kernel'" ||

@@ -98,7 +98,7 @@ static void test_override_field_by_field(void **state)
 		"targets = ( { name = \"arm64-virt\"; memory_mb = 1024;\n"
 		"              timeouts = { kernel = 5.0; }; } );\n"
 		"suites = ( { name = \"smoke\"; samples = 3; },\n"
-		"           { name = \"mine\"; tests = [ \"lat_pipe\", \"cpu\" ]; } );\n"
+		"           { name = \"mine\"; tests = [ \"lat_pipe\", \"cpu\" ]; profile = true; } );\n"
 		"files = ( \"/etc/hostname:/etc/hostname\" );\n";
 	assert_int_equal(load_text(text, &cfg, &msg), 0);
 	free(msg);
@@ -114,6 +114,8 @@ static void test_override_field_by_field(void **state)
 	s = config_find_suite(&cfg, "mine");
 	assert_int_equal(s->n_tests, 2);
 	assert_int_equal(s->samples, 11);                     /* default */
+	assert_true(s->profile);
+	assert_false(config_find_suite(&cfg, "smoke")->profile); /* default false */
 	assert_int_equal(cfg.n_files, 1);
 	config_release(&cfg);
 }
@@ -171,6 +173,8 @@ static void test_type_errors(void **state)
 	expect_error("targets = { name = \"x\"; };\n", 1, "'targets' must be a list");
 	expect_error("suites = ( { name = 3; } );\n", 1, "'name' must be a non-empty string");
 	expect_error("suites = ( { name = \"smoke\";\n samples = 0; } );\n", 2, "from 1 to 1000");
+	expect_error("suites = ( { name = \"smoke\";\n\n profile = 1; } );\n", 3,
+		     "'profile' must be true or false");
 	expect_error("targets = ( { name = \"arm64-virt\";\n\n icount = 3; } );\n", 3,
 		     "'icount' must be a string");
 	expect_error("targets = ( { name = \"arm64-virt\";\n icount = \"shift=3 sleep=off\"; } );\n",
