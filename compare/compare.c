@@ -239,8 +239,8 @@ static struct profile_cmp profile_stats(const struct comparison *c, const struct
 					const char *f, enum profile_kind k, double *a, double *b)
 {
 	size_t ns = c->nsides;
-	struct profile_cmp pc = { k, f, xcalloc(3 * ns, sizeof(double)), NULL, NULL,
-				  xcalloc(ns, sizeof(int)) };
+	struct profile_cmp pc = { .kind = k, .function = f, .mean = xcalloc(3 * ns, sizeof(double)),
+				  .rank = xcalloc(ns, sizeof(int)) };
 	pc.change = pc.mean + ns, pc.p = pc.mean + 2 * ns;
 	const struct profile_series *base = r->prof[0];
 	profile_fn_values(base, profile_fn(base, f), k == PROFILE_CHILDREN, a);
@@ -282,8 +282,8 @@ static void rank_profile(const struct comparison *c, struct profile_cmp *v, size
 			}
 }
 
-/* The order of the kept functions: self first, then the largest |change|
- * (then by name: cmp_profile). */
+/* The order of the kept functions (their .order): self first, then the
+ * largest |change| shown, then by name (cmp_profile). */
 static double profile_order(const struct comparison *c, const struct profile_cmp *pc)
 {
 	double most = 0;
@@ -293,14 +293,12 @@ static double profile_order(const struct comparison *c, const struct profile_cmp
 	return (pc->kind == PROFILE_CHILDREN ? 1e9 : 0) - most;
 }
 
-static const struct comparison *sort_ctx;
-
 static int cmp_profile(const void *x, const void *y)
 {
-	double a = profile_order(sort_ctx, x), b = profile_order(sort_ctx, y);
-	if (a != b)
-		return (a > b) - (a < b);
-	return strcmp(((const struct profile_cmp *)x)->function, ((const struct profile_cmp *)y)->function);
+	const struct profile_cmp *a = x, *b = y;
+	if (a->order != b->order)
+		return (a->order > b->order) - (a->order < b->order);
+	return strcmp(a->function, b->function);
 }
 
 /* Row r's profile lines (compare.h, struct profile_cmp): for a row that
@@ -349,12 +347,12 @@ static void row_profile(struct comparison *c, struct metric_row *r)
 		bool kept = false;
 		for (size_t s = 1; s < c->nsides; s++)
 			kept |= v[i].rank[s] >= 0;
+		v[i].order = profile_order(c, &v[i]);
 		if (kept)
 			v[r->nprofile++] = v[i];
 		else
 			free(v[i].mean), free(v[i].rank);
 	}
-	sort_ctx = c;
 	qsort(v, r->nprofile, sizeof(*v), cmp_profile);
 	r->profile = v;
 	free(a), free(b), free(names);

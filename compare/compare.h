@@ -59,6 +59,7 @@ struct profile_cmp {
 	double *change;                 /* [nsides]: mean[s] - mean[0], points; [0] unused */
 	double *p;                      /* [nsides]: Welch's p, NAN untested; [0] unused */
 	int *rank;                      /* [nsides]: 0.. among candidate s's shown, -1 not */
+	double order;                   /* the report's order (internal) */
 };
 
 struct metric_row {

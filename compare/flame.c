@@ -67,24 +67,21 @@ static void add_side(struct tree *t, const struct profile_series *p, int side)
 	t->total[side] = p->samples > 0 ? p->samples : sum;
 }
 
-static const struct tree *sort_tree;
-
 static int cmp_name(const void *a, const void *b)
 {
-	return strcmp(sort_tree->v[*(const size_t *)a - 1].name,
-		      sort_tree->v[*(const size_t *)b - 1].name);
+	return strcmp((*(const struct node *const *)a)->name, (*(const struct node *const *)b)->name);
 }
 
 /* The children of parent (index + 1; 0: roots) in name order, malloc'd, into *n. */
-static size_t *sorted_children(const struct tree *t, size_t parent, size_t *n)
+static const struct node **sorted_children(const struct tree *t, size_t parent, size_t *n)
 {
-	size_t first = parent ? t->v[parent - 1].first : t->v[0].next, *k = NULL;
+	size_t first = parent ? t->v[parent - 1].first : t->v[0].next;
+	const struct node **k = NULL;
 	*n = 0;
 	for (size_t i = first; i; i = t->v[i - 1].next) {
 		k = xrealloc(k, (*n + 1) * sizeof(*k));
-		k[(*n)++] = i;
+		k[(*n)++] = &t->v[i - 1];
 	}
-	sort_tree = t;
 	if (*n)
 		qsort(k, *n, sizeof(*k), cmp_name);
 	return k;
@@ -95,9 +92,9 @@ static void draw(FILE *out, const struct tree *t, size_t parent, double x, int l
 		 size_t *clip)
 {
 	size_t n;
-	size_t *kids = sorted_children(t, parent, &n);
+	const struct node **kids = sorted_children(t, parent, &n);
 	for (size_t i = 0; i < n; i++) {
-		const struct node *nd = &t->v[kids[i] - 1];
+		const struct node *nd = kids[i];
 		double base = t->total[0] > 0 ? nd->samples[0] / t->total[0] * 100 : 0;
 		double cand = t->total[1] > 0 ? nd->samples[1] / t->total[1] * 100 : 0;
 		double w = cand / 100 * FLAME_W, y = 4 + level * FLAME_FRAME_H;
@@ -126,10 +123,10 @@ static void draw(FILE *out, const struct tree *t, size_t parent, double x, int l
 			free(label);
 		}
 		fputs("</g>\n", out);
-		draw(out, t, kids[i], x, level + 1, id, clip);
+		draw(out, t, (size_t)(nd - t->v) + 1, x, level + 1, id, clip);
 		x += w;
 	}
-	free(kids);
+	free((void *)kids);
 }
 
 void flame_svg(FILE *out, const struct profile_series *base, const struct profile_series *cand,

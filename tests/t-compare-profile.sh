@@ -41,24 +41,27 @@ S_BASE='{"stack": "main_[u];entry_SYSCALL_64;do_sys_openat2", "samples": 60},
 	{"stack": "main_[u];entry_SYSCALL_64;___slab_alloc", "samples": 40}'
 S_CAND='{"stack": "main_[u];entry_SYSCALL_64;do_sys_openat2", "samples": 20},
 	{"stack": "main_[u];entry_SYSCALL_64;___slab_alloc", "samples": 80}'
-# side DIR KERNEL STACKS EXTRA "SELF CHILDREN OPENAT2 OPEN_CLOSE NULL GETPPID"...:
+# side DIR KERNEL STACKS EXTRA "SELF CHILDREN OPENAT2 OPEN_CLOSE NULL GETPPID KMALLOC"...:
 # a boot a quoted group: memchr_inv's self share, ___slab_alloc's children
-# share, do_sys_openat2's self share, the two metrics, getppid's share
+# share, do_sys_openat2's self share, the two metrics, getppid's share,
+# kmalloc's self share in null's profile (-: not listed)
 side() {
 	d=$1 k=$2 st=$3 extra=$4 i=0
 	shift 4
 	for v in "$@"; do
 		set -- $v
 		i=$((i + 1))
+		km=
+		[ "$7" != - ] && km=", $(fn kmalloc "$7" "$7")"
 		mk "$d/$k/default/$i/result.json" "$k" $i "$4" "$5" \
 			"$(fn entry_SYSCALL_64 5 95), $(fn do_sys_openat2 "$3" 45), $(fn memchr_inv "$1" "$1"),
-			 $(fn ___slab_alloc 1.0 "$2")$extra" "$st" "$(fn getppid "$6" "$6")"
+			 $(fn ___slab_alloc 1.0 "$2")$extra" "$st" "$(fn getppid "$6" "$6")$km"
 	done
 }
-side "$tmp/a" k-a "$S_BASE" ", $(fn kfree 2.0 2.0)" "0.10 3.05 9.8 2.00 0.300 40.1" \
-	"0.12 3.10 10.0 2.02 0.301 40.0" "0.14 3.15 10.2 1.98 0.302 39.9"
-side "$tmp/b" k-b "$S_CAND" "" "21.40 33.00 10.1 2.60 0.300 45.1" \
-	"21.50 33.20 9.9 2.62 0.302 45.0" "21.66 33.25 10.0 2.58 0.301 44.9"
+side "$tmp/a" k-a "$S_BASE" ", $(fn kfree 2.0 2.0)" "0.10 3.05 9.8 2.00 0.300 40.1 3" \
+	"0.12 3.10 10.0 2.02 0.301 40.0 -" "0.14 3.15 10.2 1.98 0.302 39.9 3"
+side "$tmp/b" k-b "$S_CAND" "" "21.40 33.00 10.1 2.60 0.300 45.1 9" \
+	"21.50 33.20 9.9 2.62 0.302 45.0 9" "21.66 33.25 10.0 2.58 0.301 44.9 9.3"
 # one boot: nothing significant
 mkdir -p "$tmp/one/k-b/default"
 cp -r "$tmp/b/k-b/default/1" "$tmp/one/k-b/default/"
@@ -116,6 +119,13 @@ if grep -q 'perf-profile.self.getppid .*+5.00' "$tmp/sel" && ! grep -q open_clos
 	[ "$(grep -c 'perf-profile.children' "$tmp/sel2")" = 3 ]; then
 	ok "--metric '*.null:self.getppid': null alone, with getppid's line; ':children.*' only children lines"
 else not_ok "--metric with a function's share" "$(cat "$tmp/sel") $(grep perf-profile "$tmp/sel2")"; fi
+
+# a boot whose profile does not list a function counts 0 there: kmalloc's
+# self share in null's profile is 3, -, 3 on BASE: mean 2
+"$BOOTRIG" compare "$tmp/a" "$tmp/b" --profile-all --alpha 0.2 --format json -o "$tmp/km.json" 2>/dev/null
+got=$(jq -c '.metrics[] | select(.name == "null") | .profile[] | select(.kind == "self" and .function == "kmalloc") | [.base, .cand[0]]' "$tmp/km.json" 2>&1)
+[ "$got" = "[2,9.1]" ] && ok "a function a boot's profile lacks counts 0 in that boot (BASE 3, -, 3: mean 2)" ||
+	not_ok "an absent function counts 0" "$got"
 
 # a malformed profile: an error naming the file and the field (65)
 mkdir -p "$tmp/bad/k/default/1"
