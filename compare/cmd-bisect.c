@@ -95,8 +95,9 @@ static const struct opt bisect_own[] = {
 	OPT_STRING(0, "build-timeout", &A.build_timeout, "S", "a build still running after S seconds "
 	  "is stopped and its commit skipped (default 14400; 0: no limit)"),
 	OPT_STRING(0, "image", &A.image, "PATH", "the kernel image the build leaves (relative to DIR)"),
-	OPT_STRING(0, "metric", &A.metric, "GLOB", "performance: the metric (abi.test.name glob; the matching "
-	  "one whose ends differ most)"),
+	OPT_STRING(0, "metric", &A.metric, "GLOB", "performance: the metric (abi.test.name glob; "
+	  "abi.test.name:self.FUNC or :children.FUNC is FUNC's share of that metric's profile; "
+	  "the matching one whose ends differ most)"),
 	OPT_FLAG(0, "crash", &A.crash, "crash mode: bad is PANIC, HANG or BOOT_FAIL"),
 	OPT_STRING(0, "title", &A.title, "PATTERN", "crash mode: bad is a crash titled so (fnmatch)"),
 	OPT_STRING(0, "boots", &A.boots, "N", "boots per end and per commit (default 5)"),
@@ -330,16 +331,9 @@ static int count_boots(const struct bisection *b, const char *dir, struct step *
 	}
 	free(titles);
 	if (b->metric) {
-		for (size_t m = 0; m < side.nmetrics; m++) {
-			const struct metric_series *ms = &side.metrics[m];
-			char id[512];
-			snprintf(id, sizeof(id), "%s.%s.%s", ms->abi, ms->test, ms->name);
-			if (strcmp(id, b->metric))
-				continue;
-			s->obs = xcalloc(ms->n + 1, sizeof(*s->obs));
-			memcpy(s->obs, ms->obs, ms->n * sizeof(*s->obs));
-			s->nobs = ms->n;
-		}
+		const char *unit;
+		bool higher;
+		side_values(&side, b->metric, &s->obs, &s->nobs, &unit, &higher);
 	}
 	sb->obs = s->obs;
 	sb->nobs = s->nobs;
@@ -491,9 +485,39 @@ out:
 /* ------------------------------------------------------------ the ends */
 
 /*
+ * consider: metric id with the good end's observations g[ng], against the
+ * bad end bad: made the bisection's metric when it matches the glob and
+ * differs more than the best so far (a significant difference first).
+ */
+static void consider(struct bisection *b, const char *id, const double *g, size_t ng,
+		     const struct side *bad, double *best, bool *best_sig)
+{
+	double *o;
+	size_t no;
+	const char *unit;
+	bool higher;
+	if (fnmatch(b->glob, id, 0) || !side_values(bad, id, &o, &no, &unit, &higher))
+		return;
+	struct step_stats st;
+	char *why = NULL;
+	bool sig = bisect_ends_differ(&b->o, g, ng, o, no, &st, &why);
+	free(why), free(o);
+	double ch = isnan(st.change_good) ? 0 : fabs(st.change_good);
+	if ((sig && !*best_sig) || (sig == *best_sig && ch > *best)) {
+		*best = ch, *best_sig = sig;
+		free(b->metric), free(b->unit);
+		b->metric = xstrdup(id);
+		b->unit = xstrdup(unit);
+		b->higher_better = higher;
+	}
+}
+
+/*
  * pick_metric: performance mode, after the ends' boots: the metric that
  * --metric's glob selects whose ends differ most (by |%change|, among the
- * significant ones; else the largest change, for the message). 0, or
+ * significant ones; else the largest change, for the message). A glob
+ * with a ':' also matches the functions' shares of the metrics' profiles
+ * ("abi.test.name:self.FUNC", results.h: side_values()). 0, or
  * EXIT_USAGE when none matches.
  */
 static int pick_metric(struct bisection *b)
@@ -509,21 +533,20 @@ static int pick_metric(struct bisection *b)
 		const struct metric_series *ms = &g.metrics[m];
 		char id[512];
 		snprintf(id, sizeof(id), "%s.%s.%s", ms->abi, ms->test, ms->name);
-		const struct metric_series *other = side_metric(&bad, ms->abi, ms->test, ms->name);
-		if (fnmatch(b->glob, id, 0) || !other)
-			continue;
-		struct step_stats st;
-		char *why = NULL;
-		bool sig = bisect_ends_differ(&b->o, ms->obs, ms->n, other->obs, other->n, &st, &why);
-		free(why);
-		double ch = isnan(st.change_good) ? 0 : fabs(st.change_good);
-		if ((sig && !best_sig) || (sig == best_sig && ch > best)) {
-			best = ch, best_sig = sig;
-			free(b->metric), free(b->unit);
-			b->metric = xstrdup(id);
-			b->unit = xstrdup(ms->unit);
-			b->higher_better = ms->higher_better;
-		}
+		consider(b, id, ms->obs, ms->n, &bad, &best, &best_sig);
+	}
+	for (size_t m = 0; !rc && strchr(b->glob, ':') && m < g.nprofiles; m++) {
+		const struct profile_series *p = &g.profiles[m];
+		double *v = xcalloc(p->nboots + 1, sizeof(*v));
+		for (size_t f = 0; f < p->nfns; f++)
+			for (int k = 0; k < 2; k++) {
+				char *id = xasprintf("%s.%s.%s:%s.%s", p->abi, p->test, p->name,
+						     k ? "children" : "self", p->fns[f].name);
+				profile_fn_values(p, &p->fns[f], k, v);
+				consider(b, id, v, p->nboots, &bad, &best, &best_sig);
+				free(id);
+			}
+		free(v);
 	}
 	if (!rc && !b->metric)
 		rc = (error("bisect: no metric of both ends matches '%s'", b->glob), EXIT_USAGE);

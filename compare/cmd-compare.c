@@ -45,6 +45,11 @@ static const struct opt_usage usage = {
 	"written; 65: a result.json cannot be read (not JSON, over 64 MiB, NaN or\n"
 	"Infinity in it) or a database side cannot; 125: a side has no usable\n"
 	"boot, or the report could not be written to stdout.\n"
+	"Under a metric that changed, the functions of its profile (run --profile)\n"
+	"whose share changed most, in the kernel test robot's form\n"
+	"(perf-profile.self.FUNC, perf-profile.children.FUNC: base %, change in\n"
+	"points, cand %, Welch's p over each boot's share); the HTML report draws a\n"
+	"differential flame graph per profiled metric.\n"
 	"A side db:FILE:kernel=VERSION-OR-SHA256[:target=T][:clock=C][:variant=V]\n"
 	"is that kernel's boots in the history database FILE (bootrig import).\n",
 	NULL,
@@ -68,7 +73,9 @@ static int parse_args(int *argc, char **argv, struct compare_args *a)
 	/* The options, parsed and printed by --help from this one table. */
 	const struct opt opts[] = {
 		OPT_REPEAT(0, "metric", &a->globs, "GLOB",
-			   "only metrics whose abi.test.name matches (repeatable; e.g. '*.lat_syscall.*')"),
+			   "only metrics whose abi.test.name matches (repeatable; e.g. '*.lat_syscall.*'); "
+			   "'abi.test.name:self.FUNC' (or :children.FUNC) that metric with those functions' "
+			   "profile lines, changed or not"),
 		OPT_NUMBER(0, "threshold", &a->opts.threshold_pct, "PCT",
 			   "smallest |%change| that counts as a change (default 5)", 0, 1e6),
 		OPT_NUMBER(0, "alpha", &a->opts.alpha, "P",
@@ -79,6 +86,10 @@ static int parse_args(int *argc, char **argv, struct compare_args *a)
 			 "compare each libvirt host's boots with the same host's on the other side"),
 		OPT_FLAG(0, "logs", &a->opts.logs,
 			 "also compare the console logs (normalized lines one side lacks)"),
+		OPT_FLAG(0, "profile-all", &a->opts.profile_all,
+			 "perf-profile lines for every profiled metric, not only the changed ones"),
+		OPT_FLAG(0, "no-profile", &a->opts.no_profile,
+			 "no perf-profile lines and no flame graphs"),
 		OPT_CALLBACK(0, "format", &a->format, "FMT",
 			     "text (default), json, junit, html or ktap (kunit.py parse reads it)",
 			     take_format),

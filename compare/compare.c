@@ -2,7 +2,8 @@
  * compare.c: deciding a comparison (see compare.h): the metric rows with
  * their statistics and verdicts, the ABI table, new kernel failure events
  * and failing verdicts, new KTAP (KUnit) case failures, the console lines one side prints and the other
- * does not (--logs), and the exit status.
+ * does not (--logs), the functions whose profile shares changed (the
+ * perf-profile lines), and the exit status.
  */
 #include "compare.h"
 #include "exitcodes.h"
@@ -95,6 +96,45 @@ void xml_escape(FILE *out, const char *s)
 	}
 }
 
+/* Does glob g select metric id (abi.test.name)? A glob naming a function's
+ * share ("abi.test.name:self.FUNC", results.h: side_values()) selects the
+ * metric its part before the ':' matches. */
+static bool glob_selects(const char *g, const char *id)
+{
+	const char *colon = strchr(g, ':');
+	if (!colon)
+		return fnmatch(g, id, 0) == 0;
+	char *metric = xasprintf("%.*s", (int)(colon - g), g);
+	bool yes = fnmatch(metric, id, 0) == 0;
+	free(metric);
+	return yes;
+}
+
+/* Did a glob naming functions' shares select the metric id? Then its
+ * profile lines are those functions', whether the metric changed or not. */
+static bool shares_selected(const struct compare_opts *o, const char *id)
+{
+	for (const char **g = o->metric_globs; g && *g; g++)
+		if (strchr(*g, ':') && glob_selects(*g, id))
+			return true;
+	return false;
+}
+
+/* Is function fn's share of kind k in metric id's profile selected: by a
+ * glob naming it, or by no such glob selecting the metric at all? */
+static bool share_selected(const struct compare_opts *o, const char *id, enum profile_kind k,
+			   const char *fn)
+{
+	if (!shares_selected(o, id))
+		return true;
+	char *full = xasprintf("%s:%s.%s", id, profile_kind_name(k), fn);
+	bool yes = false;
+	for (const char **g = o->metric_globs; *g && !yes; g++)
+		yes = strchr(*g, ':') && fnmatch(*g, full, 0) == 0;
+	free(full);
+	return yes;
+}
+
 /* Does the metric pass the --metric globs (matched against abi.test.name)? */
 static bool metric_selected(const struct compare_opts *o, const struct metric_series *m)
 {
@@ -106,7 +146,7 @@ static bool metric_selected(const struct compare_opts *o, const struct metric_se
 	char id[512];
 	snprintf(id, sizeof(id), "%s.%s.%s", m->abi, m->test, m->name);
 	for (const char **g = o->metric_globs; *g; g++)
-		if (fnmatch(*g, id, 0) == 0)
+		if (glob_selects(*g, id))
 			return true;
 	return false;
 }
@@ -181,6 +221,141 @@ static void build_rows(struct comparison *c)
 			c->improvements += r->cmp[s].change == CHANGE_IMPROVED;
 		}
 	}
+}
+
+const char *profile_kind_name(enum profile_kind k)
+{
+	return k == PROFILE_SELF ? "self" : "children";
+}
+
+/* triple_get over an array of function names. */
+static void name_key(const void *ctx, size_t i, const char *key[3])
+{
+	key[0] = ((const char *const *)ctx)[i], key[1] = key[2] = "";
+}
+
+/* Function f's statistics of kind k over every side's profile (row r's). */
+static struct profile_cmp profile_stats(const struct comparison *c, const struct metric_row *r,
+					const char *f, enum profile_kind k, double *a, double *b)
+{
+	size_t ns = c->nsides;
+	struct profile_cmp pc = { .kind = k, .function = f, .mean = xcalloc(3 * ns, sizeof(double)),
+				  .rank = xcalloc(ns, sizeof(int)) };
+	pc.change = pc.mean + ns, pc.p = pc.mean + 2 * ns;
+	const struct profile_series *base = r->prof[0];
+	profile_fn_values(base, profile_fn(base, f), k == PROFILE_CHILDREN, a);
+	pc.mean[0] = stats_mean(a, base->nboots);
+	for (size_t s = 1; s < ns; s++) {
+		const struct profile_series *cand = r->prof[s];
+		struct welch w;
+		pc.rank[s] = -1;
+		pc.mean[s] = pc.change[s] = pc.p[s] = NAN;
+		if (!cand)
+			continue;
+		profile_fn_values(cand, profile_fn(cand, f), k == PROFILE_CHILDREN, b);
+		pc.mean[s] = stats_mean(b, cand->nboots);
+		pc.change[s] = pc.mean[s] - pc.mean[0];
+		if (stats_welch(a, base->nboots, b, cand->nboots, &w) == 0)
+			pc.p[s] = w.p;
+	}
+	return pc;
+}
+
+/* Ranks, per candidate and kind, the PROFILE_TOP largest |change| with
+ * p < alpha (ties in name order: the same whatever order a source listed
+ * the functions in, so a database side reads as its directories do). */
+static void rank_profile(const struct comparison *c, struct profile_cmp *v, size_t n)
+{
+	for (size_t s = 1; s < c->nsides; s++)
+		for (int k = PROFILE_SELF; k <= PROFILE_CHILDREN; k++)
+			for (int rank = 0; rank < PROFILE_TOP; rank++) {
+				struct profile_cmp *best = NULL;
+				for (size_t i = 0; i < n; i++)
+					if (v[i].kind == (enum profile_kind)k && v[i].rank[s] < 0 &&
+					    v[i].p[s] < c->opts.alpha && v[i].change[s] != 0 &&
+					    (!best || fabs(v[i].change[s]) > fabs(best->change[s]) ||
+					     (fabs(v[i].change[s]) == fabs(best->change[s]) &&
+					      strcmp(v[i].function, best->function) < 0)))
+						best = &v[i];
+				if (best)
+					best->rank[s] = rank;
+			}
+}
+
+/* The order of the kept functions (their .order): self first, then the
+ * largest |change| shown, then by name (cmp_profile). */
+static double profile_order(const struct comparison *c, const struct profile_cmp *pc)
+{
+	double most = 0;
+	for (size_t s = 1; s < c->nsides; s++)
+		if (pc->rank[s] >= 0 && fabs(pc->change[s]) > most)
+			most = fabs(pc->change[s]);
+	return (pc->kind == PROFILE_CHILDREN ? 1e9 : 0) - most;
+}
+
+static int cmp_profile(const void *x, const void *y)
+{
+	const struct profile_cmp *a = x, *b = y;
+	if (a->order != b->order)
+		return (a->order > b->order) - (a->order < b->order);
+	return strcmp(a->function, b->function);
+}
+
+/* Row r's profile lines (compare.h, struct profile_cmp): for a row that
+ * changed on a candidate, or every row with profile_all; none with
+ * no_profile or when BASE has no profile of it. */
+static void row_profile(struct comparison *c, struct metric_row *r)
+{
+	bool changed = false;
+	r->prof = xcalloc(c->nsides, sizeof(*r->prof));
+	size_t most = 0;
+	for (size_t s = 0; s < c->nsides; s++) {
+		r->prof[s] = side_profile(&c->sides[s], r->abi, r->test, r->name);
+		if (r->prof[s] && r->prof[s]->nboots > most)
+			most = r->prof[s]->nboots;
+		changed |= s && (r->cmp[s].change == CHANGE_IMPROVED || r->cmp[s].change == CHANGE_REGRESSED);
+	}
+	char id[512];
+	row_id(r, id, sizeof(id));
+	if (c->opts.no_profile || !r->prof[0] ||
+	    !(changed || c->opts.profile_all || shares_selected(&c->opts, id)))
+		return;
+	const char **names = NULL;
+	size_t nn = 0;
+	struct triple_index seen = { 0 };
+	for (size_t s = 0; s < c->nsides; s++)
+		for (size_t i = 0; r->prof[s] && i < r->prof[s]->nfns; i++) {
+			const char *key[3] = { r->prof[s]->fns[i].name, "", "" };
+			if (triple_index_find(&seen, key, name_key, names) != SIZE_MAX)
+				continue;
+			if (!(nn & (nn - 1)))
+				names = xrealloc(names, (nn ? 2 * nn : 1) * sizeof(*names));
+			names[nn++] = key[0];
+			triple_index_add(&seen, nn - 1, name_key, names);
+		}
+	triple_index_free(&seen);
+	double *a = xcalloc(most + 1, sizeof(double)), *b = xcalloc(most + 1, sizeof(double));
+	struct profile_cmp *v = xcalloc(2 * nn + 1, sizeof(*v));
+	size_t nv = 0;
+	for (size_t i = 0; i < 2 * nn; i++) {
+		enum profile_kind k = i < nn ? PROFILE_SELF : PROFILE_CHILDREN;
+		if (share_selected(&c->opts, id, k, names[i % nn]))
+			v[nv++] = profile_stats(c, r, names[i % nn], k, a, b);
+	}
+	rank_profile(c, v, nv);
+	for (size_t i = 0; i < nv; i++) {
+		bool kept = false;
+		for (size_t s = 1; s < c->nsides; s++)
+			kept |= v[i].rank[s] >= 0;
+		v[i].order = profile_order(c, &v[i]);
+		if (kept)
+			v[r->nprofile++] = v[i];
+		else
+			free(v[i].mean), free(v[i].rank);
+	}
+	qsort(v, r->nprofile, sizeof(*v), cmp_profile);
+	r->profile = v;
+	free(a), free(b), free(names);
 }
 
 /* The ABI table: every ABI any side reports, and where it got worse. */
@@ -420,6 +595,8 @@ void compare_sides(struct comparison *c, struct side *sides, size_t nsides,
 		if (sides[s].nboots == sides[s].ninfra)
 			c->unusable = true;
 	build_rows(c);
+	for (size_t i = 0; i < c->nrows; i++)
+		row_profile(c, &c->rows[i]);
 	build_warnings(c);
 	build_abis(c);
 	build_events(c);
@@ -437,8 +614,12 @@ void compare_sides(struct comparison *c, struct side *sides, size_t nsides,
 
 void comparison_free(struct comparison *c)
 {
-	for (size_t i = 0; i < c->nrows; i++)
-		free(c->rows[i].stat), free(c->rows[i].cmp);
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct metric_row *r = &c->rows[i];
+		for (size_t k = 0; k < r->nprofile; k++)
+			free(r->profile[k].mean), free(r->profile[k].rank);
+		free(r->stat), free(r->cmp), free(r->prof), free(r->profile);
+	}
 	for (size_t i = 0; i < c->nabis; i++)
 		free(c->abis[i].status), free(c->abis[i].worse);
 	for (size_t i = 0; i < c->nlog_lines; i++)

@@ -40,11 +40,36 @@ struct cand_cmp {
 	enum change change;
 };
 
+/*
+ * A function of a metric's profile whose share changed (the kernel test
+ * robot's perf-profile.self.FUNC / perf-profile.children.FUNC lines): its
+ * mean share (percent of samples) on each side, each boot's share one
+ * observation (0 in a boot whose profile does not list it), the change in
+ * percentage points and Welch's p over those observations. Kept when, for
+ * some candidate, p < alpha and it is among the PROFILE_TOP largest
+ * |change| of its kind there (rank[s]); fewer than 2 boots a side: never.
+ */
+enum { PROFILE_TOP = 5 };
+enum profile_kind { PROFILE_SELF, PROFILE_CHILDREN };
+
+struct profile_cmp {
+	enum profile_kind kind;
+	const char *function;
+	double *mean;                   /* [nsides]: mean share (%), NAN: no profile */
+	double *change;                 /* [nsides]: mean[s] - mean[0], points; [0] unused */
+	double *p;                      /* [nsides]: Welch's p, NAN untested; [0] unused */
+	int *rank;                      /* [nsides]: 0.. among candidate s's shown, -1 not */
+	double order;                   /* the report's order (internal) */
+};
+
 struct metric_row {
 	const char *abi, *test, *name, *unit;
 	bool higher_better;
 	struct side_stat *stat;         /* [nsides] */
 	struct cand_cmp *cmp;           /* [nsides]; cmp[0] unused */
+	const struct profile_series **prof;     /* [nsides]: the metric's profile, or NULL */
+	struct profile_cmp *profile;    /* the functions kept, self ones first */
+	size_t nprofile;
 };
 
 struct abi_row {
@@ -90,6 +115,8 @@ struct compare_opts {
 	double threshold_pct;           /* default 5 */
 	double alpha;                   /* default 0.01 */
 	bool logs;
+	bool profile_all;               /* profile lines of every metric, not only changed ones */
+	bool no_profile;                /* no profile lines or flame graphs */
 };
 
 struct comparison {
@@ -140,6 +167,8 @@ const char *side_tag(const struct comparison *c, size_t side, char *buf, size_t 
 const char *fmt_value(double v, char *buf, size_t size);
 /* A %change as "+1.2%", or "-" when there is none (a side lacks the metric). */
 const char *fmt_pct(double pct, char *buf, size_t size);
+/* "self" or "children". */
+const char *profile_kind_name(enum profile_kind k);
 
 /* Does BASE or candidate s have metric row r? (Another candidate's row is
  * no case of s's, in the reports that list cases per candidate.) */

@@ -4,13 +4,16 @@
  * SVG (chart.h: for each side, each boot's observation as a point, the
  * median as a mark, mean ± 1 sd as a bar, on an axis from zero or visibly
  * broken), the side-by-side table, the ABI table, new
- * failures, console differences and the boots left out. Every string from
+ * failures, console differences and the boots left out; per metric
+ * profiled on BASE and the first candidate, a differential flame graph
+ * (flame.h) with its perf-profile lines. Every string from
  * the results is escaped (xml_escape). A one-line script marks the page
  * as rendered (data-bootrig-ready), so a headless browser test can tell a
  * page that ran from one that failed.
  */
 #include "chart.h"
 #include "compare.h"
+#include "flame.h"
 #include "stats.h"
 #include "util.h"
 
@@ -64,6 +67,42 @@ static void chart(FILE *out, const struct comparison *c, const struct metric_row
 	chart_svg(&spec, out);
 	fputs("</figure>\n", out);
 	free(g), free(tags), free(subs);
+}
+
+/* Row r's profile against the first candidate's (flame.h), and its
+ * perf-profile lines, when both sides have it. */
+static void flame(FILE *out, const struct comparison *c, const struct metric_row *r, size_t i)
+{
+	char id[512], fid[32], p[16];
+	if (c->nsides < 2 || !r->prof[0] || !r->prof[1])
+		return;
+	fputs("<figure class=\"flame\"><figcaption>", out);
+	xml_escape(out, row_id(r, id, sizeof(id)));
+	fputs(": profile (", out);
+	xml_escape(out, r->prof[1]->event);
+	fprintf(out, "), CAND against BASE (width: CAND's share of %.0f samples; "
+		"<span style=\"color:%s\">red</span> more than BASE, <span style=\"color:%s\">"
+		"blue</span> less, grey within %.1f points)</figcaption>\n", r->prof[1]->samples,
+		FLAME_MORE_COLOUR, FLAME_LESS_COLOUR, FLAME_SAME_POINTS);
+	snprintf(fid, sizeof(fid), "fg%zu", i);
+	flame_svg(out, r->prof[0], r->prof[1], fid);
+	if (r->nprofile)
+		fputs("<table><tr><th class=\"l\">function</th><th>BASE</th><th>change</th>"
+		      "<th>CAND</th><th>p(Welch)</th></tr>\n", out);
+	for (size_t k = 0; k < r->nprofile; k++) {
+		const struct profile_cmp *pc = &r->profile[k];
+		if (pc->rank[1] < 0)
+			continue;
+		fprintf(out, "<tr><td class=\"l\">perf-profile.%s.", profile_kind_name(pc->kind));
+		xml_escape(out, pc->function);
+		fprintf(out, "</td><td>%.2f %%</td><td>%+.2f</td><td>%.2f %%</td><td>", pc->mean[0],
+			pc->change[1], pc->mean[1]);
+		xml_escape(out, stats_fmt_p(pc->p[1], p, sizeof(p)));
+		fputs("</td></tr>\n", out);
+	}
+	if (r->nprofile)
+		fputs("</table>\n", out);
+	fputs("</figure>\n", out);
 }
 
 /* The sides: path, boots, PASS and INFRA_ERROR counts. */
@@ -248,6 +287,8 @@ void report_html(const struct comparison *c, FILE *out)
 		for (size_t i = 0; i < c->nrows; i++)
 			chart(out, c, &c->rows[i]);
 		fputs("</div>\n", out);
+		for (size_t i = 0; !c->opts.no_profile && i < c->nrows; i++)
+			flame(out, c, &c->rows[i], i);
 	}
 	abi_table(out, c);
 	notes(out, c);

@@ -53,6 +53,34 @@ static struct json_object *side_json(const struct comparison *c, size_t s)
 	return o;
 }
 
+/* metrics[].profile: the functions kept (compare.h, struct profile_cmp),
+ * per candidate arrays as "changes" has. */
+static struct json_object *profile_json(const struct comparison *c, const struct metric_row *r)
+{
+	struct json_object *a = json_object_new_array();
+	for (size_t i = 0; i < r->nprofile; i++) {
+		const struct profile_cmp *pc = &r->profile[i];
+		struct json_object *o = json_object_new_object();
+		struct json_object *cand = json_object_new_array(), *change = json_object_new_array();
+		struct json_object *p = json_object_new_array(), *shown = json_object_new_array();
+		json_object_object_add(o, "kind", json_cstring_utf8(profile_kind_name(pc->kind)));
+		json_object_object_add(o, "function", json_cstring_utf8(pc->function));
+		json_object_object_add(o, "base", num(pc->mean[0]));
+		for (size_t s = 1; s < c->nsides; s++) {
+			json_object_array_add(cand, num(pc->mean[s]));
+			json_object_array_add(change, num(pc->change[s]));
+			json_object_array_add(p, num(pc->p[s]));
+			json_object_array_add(shown, json_object_new_boolean(pc->rank[s] >= 0));
+		}
+		json_object_object_add(o, "cand", cand);
+		json_object_object_add(o, "change_points", change);
+		json_object_object_add(o, "p_welch", p);
+		json_object_object_add(o, "significant", shown);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 /* metrics[]: identity, each side's observations and each candidate's change. */
 static struct json_object *metric_json(const struct comparison *c, const struct metric_row *r)
 {
@@ -98,6 +126,8 @@ static struct json_object *metric_json(const struct comparison *c, const struct 
 		json_object_array_add(changes, co);
 	}
 	json_object_object_add(o, "changes", changes);
+	if (r->nprofile)
+		json_object_object_add(o, "profile", profile_json(c, r));
 	return o;
 }
 

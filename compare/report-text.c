@@ -2,6 +2,8 @@
  * report-text.c: the comparison as text for a terminal or a mail, in the
  * kernel test robot's form (one block per candidate:
  *     base ±%stddev   %change   cand ±%stddev   p-values   metric),
+ * each changed metric followed by its profile's functions that changed
+ * most (perf-profile.self.FUNC  base %  +change  cand %  p),
  * then the lmbench-style table with BASE and every candidate side by side
  * (each as % of BASE), the ABI table, stage times, new failures, console
  * differences (--logs), boots left out, warnings and the summary.
@@ -58,6 +60,26 @@ static void print_p(FILE *out, double p)
 	fprintf(out, "  %8s", stats_fmt_p(p, v, sizeof(v)));
 }
 
+/* Row r's perf-profile lines for candidate s (compare.h, struct
+ * profile_cmp): self, then children, the largest |change| first. */
+static void print_profile(const struct metric_row *r, size_t s, FILE *out)
+{
+	for (int k = PROFILE_SELF; k <= PROFILE_CHILDREN; k++)
+		for (int rank = 0; rank < PROFILE_TOP; rank++)
+			for (size_t i = 0; i < r->nprofile; i++) {
+				const struct profile_cmp *pc = &r->profile[i];
+				char label[512], p[16];
+				if (pc->kind != (enum profile_kind)k || pc->rank[s] != rank)
+					continue;
+				snprintf(label, sizeof(label), "perf-profile.%s.%s", profile_kind_name(pc->kind),
+					 pc->function);
+				stats_fmt_p(pc->p[s], p, sizeof(p));
+				fprintf(out, "      %-40s %7.2f %%  %+7.2f  %7.2f %%   p%s%s\n",
+					term_str(label), pc->mean[0], pc->change[s], pc->mean[s],
+					*p == '<' ? "" : "=", p);
+			}
+}
+
 /* One candidate's block, in the kernel test robot's form. */
 static void print_candidate(const struct comparison *c, size_t s, const struct painter *pt)
 {
@@ -86,6 +108,7 @@ static void print_candidate(const struct comparison *c, size_t s, const struct p
 		if (cmp->change != CHANGE_NOISE)
 			fprintf(out, "  %s", change_name(cmp->change));
 		fprintf(out, "%s\n", unpaint(pt, cmp->change));
+		print_profile(r, s, out);
 	}
 }
 

@@ -247,6 +247,88 @@ static bool find_nonfinite(struct json_object *v, struct strbuf *sb)
 	}
 }
 
+/* Is member key of obj absent or of type t (for numbers: int or double)? */
+static bool member_is(struct json_object *obj, const char *key, enum json_type t)
+{
+	struct json_object *v;
+	if (!json_object_object_get_ex(obj, key, &v))
+		return true;
+	if (t == json_type_double)
+		return json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int);
+	return json_object_is_type(v, t);
+}
+
+/* The first member of obj among keys that is not of type t: its name, or NULL. */
+static const char *wrong_member(struct json_object *obj, const char *const *keys, enum json_type t)
+{
+	for (; *keys; keys++)
+		if (!member_is(obj, *keys, t))
+			return *keys;
+	return NULL;
+}
+
+/*
+ * Checks metrics[i].profile's types (results.h, result_json_parse): 0, or
+ * -1 with the wrong field's name in sb ("metrics[2].profile.functions[3].self").
+ */
+static int check_profile(struct json_object *prof, struct strbuf *sb)
+{
+	static const char *const strs[] = { "status", "event", "reason", NULL };
+	static const char *const nums[] = { "period_ns", "samples", "lost", "stacks_other", NULL };
+	static const char *const fn_nums[] = { "self", "children", "self_samples", "children_samples",
+					       NULL };
+	static const char *const st_nums[] = { "samples", NULL };
+	static const struct { const char *array, *str; const char *const *nums; } lists[] = {
+		{ "functions", "name", fn_nums }, { "stacks", "stack", st_nums },
+	};
+	const char *bad;
+	if (!json_object_is_type(prof, json_type_object))
+		return -1;
+	if ((bad = wrong_member(prof, strs, json_type_string)) ||
+	    (bad = wrong_member(prof, nums, json_type_double)))
+		return strbuf_addf(sb, ".%s", bad), -1;
+	for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
+		if (!member_is(prof, lists[l].array, json_type_array))
+			return strbuf_addf(sb, ".%s", lists[l].array), -1;
+		struct json_object *a = get_array(prof, lists[l].array);
+		for (size_t i = 0, n = a ? json_object_array_length(a) : 0; i < n; i++) {
+			struct json_object *e = json_object_array_get_idx(a, i);
+			size_t mark = sb->len;
+			strbuf_addf(sb, ".%s[%zu]", lists[l].array, i);
+			if (!json_object_is_type(e, json_type_object))
+				return -1;
+			bad = !get_str(e, lists[l].str, NULL) ? lists[l].str
+			      : wrong_member(e, lists[l].nums, json_type_double);
+			if (bad)
+				return strbuf_addf(sb, ".%s", bad), -1;
+			sb->len = mark;
+			sb->buf[mark] = '\0';
+		}
+	}
+	return 0;
+}
+
+/* Every metric's profile of root is of the right types: 0, or -1 after a
+ * message naming path and the field. */
+static int check_profiles(const char *path, struct json_object *root)
+{
+	struct json_object *a = get_array(root, "metrics");
+	for (size_t i = 0, n = a ? json_object_array_length(a) : 0; i < n; i++) {
+		struct json_object *prof;
+		if (!json_object_object_get_ex(json_object_array_get_idx(a, i), "profile", &prof))
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "metrics[%zu].profile", i);
+		int rc = check_profile(prof, &sb);
+		if (rc < 0)
+			error("%s: \"%s\" is not of the type a profile has (results.h)", path, sb.buf);
+		strbuf_release(&sb);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int result_json_parse(const char *path, const char *text, size_t len, struct json_object **out)
 {
 	if (len > RESULT_JSON_MAX_BYTES)
@@ -287,6 +369,10 @@ int result_json_parse(const char *path, const char *text, size_t len, struct jso
 		json_object_put(root);
 		return error("%s: not a bootrig result (\"format\": \"bootrig-result-1\" and "
 			     "\"verdict\" are required)", path);
+	}
+	if (check_profiles(path, root) < 0) {
+		json_object_put(root);
+		return -1;
 	}
 	*out = root;
 	return 0;
@@ -335,6 +421,47 @@ const char *result_image(struct json_object *root)
 	return sha ? sha : img ? get_str(img, "path", "") : "";
 }
 
+/* Metric entry m's profile (status ok) into r, its arrays allocated (freed
+ * by result_boot_record_release()); types checked by check_profile(). */
+static void record_profile(struct boot_record *r, struct json_object *m)
+{
+	struct json_object *p = result_get_object(m, "profile");
+	const char *abi = get_str(m, "abi", NULL), *test = get_str(m, "test", NULL);
+	const char *name = get_str(m, "name", NULL);
+	if (!p || !abi || !test || !name || strcmp(get_str(p, "status", "ok"), "ok"))
+		return;
+	struct json_object *fa = get_array(p, "functions"), *sa = get_array(p, "stacks");
+	size_t nf = fa ? json_object_array_length(fa) : 0, ns = sa ? json_object_array_length(sa) : 0;
+	struct boot_profile_fn *fns = xcalloc(nf + 1, sizeof(*fns));
+	struct boot_profile_stack *stacks = xcalloc(ns + 1, sizeof(*stacks));
+	struct boot_profile bp = {
+		.abi = abi, .test = test, .name = name, .event = get_str(p, "event", ""),
+		.period_ns = get_num(p, "period_ns"), .samples = get_num(p, "samples"),
+		.lost = get_num(p, "lost"), .stacks_other = get_num(p, "stacks_other"),
+		.fns = fns, .stacks = stacks,
+	};
+	for (size_t i = 0; i < nf; i++) {
+		struct json_object *e = json_object_array_get_idx(fa, i);
+		double self = get_num(e, "self"), children = get_num(e, "children");
+		fns[bp.nfns++] = (struct boot_profile_fn){ get_str(e, "name", ""),
+			isnan(self) ? 0 : self, isnan(children) ? 0 : children };
+	}
+	for (size_t i = 0; i < ns; i++) {
+		struct json_object *e = json_object_array_get_idx(sa, i);
+		double n = get_num(e, "samples");
+		stacks[bp.nstacks++] = (struct boot_profile_stack){ get_str(e, "stack", ""),
+								    isnan(n) ? 0 : n };
+	}
+	boot_record_add_profile(r, &bp);
+}
+
+void result_boot_record_release(struct boot_record *r)
+{
+	for (size_t i = 0; i < r->nprofiles; i++)
+		free((void *)r->profiles[i].fns), free((void *)r->profiles[i].stacks);
+	boot_record_release(r);
+}
+
 void result_boot_record(struct json_object *root, const char *dir, struct boot_record *r)
 {
 	struct json_object *kernel = result_get_object(root, "kernel");
@@ -359,6 +486,7 @@ void result_boot_record(struct json_object *root, const char *dir, struct boot_r
 		struct side_observation o;
 		if (result_metric_entry(json_object_array_get_idx(a, i), &o))
 			boot_record_add_metric(r, &o);
+		record_profile(r, json_object_array_get_idx(a, i));
 	}
 	a = get_array(root, "tests");
 	for (size_t i = 0, n = a ? json_object_array_length(a) : 0; i < n; i++) {
@@ -403,7 +531,7 @@ static int load_result(struct side *s, const char *path)
 	struct boot_record r;
 	result_boot_record(root, dir, &r);
 	side_add_boot(s, &r);
-	boot_record_release(&r);
+	result_boot_record_release(&r);
 	free(dir);
 	json_object_put(root);
 	return 0;

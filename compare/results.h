@@ -88,6 +88,38 @@ size_t triple_index_find(const struct triple_index *x, const char *const key[3],
 void triple_index_add(struct triple_index *x, size_t i, triple_get get, const void *ctx);
 void triple_index_free(struct triple_index *x);
 
+/*
+ * A metric's profile on a side (result.json metrics[].profile, status ok,
+ * of the PASS boots): per function, its share (percent of the pass's
+ * samples) in each boot that has this profile, in boot order, self and
+ * children: one observation per boot (a function a boot does not list
+ * counts 0 there); and the folded stacks pooled over those boots.
+ */
+struct profile_fn_series {
+	char *name;
+	double *self, *children;        /* [n]: the boots after the n-th hold 0
+					 * (profile_fn_values() fills them in) */
+	size_t n, alloc;
+};
+
+struct profile_stack_sum {
+	char *stack;                    /* folded: root;...;leaf */
+	double samples;                 /* summed over the boots */
+};
+
+struct profile_series {
+	char *abi, *test, *name;        /* the metric's identity */
+	char *event;                    /* the first boot's ("cpu-clock") */
+	size_t nboots;                  /* PASS boots with this profile */
+	double samples, lost, stacks_other;     /* summed over those boots */
+	struct profile_fn_series *fns;  /* in order of first appearance */
+	size_t nfns;
+	struct triple_index fn_index;   /* of fns[], by (name, "", "") */
+	struct profile_stack_sum *stacks;       /* in order of first appearance */
+	size_t nstacks;
+	struct triple_index stack_index;        /* of stacks[], by (stack, "", "") */
+};
+
 struct side {
 	char *label;            /* the path as given */
 	const char *only_host;  /* set before side_load_host(): only that host's boots */
@@ -104,6 +136,9 @@ struct side {
 	size_t ncases;
 	double *stages[RESULT_STAGES];  /* per PASS boot that reached it */
 	size_t nstages[RESULT_STAGES];
+	struct profile_series *profiles;        /* in order of first appearance */
+	size_t nprofiles;
+	struct triple_index profile_index;      /* of profiles[], by identity */
 };
 
 /*
@@ -143,10 +178,14 @@ int results_list(const char *path, char ***files, size_t *n);
  * at most RESULT_JSON_MAX_BYTES (read_file_max: /dev/zero is refused), and
  * parses it as a result.json: one JSON document (nothing but blanks after
  * it), no NaN or Infinity anywhere (json-c accepts them; they are not
- * JSON, and nothing downstream can keep them), "format":
+ * JSON, and nothing downstream can keep them), every metric's "profile"
+ * (when present) of the right types (an object; "status" and "event"
+ * strings; numbers; "functions" and "stacks" arrays of objects with a
+ * string "name" / "stack" and numbers), "format":
  * "bootrig-result-1" and a "verdict". 0 with *root (json_object_put() it),
  * or -1 after a message naming the file and what is wrong (for a number
- * that is not finite, its field: "metrics[2].median").
+ * that is not finite or a profile field of the wrong type, its field:
+ * "metrics[2].median", "metrics[2].profile.functions[3].self").
  */
 int result_json_read(const char *path, struct json_object **root);
 
@@ -266,6 +305,9 @@ void boot_record_release(struct boot_record *r);
  * always has: kernel id "?", variant "default", the rest "" or unknown.
  */
 void result_boot_record(struct json_object *root, const char *dir, struct boot_record *r);
+/* Releases a record result_boot_record() filled: its profiles' arrays
+ * (allocated for it) and then boot_record_release(). */
+void result_boot_record_release(struct boot_record *r);
 
 /*
  * side_add_boot: adds boot record r to side s (copying what it keeps):
@@ -299,6 +341,26 @@ const char *abi_status(const struct side *side, const char *abi);
 /* The series of metric (abi, test, name) on side, or NULL. */
 const struct metric_series *side_metric(const struct side *side, const char *abi,
 					const char *test, const char *name);
+
+/* The profile of metric (abi, test, name) on side, or NULL. */
+const struct profile_series *side_profile(const struct side *side, const char *abi,
+					  const char *test, const char *name);
+/* Function fn of profile p, or NULL. */
+const struct profile_fn_series *profile_fn(const struct profile_series *p, const char *fn);
+/* Function f's share (%) in each of p's boots, self or children, into
+ * out[p->nboots] (0 where a boot does not list it; all 0 when f is NULL). */
+void profile_fn_values(const struct profile_series *p, const struct profile_fn_series *f,
+		       bool children, double *out);
+
+/*
+ * A metric id as bisect and compare's --metric name it: "abi.test.name",
+ * or a function's share in that metric's profile, "abi.test.name:self.FUNC"
+ * or "abi.test.name:children.FUNC" (unit %, lower is better). side_values:
+ * the per-boot observations of id on side (a malloc'd copy into *obs and
+ * *n, its unit and direction); false, with *obs NULL, when side lacks it.
+ */
+bool side_values(const struct side *side, const char *id, double **obs, size_t *n,
+		 const char **unit, bool *higher_better);
 
 /* Is this event kind a kernel failure (everything but protocol, infra and
  * truncated: a console cut mid-report says so of the capture, and the cut

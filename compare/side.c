@@ -3,8 +3,10 @@
  * records, whichever source read them (result.json files in results.c, the
  * history database's rows in db.c), become a side here and only here: the
  * boot list, the metric series (hashed by identity), the guest tests'
- * times, the ABI counts, the events, the KTAP cases and the stage times.
- * Then what is asked of a side: its metrics, hosts, ABI status, whether
+ * times, the ABI counts, the events, the KTAP cases, the stage times and
+ * the metrics' profiles (per function, one share per boot; the stacks
+ * pooled). Then what is asked of a side: its metrics (by identity or by
+ * id, a function's share too), profiles, hosts, ABI status, whether
  * its boots were run alike.
  */
 #include "results.h"
@@ -252,6 +254,153 @@ static void side_add_test_time(struct side *s, const char *abi, const char *test
 	}
 }
 
+/* --- profiles ------------------------------------------------------------ */
+
+/* triple_get over a side's profiles, a profile's functions and its stacks. */
+static void profile_key(const void *ctx, size_t i, const char *key[3])
+{
+	const struct profile_series *p = &((const struct side *)ctx)->profiles[i];
+	key[0] = p->abi, key[1] = p->test, key[2] = p->name;
+}
+
+static void fn_key(const void *ctx, size_t i, const char *key[3])
+{
+	key[0] = ((const struct profile_series *)ctx)->fns[i].name, key[1] = key[2] = "";
+}
+
+static void stack_key(const void *ctx, size_t i, const char *key[3])
+{
+	key[0] = ((const struct profile_series *)ctx)->stacks[i].stack, key[1] = key[2] = "";
+}
+
+const struct profile_series *side_profile(const struct side *side, const char *abi,
+					  const char *test, const char *name)
+{
+	const char *key[3] = { abi, test, name };
+	size_t i = triple_index_find(&side->profile_index, key, profile_key, side);
+	return i == SIZE_MAX ? NULL : &side->profiles[i];
+}
+
+const struct profile_fn_series *profile_fn(const struct profile_series *p, const char *fn)
+{
+	const char *key[3] = { fn, "", "" };
+	size_t i = triple_index_find(&p->fn_index, key, fn_key, p);
+	return i == SIZE_MAX ? NULL : &p->fns[i];
+}
+
+void profile_fn_values(const struct profile_series *p, const struct profile_fn_series *f,
+		       bool children, double *out)
+{
+	for (size_t i = 0; i < p->nboots; i++)
+		out[i] = f && i < f->n ? (children ? f->children : f->self)[i] : 0;
+}
+
+/* One function's shares in boot k (0-based) of profile p: the boots since
+ * the function's last entry get 0. */
+static void profile_add_fn(struct profile_series *p, const struct boot_profile_fn *bf, size_t k)
+{
+	struct profile_fn_series *f = (struct profile_fn_series *)profile_fn(p, bf->name);
+	if (!f) {
+		p->fns = grow(p->fns, p->nfns, sizeof(*p->fns));
+		f = &p->fns[p->nfns++];
+		*f = (struct profile_fn_series){ .name = xstrdup(bf->name) };
+		triple_index_add(&p->fn_index, p->nfns - 1, fn_key, p);
+	}
+	if (k + 1 > f->alloc) {
+		f->alloc = f->alloc ? 2 * f->alloc : 8;
+		if (f->alloc < k + 1)
+			f->alloc = k + 1;
+		f->self = xrealloc(f->self, f->alloc * sizeof(*f->self));
+		f->children = xrealloc(f->children, f->alloc * sizeof(*f->children));
+	}
+	for (; f->n < k + 1; f->n++)
+		f->self[f->n] = f->children[f->n] = 0;
+	f->self[k] = bf->self, f->children[k] = bf->children;
+}
+
+/* One PASS boot's profile of a metric into the side (its series made if new). */
+static void side_add_profile(struct side *s, const struct boot_profile *bp)
+{
+	struct profile_series *p = (struct profile_series *)side_profile(s, bp->abi, bp->test,
+									 bp->name);
+	if (!p) {
+		s->profiles = grow(s->profiles, s->nprofiles, sizeof(*s->profiles));
+		p = &s->profiles[s->nprofiles++];
+		*p = (struct profile_series){
+			.abi = xstrdup(bp->abi), .test = xstrdup(bp->test), .name = xstrdup(bp->name),
+			.event = xstrdup(bp->event ? bp->event : ""),
+		};
+		triple_index_add(&s->profile_index, s->nprofiles - 1, profile_key, s);
+	}
+	size_t k = p->nboots++;
+	p->samples += isfinite(bp->samples) ? bp->samples : 0;
+	p->lost += isfinite(bp->lost) ? bp->lost : 0;
+	p->stacks_other += isfinite(bp->stacks_other) ? bp->stacks_other : 0;
+	for (size_t i = 0; i < bp->nfns; i++)
+		profile_add_fn(p, &bp->fns[i], k);
+	for (size_t i = 0; i < bp->nstacks; i++) {
+		const char *key[3] = { bp->stacks[i].stack, "", "" };
+		size_t at = triple_index_find(&p->stack_index, key, stack_key, p);
+		if (at == SIZE_MAX) {
+			p->stacks = grow(p->stacks, p->nstacks, sizeof(*p->stacks));
+			p->stacks[p->nstacks++] = (struct profile_stack_sum){ xstrdup(key[0]), 0 };
+			at = p->nstacks - 1;
+			triple_index_add(&p->stack_index, at, stack_key, p);
+		}
+		if (isfinite(bp->stacks[i].samples))
+			p->stacks[at].samples += bp->stacks[i].samples;
+	}
+}
+
+static void profile_series_free(struct profile_series *p)
+{
+	for (size_t i = 0; i < p->nfns; i++)
+		free(p->fns[i].name), free(p->fns[i].self), free(p->fns[i].children);
+	for (size_t i = 0; i < p->nstacks; i++)
+		free(p->stacks[i].stack);
+	triple_index_free(&p->fn_index), triple_index_free(&p->stack_index);
+	free(p->fns), free(p->stacks), free(p->abi), free(p->test), free(p->name), free(p->event);
+}
+
+bool side_values(const struct side *side, const char *id, double **obs, size_t *n,
+		 const char **unit, bool *higher_better)
+{
+	static const char *const kinds[] = { ":self.", ":children." };
+	*obs = NULL, *n = 0;
+	for (size_t i = 0; i < side->nmetrics; i++) {
+		const struct metric_series *m = &side->metrics[i];
+		char *mid = xasprintf("%s.%s.%s", m->abi, m->test, m->name);
+		bool same = !strcmp(mid, id);
+		free(mid);
+		if (same) {
+			*obs = xcalloc(m->n + 1, sizeof(**obs));
+			memcpy(*obs, m->obs, m->n * sizeof(**obs));
+			*n = m->n, *unit = m->unit, *higher_better = m->higher_better;
+			return true;
+		}
+	}
+	for (size_t i = 0; i < side->nprofiles; i++) {
+		const struct profile_series *p = &side->profiles[i];
+		char *mid = xasprintf("%s.%s.%s", p->abi, p->test, p->name);
+		size_t len = strlen(mid);
+		bool same = !strncmp(mid, id, len);
+		free(mid);
+		for (int k = 0; same && k < 2; k++) {
+			size_t kl = strlen(kinds[k]);
+			if (strncmp(id + len, kinds[k], kl))
+				continue;
+			const struct profile_fn_series *f = profile_fn(p, id + len + kl);
+			if (!f)
+				return false;
+			*obs = xcalloc(p->nboots + 1, sizeof(**obs));
+			profile_fn_values(p, f, k == 1, *obs);
+			*n = p->nboots, *unit = "%", *higher_better = false;
+			return true;
+		}
+	}
+	return false;
+}
+
 void side_add_boot(struct side *s, const struct boot_record *r)
 {
 	if (s->only_host && strcmp(r->host, s->only_host))
@@ -276,6 +425,8 @@ void side_add_boot(struct side *s, const struct boot_record *r)
 		for (int i = 0; i < RESULT_STAGES; i++)
 			if (!isnan(r->stages[i]))
 				side_add_stage(s, i, r->stages[i]);
+		for (size_t i = 0; i < r->nprofiles; i++)
+			side_add_profile(s, &r->profiles[i]);
 	}
 	if (!strcmp(r->verdict, "INFRA_ERROR"))
 		s->ninfra++;
@@ -342,7 +493,10 @@ void side_free(struct side *s)
 		free(s->events[i].kind), free(s->events[i].title);
 	for (int i = 0; i < RESULT_STAGES; i++)
 		free(s->stages[i]);
-	triple_index_free(&s->metric_index);
+	for (size_t i = 0; i < s->nprofiles; i++)
+		profile_series_free(&s->profiles[i]);
+	free(s->profiles);
+	triple_index_free(&s->metric_index), triple_index_free(&s->profile_index);
 	free(s->boots), free(s->metrics), free(s->abis), free(s->events), free(s->label);
 	*s = (struct side){ 0 };
 }

@@ -12,17 +12,11 @@ set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 G="git -c user.name=t -c user.email=t@t"
+. "$TOP/tests/tools/bisect-standin.sh"
 
 # The tree: build.sh writes ./image, "bad" from the commit that adds ./bad.
 T=$tmp/tree
-mkdir -p "$T" && git -C "$T" init -q -b main
-printf 'image\n' >"$T/.gitignore"
-printf '#!/bin/sh\nif [ -e bad ]; then echo bad; else echo good; fi >image\n' >"$T/build.sh"
-for i in 1 2 3 4; do
-	echo "change $i" >"$T/file"
-	[ $i = 3 ] && echo x >"$T/bad"
-	git -C "$T" add -A && $G -C "$T" commit -q -m "commit $i" && git -C "$T" tag "c$i"
-done
+bisect_tree "$T"
 
 # The stand-in for `bootrig run`: its arguments, one a line, into
 # $CALLS/N (one file a call); a result.json for each --repeat into
@@ -34,15 +28,8 @@ cat >"$tmp/run" <<EOF
 #!/bin/sh
 n=\$(ls "$CALLS" | wc -l)
 printf '%s\n' "\$@" >"$CALLS/\$((n + 1))"
-kernel= repeat=1 out=
-while [ \$# -gt 0 ]; do
-	case \$1 in
-	--kernel) kernel=\$2; shift ;;
-	--repeat) repeat=\$2; shift ;;
-	-o) out=\$2; shift ;;
-	esac
-	shift
-done
+. "$TOP/tests/tools/bisect-standin.sh"
+run_args "\$@"
 verdict=PASS rc=0
 grep -q bad "\$kernel" && verdict=PANIC rc=2
 d=\$out/vmlinuz-6.1.0-57-cloud-arm64-1a2b3c4d/default

@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!m || strcmp(m->abi, o->abi) || strcmp(m->test, o->test) || strcmp(m->name, o->name))
 			abort();
 	}
-	boot_record_release(&r);
+	result_boot_record_release(&r);
 	for (size_t i = 0; i < side.nmetrics; i++)
 		if (side.metrics[i].n != 2 * (side.metrics[i].n / 2))
 			abort();       /* each metric seen as often on both passes */
