@@ -13,6 +13,10 @@
 #define PROFILE_MAX_STACKS 16384       /* distinct stacks kept while folding */
 #define PROFILE_ARENA (1u << 20)       /* their frames */
 #define PROFILE_MAX_EXECS 64
+/* A bench_time_fixed operation's pass samples at most about this many
+ * times (its period stretched): every sample costs the guest thousands of
+ * instructions, and hackbench's operation lasts seconds. */
+#define PROFILE_FIXED_SAMPLES 4000u
 
 void bench_profile_init(struct bench *b)
 {
@@ -145,7 +149,7 @@ static void close_all(struct pass *p)
 
 /* Opens the sampling event on every online CPU and maps its ring; 0 or
  * -errno (nothing left open). */
-static long open_events(struct bench *b, struct pass *p, bool cycles)
+static long open_events(struct pass *p, bool cycles, uint64_t period_ns)
 {
 	struct rt_perf_event_attr attr;
 	int cpus[PROFILE_MAX_CPUS], ncpus = rt_online_cpus(cpus, PROFILE_MAX_CPUS);
@@ -159,7 +163,7 @@ static long open_events(struct bench *b, struct pass *p, bool cycles)
 	attr.type = cycles ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE;
 	attr.config = cycles ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK;
 	/* cpu-clock counts nanoseconds; cycles one per nanosecond at 1 GHz */
-	attr.sample_period = b->profile_period_ns;
+	attr.sample_period = period_ns;
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
 	attr.flags = PERF_ATTR_DISABLED | PERF_ATTR_INHERIT | PERF_ATTR_EXCLUDE_HV | PERF_ATTR_COMM;
 	attr.sample_max_stack = FOLD_DEPTH;
@@ -361,7 +365,7 @@ static void print_unavailable(const struct bench *b, const char *name, const cha
 /* The pass: fn(ctx, iters) until profile_ns (at least once), sampled;
  * printed under names[0..count-1]. */
 static void run_pass(struct bench *b, const char *const *names, int count, bench_loop_fn fn, void *ctx,
-		     unsigned long iters)
+		     unsigned long iters, uint64_t period_ns)
 {
 	static struct pass p;
 	struct rt_thread drain;
@@ -372,9 +376,9 @@ static void run_pass(struct bench *b, const char *const *names, int count, bench
 	memset(&p, 0, sizeof(p));
 	drain_state = DRAIN_WAIT;
 	threaded = rt_thread_start(&drain, drainer, &p, 0) > 0;
-	r = open_events(b, &p, b->profile_cycles);
+	r = open_events(&p, b->profile_cycles, period_ns);
 	if (r < 0 && b->profile_cycles)
-		r = open_events(b, &p, false);
+		r = open_events(&p, false, period_ns);
 	if (r >= 0 && (r = fold_init(&p.fold, ksyms.n + usyms.n + 2, PROFILE_MAX_STACKS, PROFILE_ARENA)) < 0)
 		close_all(&p);
 	if (r >= 0 && !(p.raw = rt_alloc_pages(PROFILE_RAW_SIZE))) {
@@ -413,7 +417,7 @@ static void run_pass(struct bench *b, const char *const *names, int count, bench
 	fold_all_raw(&p);
 	rt_free_pages(p.raw, PROFILE_RAW_SIZE);
 	for (int i = 0; i < count; i++) {
-		struct fold_head h = { b->abi, b->test, names[i], p.event, b->profile_period_ns, p.lost };
+		struct fold_head h = { b->abi, b->test, names[i], p.event, period_ns, p.lost };
 		if (p.fold.samples == 0)
 			print_unavailable(b, names[i], "no-samples");
 		else if (fold_emit(&p.fold, &h, frame_name, NULL, out_stdout, NULL) < 0)
@@ -425,12 +429,14 @@ static void run_pass(struct bench *b, const char *const *names, int count, bench
 void bench_profile(struct bench *b, const char *name, bench_loop_fn fn, void *ctx, unsigned long iters)
 {
 	if (b->profile)
-		run_pass(b, &name, 1, fn, ctx, iters ? iters : 1);
+		run_pass(b, &name, 1, fn, ctx, iters ? iters : 1, b->profile_period_ns);
 }
 
 void bench_profile_fixed(struct bench *b, const char *const *names, int count, bench_loop_fn fn,
-			 void *ctx)
+			 void *ctx, uint64_t op_ns)
 {
+	uint64_t period = op_ns / PROFILE_FIXED_SAMPLES;
+
 	if (b->profile)
-		run_pass(b, names, count, fn, ctx, 1);
+		run_pass(b, names, count, fn, ctx, 1, period > b->profile_period_ns ? period : b->profile_period_ns);
 }
