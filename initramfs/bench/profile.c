@@ -362,6 +362,23 @@ static void print_unavailable(const struct bench *b, const char *name, const cha
 		  reason);
 }
 
+/* Waits (at most a second) until init has read all we printed, then
+ * 20 ms more while the console takes it: the records of the previous
+ * metric would otherwise go out during this pass, their interrupts in
+ * its samples, different from boot to boot. */
+static void quiet_output(void)
+{
+	const struct rt_timespec ms = { 0, 1000000 };
+	int queued = 0;
+
+	for (int i = 0; i < 1000; i++) {
+		if (rt_ioctl(1, FIONREAD, &queued) < 0 || queued == 0)
+			break;
+		rt_nanosleep(&ms, NULL);
+	}
+	rt_sleep_ms(20);
+}
+
 /* The pass: fn(ctx, iters) until profile_ns (at least once), sampled;
  * printed under names[0..count-1]. */
 static void run_pass(struct bench *b, const char *const *names, int count, bench_loop_fn fn, void *ctx,
@@ -373,6 +390,7 @@ static void run_pass(struct bench *b, const char *const *names, int count, bench
 	long r;
 
 	load_symbols(b);
+	quiet_output();
 	memset(&p, 0, sizeof(p));
 	drain_state = DRAIN_WAIT;
 	threaded = rt_thread_start(&drain, drainer, &p, 0) > 0;

@@ -229,6 +229,7 @@ const char *rt_errname(int err);
 #define SIOCSIFFLAGS 0x8914
 #define SIOCSIFADDR 0x8916
 #define SIOCSIFNETMASK 0x891c
+#define FIONREAD 0x541b              /* bytes queued in a pipe (int) */
 #define IFF_UP 0x1
 #define IFF_RUNNING 0x40
 
