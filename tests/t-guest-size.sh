@@ -9,7 +9,7 @@
 # symbol tables, its drain thread: about 9 KB a binary) and the symbol
 # table each test binary now keeps (4-8 KB: the profile names its
 # functions; on arm and arm64 half of it is mapping symbols) made 347 KiB
-# for arm, the largest; the cloud-arm64 image is about 65 KiB compressed.)
+# for arm, the largest; the cloud-arm64 smoke image is 68 KiB compressed.)
 . "$(dirname "$0")/lib.sh"
 set -u
 
