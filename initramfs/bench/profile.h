@@ -7,9 +7,10 @@
  * sampling. Sampling: perf_event_open on the cpu-clock software event
  * (profile_event=cycles: the cycles counter, falling back to cpu-clock),
  * one event per online CPU, pid 0 and inherit (forked children are
- * sampled too, into our ring), kernel and user, with callchains; the
- * rings are drained between calls of the loop (the events disabled while
- * draining). Symbolization (symtab.h): kernel frames against the table
+ * sampled too, into our ring), kernel and user, with callchains; a
+ * thread of ours, started before the events (so never sampled), drains
+ * the rings every few milliseconds while the loop runs (without it:
+ * between calls of the loop, the events off while draining). Symbolization (symtab.h): kernel frames against the table
  * init wrote (knob profile_ksyms=), user frames against /proc/self/exe's
  * own ELF symbols, named FUNC_[u]; "[kernel]" / "[unknown]_[u]" where no
  * symbol covers the address. User frames are the kernel's frame-pointer
@@ -35,12 +36,16 @@
 
 #include "bench.h"
 
-/* Under icount (shift=3) these give about 1500-4500 samples a metric
- * (smoke on cloud-arm64 and amd64). The host time a pass costs goes with
- * its samples (the sampling interrupt, the kernel's unwinding, our
- * records), not with its guest milliseconds: 50 us x 200 ms gave as many
- * samples (1700-3600) for more guest time; 10 us x 50 ms gave fewer
- * (1000-4000: at 10 us the sampling overhead eats the period). */
+/* Under icount (shift=3) these give about 1000-3000 samples a metric of
+ * the smoke suite (lat_syscall; cloud-arm64 and amd64): each sample costs
+ * the guest thousands of instructions (the timer interrupt, the kernel's
+ * unwinding of both stacks), which icount turns into guest time, so a
+ * pass samples less often than its period. Measured on cloud-arm64's
+ * smoke boot (host seconds, unprofiled 2.2-2.3): 20 us x 100 ms 5.7-6.0
+ * (1000-3000 samples), 50 us x 200 ms 9.9-13.2 (2000-2900), 100 us x
+ * 300 ms 12.7 (2000-2600); 10 us x 50 ms gave no more samples than 20 us
+ * (the overhead eats the period). About 1.5 s of a profiled boot is fixed
+ * (reading /proc/kallsyms once, the records on the console). */
 #define PROFILE_DEFAULT_MS 100
 #define PROFILE_DEFAULT_PERIOD_US 20
 
@@ -53,8 +58,11 @@ void bench_profile(struct bench *b, const char *name, bench_loop_fn fn, void *ct
 
 /* bench_profile_fixed: the pass of a bench_time_fixed metric (hackbench):
  * fn(ctx, 1) at least once, until profile_ms; one pass printed under each
- * of names[0..count-1] (the metrics of one measurement). */
+ * of names[0..count-1] (the metrics of one measurement). op_ns, what one
+ * operation took while measured, stretches the period so that one
+ * operation takes at most about 4000 samples (period_ns= says the period
+ * used): sampling every 20 us made hackbench's operation 12 times longer. */
 void bench_profile_fixed(struct bench *b, const char *const *names, int count, bench_loop_fn fn,
-			 void *ctx);
+			 void *ctx, uint64_t op_ns);
 
 #endif

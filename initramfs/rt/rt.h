@@ -229,6 +229,7 @@ const char *rt_errname(int err);
 #define SIOCSIFFLAGS 0x8914
 #define SIOCSIFADDR 0x8916
 #define SIOCSIFNETMASK 0x891c
+#define FIONREAD 0x541b              /* bytes queued in a pipe (int) */
 #define IFF_UP 0x1
 #define IFF_RUNNING 0x40
 
@@ -434,6 +435,11 @@ long rt_setpgid(pid_t pid, pid_t pgid);
 long rt_setsid(void);
 long rt_sched_yield(void);
 long rt_sched_setaffinity(pid_t pid, size_t size, const void *mask);
+/* rt_sched_setscheduler: sched_setscheduler(2) for pid (0: the calling
+ * thread) with SCHED_* policy and its static priority. */
+long rt_sched_setscheduler(pid_t pid, int policy, int priority);
+#define SCHED_OTHER 0
+#define SCHED_FIFO 1
 long rt_sched_getaffinity(pid_t pid, size_t size, void *mask);
 long rt_prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4,
 	      unsigned long a5);

@@ -10,7 +10,7 @@
  * and dup2, fork/execve/wait4 and exit statuses, signals through the
  * ABI's restorer, clocks and sleeping, mmap, the bump allocator, threads
  * with a futex join, TCP over loopback, socketpair, uname, getrandom,
- * poll and sched_setaffinity.
+ * poll, sched_setaffinity, sched_setscheduler and the online CPUs.
  */
 #include "rt.h"
 #include "selftest.h"
@@ -276,6 +276,8 @@ static void check_system(void)
 	check(rt_sched_setaffinity(0, sizeof(mask), mask) == 0 && rt_sched_yield() == 0,
 	      "sched_setaffinity to CPU 0, sched_yield", "failed");
 	check(rt_getpid() > 0 && rt_gettid() == rt_getpid(), "getpid and gettid", "mismatch");
+	check(rt_sched_setscheduler(0, SCHED_OTHER, 0) == 0 && rt_sched_setscheduler(0, SCHED_OTHER, 1) == -EINVAL,
+	      "sched_setscheduler (SCHED_OTHER; priority 1 refused)", "wrong result");
 	int cpus[8], ncpus = rt_online_cpus(cpus, 8);
 	check(ncpus >= 1 && cpus[0] >= 0 && (ncpus == 1 || cpus[1] > cpus[0]), "online CPUs from sysfs",
 	      "%d: %s", ncpus, ncpus < 0 ? rt_errname(-ncpus) : "");

@@ -118,6 +118,12 @@ long rt_setpgid(pid_t pid, pid_t pgid) { return SYS2(__NR_setpgid, RT_ARG(pid), 
 long rt_setsid(void) { return SYS0(__NR_setsid); }
 long rt_sched_yield(void) { return SYS0(__NR_sched_yield); }
 
+long rt_sched_setscheduler(pid_t pid, int policy, int priority)
+{
+	int param = priority;             /* struct sched_param */
+	return SYS3(__NR_sched_setscheduler, RT_ARG(pid), RT_ARG(policy), RT_PTR(&param));
+}
+
 long rt_sched_setaffinity(pid_t pid, size_t size, const void *mask)
 {
 	return SYS3(__NR_sched_setaffinity, RT_ARG(pid), RT_ARG(size), RT_PTR(mask));

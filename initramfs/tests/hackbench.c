@@ -322,7 +322,7 @@ int main(int argc, char **argv)
 	bench_report(&b, rate_name, "KiB/s", true, kib_s, r.n, &r);
 	/* One profile pass for the two metrics of the one measurement. */
 	const char *const names[] = { time_name, rate_name };
-	bench_profile_fixed(&b, names, 2, run_once, &h);
+	bench_profile_fixed(&b, names, 2, run_once, &h, (uint64_t)bench_median(r.ns_per_op, r.n));
 	if (h.err)
 		bench_fail(&b, "a run failed: %s", rt_errname((int)-h.err));
 	return 0;

@@ -32,6 +32,7 @@
 #define __NR_sched_setaffinity 122
 #define __NR_sched_getaffinity 123
 #define __NR_sched_yield 124
+#define __NR_sched_setscheduler 119
 #define __NR_kill 129
 #define __NR_rt_sigaction 134
 #define __NR_rt_sigprocmask 135

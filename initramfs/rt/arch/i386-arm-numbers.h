@@ -35,6 +35,7 @@
 #define __NR_mprotect 125
 #define __NR_llseek 140
 #define __NR_sched_yield 158
+#define __NR_sched_setscheduler 156
 #define __NR_prctl 172
 #define __NR_rt_sigreturn 173
 #define __NR_rt_sigaction 174

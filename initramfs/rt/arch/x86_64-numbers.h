@@ -17,6 +17,7 @@
 #define __NR_munmap (RT_SYSCALL_BASE + 11)
 #define __NR_rt_sigprocmask (RT_SYSCALL_BASE + 14)
 #define __NR_sched_yield (RT_SYSCALL_BASE + 24)
+#define __NR_sched_setscheduler (RT_SYSCALL_BASE + 144)
 #define __NR_dup (RT_SYSCALL_BASE + 32)
 #define __NR_nanosleep (RT_SYSCALL_BASE + 35)
 #define __NR_getpid (RT_SYSCALL_BASE + 39)
