@@ -321,7 +321,8 @@ static int check_profiles(const char *path, struct json_object *root)
 		strbuf_addf(&sb, "metrics[%zu].profile", i);
 		int rc = check_profile(prof, &sb);
 		if (rc < 0)
-			error("%s: \"%s\" is not of the type a profile has (results.h)", path, sb.buf);
+			error("%s: \"%s\" is of the wrong type (a profile holds strings, numbers "
+			      "and arrays of objects)", path, sb.buf);
 		strbuf_release(&sb);
 		if (rc < 0)
 			return -1;
