@@ -399,7 +399,15 @@ static void run_pass(struct bench *b, const char *const *names, int count, bench
 		r = open_events(&p, false, period_ns);
 	if (r >= 0 && (r = fold_init(&p.fold, ksyms.n + usyms.n + 2, PROFILE_MAX_STACKS, PROFILE_ARENA)) < 0)
 		close_all(&p);
-	if (r >= 0 && !(p.raw = rt_alloc_pages(PROFILE_RAW_SIZE))) {
+	/* The raw table is mapped once per binary and cleared per pass: unmapping
+	 * it after every pass left its page tables for RCU to free during the
+	 * next pass, in that pass's samples. */
+	static struct raw_stack *raw;
+	if (r >= 0 && !raw)
+		raw = rt_alloc_pages(PROFILE_RAW_SIZE);
+	if (r >= 0 && raw)
+		memset(raw, 0, PROFILE_RAW_SLOTS * sizeof(*raw));
+	if (r >= 0 && !(p.raw = raw)) {
 		fold_free(&p.fold);
 		close_all(&p);
 		r = -ENOMEM;
@@ -433,7 +441,6 @@ static void run_pass(struct bench *b, const char *const *names, int count, bench
 	drain_all(&p);
 	close_all(&p);
 	fold_all_raw(&p);
-	rt_free_pages(p.raw, PROFILE_RAW_SIZE);
 	for (int i = 0; i < count; i++) {
 		struct fold_head h = { b->abi, b->test, names[i], p.event, period_ns, p.lost };
 		if (p.fold.samples == 0)
