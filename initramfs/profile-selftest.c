@@ -170,12 +170,13 @@ static void check_records(void)
 }
 
 /* Lines fold_emit writes, kept for the checks. */
-static char lines[64][RT_PRINTF_MAX];
+#define MAX_LINES (1 + FOLD_MAX_FUNCS + FOLD_MAX_STACKS)   /* a whole profile */
+static char lines[MAX_LINES][RT_PRINTF_MAX];
 static int nlines, nprofile, npfunc, npstack;
 static void collect(void *ctx, const char *line, size_t n)
 {
 	(void)ctx;
-	if (nlines < 64) {
+	if (nlines < MAX_LINES) {
 		memcpy(lines[nlines], line, n);
 		lines[nlines++][n] = '\0';
 	}
@@ -220,7 +221,7 @@ static long field(const char *line, const char *key)
 static void check_fold(void)
 {
 	struct fold f;
-	const struct fold_head h = { "x86_64", "lat_syscall", "null", "cpu-clock", 50000, 3 };
+	const struct fold_head h = { "x86_64", "lat_syscall", "null", "cpu-clock", 50000, 3, 0 };
 	static const uint32_t s1[] = { 0, 1, 2, 3 }, s2[] = { 0, 1, 2 }, s3[] = { 0, 2, 1, 2 };
 
 	check(fold_init(&f, 4, 64, 1024) == 0, "fold: init", "ENOMEM");
@@ -238,7 +239,7 @@ static void check_fold(void)
 	check(nprofile == 1 && npfunc == 4 && npstack == 3, "emit: one PROFILE, 4 PFUNC, 3 PSTACK",
 	      "%d %d %d", nprofile, npfunc, npstack);
 	check(!rt_strcmp(lines[0], "PROFILE abi=x86_64 test=lat_syscall name=null event=cpu-clock "
-			 "period_ns=50000 samples=11 lost=3 functions=4 stacks=3 stacks_other=0\n"),
+			 "period_ns=50000 samples=11 lost=3 functions=4 stacks=3 stacks_other=0 interrupt=0\n"),
 	      "emit: the PROFILE line", "%s", lines[0]);
 	check(!rt_strcmp(lines[1], "PFUNC abi=x86_64 test=lat_syscall name=null fn=do_syscall self=4 "
 			 "children=11\n"), "emit: PFUNC by children, then self", "%s", lines[1]);
@@ -256,7 +257,7 @@ static void check_fold(void)
 	uint64_t sum = 0;
 	nprofile = npfunc = npstack = 0;
 	fold_emit(&f, &h, names3, NULL, count_only, &sum);
-	check(npfunc == FOLD_MAX_FUNCS && npstack == FOLD_MAX_STACKS, "emit: at most 40 PFUNC, 100 PSTACK",
+	check(npfunc == FOLD_MAX_FUNCS && npstack == FOLD_MAX_STACKS, "emit: at most FOLD_MAX_FUNCS (80) PFUNC, FOLD_MAX_STACKS (100) PSTACK",
 	      "%d %d", npfunc, npstack);
 	nlines = 0;
 	fold_emit(&f, &h, names3, NULL, collect, NULL);

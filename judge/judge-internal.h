@@ -38,7 +38,7 @@
  * (a guest announcing more is incomplete), a boot at most MAX_PROFILES
  * profiles and MAX_PROFILE_BYTES of their text; what is past them is counted
  * (result.json protocol.profile_not_read), never a verdict change. */
-#define PROFILE_MAX_FUNCTIONS 40
+#define PROFILE_MAX_FUNCTIONS 80
 #define PROFILE_MAX_STACKS 100
 #define MAX_PROFILES 4096
 #define MAX_PROFILE_BYTES (32 << 20)
@@ -62,6 +62,7 @@ struct judge_profile_rec {
 	char *event;                    /* NULL: not sent */
 	bool header_ok;                 /* every number of the header parsed */
 	uint64_t period_ns, samples, lost, nfunctions, nstacks_sent, stacks_other;
+	uint64_t interrupt;          /* samples of interrupt work, not in samples (0 when absent) */
 					/* nfunctions, nstacks_sent: the header's functions=, stacks= */
 	struct profile_fn *fns;
 	size_t nfns;

@@ -91,6 +91,9 @@ static void on_profile(struct judge *j, const struct proto_record *rec)
 		       proto_get_u64(rec, "functions", &p->nfunctions) &&
 		       proto_get_u64(rec, "stacks", &p->nstacks_sent) &&
 		       proto_get_u64(rec, "stacks_other", &p->stacks_other);
+	/* interrupt= is optional (an older guest has none), but never wrong. */
+	if (proto_get(rec, "interrupt") && !proto_get_u64(rec, "interrupt", &p->interrupt))
+		p->header_ok = false;
 }
 
 /* The open profile a PFUNC/PSTACK of rec's identity belongs to, or NULL:
@@ -258,6 +261,7 @@ json_object *judge_profile_json(const struct judge *j, const size_t *prof_of, si
 	json_object_object_add(o, "period_ns", u64_json(p->period_ns));
 	json_object_object_add(o, "samples", u64_json(p->samples));
 	json_object_object_add(o, "lost", u64_json(p->lost));
+	json_object_object_add(o, "interrupt", u64_json(p->interrupt));
 	json_object *fns = json_object_new_array();
 	for (size_t i = 0; i < p->nfns; i++) {
 		json_object *f = json_object_new_object();

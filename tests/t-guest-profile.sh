@@ -13,7 +13,9 @@
 #     every METRIC has its PROFILE (status ok, samples > 0), the PFUNC and
 #     PSTACK records it announces, sum(n) + stacks_other == samples,
 #     self <= children <= samples, a kernel syscall-entry function and a
-#     _[u] user function among the functions;
+#     _[u] user function among the functions; interrupt work (a stack
+#     through an interrupt's entry or softirq) counted in interrupt=, in
+#     no PSTACK and no PFUNC; the boot's passes counted some;
 #  3. an unprofiled boot (the default) prints no PROFILE record.
 . "$(dirname "$0")/lib.sh"
 set -u
@@ -46,6 +48,7 @@ esac
 check_profiles() {
 	name=$1 log=$2 abis=$3
 	tr -d '\r' <"$log" | grep -a '^@@BR 1 [0-9]* [A-Z]* ' | sed 's/ \*[0-9a-f]*$//' | awk -v abis="$abis" \
+		-v IRQ='^(__do_softirq|handle_softirqs|irq_exit_rcu|__irq_exit_rcu|el0_interrupt|el1_interrupt|asm_sysvec_[a-z0-9_]+|asm_common_interrupt|__irq_usr|__irq_svc)$' \
 		-v problems="$tmp/$name.problems" -v summary="$tmp/$name.summary" '
 	function field(k,   i) { for (i = 5; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
 	function bad(s) { print s >problems; nbad++ }
@@ -59,7 +62,9 @@ check_profiles() {
 		stacks[id] = field("stacks") + 0; other[id] = field("stacks_other") + 0
 		if (field("event") != "cpu-clock") bad(id ": event " field("event"))
 		if (samples[id] <= 0) bad(id ": samples=" field("samples"))
-		if (funcs[id] > 40 || stacks[id] > 100) bad(id ": functions=" funcs[id] " stacks=" stacks[id] " past the bounds")
+		if (field("interrupt") !~ /^[0-9]+$/) bad(id ": interrupt=" field("interrupt"))
+		nint += field("interrupt")
+		if (funcs[id] > 80 || stacks[id] > 100) bad(id ": functions=" funcs[id] " stacks=" stacks[id] " past the bounds")
 		ssum[field("abi")] += samples[id]
 	}
 	kind == "PFUNC" {
@@ -68,11 +73,14 @@ check_profiles() {
 		if (!(s <= c && c <= samples[id])) bad(id ": " fn " self=" s " children=" c " samples=" samples[id])
 		if (fn ~ /^(do_syscall_64|do_int80_emulation|do_int80_syscall_32|do_fast_syscall_32|__do_fast_syscall_32|el0_svc|el0_svc_compat|invoke_syscall)$/) entry[id] = 1
 		if (fn ~ /_\[u\]$/) user[id] = 1
+		if (fn ~ IRQ) bad(id ": interrupt work among the functions: " fn)
 	}
 	kind == "PSTACK" {
 		if (!(id in samples)) { bad(id ": PSTACK without its PROFILE"); next }
 		ns[id]++; nsum[id] += field("n"); st = field("stack")
 		if (st == "" || field("n") + 0 <= 0) bad(id ": an empty PSTACK")
+		nf2 = split(st, fr, ";")
+		for (k = 1; k <= nf2; k++) if (fr[k] ~ IRQ) { bad(id ": interrupt work in a PSTACK: " st); break }
 	}
 	END {
 		for (i = 1; i <= nm; i++) {
@@ -91,6 +99,8 @@ check_profiles() {
 			printf "%s: %d profiles, %d samples\n", want[i], pabi[want[i]], ssum[want[i]] >summary
 		}
 		if (nm == 0) bad("no METRIC record")
+		if (nint + 0 == 0) bad("no pass counted a sample of interrupt work (interrupt=0 everywhere)")
+		printf "interrupt work: %d samples left out\n", nint >summary
 		close(problems)
 		exit nbad > 0
 	}'

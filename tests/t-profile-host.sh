@@ -36,10 +36,11 @@ metric() {  # metric NAME MEDIAN
 	rec METRIC abi=x86_64 test=lat_syscall name="$1" unit=us better=lower n=3 median="$2" \
 		min="$2" max="$2" mean="$2" stddev=0 samples="$2,$2,$2"
 }
-# profile NAME SAMPLES F K OTHER: the PROFILE header
+# profile NAME SAMPLES F K OTHER [INTERRUPT]: the PROFILE header (an older
+# guest's, without interrupt=, when INTERRUPT is not given)
 profile() {
 	rec PROFILE abi=x86_64 test=lat_syscall name="$1" event=cpu-clock period_ns=50000 \
-		samples="$2" lost=0 functions="$3" stacks="$4" stacks_other="$5"
+		samples="$2" lost=0 functions="$3" stacks="$4" stacks_other="$5" ${6+interrupt="$6"}
 }
 pfunc() { rec PFUNC abi=x86_64 test=lat_syscall name="$1" fn="$2" self="$3" children="$4"; }
 pstack() { rec PSTACK abi=x86_64 test=lat_syscall name="$1" n="$2" stack="$3"; }
@@ -80,9 +81,9 @@ good_body() {
 log "$tmp/good.log" good_body
 judge "$tmp/good.log"
 jq_is "judge: a profiled boot still PASSes" '.verdict' '"PASS"'
-jq_is "judge: the profile's header (status, event, period, samples, lost, stacks_other)" \
-	'.metrics[0].profile | [.status, .event, .period_ns, .samples, .lost, .stacks_other]' \
-	'["ok","cpu-clock",50000,4000,0,1000]'
+jq_is "judge: the profile's header (status, event, period, samples, lost, stacks_other; interrupt 0 when an older guest does not say)" \
+	'.metrics[0].profile | [.status, .event, .period_ns, .samples, .lost, .stacks_other, .interrupt]' \
+	'["ok","cpu-clock",50000,4000,0,1000,0]'
 jq_is "judge: functions in order, shares in percent of samples (4 decimals at most)" \
 	'[.metrics[0].profile.functions[] | [.name, .self, .children, .self_samples, .children_samples]]' \
 	'[["do_sys_openat2",1.25,45.5,50,1820],["memchr_inv",21.4,22.5,856,900],["main_[u]",0.075,100,3,4000]]'
@@ -91,6 +92,18 @@ jq_is "judge: the folded stacks with their samples" \
 	'[["main_[u];entry_SYSCALL_64;do_syscall_64;do_sys_openat2",2880],["main_[u];entry_SYSCALL_64;memchr_inv",120]]'
 jq_is "judge: a metric without a profile has no profile object; nothing counted as not read" \
 	'[(.metrics[1] | has("profile")), (.protocol | has("profile_not_read"))]' '[false,false]'
+irq_body() {
+	metric open_close 2.5
+	profile open_close 3 1 1 0 "$IRQ"
+	pfunc open_close f 1 1
+	pstack open_close 3 'f'
+}
+IRQ=212; log "$tmp/irq.log" irq_body; judge "$tmp/irq.log"
+jq_is "judge: interrupt= (samples of interrupt work, outside samples) is kept" \
+	'.metrics[0].profile | [.status, .samples, .interrupt]' '["ok",3,212]'
+IRQ=x12; log "$tmp/irq.log" irq_body; judge "$tmp/irq.log"
+jq_is "judge: a malformed interrupt= makes the profile incomplete, kept, still PASS" \
+	'[.verdict, .metrics[0].profile.status, .metrics[0].profile.functions[0].name]' '["PASS","incomplete","f"]'
 thirds_body() {
 	metric open_close 2.5
 	profile open_close 3 1 1 0

@@ -226,9 +226,9 @@ long fold_emit(const struct fold *f, const struct fold_head *h, fold_name_fn nam
 
 	len = rt_snprintf(line, sizeof(line),
 			  "PROFILE abi=%s test=%s name=%s event=%s period_ns=%llu samples=%u lost=%llu "
-			  "functions=%u stacks=%u stacks_other=%u\n", h->abi, h->test, h->name, h->event,
-			  (unsigned long long)h->period_ns, f->samples, (unsigned long long)h->lost,
-			  nchosen, kept, other);
+			  "functions=%u stacks=%u stacks_other=%u interrupt=%llu\n", h->abi, h->test, h->name,
+			  h->event, (unsigned long long)h->period_ns, f->samples, (unsigned long long)h->lost,
+			  nchosen, kept, other, (unsigned long long)h->interrupt);
 	out(out_ctx, line, (size_t)len);
 	for (uint32_t i = 0; i < nchosen; i++) {
 		len = rt_snprintf(line, sizeof(line), "PFUNC abi=%s test=%s name=%s fn=%s self=%u children=%u\n",

@@ -20,7 +20,7 @@
 
 #include "rt.h"
 
-#define FOLD_MAX_FUNCS 40      /* PFUNC records: top by self and by children */
+#define FOLD_MAX_FUNCS 80      /* PFUNC records: top by self and by children */
 #define FOLD_MAX_STACKS 100    /* PSTACK records: top by count */
 /* The longest line a test prints for one record: init adds the framing
  * ("@@BR 1 SEQ " and the CRC) and escapes values within RECORD_MAX (4096)
@@ -64,6 +64,7 @@ typedef void (*fold_out_fn)(void *ctx, const char *line, size_t n);
 struct fold_head {
 	const char *abi, *test, *name, *event;
 	uint64_t period_ns, lost;
+	uint64_t interrupt;     /* samples in interrupt work, not in the aggregate */
 };
 
 /* fold_emit: the PROFILE line, then at most FOLD_MAX_FUNCS PFUNC lines
