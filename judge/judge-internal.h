@@ -62,8 +62,8 @@ struct judge_profile_rec {
 	char *event;                    /* NULL: not sent */
 	bool header_ok;                 /* every number of the header parsed */
 	uint64_t period_ns, samples, lost, nfunctions, nstacks_sent, stacks_other;
-	uint64_t interrupt;          /* samples of interrupt work, not in samples (0 when absent) */
 					/* nfunctions, nstacks_sent: the header's functions=, stacks= */
+	uint64_t interrupt;             /* samples of interrupt work, not in samples (0 when absent) */
 	struct profile_fn *fns;
 	size_t nfns;
 	struct profile_stack *stacks;

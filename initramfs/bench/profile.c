@@ -237,28 +237,31 @@ static long open_events(struct pass *p, bool cycles, uint64_t period_ns)
 /* ------------------------------------------------------------------ */
 /* Samples.                                                             */
 
+/* The slot of pid in the set of exec'd children: where it is, or the
+ * empty slot where it would go (the set is never full). */
+static uint32_t exec_slot(const struct pass *p, pid_t pid)
+{
+	uint32_t i = (uint32_t)pid * 2654435761u % PROFILE_EXEC_SLOTS;
+
+	while (p->execs[i] && p->execs[i] != pid)
+		i = (i + 1) % PROFILE_EXEC_SLOTS;
+	return i;
+}
+
 static bool execd(const struct pass *p, pid_t pid)
 {
-	if (pid <= 0)
-		return false;
-	for (uint32_t i = (uint32_t)pid * 2654435761u % PROFILE_EXEC_SLOTS;; i = (i + 1) % PROFILE_EXEC_SLOTS) {
-		if (p->execs[i] == pid)
-			return true;
-		if (!p->execs[i])
-			return false;
-	}
+	return pid > 0 && p->execs[exec_slot(p, pid)] == pid;
 }
 
 static void add_exec(struct pass *p, pid_t pid)
 {
-	uint32_t i;
-
-	if (pid <= 0 || execd(p, pid) || 2 * (p->nexecs + 1) > PROFILE_EXEC_SLOTS)
+	if (pid <= 0 || 2 * (p->nexecs + 1) > PROFILE_EXEC_SLOTS)
 		return;
-	for (i = (uint32_t)pid * 2654435761u % PROFILE_EXEC_SLOTS; p->execs[i]; i = (i + 1) % PROFILE_EXEC_SLOTS)
-		;
-	p->execs[i] = pid;
-	p->nexecs++;
+	uint32_t i = exec_slot(p, pid);
+	if (!p->execs[i]) {
+		p->execs[i] = pid;
+		p->nexecs++;
+	}
 }
 
 /* A stack (key as struct pass has them) symbolized into the fold, or
@@ -415,7 +418,6 @@ static int drainer(void *arg)
 			return 0;
 		if (state == DRAIN_RUN && rings_filling(p))
 			drain_all(p);
-
 		rt_nanosleep(&nap, NULL);
 	}
 }
