@@ -4,7 +4,8 @@
  *
  *   bootrig run --kernel K [--kernel K2 ...] [--initramfs IMG] [--target NAME]
  *       [--config FILE] [--suite NAME] [--append ARGS] [--variant NAME=ARGS ...]
- *       [--repeat N] [-j N] [--timeout S] [--clock wall|icount] [--provoke KIND]
+ *       [--repeat N] [-j N] [--timeout S] [--clock wall|icount] [--seed N|boot|random]
+ *       [--provoke KIND]
  *       [the backends' options] -o RESULTS_DIR
  *
  * This file reads the options (one table, which also prints --help: its
@@ -49,6 +50,7 @@ struct run_args {
 	double timeout;
 	double op_timeout;
 	const char *clock;         /* --clock: "wall", "icount" or NULL (the target's) */
+	const char *seed;          /* --seed: digits, "boot", "random" or NULL (ICOUNT_SEED) */
 	struct opt_list provokes;  /* --provoke: "KIND=ARGS" (malloc'd), moved to variants */
 	size_t n_provoke;          /* then the variants are these n_provoke, malloc'd */
 	bool provoke_list;         /* --provoke list */
@@ -108,6 +110,17 @@ static int take_clock(const struct opt *o, const char *v)
 	return 0;
 }
 
+/* --seed N|boot|random: N decimal digits, at most 2^64-1 (QEMU's -seed) */
+static int take_seed(const struct opt *o, const char *v)
+{
+	size_t n = strspn(v, "0123456789");
+	if (strcmp(v, "random") && strcmp(v, "boot") &&
+	    (!n || v[n] || n > 20 || (n == 20 && strcmp(v, "18446744073709551615") > 0)))
+		return error("--seed wants a number (0 to 18446744073709551615), boot or random: '%s'", v);
+	*(const char **)o->value = v;
+	return 0;
+}
+
 /* --timeout S: seconds > 0 */
 static int take_timeout(const struct opt *o, const char *v)
 {
@@ -140,6 +153,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a, struct run_
 		OPT_CALLBACK('T', "timeout", &a->timeout, "S", "cap every stage and silence timeout at S seconds", take_timeout),
 		OPT_CALLBACK(0, "op-timeout", &a->op_timeout, "S", "end a boot as INFRA_ERROR when one backend operation (define, start, stop) takes over S seconds (default 120)", take_timeout),
 		OPT_CALLBACK('L', "clock", &a->clock, "wall|icount", "the guest's clock under TCG (default: the target's icount)", take_clock),
+		OPT_CALLBACK(0, "seed", &a->seed, "N|boot|random", "under icount, the guest's randomness (QEMU -seed): every boot with one seed is the same boot (default " ICOUNT_SEED "); boot: boot n's seed is n; random: the host's, each boot its own", take_seed),
 		OPT_CALLBACK('P', "provoke", a, "KIND", "a boot whose kernel prints a KIND report (--provoke list); repeatable", take_provoke),
 		OPT_FLAG(0, "profile", &a->profile, "profile the kernel behind every metric (bootrig.profile=1 on each boot's command line)"),
 		OPT_STRING('o', "output", &a->output, "DIR", "results directory (required)"),
@@ -425,6 +439,11 @@ static void job_clock(const struct run_state *rs, const struct target *t, struct
 	else
 		job->icount = has ? t->icount : NULL;
 	job->icount_forced = clock && !strcmp(clock, "icount");
+	const char *seed = rs->args.seed ? rs->args.seed : ICOUNT_SEED;
+	if (!strcmp(seed, "boot"))
+		snprintf(job->seed, sizeof(job->seed), "%d", job->boot);
+	else
+		snprintf(job->seed, sizeof(job->seed), "%s", strcmp(seed, "random") ? seed : "");
 }
 
 /* The highest boot number under dir (its all-digit entries), 0 if none. */

@@ -356,6 +356,7 @@ static int write_boot(struct live_boot *b, double t)
 		.accelerator_reason = b->m.accel_reason[0] ? b->m.accel_reason : NULL,
 		.accelerator_fallback = b->retry_reason,
 		.clock = b->m.clock[0] ? b->m.clock : "wall",
+		.seed = !strcmp(b->m.clock, "icount") && job->seed[0] ? job->seed : NULL,
 		.started = b->started ? b->started : time(NULL), .duration = t,
 		.console_recovered = recovered,
 		.backend_section = be && b->m.priv && be->ops->result_section
@@ -458,6 +459,7 @@ static bool start_boot(struct backend *be, const struct config *cfg, struct boot
 		.kernel = job->kernel_image, .initrd = job->initrd,
 		.cmdline = job->cmdline, .target = job->target, .machine = job->machine, .cfg = cfg,
 		.dir = job->dir, .icount = job->icount, .icount_forced = job->icount_forced,
+		.seed = job->seed[0] ? job->seed : NULL,
 		.accel = job->accel ? job->accel : "auto", .avoid_hosts = b->avoid,
 		.limits = &job->limits,
 	};

@@ -36,6 +36,7 @@ struct boot_job {
 	struct judge_limits limits;
 	const char *icount;           /* -icount options for a TCG boot, or NULL (wall clock) */
 	bool icount_forced;           /* --clock icount: TCG even where KVM works */
+	char seed[24];                /* with icount: QEMU's -seed, or "" (--seed random) */
 	const char *accel;            /* "auto", "kvm", "tcg": --accel, else the target's */
 	size_t summary_rank;          /* place in the summary (kernel, variant, boot order) */
 

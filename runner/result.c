@@ -98,6 +98,7 @@ static void add_run_fields(json_object *o, const struct result_info *info)
 		json_object_object_add(o, "accelerator_fallback",
 				       string_or_null(info->accelerator_fallback));
 	json_object_object_add(o, "clock", string_or_null(info->clock));
+	json_object_object_add(o, "seed", string_or_null(info->seed));
 	json_object_object_add(o, "started", json_object_new_string(started));
 	json_object_object_add(o, "duration", json_object_new_double(info->duration));
 	if (info->console_recovered)

@@ -39,6 +39,7 @@ struct result_info {
 	const char *accelerator_reason;   /* why that one, or NULL */
 	const char *accelerator_fallback; /* why KVM was left for TCG, or NULL */
 	const char *clock;           /* "icount" or "wall" */
+	const char *seed;            /* icount: QEMU's -seed (backend.h), or NULL */
 	time_t started;              /* wall clock at power-on */
 	double duration;             /* seconds, power-on to end */
 	size_t console_recovered;    /* console bytes taken from the backend's log */

@@ -106,6 +106,13 @@ qlog=$(cat "$root/log/qemu/bootrig-$pid-"*.log 2>/dev/null | tr -d '\\\n')
 if echo "$qlog" | grep -q -e '-accel tcg' && echo "$qlog" | grep -q -e '-icount shift=3,sleep=off'; then
 	ok "QEMU ran with -accel tcg -icount shift=3,sleep=off"
 else not_ok "QEMU ran with -icount" "$(ls "$root/log/qemu/" 2>&1 | tail -n 3)"; fi
+# ... and deterministic (runner/backend.h): QEMU's -seed, the RTC at a fixed
+# date on guest time (libvirt's own <clock>, -rtc on QEMU's command line).
+if echo "$qlog" | grep -q -e '-seed 1' && echo "$qlog" | grep -q -e '-rtc base=2026-01-01T00:00:00,clock=vm' &&
+   grep -q "<clock offset='absolute' start='1767225600'>" "$d/domain.xml"; then
+	ok "QEMU ran with -seed 1 and -rtc base=2026-01-01T00:00:00,clock=vm"
+else not_ok "QEMU ran with -seed 1 and a fixed RTC on guest time" "$(echo "$qlog" | grep -o -e '-seed [^ ]*' -e '-rtc [^ ]*')"; fi
+expect "result.json: seed 1 (the default under icount)" "$r" seed 1
 
 # --- arm64 on a64fx (virt, gic-version=3), on the wall clock ----------------
 run a64fx --kernel "$a64" --target arm64-a64fx --clock wall
@@ -125,6 +132,8 @@ if grep -q "<gic version='3'/>" "$(dirname "$r")/domain.xml" &&
 else not_ok "a64fx: domain.xml has GICv3 and the a64fx model" "$(cat "$(dirname "$r")/domain.xml")"; fi
 check "no QEMU left after a64fx" no_qemu_left "$pid"
 expect "--clock wall: result.json clock wall" "$r" clock wall
+grep -q '"seed": *null' "$r" && ok "--clock wall: result.json seed null" ||
+	not_ok "--clock wall: result.json seed null" "$(grep '"seed"' "$r")"
 if ! grep -q "qemu:" "$(dirname "$r")/domain.xml"; then ok "--clock wall: no -icount in domain.xml"
 else not_ok "--clock wall: no -icount in domain.xml" "$(grep qemu: "$(dirname "$r")/domain.xml")"; fi
 
@@ -153,6 +162,43 @@ expect "amd64 syscall.x32=y: PASS" "$r" verdict PASS
 expect "amd64 syscall.x32=y: x32 ok" "$r" abis.x32.status ok
 expect "amd64 syscall.x32=y: variant recorded" "$r" variant x32
 check "no QEMU left after amd64" no_qemu_left "$pid"
+
+# --- every icount boot of a kernel is the same boot ---------------------------
+# Two boots at once of one kernel (x86: its SMBIOS UUID fixed too, not the
+# domain's): the same console, byte for byte; with --seed random, two that
+# differ (KASLR, the RTC's date); --seed 7 goes to QEMU and result.json;
+# --seed boot gives boot n the seed n.
+run same --kernel "$x86" --repeat 2 -j 2
+d1=$(boot_dir same amd64.vmlinuz default) d2=${d1%/1}/2
+if [ $rc = 0 ] && [ -s "$d1/console.log" ] && cmp -s "$d1/console.log" "$d2/console.log"; then
+	ok "icount: two boots of amd64 at once, the same console byte for byte ($(wc -c <"$d1/console.log") bytes)"
+else not_ok "icount: two boots, the same console" "exit $rc; $(diff "$d1/console.log" "$d2/console.log" | head -n 4)"; fi
+if grep -q "<qemu:arg value='type=1,uuid=b0071600-0000-4000-8000-000000000001'/>" "$d1/domain.xml"; then
+	ok "x86 under icount: QEMU's SMBIOS UUID fixed in domain.xml"
+else not_ok "x86 under icount: the SMBIOS UUID fixed" "$(grep qemu:arg "$d1/domain.xml")"; fi
+run random --kernel "$x86" --repeat 2 -j 2 --seed random --append bootrig.only=
+d1=$(boot_dir random amd64.vmlinuz default) d2=${d1%/1}/2
+if [ $rc = 0 ] && [ -s "$d1/console.log" ] && ! cmp -s "$d1/console.log" "$d2/console.log" &&
+   ! grep -q -e "-seed" -e "uuid=b0071600" "$d1/domain.xml"; then
+	ok "--seed random: two boots that differ, no -seed"
+else not_ok "--seed random: two boots that differ, no -seed" "exit $rc; $(grep -c . "$d1/console.log") lines"; fi
+grep -q '"seed": *null' "$d1/result.json" && ok "--seed random: result.json seed null" ||
+	not_ok "--seed random: result.json seed null" "$(grep '"seed"' "$d1/result.json")"
+expect "--seed random: still the icount clock" "$d1/result.json" clock icount
+run seven --kernel "$arm" --seed 7 --append bootrig.only=
+d=$(boot_dir seven armmp-lpae.vmlinuz default)
+if grep -q "<qemu:arg value='-seed'/>" "$d/domain.xml" && grep -q "<qemu:arg value='7'/>" "$d/domain.xml"; then
+	ok "--seed 7: -seed 7 in domain.xml"
+else not_ok "--seed 7: -seed 7 in domain.xml" "$(grep qemu:arg "$d/domain.xml")"; fi
+expect "--seed 7: result.json seed 7" "$d/result.json" seed 7
+# --seed boot: boot n's seed is n (no test in the guest: quick)
+run perboot --kernel "$arm" --repeat 2 -j 2 --seed boot --append bootrig.only=
+d=$(boot_dir perboot armmp-lpae.vmlinuz default)
+seeds="$("$JGET" "$d/result.json" seed) $("$JGET" "${d%/1}/2/result.json" seed)"
+if [ $rc = 0 ] && [ "$seeds" = "1 2" ] && grep -q "<qemu:arg value='2'/>" "${d%/1}/2/domain.xml"; then
+	ok "--seed boot: boot 1 has seed 1, boot 2 seed 2"
+else not_ok "--seed boot: boot n has seed n" "exit $rc, seeds '$seeds'"; fi
+check "no QEMU left after the seeded runs" no_qemu_left "$pid"
 
 # --- a console flood -------------------------------------------------------------
 # initcall_debug (shown by ignore_loglevel) prints two lines for each of the
@@ -186,6 +232,12 @@ rc=$?; [ $rc = 64 ] && ok "no -o: exit 64" || not_ok "no -o: exit 64" "exit $rc"
 rc=$?; [ $rc = 64 ] && ok "--connect with --board: exit 64" || not_ok "--connect with --board: exit 64" "exit $rc"
 "$BOOTRIG" run --kernel "$a64" --clock tsc -o "$tmp/u" >/dev/null 2>&1
 rc=$?; [ $rc = 64 ] && ok "--clock tsc: exit 64" || not_ok "--clock tsc: exit 64" "exit $rc"
+for s in x -1 1.5 18446744073709551616 '' boots; do
+	"$BOOTRIG" run --kernel "$a64" --seed "$s" -o "$tmp/u" >"$tmp/seed.err" 2>&1
+	rc=$?
+	if [ $rc = 64 ] && grep -q -- "--seed wants a number" "$tmp/seed.err"; then ok "--seed '$s': exit 64, what it wants"
+	else not_ok "--seed '$s': exit 64" "exit $rc: $(head -n 2 "$tmp/seed.err")"; fi
+done
 "$BOOTRIG" run --kernel "$a64" --repeat 0 -o "$tmp/u" >/dev/null 2>&1
 rc=$?; [ $rc = 64 ] && ok "--repeat 0: exit 64" || not_ok "--repeat 0: exit 64" "exit $rc"
 "$BOOTRIG" run --kernel "$a64" --variant "a/b=x" -o "$tmp/u" >/dev/null 2>&1

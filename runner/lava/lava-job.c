@@ -181,6 +181,14 @@ static bool write_qemu_context(struct strbuf *sb, const struct lava_job_params *
 		ok &= yaml_item(sb, 2, ic);
 		free(ic);
 	}
+	if (p->icount && *p->icount && p->seed) {   /* deterministic (backend.h) */
+		char *seed = xasprintf("-seed %s", p->seed);
+		ok &= yaml_item(sb, 2, seed);
+		free(seed);
+		ok &= yaml_item(sb, 2, "-rtc base=" ICOUNT_RTC_BASE ",clock=vm");
+		if (!strcmp(p->arch, "x86_64"))
+			ok &= yaml_item(sb, 2, "-smbios type=1,uuid=" ICOUNT_SMBIOS_UUID);
+	}
 	char *append = xasprintf("-append \"%s\"", p->cmdline);
 	ok &= yaml_item(sb, 2, append);
 	free(append);
@@ -378,7 +386,7 @@ int lava_write_job_file(const struct machine_spec *spec, const char *device_type
 		struct lava_job_params p = {
 			.job_name = name, .device_type = device_type, .arch = t->arch,
 			.machine = t->machine, .cpu = t->cpu, .memory_mb = t->memory_mb,
-			.vcpus = t->vcpus, .icount = spec->icount, .kernel_url = kernel,
+			.vcpus = t->vcpus, .icount = spec->icount, .seed = spec->seed, .kernel_url = kernel,
 			.initrd_url = initrd, .dtb_url = dtb, .cmdline = spec->cmdline,
 			.tftp = strcmp(device_type, "qemu") != 0,
 			.kernel_type = !strcmp(t->arch, "arm") ? "zimage"

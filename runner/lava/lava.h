@@ -50,6 +50,7 @@ struct lava_job_params {
 	const char *machine, *cpu;   /* the target's QEMU machine and CPU (qemu) */
 	int memory_mb, vcpus;
 	const char *icount;          /* QEMU -icount options, or NULL / "" */
+	const char *seed;            /* with icount: QEMU's -seed (backend.h), or NULL */
 	const char *kernel_url, *initrd_url, *dtb_url;   /* dtb_url may be NULL */
 	const char *kernel_type;     /* tftp: "image", "zimage" or "bzimage" */
 	const char *cmdline;         /* the whole kernel command line */

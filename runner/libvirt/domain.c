@@ -98,7 +98,10 @@ static void add_os(struct strbuf *sb, const struct machine_spec *spec, const cha
  * RNG; every way of ending (poweroff, reboot, crash) destroys it. A TCG
  * boot with spec->icount gets QEMU's instruction-counting clock, as
  * `-icount OPTIONS` through libvirt's QEMU namespace (libvirt has no
- * element for it).
+ * element for it), and what makes it deterministic (backend.h): -seed
+ * and on x86 -smbios's UUID the same way, the RTC at a fixed date on
+ * guest time as libvirt's <clock offset='absolute'> with an rtc timer
+ * that tracks the guest.
  */
 char *domain_xml(const struct machine_spec *spec, bool kvm, const char *emulator,
 			const char *serial_log, char *why, size_t len)
@@ -110,6 +113,7 @@ char *domain_xml(const struct machine_spec *spec, bool kvm, const char *emulator
 		return NULL;
 	struct strbuf sb = STRBUF_INIT;
 	const char *icount = kvm ? NULL : spec->icount;
+	const char *seed = icount ? spec->seed : NULL;   /* deterministic (backend.h) */
 	strbuf_addf(&sb, "<domain type='%s'%s>\n", kvm ? "kvm" : "qemu",
 		    icount ? " xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'" : "");
 	add_element(&sb, "  ", "name", spec->name);
@@ -126,8 +130,12 @@ char *domain_xml(const struct machine_spec *spec, bool kvm, const char *emulator
 		strbuf_addstr(&sb, "  </features>\n");
 	}
 	add_cpu(&sb, t->cpu);
-	strbuf_addstr(&sb, "  <clock offset='utc'/>\n"
-		      "  <on_poweroff>destroy</on_poweroff>\n"
+	if (seed)       /* a fixed date, on guest time (backend.h: deterministic) */
+		strbuf_addf(&sb, "  <clock offset='absolute' start='%d'>\n"
+			    "    <timer name='rtc' track='guest'/>\n  </clock>\n", ICOUNT_RTC_EPOCH);
+	else
+		strbuf_addstr(&sb, "  <clock offset='utc'/>\n");
+	strbuf_addstr(&sb, "  <on_poweroff>destroy</on_poweroff>\n"
 		      "  <on_reboot>destroy</on_reboot>\n"
 		      "  <on_crash>destroy</on_crash>\n"
 		      "  <devices>\n");
@@ -148,7 +156,16 @@ char *domain_xml(const struct machine_spec *spec, bool kvm, const char *emulator
 		strbuf_addstr(&sb, "  <qemu:commandline>\n    <qemu:arg value='-icount'/>\n"
 			      "    <qemu:arg value='");
 		add_xml_text(&sb, icount);
-		strbuf_addstr(&sb, "'/>\n  </qemu:commandline>\n");
+		strbuf_addstr(&sb, "'/>\n");
+		if (seed) {
+			strbuf_addstr(&sb, "    <qemu:arg value='-seed'/>\n    <qemu:arg value='");
+			add_xml_text(&sb, seed);
+			strbuf_addstr(&sb, "'/>\n");
+		}
+		if (seed && x86)   /* QEMU's own SMBIOS UUID, not the domain's (unique per boot) */
+			strbuf_addstr(&sb, "    <qemu:arg value='-smbios'/>\n"
+				      "    <qemu:arg value='type=1,uuid=" ICOUNT_SMBIOS_UUID "'/>\n");
+		strbuf_addstr(&sb, "  </qemu:commandline>\n");
 	}
 	strbuf_addstr(&sb, "</domain>\n");
 	free(machine);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "lava.h"
 #include "util.h"
 
@@ -32,7 +33,7 @@ static struct lava_job_params qemu_params(const struct judge_limits *l)
 	return (struct lava_job_params){
 		.job_name = "bootrig k default #1", .device_type = "qemu", .arch = "arm64",
 		.machine = "virt", .cpu = "cortex-a57", .memory_mb = 512, .vcpus = 1,
-		.icount = "shift=3,sleep=off", .kernel_url = "file:///k/Image",
+		.icount = "shift=3,sleep=off", .seed = "1", .kernel_url = "file:///k/Image",
 		.initrd_url = "file:///k/initramfs.img", .cmdline = "console=ttyAMA0 panic=-1",
 		.limits = l,
 	};
@@ -59,7 +60,8 @@ static void test_job_shape(void **state)
 	const char *want[] = {
 		"device_type: \"qemu\"\n", "job_name: \"bootrig k default #1\"\n",
 		"  arch: \"arm64\"\n", "  no_kvm: true\n", "  - \"-no-reboot\"\n",
-		"  - \"-icount shift=3,sleep=off\"\n",
+		"  - \"-icount shift=3,sleep=off\"\n", "  - \"-seed 1\"\n",
+		"  - \"-rtc base=2026-01-01T00:00:00,clock=vm\"\n",
 		"  - \"-append \\\"console=ttyAMA0 panic=-1\\\"\"\n",
 		"    to: \"tmpfs\"\n", "        image_arg: \"-kernel {kernel}\"\n",
 		"        url: \"file:///k/initramfs.img\"\n", "    method: \"qemu\"\n",
@@ -77,6 +79,35 @@ static void test_job_shape(void **state)
 		 (long)(l.stage[STAGE_FIRMWARE] + l.stage[STAGE_KERNEL]));
 	assert_non_null(strstr(y, boot));
 	assert_null(strstr(y, "dtb"));
+	free(y);
+}
+
+/* Deterministic only under icount with a seed (runner/backend.h): x86's
+ * SMBIOS UUID too; --seed random (no seed) or the wall clock: none. */
+static void test_job_seed(void **state)
+{
+	(void)state;
+	struct judge_limits l = limits();
+	struct lava_job_params p = qemu_params(&l);
+	char err[300] = "";
+	int rc;
+	p.arch = "x86_64", p.machine = "q35", p.cpu = "max", p.seed = "42";
+	char *y = job_text(&p, &rc, err, sizeof(err));
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(y, "  - \"-seed 42\"\n"));
+	assert_non_null(strstr(y, "  - \"-smbios type=1,uuid=" ICOUNT_SMBIOS_UUID "\"\n"));
+	free(y);
+	p.seed = NULL;
+	y = job_text(&p, &rc, err, sizeof(err));
+	assert_int_equal(rc, 0);
+	assert_null(strstr(y, "-seed"));
+	assert_null(strstr(y, "-rtc"));
+	assert_null(strstr(y, "-smbios"));
+	free(y);
+	p.seed = "1", p.icount = NULL;
+	y = job_text(&p, &rc, err, sizeof(err));
+	assert_int_equal(rc, 0);
+	assert_null(strstr(y, "-seed"));
 	free(y);
 }
 
@@ -341,6 +372,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_job_shape),
+		cmocka_unit_test(test_job_seed),
 		cmocka_unit_test(test_job_quoting),
 		cmocka_unit_test(test_job_refused),
 		cmocka_unit_test(test_job_tftp),
