@@ -61,6 +61,23 @@ static void check_kallsyms(void)
 	check(symtab_lookup(&t, 0xffffffff80ffffffull) == -1, "kallsyms: below the first symbol: none",
 	      "found one");
 
+	/* Where init stops reading: past the line of _etext, not at a longer
+	 * name that ends the same, and across the boundary of two reads. */
+	static const char ks[] = "0000000000000000 A fixed_percpu_data\n"
+				 "ffffffff81000000 T _text\n"
+				 "ffffffff81e00000 T __noinstr_etext\n"
+				 "ffffffff82000000 T _etext\n"
+				 "ffffffff82000000 R __start_rodata\n";
+	size_t want = (size_t)(rt_strstr(ks, "ffffffff82000000 R") - ks), len = sizeof(ks) - 1;
+	check(symtab_kallsyms_text_end(ks, 0, len) == want, "kallsyms: the text ends past _etext's line",
+	      "got %lu, want %lu", (unsigned long)symtab_kallsyms_text_end(ks, 0, len), (unsigned long)want);
+	/* a read ending 3 bytes into the line, the next searched from 8 before */
+	check(symtab_kallsyms_text_end(ks, 0, want - 3) == 0 && symtab_kallsyms_text_end(ks, want - 11, len) == want,
+	      "kallsyms: _etext's line across two reads", "got %lu",
+	      (unsigned long)symtab_kallsyms_text_end(ks, want - 11, len));
+	check(symtab_kallsyms_text_end(kallsyms, 0, sizeof(kallsyms) - 1) == 0, "kallsyms: no _etext line: 0",
+	      "found one");
+
 	/* The table file init writes and every test maps. */
 	char path[64];
 	struct symtab m;

@@ -80,6 +80,17 @@ static bool parse_hex(const char **s, const char *end, uint64_t *out)
 	return true;
 }
 
+size_t symtab_kallsyms_text_end(const char *buf, size_t from, size_t len)
+{
+	static const char end[] = " _etext\n";
+	const size_t n = sizeof(end) - 1;
+
+	for (size_t i = from; i + n <= len; i++)
+		if (buf[i] == ' ' && !memcmp(buf + i, end, n))
+			return i + n;
+	return 0;
+}
+
 uint32_t symtab_from_kallsyms(const char *text, size_t len, struct symtab_entry *e, uint32_t max,
 			      char *names, uint32_t names_max, uint32_t *names_len, bool *zero_addrs)
 {

@@ -56,6 +56,14 @@ void symtab_sort(struct symtab_entry *e, uint32_t n);
 uint32_t symtab_from_kallsyms(const char *text, size_t len, struct symtab_entry *e, uint32_t max,
 			      char *names, uint32_t names_max, uint32_t *names_len, bool *zero_addrs);
 
+/* symtab_kallsyms_text_end: where the kernel's text ends in /proc/kallsyms
+ * text buf[0..len-1], looking from `from` on: the offset just past the
+ * line of the symbol _etext ("ADDR TYPE _etext\n"), or 0 when no such
+ * line ends in buf[from..len-1]. The core kernel's symbols are listed in
+ * address order, so what follows that line is data, init code and
+ * modules' symbols. */
+size_t symtab_kallsyms_text_end(const char *buf, size_t from, size_t len);
+
 /* symtab_from_elf: the STT_FUNC symbols (with an address) of the ELF32 or
  * ELF64 little-endian image img[0..len-1] (its .symtab, else its
  * .dynsym), into t, sorted, allocated with rt_alloc. Returns 0 or
