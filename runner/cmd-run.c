@@ -110,14 +110,18 @@ static int take_clock(const struct opt *o, const char *v)
 	return 0;
 }
 
-/* --seed N|boot|random: N decimal digits, at most 2^64-1 (QEMU's -seed) */
+/* --seed N|boot|random: N decimal digits, at most 2^64-1, kept without its
+ * leading zeros (QEMU's -seed reads 010 as octal and refuses 09) */
 static int take_seed(const struct opt *o, const char *v)
 {
-	size_t n = strspn(v, "0123456789");
+	const char *d = v + strspn(v, "0");
+	if (!*d && *v)
+		d--;                            /* "0", "00": 0 */
+	size_t n = strspn(d, "0123456789");
 	if (strcmp(v, "random") && strcmp(v, "boot") &&
-	    (!n || v[n] || n > 20 || (n == 20 && strcmp(v, "18446744073709551615") > 0)))
+	    (!*v || d[n] || n > 20 || (n == 20 && strcmp(d, "18446744073709551615") > 0)))
 		return error("--seed wants a number (0 to 18446744073709551615), boot or random: '%s'", v);
-	*(const char **)o->value = v;
+	*(const char **)o->value = isdigit((unsigned char)*v) ? d : v;
 	return 0;
 }
 

@@ -166,7 +166,8 @@ check "no QEMU left after amd64" no_qemu_left "$pid"
 # --- every icount boot of a kernel is the same boot ---------------------------
 # Two boots at once of one kernel (x86: its SMBIOS UUID fixed too, not the
 # domain's): the same console, byte for byte; with --seed random, two that
-# differ (KASLR, the RTC's date); --seed 7 goes to QEMU and result.json;
+# differ (KASLR, the RTC's date); --seed 007 goes to QEMU and result.json
+# as 7 (QEMU reads a leading 0 as octal);
 # --seed boot gives boot n the seed n.
 run same --kernel "$x86" --repeat 2 -j 2
 d1=$(boot_dir same amd64.vmlinuz default) d2=${d1%/1}/2
@@ -185,12 +186,12 @@ else not_ok "--seed random: two boots that differ, no -seed" "exit $rc; $(grep -
 grep -q '"seed": *null' "$d1/result.json" && ok "--seed random: result.json seed null" ||
 	not_ok "--seed random: result.json seed null" "$(grep '"seed"' "$d1/result.json")"
 expect "--seed random: still the icount clock" "$d1/result.json" clock icount
-run seven --kernel "$arm" --seed 7 --append bootrig.only=
+run seven --kernel "$arm" --seed 007 --append bootrig.only=
 d=$(boot_dir seven armmp-lpae.vmlinuz default)
 if grep -q "<qemu:arg value='-seed'/>" "$d/domain.xml" && grep -q "<qemu:arg value='7'/>" "$d/domain.xml"; then
-	ok "--seed 7: -seed 7 in domain.xml"
-else not_ok "--seed 7: -seed 7 in domain.xml" "$(grep qemu:arg "$d/domain.xml")"; fi
-expect "--seed 7: result.json seed 7" "$d/result.json" seed 7
+	ok "--seed 007: -seed 7 in domain.xml (QEMU would read 007 as octal)"
+else not_ok "--seed 007: -seed 7 in domain.xml" "$(grep qemu:arg "$d/domain.xml")"; fi
+expect "--seed 007: result.json seed 7" "$d/result.json" seed 7
 # --seed boot: boot n's seed is n (no test in the guest: quick)
 run perboot --kernel "$arm" --repeat 2 -j 2 --seed boot --append bootrig.only=
 d=$(boot_dir perboot armmp-lpae.vmlinuz default)
