@@ -556,7 +556,17 @@ static void build_log_lines(struct comparison *c)
 	line_counts_free(base);
 }
 
-/* Notes the sides too small for the statistics to mean much. */
+/* The seed of side's first PASS boot that has one ("": none). */
+static const char *first_seed(const struct side *side)
+{
+	for (size_t i = 0; i < side->nboots; i++)
+		if (side->boots[i].passed && side->boots[i].seed)
+			return side->boots[i].seed;
+	return "";
+}
+
+/* Notes the sides too small for the statistics to mean much, and the
+ * sides whose boots are copies of one boot (one seed under icount). */
 static void build_warnings(struct comparison *c)
 {
 	for (size_t s = 0; s < c->nsides; s++) {
@@ -570,6 +580,12 @@ static void build_warnings(struct comparison *c)
 				      side->label, side->npass, side->npass == 1 ? "" : "s");
 		if (w)
 			add_warning(c, w);
+		size_t unknown, seeds = side_seeds(side, &unknown);
+		if (side->npass >= 2 && seeds == 1 && !unknown)
+			add_warning(c, xasprintf("%s: its %zu passing boots ran one seed (%s): under icount "
+						 "they are one boot, so p weighs nothing (run --repeat N boots "
+						 "seeds 1 to N)", side->label, side->npass,
+						 first_seed(side)));
 	}
 	/* Boots whose own samples did not settle within their target. */
 	for (size_t i = 0; i < c->nrows; i++) {

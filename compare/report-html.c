@@ -105,17 +105,20 @@ static void flame(FILE *out, const struct comparison *c, const struct metric_row
 	fputs("</figure>\n", out);
 }
 
-/* The sides: path, boots, PASS and INFRA_ERROR counts. */
+/* The sides: path, boots, PASS and INFRA_ERROR counts, the PASS boots'
+ * distinct seeds (side_seeds(); "?" for those without a known one). */
 static void sides_table(FILE *out, const struct comparison *c)
 {
 	char tag[16];
 	fputs("<table><tr><th class=\"l\">side</th><th class=\"l\">results</th><th>boots</th>"
-	      "<th>PASS</th><th>INFRA_ERROR</th></tr>\n", out);
+	      "<th>PASS</th><th>INFRA_ERROR</th><th>seeds</th></tr>\n", out);
 	for (size_t s = 0; s < c->nsides; s++) {
 		fprintf(out, "<tr><td class=\"l\">%s</td><td class=\"l\">", side_tag(c, s, tag, sizeof(tag)));
 		xml_escape(out, c->sides[s].label);
-		fprintf(out, "</td><td>%zu</td><td>%zu</td><td>%zu</td></tr>\n", c->sides[s].nboots,
-			c->sides[s].npass, c->sides[s].ninfra);
+		size_t unknown, seeds = side_seeds(&c->sides[s], &unknown);
+		fprintf(out, "</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu%s</td></tr>\n",
+			c->sides[s].nboots, c->sides[s].npass, c->sides[s].ninfra, seeds,
+			unknown ? " + ?" : "");
 	}
 	fputs("</table>\n", out);
 }

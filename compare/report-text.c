@@ -80,14 +80,31 @@ static void print_profile(const struct metric_row *r, size_t s, FILE *out)
 			}
 }
 
+/* ", 5 seeds", ", 1 seed", ", 3 seeds + 2 unknown", ", seeds unknown"
+ * (side_seeds()): the seeds a side's PASS boots ran, for its header. */
+static const char *seeds_note(const struct side *side, char *buf, size_t size)
+{
+	size_t unknown, seeds = side_seeds(side, &unknown);
+	if (!side->npass)
+		snprintf(buf, size, "%s", "");
+	else if (!seeds)
+		snprintf(buf, size, ", seeds unknown");
+	else if (unknown)
+		snprintf(buf, size, ", %zu seed%s + %zu unknown", seeds, seeds == 1 ? "" : "s", unknown);
+	else
+		snprintf(buf, size, ", %zu seed%s", seeds, seeds == 1 ? "" : "s");
+	return buf;
+}
+
 /* One candidate's block, in the kernel test robot's form. */
 static void print_candidate(const struct comparison *c, size_t s, const struct painter *pt)
 {
 	FILE *out = pt->out;
 	char tag[16], id[512];
-	fprintf(out, "\n%s %s (n=%zu) vs BASE %s (n=%zu)\n\n", side_tag(c, s, tag, sizeof(tag)),
-		term_str(c->sides[s].label), c->sides[s].npass, term_str(c->sides[0].label),
-		c->sides[0].npass);
+	char cs[64], bs[64];
+	fprintf(out, "\n%s %s (n=%zu%s) vs BASE %s (n=%zu%s)\n\n", side_tag(c, s, tag, sizeof(tag)),
+		term_str(c->sides[s].label), c->sides[s].npass, seeds_note(&c->sides[s], cs, sizeof(cs)),
+		term_str(c->sides[0].label), c->sides[0].npass, seeds_note(&c->sides[0], bs, sizeof(bs)));
 	fprintf(out, "%16s %10s %16s  %8s  %8s  %s\n", "base ±%stddev", "%change",
 		"cand ±%stddev", "p(Welch)", "p(MWU)", "metric");
 	for (size_t i = 0; i < c->nrows; i++) {

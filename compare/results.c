@@ -479,6 +479,7 @@ void result_boot_record(struct json_object *root, const char *dir, struct boot_r
 	r->target = get_str(root, "target", "");
 	r->host = host ? get_str(host, "name", "") : "";
 	r->started = get_str(root, "started", NULL);
+	r->seed = !strcmp(get_str(root, "clock", ""), "icount") ? get_str(root, "seed", NULL) : NULL;
 	r->duration = get_num(root, "duration");
 	r->boot = isfinite(boot) && fabs(boot) < INT_MAX ? (int)boot : 0;
 

@@ -31,6 +31,8 @@ struct boot_info {
 	char *host;             /* the libvirt host that ran it: result.json
 				 * host.name ("" if absent: one host) */
 	char *started;          /* result.json "started" (RFC 3339), or NULL */
+	char *seed;             /* an icount boot's seed (result.json seed, clock icount), or
+				 * NULL: unknown (wall clock, --seed random, the database) */
 	double duration;        /* result.json "duration" (s), NAN: unknown */
 	int boot;
 	bool passed;            /* verdict PASS */
@@ -153,6 +155,14 @@ struct side {
 int side_load(struct side *side, const char *path, bool mixed);
 /* As side_load(), keeping only the boots host ran (boot_info .host). */
 int side_load_host(struct side *side, const char *path, bool mixed, const char *host);
+/*
+ * side_seeds: how many distinct seeds side's PASS boots (the ones that give
+ * observations) ran, and into *unknown how many PASS boots have no known
+ * seed (each of those its own randomness). Under icount one seed is one
+ * boot: boots of one seed are copies, and a p over them weighs nothing.
+ */
+size_t side_seeds(const struct side *side, size_t *unknown);
+
 /* The hosts side's boots came from, distinct, in order of first boot
  * (pointers into side->boots): how many, into hosts[max]. */
 size_t side_hosts(const struct side *side, const char **hosts, size_t max);
@@ -269,6 +279,7 @@ struct boot_record {
 	const char *dir;        /* the directory result.json is (or was) in */
 	const char *kernel_id, *variant, *verdict, *reason, *append, *image, *target, *host;
 	const char *started;    /* NULL: not reported */
+	const char *seed;       /* an icount boot's seed, NULL: unknown (boot_info .seed) */
 	double duration;        /* NAN: not reported */
 	int boot;
 	struct side_observation *metrics;       /* with an identity and a finite median */

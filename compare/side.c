@@ -414,6 +414,7 @@ void side_add_boot(struct side *s, const struct boot_record *r)
 		.reason = xstrdup(r->reason), .append = xstrdup(r->append),
 		.image = xstrdup(r->image), .target = xstrdup(r->target), .host = xstrdup(r->host),
 		.started = r->started ? xstrdup(r->started) : NULL, .duration = r->duration,
+		.seed = r->seed ? xstrdup(r->seed) : NULL,
 		.boot = r->boot, .passed = !strcmp(r->verdict, "PASS"),
 	};
 	if (b->passed) {
@@ -459,6 +460,28 @@ int side_check_alike(const struct side *s)
 	return 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+size_t side_seeds(const struct side *side, size_t *unknown)
+{
+	const char **seeds = xcalloc(side->nboots + 1, sizeof(*seeds));
+	size_t n = 0, distinct = 0;
+	*unknown = 0;
+	for (size_t i = 0; i < side->nboots; i++)
+		if (side->boots[i].passed && side->boots[i].seed)
+			seeds[n++] = side->boots[i].seed;
+		else if (side->boots[i].passed)
+			++*unknown;
+	qsort(seeds, n, sizeof(*seeds), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		distinct += !i || strcmp(seeds[i], seeds[i - 1]);
+	free(seeds);
+	return distinct;
+}
+
 size_t side_hosts(const struct side *side, const char **hosts, size_t max)
 {
 	size_t n = 0;
@@ -479,6 +502,7 @@ void side_free(struct side *s)
 		free(b->dir), free(b->kernel_id), free(b->variant);
 		free(b->verdict), free(b->reason);
 		free(b->append), free(b->image), free(b->target), free(b->host), free(b->started);
+		free(b->seed);
 	}
 	for (size_t i = 0; i < s->nmetrics; i++) {
 		struct metric_series *m = &s->metrics[i];

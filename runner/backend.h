@@ -94,14 +94,13 @@ struct backend_host {
  * x86's setup_data seed), the RTC's date, and x86's SMBIOS UUID (the
  * kernel mixes both into its entropy), and without these three fixed two
  * boots part within the first 50 ms (amd64) or 1.7 s (the RTC alone). So
- * every backend that boots QEMU under icount gives it spec->seed (-seed,
- * ICOUNT_SEED unless `run --seed`), an RTC that starts at ICOUNT_RTC_BASE
+ * every backend that boots QEMU under icount gives it spec->seed (-seed:
+ * a run's n-th repeat seed n, unless `run --seed`), an RTC that starts at ICOUNT_RTC_BASE
  * and runs on guest time, and on x86 the SMBIOS UUID ICOUNT_SMBIOS_UUID.
  * `run --seed random` (spec->seed NULL) leaves a boot to the host's
  * randomness and clock, as a boot on the wall clock, under KVM or on a
  * board always is: nothing makes those repeatable.
  */
-#define ICOUNT_SEED "1"
 #define ICOUNT_RTC_BASE "2026-01-01T00:00:00"
 #define ICOUNT_RTC_EPOCH 1767225600      /* ICOUNT_RTC_BASE, UTC, in seconds */
 #define ICOUNT_SMBIOS_UUID "b0071600-0000-4000-8000-000000000001"
@@ -123,8 +122,8 @@ struct machine_spec {
 	const char *icount;          /* QEMU -icount options for a TCG boot
 				      * ("shift=3,sleep=off"), or NULL: the wall clock */
 	bool icount_forced;          /* --clock icount: use TCG even where KVM works */
-	const char *seed;            /* with icount: QEMU's -seed (--seed; ICOUNT_SEED
-				      * by default), or NULL (--seed random): the boot
+	const char *seed;            /* with icount: QEMU's -seed (--seed; repeat n's
+				      * seed n by default), or NULL (--seed random): the boot
 				      * is left to the host's randomness and clock */
 	const char *accel;           /* "auto", "kvm" or "tcg" (--accel, the target's),
 				      * or what the backend's retry() asked for the next

@@ -4,7 +4,8 @@
  *
  *   bootrig run --kernel K [--kernel K2 ...] [--initramfs IMG] [--target NAME]
  *       [--config FILE] [--suite NAME] [--append ARGS] [--variant NAME=ARGS ...]
- *       [--repeat N] [-j N] [--timeout S] [--clock wall|icount] [--seed N|boot|random]
+ *       [--repeat N] [-j N] [--timeout S] [--clock wall|icount]
+ *       [--seed N|A-B|LIST|boot|random]
  *       [--provoke KIND]
  *       [the backends' options] -o RESULTS_DIR
  *
@@ -35,6 +36,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +52,11 @@ struct run_args {
 	double timeout;
 	double op_timeout;
 	const char *clock;         /* --clock: "wall", "icount" or NULL (the target's) */
-	const char *seed;          /* --seed: digits, "boot", "random" or NULL (ICOUNT_SEED) */
+	const char *seed;          /* --seed boot|random, or NULL: the seeds below */
+	unsigned long long *seeds; /* --seed N, A-B or a list: the seeds (malloc'd), nseeds
+				    * of them; none: repeat n boots seed n */
+	size_t nseeds;
+	bool seed_fixed;           /* --seed N: one seed for every repeat */
 	struct opt_list provokes;  /* --provoke: "KIND=ARGS" (malloc'd), moved to variants */
 	size_t n_provoke;          /* then the variants are these n_provoke, malloc'd */
 	bool provoke_list;         /* --provoke list */
@@ -110,18 +116,81 @@ static int take_clock(const struct opt *o, const char *v)
 	return 0;
 }
 
-/* --seed N|boot|random: N decimal digits, at most 2^64-1, kept without its
- * leading zeros (QEMU's -seed reads 010 as octal and refuses 09) */
+/* One seed of --seed: d[0..n) decimal digits, at most 2^64-1, into *v;
+ * false when it is not one. */
+static bool seed_number(const char *d, size_t n, unsigned long long *v)
+{
+	unsigned long long x = 0;
+	if (!n || strspn(d, "0123456789") < n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned digit = (unsigned)(d[i] - '0');
+		if (x > (ULLONG_MAX - digit) / 10)
+			return false;
+		x = x * 10 + digit;
+	}
+	*v = x;
+	return true;
+}
+
+/* The most seeds a --seed list names: --repeat's own bound. */
+#define SEEDS_MAX 100000
+
+/*
+ * --seed N|A-B|LIST|boot|random. N: one seed (0 to 2^64-1), every boot
+ * (with --repeat: the same boot N times, on purpose); A-B (A <= B): the
+ * seeds A to B, one boot each; LIST: seeds and ranges separated by commas
+ * ("1,4,6-8"), each seed once. A seed is kept as decimal digits without
+ * leading zeros (QEMU's -seed reads 010 as octal and refuses 09).
+ * boot: boot n's seed is n; random: the host's.
+ */
+static int cmp_ull(const void *x, const void *y)
+{
+	unsigned long long a = *(const unsigned long long *)x, b = *(const unsigned long long *)y;
+	return a < b ? -1 : a > b;
+}
+
 static int take_seed(const struct opt *o, const char *v)
 {
-	const char *d = v + strspn(v, "0");
-	if (!*d && *v)
-		d--;                            /* "0", "00": 0 */
-	size_t n = strspn(d, "0123456789");
-	if (strcmp(v, "random") && strcmp(v, "boot") &&
-	    (!*v || d[n] || n > 20 || (n == 20 && strcmp(d, "18446744073709551615") > 0)))
-		return error("--seed wants a number (0 to 18446744073709551615), boot or random: '%s'", v);
-	*(const char **)o->value = isdigit((unsigned char)*v) ? d : v;
+	struct run_args *a = o->value;
+	a->nseeds = 0;
+	a->seed = NULL;
+	if (!strcmp(v, "random") || !strcmp(v, "boot")) {
+		a->seed = v;
+		return 0;
+	}
+	const char *p = v;
+	size_t alloc = 0;
+	do {
+		size_t item = strcspn(p, ","), dash = strcspn(p, "-,");
+		unsigned long long lo, hi = 0;
+		if (!seed_number(p, dash, &lo) ||
+		    (dash < item && !seed_number(p + dash + 1, item - dash - 1, &hi)) ||
+		    (dash == item && (hi = lo, false)) || hi < lo || hi - lo >= SEEDS_MAX - a->nseeds)
+			return error("--seed wants a number (0 to 18446744073709551615), a range A-B, a list "
+				     "of them (at most %d seeds), boot or random: '%s'", SEEDS_MAX, v);
+		for (unsigned long long x = lo;; x++) {
+			if (a->nseeds == alloc) {
+				alloc = alloc ? 2 * alloc : 16;
+				a->seeds = xrealloc(a->seeds, alloc * sizeof(*a->seeds));
+			}
+			a->seeds[a->nseeds++] = x;
+			if (x == hi)
+				break;
+		}
+		p += item;
+	} while (*p++ == ',');
+	unsigned long long *sorted = xmalloc(a->nseeds * sizeof(*sorted));
+	memcpy(sorted, a->seeds, a->nseeds * sizeof(*sorted));
+	qsort(sorted, a->nseeds, sizeof(*sorted), cmp_ull);
+	for (size_t i = 1; i < a->nseeds; i++)
+		if (sorted[i] == sorted[i - 1]) {
+			unsigned long long twice = sorted[i];
+			free(sorted);
+			return error("--seed names seed %llu twice: '%s'", twice, v);
+		}
+	free(sorted);
+	a->seed_fixed = a->nseeds == 1 && !strpbrk(v, "-,");
 	return 0;
 }
 
@@ -157,7 +226,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a, struct run_
 		OPT_CALLBACK('T', "timeout", &a->timeout, "S", "cap every stage and silence timeout at S seconds", take_timeout),
 		OPT_CALLBACK(0, "op-timeout", &a->op_timeout, "S", "end a boot as INFRA_ERROR when one backend operation (define, start, stop) takes over S seconds (default 120)", take_timeout),
 		OPT_CALLBACK('L', "clock", &a->clock, "wall|icount", "the guest's clock under TCG (default: the target's icount)", take_clock),
-		OPT_CALLBACK(0, "seed", &a->seed, "N|boot|random", "under icount, the guest's randomness (QEMU -seed): every boot with one seed is the same boot (default " ICOUNT_SEED "); boot: boot n's seed is n; random: the host's, each boot its own", take_seed),
+		OPT_CALLBACK(0, "seed", a, "N|A-B|LIST|boot|random", "under icount, the guest's randomness (QEMU -seed): every boot with one seed is the same boot. Default: repeat n has seed n (1..N); N: every boot seed N; A-B or a list (1,4,6-8): one boot per seed (--repeat: their count); boot: boot n's seed is n; random: the host's, each boot its own", take_seed),
 		OPT_CALLBACK('P', "provoke", a, "KIND", "a boot whose kernel prints a KIND report (--provoke list); repeatable", take_provoke),
 		OPT_FLAG(0, "profile", &a->profile, "profile the kernel behind every metric (bootrig.profile=1 on each boot's command line)"),
 		OPT_STRING('o', "output", &a->output, "DIR", "results directory (required)"),
@@ -183,6 +252,11 @@ static int parse_run_args(int argc, char **argv, struct run_args *a, struct run_
 		return error("run: --kernel is required"), EXIT_USAGE;
 	if (!a->output)
 		return error("run: -o RESULTS_DIR is required"), EXIT_USAGE;
+	if (a->nseeds > 1 && a->repeat && (size_t)a->repeat != a->nseeds)
+		return error("run: --seed names %zu seeds, one boot each, and --repeat asks for %d: "
+			     "give one of them", a->nseeds, a->repeat), EXIT_USAGE;
+	if (a->nseeds > 1)
+		a->repeat = (int)a->nseeds;
 	rq->target = a->target;
 	rq->jobs = a->jobs;
 	rq->no_wait = registry_given("no-wait");    /* a backend's, for RESULTS_DIR too */
@@ -431,8 +505,10 @@ static void job_limits(const struct run_state *rs, const struct target *t, struc
 
 /* The boot's clock: --clock wall: none; --clock icount: the target's
  * options (or the default when the target turned them off), TCG forced;
- * else the target's setting ("" = the wall clock). */
-static void job_clock(const struct run_state *rs, const struct target *t, struct boot_job *job)
+ * else the target's setting ("" = the wall clock). And its seed (take_seed()):
+ * repeat n (1-based) of a kernel and variant boots the n-th seed, by
+ * default seed n, so that --repeat N gives N seeds. */
+static void job_clock(const struct run_state *rs, const struct target *t, struct boot_job *job, int n)
 {
 	const char *clock = rs->args.clock;
 	bool has = t->icount && *t->icount;
@@ -443,11 +519,15 @@ static void job_clock(const struct run_state *rs, const struct target *t, struct
 	else
 		job->icount = has ? t->icount : NULL;
 	job->icount_forced = clock && !strcmp(clock, "icount");
-	const char *seed = rs->args.seed ? rs->args.seed : ICOUNT_SEED;
-	if (!strcmp(seed, "boot"))
+	const struct run_args *a = &rs->args;
+	if (a->seed && !strcmp(a->seed, "random"))
+		job->seed[0] = 0;
+	else if (a->seed)                                       /* boot */
 		snprintf(job->seed, sizeof(job->seed), "%d", job->boot);
+	else if (a->nseeds)
+		snprintf(job->seed, sizeof(job->seed), "%llu", a->seeds[a->seed_fixed ? 0 : n - 1]);
 	else
-		snprintf(job->seed, sizeof(job->seed), "%s", strcmp(seed, "random") ? seed : "");
+		snprintf(job->seed, sizeof(job->seed), "%d", n);
 }
 
 /* The highest boot number under dir (its all-digit entries), 0 if none. */
@@ -527,7 +607,7 @@ static void make_jobs(struct run_state *rs)
 				job->dir = xasprintf("%s/%s/%s/%d", rs->args.output, kern->id, job->variant,
 						     job->boot);
 				job_limits(rs, rs->targets[k], &job->limits);
-				job_clock(rs, rs->targets[k], job);
+				job_clock(rs, rs->targets[k], job, n);
 				if (rs->args.n_provoke && !rs->args.clock)
 					job->icount = NULL;     /* no benchmark: the wall clock, so
 								 * a lockup's seconds pass at host speed */
@@ -560,6 +640,7 @@ static void release_run_state(struct run_state *rs)
 	for (size_t v = 0; v < rs->args.n_provoke; v++)
 		free(rs->args.variants.v[v]);
 	free(rs->args.kernels.v), free(rs->args.variants.v);
+	free(rs->args.seeds);
 }
 
 /*

@@ -33,7 +33,7 @@ step "2/4 booting each kernel with every ABI its architecture can run"
 "$bootrig" run --kernel "$arm64" --kernel "$amd64" --kernel "$armhf" \
 	-j "$jobs" -o "$out/matrix"
 
-step "3/4 A/B on the amd64 kernel: x32 off (default) against on (syscall.x32=y), 5 boots a side"
+step "3/4 A/B on the amd64 kernel: x32 off (default) against on (syscall.x32=y), 5 boots a side (seeds 1 to 5)"
 "$bootrig" run --kernel "$amd64" --variant x32-off= --variant x32-on=syscall.x32=y \
 	--repeat 5 -j "$jobs" -o "$out/ab"
 

@@ -167,9 +167,10 @@ check "no QEMU left after amd64" no_qemu_left "$pid"
 # Two boots at once of one kernel (x86: its SMBIOS UUID fixed too, not the
 # domain's): the same console, byte for byte; with --seed random, two that
 # differ (KASLR, the RTC's date); --seed 007 goes to QEMU and result.json
-# as 7 (QEMU reads a leading 0 as octal);
-# --seed boot gives boot n the seed n.
-run same --kernel "$x86" --repeat 2 -j 2
+# as 7 (QEMU reads a leading 0 as octal); --repeat N boots the seeds 1 to
+# N, --seed A-B or a list one boot per seed, --seed boot boot n the seed n;
+# compare counts each side's seeds and warns of a side of one seed.
+run same --kernel "$x86" --repeat 2 -j 2 --seed 1
 d1=$(boot_dir same amd64.vmlinuz default) d2=${d1%/1}/2
 if [ $rc = 0 ] && [ -s "$d1/console.log" ] && cmp -s "$d1/console.log" "$d2/console.log"; then
 	ok "icount: two boots of amd64 at once, the same console byte for byte ($(wc -c <"$d1/console.log") bytes)"
@@ -192,13 +193,31 @@ if grep -q "<qemu:arg value='-seed'/>" "$d/domain.xml" && grep -q "<qemu:arg val
 	ok "--seed 007: -seed 7 in domain.xml (QEMU would read 007 as octal)"
 else not_ok "--seed 007: -seed 7 in domain.xml" "$(grep qemu:arg "$d/domain.xml")"; fi
 expect "--seed 007: result.json seed 7" "$d/result.json" seed 7
-# --seed boot: boot n's seed is n (no test in the guest: quick)
-run perboot --kernel "$arm" --repeat 2 -j 2 --seed boot --append bootrig.only=
+# --repeat 2: seeds 1 and 2; --seed 6,9: two boots, seeds 6 and 9 (no test
+# in the guest: quick)
+run perboot --kernel "$arm" --repeat 2 -j 2 --append bootrig.only=
 d=$(boot_dir perboot armmp-lpae.vmlinuz default)
 seeds="$("$JGET" "$d/result.json" seed) $("$JGET" "${d%/1}/2/result.json" seed)"
 if [ $rc = 0 ] && [ "$seeds" = "1 2" ] && grep -q "<qemu:arg value='2'/>" "${d%/1}/2/domain.xml"; then
-	ok "--seed boot: boot 1 has seed 1, boot 2 seed 2"
-else not_ok "--seed boot: boot n has seed n" "exit $rc, seeds '$seeds'"; fi
+	ok "--repeat 2: boot 1 has seed 1, boot 2 seed 2"
+else not_ok "--repeat 2: seeds 1 and 2" "exit $rc, seeds '$seeds'"; fi
+run list --kernel "$arm" -j 2 --seed 6,9 --append bootrig.only=
+d=$(boot_dir list armmp-lpae.vmlinuz default)
+seeds="$("$JGET" "$d/result.json" seed) $("$JGET" "${d%/1}/2/result.json" seed)"
+if [ $rc = 0 ] && [ "$seeds" = "6 9" ] && [ ! -e "${d%/1}/3" ]; then
+	ok "--seed 6,9: two boots, seeds 6 and 9"
+else not_ok "--seed 6,9: two boots, seeds 6 and 9" "exit $rc, seeds '$seeds'"; fi
+# compare: each side's seeds in its header; a side of one seed is warned of
+"$BOOTRIG" compare "$tmp/same" "$tmp/perboot" >"$tmp/seeds.txt" 2>/dev/null
+if grep -q "^CAND $tmp/perboot (n=2, 2 seeds) vs BASE $tmp/same (n=2, 1 seed)$" "$tmp/seeds.txt" &&
+   grep -q "^warning: $tmp/same: its 2 passing boots ran one seed (1): .*p weighs nothing" "$tmp/seeds.txt" &&
+   ! grep -q "warning: $tmp/perboot: .*one seed" "$tmp/seeds.txt"; then
+	ok "compare: each side's seeds counted (2 seeds, 1 seed), the side of one seed warned of"
+else not_ok "compare: the seeds of each side" "$(grep -e '(n=' -e seed "$tmp/seeds.txt")"; fi
+"$BOOTRIG" compare "$tmp/same" "$tmp/perboot" --format json 2>/dev/null >"$tmp/seeds.json"
+if [ "$("$JGET" "$tmp/seeds.json" sides.0.seeds) $("$JGET" "$tmp/seeds.json" sides.1.seeds)" = "1 2" ]; then
+	ok "compare --format json: sides[].seeds 1 and 2"
+else not_ok "compare --format json: sides[].seeds" "$(grep -o '"seeds[^,]*' "$tmp/seeds.json")"; fi
 check "no QEMU left after the seeded runs" no_qemu_left "$pid"
 
 # --- a console flood -------------------------------------------------------------
@@ -233,12 +252,19 @@ rc=$?; [ $rc = 64 ] && ok "no -o: exit 64" || not_ok "no -o: exit 64" "exit $rc"
 rc=$?; [ $rc = 64 ] && ok "--connect with --board: exit 64" || not_ok "--connect with --board: exit 64" "exit $rc"
 "$BOOTRIG" run --kernel "$a64" --clock tsc -o "$tmp/u" >/dev/null 2>&1
 rc=$?; [ $rc = 64 ] && ok "--clock tsc: exit 64" || not_ok "--clock tsc: exit 64" "exit $rc"
-for s in x -1 1.5 18446744073709551616 '' boots; do
+for s in x -1 1.5 18446744073709551616 '' boots 5-3 1, ,1 1-2-3 0-100000; do
 	"$BOOTRIG" run --kernel "$a64" --seed "$s" -o "$tmp/u" >"$tmp/seed.err" 2>&1
 	rc=$?
 	if [ $rc = 64 ] && grep -q -- "--seed wants a number" "$tmp/seed.err"; then ok "--seed '$s': exit 64, what it wants"
 	else not_ok "--seed '$s': exit 64" "exit $rc: $(head -n 2 "$tmp/seed.err")"; fi
 done
+"$BOOTRIG" run --kernel "$a64" --seed 3,3 -o "$tmp/u" >"$tmp/seed.err" 2>&1
+rc=$?; if [ $rc = 64 ] && grep -q "names seed 3 twice" "$tmp/seed.err"; then ok "--seed 3,3: exit 64, seed 3 twice"
+else not_ok "--seed 3,3: exit 64" "exit $rc: $(head -n 2 "$tmp/seed.err")"; fi
+"$BOOTRIG" run --kernel "$a64" --seed 1-3 --repeat 2 -o "$tmp/u" >"$tmp/seed.err" 2>&1
+rc=$?; if [ $rc = 64 ] && grep -q "names 3 seeds, one boot each, and --repeat asks for 2" "$tmp/seed.err"; then
+	ok "--seed 1-3 --repeat 2: exit 64, the counts"
+else not_ok "--seed 1-3 --repeat 2: exit 64" "exit $rc: $(head -n 2 "$tmp/seed.err")"; fi
 "$BOOTRIG" run --kernel "$a64" --repeat 0 -o "$tmp/u" >/dev/null 2>&1
 rc=$?; [ $rc = 64 ] && ok "--repeat 0: exit 64" || not_ok "--repeat 0: exit 64" "exit $rc"
 "$BOOTRIG" run --kernel "$a64" --variant "a/b=x" -o "$tmp/u" >/dev/null 2>&1

@@ -27,7 +27,7 @@ bench_out "$out"
 for flavour in ${BENCH_PROFILE_KERNELS:-cloud-arm64 amd64}; do
 	kernel=$(bench_kernel "$flavour")
 	[ -s "$kernel" ] || { echo "16-profile: no $flavour kernel" >&2; exit 1; }
-	build/bootrig run --kernel "$kernel" --repeat "$n" -j 1 \
+	build/bootrig run --kernel "$kernel" --repeat "$n" --seed 1 -j 1 \
 		--variant plain= --variant profiled=bootrig.profile=1 \
 		-o "$out/$flavour" >"$out/$flavour.log" 2>&1 ||
 		{ echo "16-profile: bootrig run failed: $(tail -3 "$out/$flavour.log")" >&2; exit 1; }
