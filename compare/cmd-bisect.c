@@ -542,7 +542,7 @@ static int pick_metric(struct bisection *b)
 			for (int k = 0; k < 2; k++) {
 				char *id = xasprintf("%s.%s.%s:%s.%s", p->abi, p->test, p->name,
 						     k ? "children" : "self", p->fns[f].name);
-				profile_fn_values(p, &p->fns[f], k, v);
+				profile_fn_values(p, &p->fns[f], k, 0.5, v);
 				consider(b, id, v, p->nboots, &bad, &best, &best_sig);
 				free(id);
 			}

@@ -234,29 +234,47 @@ static void name_key(const void *ctx, size_t i, const char *key[3])
 	key[0] = ((const char *const *)ctx)[i], key[1] = key[2] = "";
 }
 
-/* Function f's statistics of kind k over every side's profile (row r's). */
+/*
+ * Function f's statistics of kind k over every side's profile (row r's).
+ * A boot that does not list f has it below its cut, anywhere from 0 to the
+ * cut (profile_fn_values()): the means and changes take it midway, and p is
+ * Welch's at the ends of those intervals least favourable to the change
+ * (BASE's at the cut and the candidate's at 0 for a rise, the other way
+ * round for a fall), untested when the change vanishes or turns there: a
+ * change is claimed only when it holds whatever the functions below the
+ * cut had. a and b hold a side's boots.
+ */
 static struct profile_cmp profile_stats(const struct comparison *c, const struct metric_row *r,
 					const char *f, enum profile_kind k, double *a, double *b)
 {
 	size_t ns = c->nsides;
+	bool children = k == PROFILE_CHILDREN;
 	struct profile_cmp pc = { .kind = k, .function = f, .mean = xcalloc(3 * ns, sizeof(double)),
-				  .rank = xcalloc(ns, sizeof(int)) };
+				  .rank = xcalloc(ns, sizeof(int)), .below = xcalloc(ns, sizeof(size_t)) };
 	pc.change = pc.mean + ns, pc.p = pc.mean + 2 * ns;
 	const struct profile_series *base = r->prof[0];
-	profile_fn_values(base, profile_fn(base, f), k == PROFILE_CHILDREN, a);
+	const struct profile_fn_series *fb = profile_fn(base, f);
+	pc.below[0] = profile_fn_values(base, fb, children, 0.5, a);
 	pc.mean[0] = stats_mean(a, base->nboots);
 	for (size_t s = 1; s < ns; s++) {
 		const struct profile_series *cand = r->prof[s];
+		const struct profile_fn_series *fc = cand ? profile_fn(cand, f) : NULL;
 		struct welch w;
 		pc.rank[s] = -1;
 		pc.mean[s] = pc.change[s] = pc.p[s] = NAN;
 		if (!cand)
 			continue;
-		profile_fn_values(cand, profile_fn(cand, f), k == PROFILE_CHILDREN, b);
+		pc.below[s] = profile_fn_values(cand, fc, children, 0.5, b);
 		pc.mean[s] = stats_mean(b, cand->nboots);
 		pc.change[s] = pc.mean[s] - pc.mean[0];
-		if (stats_welch(a, base->nboots, b, cand->nboots, &w) == 0)
-			pc.p[s] = w.p;
+		bool rise = pc.change[s] > 0;
+		profile_fn_values(base, fb, children, rise ? 1 : 0, a);
+		profile_fn_values(cand, fc, children, rise ? 0 : 1, b);
+		double worst = stats_mean(b, cand->nboots) - stats_mean(a, base->nboots);
+		if ((!pc.below[0] && !pc.below[s]) || worst * pc.change[s] > 0)
+			if (stats_welch(a, base->nboots, b, cand->nboots, &w) == 0)
+				pc.p[s] = w.p;
+		profile_fn_values(base, fb, children, 0.5, a);
 	}
 	return pc;
 }
@@ -351,7 +369,7 @@ static void row_profile(struct comparison *c, struct metric_row *r)
 		if (kept)
 			v[r->nprofile++] = v[i];
 		else
-			free(v[i].mean), free(v[i].rank);
+			free(v[i].mean), free(v[i].rank), free(v[i].below);
 	}
 	qsort(v, r->nprofile, sizeof(*v), cmp_profile);
 	r->profile = v;
@@ -633,7 +651,7 @@ void comparison_free(struct comparison *c)
 	for (size_t i = 0; i < c->nrows; i++) {
 		struct metric_row *r = &c->rows[i];
 		for (size_t k = 0; k < r->nprofile; k++)
-			free(r->profile[k].mean), free(r->profile[k].rank);
+			free(r->profile[k].mean), free(r->profile[k].rank), free(r->profile[k].below);
 		free(r->stat), free(r->cmp), free(r->prof), free(r->profile);
 	}
 	for (size_t i = 0; i < c->nabis; i++)

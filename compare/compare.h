@@ -59,6 +59,9 @@ struct profile_cmp {
 	double *change;                 /* [nsides]: mean[s] - mean[0], points; [0] unused */
 	double *p;                      /* [nsides]: Welch's p, NAN untested; [0] unused */
 	int *rank;                      /* [nsides]: 0.. among candidate s's shown, -1 not */
+	size_t *below;                  /* [nsides]: boots of the side that have the function
+					 * below their cut (not listed: its share only
+					 * bounded; compare.c profile_stats()) */
 	double order;                   /* the report's order (internal) */
 };
 

@@ -359,7 +359,7 @@ static void pstack_row(sqlite3_stmt *st, struct db_profile *ps, size_t n, struct
 /* f's function share (db.h's struct db_share) in profile p, as a metric. */
 static void add_share(struct boot_record *r, const struct db_share *sh, const struct boot_profile *p)
 {
-	double v = 0;
+	double v = boot_profile_cut(p, sh->children) / 2;   /* not listed: below the cut */
 	for (size_t i = 0; i < p->nfns; i++)
 		if (!strcmp(p->fns[i].name, sh->fn)) {
 			v = sh->children ? p->fns[i].children : p->fns[i].self;
@@ -386,7 +386,9 @@ static int profiles(struct history_db *db, sqlite3_stmt **st, struct db_boot *d,
 			.seq = sqlite3_column_int64(q, 0),
 			.p = { .abi = keep(k, q, 1), .test = keep(k, q, 2), .name = keep(k, q, 3),
 			       .event = keep(k, q, 4), .period_ns = col_num(q, 5), .samples = col_num(q, 6),
-			       .lost = col_num(q, 7), .stacks_other = col_num(q, 8) },
+			       .lost = col_num(q, 7), .stacks_other = col_num(q, 8),
+			       .cut_self = NAN, .cut_children = NAN },     /* not kept: see
+									     * boot_profile_cut() */
 		};
 	}
 	sqlite3_reset(st[PROFILE_Q]);

@@ -79,6 +79,10 @@ static struct json_object *profile_json(const struct comparison *c, const struct
 		json_object_object_add(o, "change_points", change);
 		json_object_object_add(o, "p_welch", p);
 		json_object_object_add(o, "significant", shown);
+		struct json_object *below = json_object_new_array();
+		for (size_t s = 0; s < c->nsides; s++)
+			json_object_array_add(below, json_object_new_int((int)pc->below[s]));
+		json_object_object_add(o, "below_cut", below);
 		json_object_array_add(a, o);
 	}
 	return a;

@@ -74,9 +74,13 @@ static void print_profile(const struct metric_row *r, size_t s, FILE *out)
 				snprintf(label, sizeof(label), "perf-profile.%s.%s", profile_kind_name(pc->kind),
 					 pc->function);
 				stats_fmt_p(pc->p[s], p, sizeof(p));
-				fprintf(out, "      %-40s %7.2f %%  %+7.2f  %7.2f %%   p%s%s\n",
+				fprintf(out, "      %-40s %7.2f %%  %+7.2f  %7.2f %%   p%s%s",
 					term_str(label), pc->mean[0], pc->change[s], pc->mean[s],
 					*p == '<' ? "" : "=", p);
+				if (pc->below[0] + pc->below[s])
+					fprintf(out, "   (below the cut in %zu+%zu boots)", pc->below[0],
+						pc->below[s]);
+				fputc('\n', out);
 			}
 }
 

@@ -439,6 +439,7 @@ static void record_profile(struct boot_record *r, struct json_object *m)
 		.abi = abi, .test = test, .name = name, .event = get_str(p, "event", ""),
 		.period_ns = get_num(p, "period_ns"), .samples = get_num(p, "samples"),
 		.lost = get_num(p, "lost"), .stacks_other = get_num(p, "stacks_other"),
+		.cut_self = get_num(p, "cut_self"), .cut_children = get_num(p, "cut_children"),
 		.fns = fns, .stacks = stacks,
 	};
 	for (size_t i = 0; i < nf; i++) {

@@ -94,12 +94,15 @@ void triple_index_free(struct triple_index *x);
  * A metric's profile on a side (result.json metrics[].profile, status ok,
  * of the PASS boots): per function, its share (percent of the pass's
  * samples) in each boot that has this profile, in boot order, self and
- * children: one observation per boot (a function a boot does not list
- * counts 0 there); and the folded stacks pooled over those boots.
+ * children: one observation per boot; and the folded stacks pooled over
+ * those boots. A boot lists at most 80 functions: one it does not list is
+ * below that boot's cut (struct boot_profile .cut_self, .cut_children),
+ * anywhere from 0 to the cut, never simply 0 (profile_fn_values()).
  */
 struct profile_fn_series {
 	char *name;
-	double *self, *children;        /* [n]: the boots after the n-th hold 0
+	double *self, *children;        /* [n]: NAN where a boot does not list it,
+					 * and so are the boots after the n-th
 					 * (profile_fn_values() fills them in) */
 	size_t n, alloc;
 };
@@ -113,6 +116,8 @@ struct profile_series {
 	char *abi, *test, *name;        /* the metric's identity */
 	char *event;                    /* the first boot's ("cpu-clock") */
 	size_t nboots;                  /* PASS boots with this profile */
+	double *cut[2];                 /* [nboots]: each boot's cut (%), self and
+					 * children (boot_profile_cut()) */
 	double samples, lost, stacks_other;     /* summed over those boots */
 	struct profile_fn_series *fns;  /* in order of first appearance */
 	size_t nfns;
@@ -269,6 +274,8 @@ struct boot_profile {
 	const char *event;              /* "cpu-clock", "cycles" */
 	double period_ns;
 	double samples, lost, stacks_other;
+	double cut_self, cut_children;  /* the most a function not listed has (%), result.json
+					 * cut_self and cut_children; NAN: not reported */
 	const struct boot_profile_fn *fns;
 	size_t nfns;
 	const struct boot_profile_stack *stacks;
@@ -358,10 +365,27 @@ const struct profile_series *side_profile(const struct side *side, const char *a
 					  const char *test, const char *name);
 /* Function fn of profile p, or NULL. */
 const struct profile_fn_series *profile_fn(const struct profile_series *p, const char *fn);
-/* Function f's share (%) in each of p's boots, self or children, into
- * out[p->nboots] (0 where a boot does not list it; all 0 when f is NULL). */
-void profile_fn_values(const struct profile_series *p, const struct profile_fn_series *f,
-		       bool children, double *out);
+/*
+ * The cut of a boot's profile (%), self or children: a function it does not
+ * list has at most this share. Its cut_self / cut_children when reported;
+ * else (older guests, the history database) 0 when it lists fewer than
+ * PROFILE_LISTED functions (then it lists every one), and when it lists
+ * that many, its (PROFILE_LISTED / 2 - 1)-th largest listed share of that
+ * kind: the guest takes the top by self and the top by children in turn,
+ * so at least that many of each kind's top are listed.
+ */
+#define PROFILE_LISTED 80       /* initramfs/bench/fold.h FOLD_MAX_FUNCS */
+double boot_profile_cut(const struct boot_profile *p, bool children);
+
+/*
+ * Function f's share (%) in each of p's boots, self or children, into
+ * out[p->nboots]; where a boot does not list it, at times that boot's cut
+ * (at 0: as 0, at 1: as the cut, at 0.5: midway); f NULL: in no boot.
+ * Returns how many boots have it below a cut above 0 (where its share is
+ * not known, only bounded).
+ */
+size_t profile_fn_values(const struct profile_series *p, const struct profile_fn_series *f,
+			 bool children, double at, double *out);
 
 /*
  * A metric id as bisect and compare's --metric name it: "abi.test.name",

@@ -288,15 +288,46 @@ const struct profile_fn_series *profile_fn(const struct profile_series *p, const
 	return i == SIZE_MAX ? NULL : &p->fns[i];
 }
 
-void profile_fn_values(const struct profile_series *p, const struct profile_fn_series *f,
-		       bool children, double *out)
+static int cmp_desc(const void *a, const void *b)
 {
-	for (size_t i = 0; i < p->nboots; i++)
-		out[i] = f && i < f->n ? (children ? f->children : f->self)[i] : 0;
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x < y) - (x > y);
+}
+
+double boot_profile_cut(const struct boot_profile *p, bool children)
+{
+	double cut = children ? p->cut_children : p->cut_self;
+	if (isfinite(cut) && cut >= 0)
+		return cut;
+	if (p->nfns < PROFILE_LISTED)
+		return 0;
+	double *v = xcalloc(p->nfns, sizeof(*v));
+	for (size_t i = 0; i < p->nfns; i++)
+		v[i] = children ? p->fns[i].children : p->fns[i].self;
+	qsort(v, p->nfns, sizeof(*v), cmp_desc);
+	cut = v[PROFILE_LISTED / 2 - 2];
+	free(v);
+	return isfinite(cut) && cut > 0 ? cut : 0;
+}
+
+size_t profile_fn_values(const struct profile_series *p, const struct profile_fn_series *f,
+			 bool children, double at, double *out)
+{
+	size_t below = 0;
+	for (size_t i = 0; i < p->nboots; i++) {
+		double v = f && i < f->n ? (children ? f->children : f->self)[i] : NAN;
+		double cut = p->cut[children][i];
+		if (isnan(v)) {
+			v = at * cut;
+			below += cut > 0;
+		}
+		out[i] = v;
+	}
+	return below;
 }
 
 /* One function's shares in boot k (0-based) of profile p: the boots since
- * the function's last entry get 0. */
+ * the function's last entry are not listed (NAN). */
 static void profile_add_fn(struct profile_series *p, const struct boot_profile_fn *bf, size_t k)
 {
 	struct profile_fn_series *f = (struct profile_fn_series *)profile_fn(p, bf->name);
@@ -314,7 +345,7 @@ static void profile_add_fn(struct profile_series *p, const struct boot_profile_f
 		f->children = xrealloc(f->children, f->alloc * sizeof(*f->children));
 	}
 	for (; f->n < k + 1; f->n++)
-		f->self[f->n] = f->children[f->n] = 0;
+		f->self[f->n] = f->children[f->n] = NAN;
 	f->self[k] = bf->self, f->children[k] = bf->children;
 }
 
@@ -333,6 +364,10 @@ static void side_add_profile(struct side *s, const struct boot_profile *bp)
 		triple_index_add(&s->profile_index, s->nprofiles - 1, profile_key, s);
 	}
 	size_t k = p->nboots++;
+	for (int c = 0; c < 2; c++) {
+		p->cut[c] = xrealloc(p->cut[c], p->nboots * sizeof(*p->cut[c]));
+		p->cut[c][k] = boot_profile_cut(bp, c);
+	}
 	p->samples += isfinite(bp->samples) ? bp->samples : 0;
 	p->lost += isfinite(bp->lost) ? bp->lost : 0;
 	p->stacks_other += isfinite(bp->stacks_other) ? bp->stacks_other : 0;
@@ -360,6 +395,7 @@ static void profile_series_free(struct profile_series *p)
 		free(p->stacks[i].stack);
 	triple_index_free(&p->fn_index), triple_index_free(&p->stack_index);
 	free(p->fns), free(p->stacks), free(p->abi), free(p->test), free(p->name), free(p->event);
+	free(p->cut[0]), free(p->cut[1]);
 }
 
 bool side_values(const struct side *side, const char *id, double **obs, size_t *n,
@@ -393,7 +429,7 @@ bool side_values(const struct side *side, const char *id, double **obs, size_t *
 			if (!f)
 				return false;
 			*obs = xcalloc(p->nboots + 1, sizeof(**obs));
-			profile_fn_values(p, f, k == 1, *obs);
+			profile_fn_values(p, f, k == 1, 0.5, *obs);
 			*n = p->nboots, *unit = "%", *higher_better = false;
 			return true;
 		}

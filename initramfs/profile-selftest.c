@@ -256,7 +256,8 @@ static void check_fold(void)
 	check(nprofile == 1 && npfunc == 4 && npstack == 3, "emit: one PROFILE, 4 PFUNC, 3 PSTACK",
 	      "%d %d %d", nprofile, npfunc, npstack);
 	check(!rt_strcmp(lines[0], "PROFILE abi=x86_64 test=lat_syscall name=null event=cpu-clock "
-			 "period_ns=50000 samples=11 lost=3 functions=4 stacks=3 stacks_other=0 interrupt=0\n"),
+			 "period_ns=50000 samples=11 lost=3 functions=4 stacks=3 stacks_other=0 interrupt=0 "
+			 "cut_self=0 cut_children=0\n"),
 	      "emit: the PROFILE line", "%s", lines[0]);
 	check(!rt_strcmp(lines[1], "PFUNC abi=x86_64 test=lat_syscall name=null fn=do_syscall self=4 "
 			 "children=11\n"), "emit: PFUNC by children, then self", "%s", lines[1]);
@@ -281,6 +282,33 @@ static void check_fold(void)
 	long other = field(lines[0], "stacks_other");
 	check(other > 0 && sum + (uint64_t)other == f.samples, "emit: sum(n) + stacks_other == samples",
 	      "sum %llu other %ld samples %u", (unsigned long long)sum, other, f.samples);
+	/* The cut: no function printed is below it by both counts, none left
+	 * out is above it by either, and one left out is at it. */
+	{
+		long cs = field(lines[0], "cut_self"), cc = field(lines[0], "cut_children");
+		uint32_t printed[FOLD_MAX_FUNCS], np = 0;
+		int above = 0, at = 0;
+		for (int i = 1; i <= FOLD_MAX_FUNCS && i < nlines; i++) {
+			const char *fn = rt_strstr(lines[i], "fn=function_with_a_rather_long_name_number_");
+			uint64_t id = 0;
+			if (fn && rt_parse_u64(fn + rt_strlen("fn=function_with_a_rather_long_name_number_"), &id))
+				printed[np++] = (uint32_t)id;
+			else if (rt_strstr(lines[i], "fn=main_[u] "))
+				printed[np++] = 0;      /* the only one of names3's four used here */
+		}
+		for (uint32_t id = 0; id < 300; id++) {
+			uint32_t k = 0;
+			while (k < np && printed[k] != id)
+				k++;
+			if (k < np || !f.children[id])
+				continue;
+			above += f.self[id] > (uint32_t)cs || f.children[id] > (uint32_t)cc;
+			at += f.self[id] == (uint32_t)cs || f.children[id] == (uint32_t)cc;
+		}
+		check(np == FOLD_MAX_FUNCS && cs > 0 && cc > 0 && !above && at,
+		      "emit: cut_self and cut_children bound every function left out",
+		      "printed %u cut %ld %ld above %d at %d", np, cs, cc, above, at);
+	}
 	fold_free(&f);
 
 	/* A stack too long for one record loses root frames for one "...". */

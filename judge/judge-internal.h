@@ -64,6 +64,9 @@ struct judge_profile_rec {
 	uint64_t period_ns, samples, lost, nfunctions, nstacks_sent, stacks_other;
 					/* nfunctions, nstacks_sent: the header's functions=, stacks= */
 	uint64_t interrupt;             /* samples of interrupt work, not in samples (0 when absent) */
+	bool has_cut;                   /* the header's cut_self= and cut_children= (an older
+					 * guest sends none) */
+	uint64_t cut_self, cut_children;        /* the most a function not listed has */
 	struct profile_fn *fns;
 	size_t nfns;
 	struct profile_stack *stacks;

@@ -94,6 +94,15 @@ static void on_profile(struct judge *j, const struct proto_record *rec)
 	/* interrupt= is optional (an older guest has none), but never wrong. */
 	if (proto_get(rec, "interrupt") && !proto_get_u64(rec, "interrupt", &p->interrupt))
 		p->header_ok = false;
+	/* cut_self= and cut_children= too (optional, both or neither): what a
+	 * function the list leaves out is at most, at most samples. */
+	if (proto_get(rec, "cut_self") || proto_get(rec, "cut_children")) {
+		p->has_cut = proto_get_u64(rec, "cut_self", &p->cut_self) &&
+			     proto_get_u64(rec, "cut_children", &p->cut_children) &&
+			     p->cut_self <= p->samples && p->cut_children <= p->samples;
+		if (!p->has_cut)
+			p->header_ok = false;
+	}
 }
 
 /* The open profile a PFUNC/PSTACK of rec's identity belongs to, or NULL:
@@ -273,6 +282,10 @@ json_object *judge_profile_json(const struct judge *j, const size_t *prof_of, si
 		json_object_array_add(fns, f);
 	}
 	json_object_object_add(o, "functions", fns);
+	if (p->has_cut) {       /* a function not listed is below these shares */
+		json_object_object_add(o, "cut_self", share_json(p->cut_self, p->samples));
+		json_object_object_add(o, "cut_children", share_json(p->cut_children, p->samples));
+	}
 	json_object *stacks = json_object_new_array();
 	for (size_t i = 0; i < p->nstacks; i++) {
 		json_object *s = json_object_new_object();

@@ -194,6 +194,57 @@ if [ "$n" = 2 ] && grep -q '>no stacks<' "$tmp/fg.html" && grep -q '<title>___sl
 	! grep -qi '<script[^>]*src\|https\?://[^"]*\.\(js\|css\|woff\)\|@import\|url(http' "$tmp/fg.html"; then
 	ok "HTML: a flame graph per profiled metric (null's says no stacks); each frame titled; nothing external"
 else not_ok "HTML: the flame graph" "$n flame graphs"; fi
+# --- a function below a boot's cut is not 0 ---------------------------------
+# A boot lists 80 functions; one it leaves out is below its cut
+# (result.json cut_self / cut_children), not absent. BASE's 3 boots list
+# lost_fn at 0.5 % self; the candidate's 3 boots list 80 others, not
+# lost_fn: with a cut of 0.6 % lost_fn may have kept its share, so no
+# perf-profile line may say it fell (counted as 0 it fell 0.5 points at
+# p < 0.0001); with a cut of 0.3 % it did fall, shown midway (0.15 %).
+# Without the cut fields (older boots), the cut of a full list is its 39th
+# largest listed share (1.2 % here): no fall either.
+cutside() {     # DIR CUT(|none) LOST(|-): 3 boots of 80 listed functions
+	python3 - "$@" <<'EOF2'
+import json, os, sys
+d, cut, lost = sys.argv[1], sys.argv[2], sys.argv[3]
+for b in (1, 2, 3):
+    fns = [{"name": "f%d" % i, "self": 1.2, "children": 1.2} for i in range(79 if lost != '-' else 80)]
+    if lost != '-':
+        fns.append({"name": "lost_fn", "self": float(lost) + 0.01 * b, "children": float(lost) + 0.01 * b})
+    prof = {"status": "ok", "event": "cpu-clock", "period_ns": 50000, "samples": 10000, "lost": 0,
+            "functions": fns, "stacks": [], "stacks_other": 10000}
+    if cut != 'none':
+        prof["cut_self"] = prof["cut_children"] = float(cut)
+    r = {"format": "bootrig-result-1", "kernel": {"id": "k"}, "variant": "default", "boot": b,
+         "verdict": "PASS", "append": "", "target": "",
+         "metrics": [{"abi": "x86_64", "test": "lat_syscall", "name": "null", "unit": "us",
+                      "better": "lower", "median": 0.1 + 0.001 * b, "n": 5, "profile": prof}]}
+    os.makedirs("%s/k/default/%d" % (d, b), exist_ok=True)
+    json.dump(r, open("%s/k/default/%d/result.json" % (d, b), "w"))
+EOF2
+}
+cutside "$tmp/cb" 0 0.5
+cutside "$tmp/c6" 0.6 -
+cutside "$tmp/c3" 0.3 -
+cutside "$tmp/cn" none -
+"$BOOTRIG" compare "$tmp/cb" "$tmp/c6" --profile-all >"$tmp/c6.out" 2>/dev/null
+"$BOOTRIG" compare "$tmp/cb" "$tmp/c6" --profile-all --format json -o "$tmp/c6.json" 2>/dev/null
+"$BOOTRIG" compare "$tmp/cb" "$tmp/c3" --profile-all >"$tmp/c3.out" 2>/dev/null
+"$BOOTRIG" compare "$tmp/cb" "$tmp/cn" --profile-all >"$tmp/cn.out" 2>/dev/null
+if ! grep -q "lost_fn" "$tmp/c6.out" && ! grep -q "lost_fn" "$tmp/cn.out"; then
+	ok "a function below the candidate's cut (0.6 %, or a full list's 39th share) is not a fall from 0.5 % to 0"
+else not_ok "below the cut: no fall claimed" "$(grep lost_fn "$tmp/c6.out" "$tmp/cn.out")"; fi
+if grep -Eq '^ +perf-profile\.self\.lost_fn +0\.52 % +-0\.37 +0\.15 % +p[<=]0\.0[0-9]* +\(below the cut in 0\+3 boots\)$' "$tmp/c3.out"; then
+	ok "below a cut of 0.3 %: the fall shown, midway (0.52 -> 0.15 %), the boots below the cut counted"
+else not_ok "below the cut of 0.3 %: the fall shown midway" "$(grep lost_fn "$tmp/c3.out")"; fi
+"$BOOTRIG" compare "$tmp/cb" "$tmp/c3" --profile-all --format json -o "$tmp/c3.json" 2>/dev/null
+if python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["metrics"][0]
+p = [x for x in m.get("profile", []) if x["function"] == "lost_fn" and x["kind"] == "self"]
+sys.exit(not (p and p[0]["below_cut"] == [0, 3] and abs(p[0]["cand"][0] - 0.15) < 1e-9))' "$tmp/c3.json"; then
+	ok "compare --format json: profile[].below_cut [0, 3], cand 0.15"
+else not_ok "compare --format json: below_cut" "$(grep -o '"below_cut[^]]*' "$tmp/c3.json")"; fi
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROME" ] || [ ! -x "$BLOBS" ]; then
 	skip "flame graph pixels in Chromium" "chromium or build/tests/tools/pngblobs missing"

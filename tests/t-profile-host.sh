@@ -104,6 +104,19 @@ jq_is "judge: interrupt= (samples of interrupt work, outside samples) is kept" \
 IRQ=x12; log "$tmp/irq.log" irq_body; judge "$tmp/irq.log"
 jq_is "judge: a malformed interrupt= makes the profile incomplete, kept, still PASS" \
 	'[.verdict, .metrics[0].profile.status, .metrics[0].profile.functions[0].name]' '["PASS","incomplete","f"]'
+cut_body() {
+	metric open_close 2.5
+	rec PROFILE abi=x86_64 test=lat_syscall name=open_close event=cpu-clock period_ns=50000 \
+		samples=3 lost=0 functions=1 stacks=1 stacks_other=0 interrupt=0 cut_self="$CUT" cut_children=1
+	pfunc open_close f 1 1
+	pstack open_close 3 'f'
+}
+CUT=1; log "$tmp/cut.log" cut_body; judge "$tmp/cut.log"
+jq_is "judge: cut_self= and cut_children= (what a function not listed has at most) kept as shares" \
+	'.metrics[0].profile | [.status, .cut_self, .cut_children]' '["ok",33.3333,33.3333]'
+CUT=4; log "$tmp/cut.log" cut_body; judge "$tmp/cut.log"
+jq_is "judge: a cut above samples makes the profile incomplete, without a cut" \
+	'.metrics[0].profile | [.status, has("cut_self")]' '["incomplete",false]'
 thirds_body() {
 	metric open_close 2.5
 	profile open_close 3 1 1 0

@@ -190,6 +190,7 @@ long fold_emit(const struct fold *f, const struct fold_head *h, fold_name_fn nam
 	static char line[RT_PRINTF_MAX];
 	char buf[512];
 	uint32_t nfun = 0, nchosen = 0, nslots = 0, kept, other, is = 0, ic = 0, nself;
+	uint32_t cut_self = 0, cut_children = 0;
 	uint32_t chosen[FOLD_MAX_FUNCS];
 	size_t size = ((size_t)f->nids * 2 + f->nstacks + 1) * sizeof(uint32_t);
 	uint32_t *byc = rt_alloc_pages(size), *bys, *slots;
@@ -214,6 +215,20 @@ long fold_emit(const struct fold *f, const struct fold_head *h, fold_name_fn nam
 			choose(chosen, &nchosen, byc[ic++]);
 	}
 	sort_ids(chosen, nchosen, by_children, f);
+	/* The cut: the largest self and children count of a function not
+	 * chosen (0 when every one is), so that a reader knows a function the
+	 * list lacks is below them, not absent. */
+	for (uint32_t i = 0; i < nfun; i++) {
+		uint32_t id = byc[i], k = 0;
+		while (k < nchosen && chosen[k] != id)
+			k++;
+		if (k < nchosen)
+			continue;
+		if (f->self[id] > cut_self)
+			cut_self = f->self[id];
+		if (f->children[id] > cut_children)
+			cut_children = f->children[id];
+	}
 
 	for (uint32_t i = 0; i < f->cap; i++)
 		if (f->stacks[i].len)
@@ -226,9 +241,10 @@ long fold_emit(const struct fold *f, const struct fold_head *h, fold_name_fn nam
 
 	len = rt_snprintf(line, sizeof(line),
 			  "PROFILE abi=%s test=%s name=%s event=%s period_ns=%llu samples=%u lost=%llu "
-			  "functions=%u stacks=%u stacks_other=%u interrupt=%llu\n", h->abi, h->test, h->name,
-			  h->event, (unsigned long long)h->period_ns, f->samples, (unsigned long long)h->lost,
-			  nchosen, kept, other, (unsigned long long)h->interrupt);
+			  "functions=%u stacks=%u stacks_other=%u interrupt=%llu cut_self=%u cut_children=%u\n",
+			  h->abi, h->test, h->name, h->event, (unsigned long long)h->period_ns, f->samples,
+			  (unsigned long long)h->lost, nchosen, kept, other, (unsigned long long)h->interrupt,
+			  cut_self, cut_children);
 	out(out_ctx, line, (size_t)len);
 	for (uint32_t i = 0; i < nchosen; i++) {
 		len = rt_snprintf(line, sizeof(line), "PFUNC abi=%s test=%s name=%s fn=%s self=%u children=%u\n",

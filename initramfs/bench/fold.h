@@ -71,7 +71,9 @@ struct fold_head {
  * (the union of the top by self and the top by children, taken in turn;
  * printed by children count, then self, descending), then at most
  * FOLD_MAX_STACKS PSTACK lines (by count, descending; ties in the order
- * first seen); stacks_other = samples - the kept stacks' counts. A stack
+ * first seen); stacks_other = samples - the kept stacks' counts; cut_self
+ * and cut_children = the largest self and children count of the functions
+ * not printed (0: all were), what a function the list lacks is at most. A stack
  * too long for FOLD_LINE_MAX loses frames at its root for one "...".
  * Uses a scratch allocation of its own; -ENOMEM when that fails (nothing
  * printed). */
