@@ -405,7 +405,23 @@ static void build_abis(struct comparison *c)
 	}
 }
 
-/* Kernel failure events of a candidate whose title BASE never showed. */
+/* How many of side's boots showed a kernel failure titled title. */
+static unsigned boots_with(const struct side *side, const char *title)
+{
+	unsigned n = 0;
+	size_t last = SIZE_MAX;
+	for (size_t k = 0; k < side->nevents; k++)
+		if (event_is_kernel_failure(side->events[k].kind) && !strcmp(side->events[k].title, title) &&
+		    side->events[k].boot != last) {
+			n++;
+			last = side->events[k].boot;
+		}
+	return n;
+}
+
+/* Kernel failure events of each candidate, one per title (a title is a
+ * crash's identity): new when BASE never showed it (c->events), else the
+ * same crash (c->known, with BASE's count). */
 static void build_events(struct comparison *c)
 {
 	const struct side *base = &c->sides[0];
@@ -415,22 +431,20 @@ static void build_events(struct comparison *c)
 			const struct event_info *e = &side->events[i];
 			if (!event_is_kernel_failure(e->kind))
 				continue;
-			bool known = false;
-			for (size_t k = 0; k < base->nevents && !known; k++)
-				known = !strcmp(base->events[k].title, e->title);
+			unsigned on_base = boots_with(base, e->title);
+			struct new_event **list = on_base ? &c->known : &c->events;
+			size_t *n = on_base ? &c->nknown : &c->nevents;
 			struct new_event *dup = NULL;
-			for (size_t k = 0; k < c->nevents && !dup; k++)
-				if (c->events[k].side == s && !strcmp(c->events[k].event->title, e->title))
-					dup = &c->events[k];
-			if (known)
-				continue;
+			for (size_t k = 0; k < *n && !dup; k++)
+				if ((*list)[k].side == s && !strcmp((*list)[k].event->title, e->title))
+					dup = &(*list)[k];
 			if (dup) {
 				dup->boots += dup->last_boot != e->boot;
 				dup->last_boot = e->boot;
 				continue;
 			}
-			c->events = xrealloc(c->events, (c->nevents + 1) * sizeof(*c->events));
-			c->events[c->nevents++] = (struct new_event){ s, e, 1, e->boot };
+			*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+			(*list)[(*n)++] = (struct new_event){ s, e, 1, e->boot, on_base };
 		}
 	}
 }
@@ -662,6 +676,7 @@ void comparison_free(struct comparison *c)
 		free(c->warnings[i]);
 	free(c->warnings);
 	free(c->rows), free(c->abis), free(c->events), free(c->verdicts), free(c->log_lines);
+	free(c->known);
 	free(c->cases);
 	*c = (struct comparison){ 0 };
 }

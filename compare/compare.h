@@ -86,6 +86,7 @@ struct new_event {
 	const struct event_info *event;
 	unsigned boots;                 /* how many of the side's boots had it */
 	size_t last_boot;               /* the last boot counted (internal) */
+	unsigned base_boots;            /* known events: how many of BASE's boots had it */
 };
 
 struct new_verdict {
@@ -132,6 +133,9 @@ struct comparison {
 	size_t nabis;
 	struct new_event *events;
 	size_t nevents;
+	struct new_event *known;        /* a candidate's kernel failures whose title BASE
+					 * showed too: the same crash, how often on each side */
+	size_t nknown;
 	struct new_verdict *verdicts;
 	size_t nverdicts;
 	struct new_case *cases;         /* new KTAP case failures */

@@ -52,28 +52,25 @@ static char *col_text(sqlite3_stmt *st, int i)
 	return xstrdup(col_str(st, i));
 }
 
-int db_kernels(struct history_db *db, const struct db_filter *f, struct db_kernel **out,
-	       size_t *n)
+/*
+ * filtered_rows: steps sql (?1 unused, the filter's ?2-?4: FILTER_SQL)
+ * over f's boots, each row appended by row() to the array *out of *n
+ * elements of size bytes (grown here). 0, or EXIT_DATAERR after a message.
+ */
+static int filtered_rows(struct history_db *db, const char *sql, const struct db_filter *f,
+			 void (*row)(sqlite3_stmt *, void *), void **out, size_t *n, size_t size)
 {
 	*out = NULL;
 	*n = 0;
-	sqlite3_stmt *st = db_prepare(db,
-		"SELECT k.id, k.sha256, k.kernel_id, k.version, min(coalesce(b.started, b.recorded)) AS first "
-		"FROM kernel k JOIN boot b ON b.kernel = k.id WHERE ?1 IS NULL" FILTER_SQL
-		" GROUP BY k.id ORDER BY first, k.id");
+	sqlite3_stmt *st = db_prepare(db, sql);
 	if (!st)
 		return EXIT_DATAERR;
 	bind_filter(st, f);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
-		char *version = col_text(st, 3);
-		(*out)[(*n)++] = (struct db_kernel){
-			.id = sqlite3_column_int64(st, 0), .sha256 = col_text(st, 1),
-			.kernel_id = col_text(st, 2), .version = version_word(version),
-			.first = col_text(st, 4),
-		};
-		free(version);
+		if (!(*n & (*n - 1)))
+			*out = xrealloc(*out, (*n ? 2 * *n : 1) * size);
+		row(st, (char *)*out + (*n)++ * size);
 	}
 	if (rc != SQLITE_DONE)
 		error("%s: %s", db->path, sqlite3_errmsg(db->sql));
@@ -81,11 +78,94 @@ int db_kernels(struct history_db *db, const struct db_filter *f, struct db_kerne
 	return rc == SQLITE_DONE ? EXIT_PASS : EXIT_DATAERR;
 }
 
+static void kernel_row(sqlite3_stmt *st, void *at)
+{
+	char *version = col_text(st, 3);
+	*(struct db_kernel *)at = (struct db_kernel){
+		.id = sqlite3_column_int64(st, 0), .sha256 = col_text(st, 1),
+		.kernel_id = col_text(st, 2), .version = version_word(version),
+		.first = col_text(st, 4),
+	};
+	free(version);
+}
+
+int db_kernels(struct history_db *db, const struct db_filter *f, struct db_kernel **out,
+	       size_t *n)
+{
+	return filtered_rows(db,
+		"SELECT k.id, k.sha256, k.kernel_id, k.version, min(coalesce(b.started, b.recorded)) AS first "
+		"FROM kernel k JOIN boot b ON b.kernel = k.id WHERE ?1 IS NULL" FILTER_SQL
+		" GROUP BY k.id ORDER BY first, k.id", f, kernel_row, (void **)out, n, sizeof(**out));
+}
+
 void db_kernels_free(struct db_kernel *k, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(k[i].sha256), free(k[i].kernel_id), free(k[i].version), free(k[i].first);
 	free(k);
+}
+
+static void run_row(sqlite3_stmt *st, void *at)
+{
+	*(struct db_run *)at = (struct db_run){ .kernel = sqlite3_column_int64(st, 0),
+		.variant = col_text(st, 1), .target = col_text(st, 2),
+		.boots = sqlite3_column_int64(st, 3) };
+}
+
+int db_runs(struct history_db *db, const struct db_filter *f, struct db_run **out, size_t *n)
+{
+	return filtered_rows(db,
+		"SELECT b.kernel, b.variant, b.target, count(*) FROM boot b WHERE ?1 IS NULL" FILTER_SQL
+		" GROUP BY b.kernel, b.variant, b.target ORDER BY b.kernel, b.variant, b.target",
+		f, run_row, (void **)out, n, sizeof(**out));
+}
+
+void db_runs_free(struct db_run *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(r[i].variant), free(r[i].target);
+	free(r);
+}
+
+static void crash_row(sqlite3_stmt *st, void *at)
+{
+	*(struct db_crash_row *)at = (struct db_crash_row){ .kernel = sqlite3_column_int64(st, 0),
+		.variant = col_text(st, 1), .target = col_text(st, 2), .kind = col_text(st, 3),
+		.title = col_text(st, 4), .boots = sqlite3_column_int64(st, 5) };
+}
+
+int db_crash_rows(struct history_db *db, const struct db_filter *f, struct db_crash_row **out,
+		  size_t *n)
+{
+	return filtered_rows(db,
+		"SELECT b.kernel, b.variant, b.target, e.kind, e.title, count(DISTINCT b.id) "
+		"FROM event e JOIN boot b ON e.boot = b.id WHERE ?1 IS NULL" FILTER_SQL
+		" AND e.kind NOT IN ('protocol', 'infra')"
+		" GROUP BY b.kernel, b.variant, b.target, e.kind, e.title"
+		" ORDER BY min(b.id), e.kind, e.title", f, crash_row, (void **)out, n, sizeof(**out));
+}
+
+void db_crash_rows_free(struct db_crash_row *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(r[i].variant), free(r[i].target), free(r[i].kind), free(r[i].title);
+	free(r);
+}
+
+/* Version order of two kernels; ties in time order (their order from db_kernels). */
+static int cmp_version(const void *a, const void *b)
+{
+	const struct db_kernel *x = a, *y = b;
+	int c = strverscmp(x->version, y->version);
+	if (c)
+		return c;
+	return strcmp(x->first, y->first) ? strcmp(x->first, y->first) : (x->id > y->id) - (x->id < y->id);
+}
+
+void db_kernels_sort_version(struct db_kernel *k, size_t n)
+{
+	if (n)
+		qsort(k, n, sizeof(*k), cmp_version);
 }
 
 /* Is s at least 8 hex digits and no more than 64? */

@@ -117,6 +117,34 @@ struct db_kernel {
 int db_kernels(struct history_db *db, const struct db_filter *f, struct db_kernel **out,
 	       size_t *n);
 void db_kernels_free(struct db_kernel *k, size_t n);
+/* Sorts k[0..n) (db_kernels()' time order) by version (strverscmp), ties
+ * kept in time order: history's --order version. */
+void db_kernels_sort_version(struct db_kernel *k, size_t n);
+
+/*
+ * The kernel events of the history database, for `history --crashes`
+ * (compare/crashes.h). A run is one kernel's boots of one variant on one
+ * target that pass f ("the same tests"); db_runs() lists every run, with
+ * its boot count; db_crash_rows() every (run, kind, title) of a kernel
+ * event (the judge's kinds; not "protocol" or "infra") with how many of
+ * the run's boots showed it. Both 0 with malloc'd arrays (db_runs_free(),
+ * db_crash_rows_free()), or EXIT_DATAERR after a message.
+ */
+struct db_run {
+	long long kernel;               /* db_kernel .id */
+	char *variant, *target;
+	long long boots;
+};
+struct db_crash_row {
+	long long kernel;
+	char *variant, *target, *kind, *title;
+	long long boots;                /* of the run's boots, those that showed it */
+};
+int db_runs(struct history_db *db, const struct db_filter *f, struct db_run **out, size_t *n);
+void db_runs_free(struct db_run *r, size_t n);
+int db_crash_rows(struct history_db *db, const struct db_filter *f, struct db_crash_row **out,
+		  size_t *n);
+void db_crash_rows_free(struct db_crash_row *r, size_t n);
 
 /*
  * db_find_kernel: the one kernel sel names: its version's first word

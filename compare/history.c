@@ -108,22 +108,12 @@ static struct cand_cmp compare_pair(struct history *h, struct history_point *a,
 	return out;
 }
 
-/* Version order of two kernels; ties in time order (their order from db_kernels). */
-static int cmp_version(const void *a, const void *b)
-{
-	const struct db_kernel *x = a, *y = b;
-	int c = strverscmp(x->version, y->version);
-	if (c)
-		return c;
-	return strcmp(x->first, y->first) ? strcmp(x->first, y->first) : (x->id > y->id) - (x->id < y->id);
-}
-
 int history_build(struct history *h, struct history_db *db)
 {
 	if (db_kernels(db, &h->filter, &h->kernels, &h->nkernels))
 		return EXIT_DATAERR;
-	if (h->by_version && h->nkernels)
-		qsort(h->kernels, h->nkernels, sizeof(*h->kernels), cmp_version);
+	if (h->by_version)
+		db_kernels_sort_version(h->kernels, h->nkernels);
 	size_t nk = h->nkernels;
 	h->points = xcalloc(nk ? nk : 1, sizeof(*h->points));
 	h->unit = "";

@@ -180,6 +180,22 @@ static struct json_object *failures_json(const struct comparison *c, struct json
 	return events;
 }
 
+/* known_events[]: a candidate's crashes BASE showed too, each side's count. */
+static struct json_object *known_json(const struct comparison *c)
+{
+	struct json_object *a = json_object_new_array();
+	for (size_t i = 0; i < c->nknown; i++) {
+		struct json_object *o = json_object_new_object();
+		json_object_object_add(o, "side", json_object_new_int((int)c->known[i].side));
+		json_object_object_add(o, "kind", json_cstring_utf8(c->known[i].event->kind));
+		json_object_object_add(o, "title", json_cstring_utf8(c->known[i].event->title));
+		json_object_object_add(o, "boots", json_object_new_int((int)c->known[i].boots));
+		json_object_object_add(o, "base_boots", json_object_new_int((int)c->known[i].base_boots));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 /* log_lines[] (--logs). */
 static struct json_object *log_lines_json(const struct comparison *c)
 {
@@ -215,6 +231,7 @@ struct json_object *report_json(const struct comparison *c)
 	struct json_object *verdicts;
 	json_object_object_add(root, "new_events", failures_json(c, &verdicts));
 	json_object_object_add(root, "new_verdicts", verdicts);
+	json_object_object_add(root, "known_events", known_json(c));
 	struct json_object *cases = json_object_new_array();
 	for (size_t i = 0; i < c->ncases; i++) {
 		struct json_object *o = json_object_new_object();

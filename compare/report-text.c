@@ -242,6 +242,15 @@ static void print_failures(const struct comparison *c, const struct painter *pt)
 			term_str(e->event->title),
 			e->boots, c->sides[e->side].nboots, unpaint(pt, CHANGE_REGRESSED));
 	}
+	for (size_t i = 0; i < c->nknown; i++) {
+		const struct new_event *e = &c->known[i];
+		if (i == 0)
+			fputs("\nknown kernel failures (BASE showed the same title):\n", out);
+		fprintf(out, "  %s [%s] %s (%u of %zu boots; BASE %u of %zu)\n",
+			side_tag(c, e->side, tag, sizeof(tag)), term_str(e->event->kind),
+			term_str(e->event->title), e->boots, c->sides[e->side].nboots, e->base_boots,
+			c->sides[0].nboots);
+	}
 	for (size_t i = 0; i < c->nverdicts; i++) {
 		const struct new_verdict *v = &c->verdicts[i];
 		if (i == 0)

@@ -85,6 +85,17 @@ mk crash2 k-crash2 24 $NULL:14.1:2 --boot '1=PANIC:panic:Kernel panic - not sync
 compare "$tmp/a1" "$tmp/crash2"
 has "(2 of 5 boots)" && ok "a panic in two boots counts two boots" || not_ok "a panic in two boots counts two boots"
 
+# the same crash on both sides is one identity: not new, each side's count
+compare "$tmp/crash" "$tmp/crash2"
+if has "known kernel failures (BASE showed the same title):" &&
+   has "  CAND [panic] Kernel panic - not syncing: Attempted to kill init! (2 of 5 boots; BASE 1 of 5)" &&
+   ! has "new kernel failures (titles"; then
+	ok "the same title on BASE: a known crash, 2 of 5 boots against BASE's 1 of 5, not new"
+else not_ok "a crash BASE showed too" "rc=$rc $(grep -A2 -i 'kernel failures' "$tmp/out")"; fi
+"$BOOTRIG" compare "$tmp/crash" "$tmp/crash2" --format json -o "$tmp/known.json" 2>/dev/null
+if [ "$(jq -c '[.known_events[] | [.side, .kind, .boots, .base_boots]], (.new_events | length)' "$tmp/known.json" | tr -d '\n')" = '[[1,"panic",2,1]]0' ]; then
+	ok "compare --format json: known_events (side, kind, boots, base_boots), no new_events"
+else not_ok "compare --format json: known_events" "$(jq -c '.known_events, .new_events' "$tmp/known.json")"; fi
 compare "$tmp/a1" "$tmp/crash"
 if [ $rc -eq 1 ] && has "[panic] Kernel panic - not syncing: Attempted to kill init! (1 of 5 boots)" &&
    has "CAND  k-crash default #2 PANIC" && has "CAND $tmp/crash (n=4, seeds unknown)"; then

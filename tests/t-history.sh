@@ -261,6 +261,36 @@ br run --kernel /nonexistent -o "$tmp/run-bad" --db "$tmp/junk.db"
 [ $rc -eq 65 ] && err_has "not a bootrig history database" && [ ! -e "$tmp/run-bad/nonexistent" ] &&
 	ok "run --db with a bad database: exit 65 before any boot" || not_ok "run --db bad database" "rc=$rc $(cat "$tmp/err")"
 
+# --- history --crashes: titles as identities over kernels ---
+# k-x (no crash), k-y (a panic in 2 of 5 boots, and a warning in variant
+# w), then k-z (the default variant only, no crash): the panic is open
+# until a kernel after k-y runs its tests without it (--fixed-after 2:
+# until two have); the warning stays open, no later kernel ran variant w.
+PANIC='2=PANIC:panic:Kernel panic - not syncing: Attempted to kill init!'
+"$MK" "$tmp/cr" k-x default 5 11 $NULL:10:1 >/dev/null
+"$MK" "$tmp/cr" k-y default 5 12 $NULL:10:1 --boot "$PANIC" \
+	--boot '4=PANIC:panic:Kernel panic - not syncing: Attempted to kill init!' >/dev/null
+"$MK" "$tmp/cr" k-y w 1 13 $NULL:10:1 --boot '1=FAIL:warning:WARNING in foo_bar' >/dev/null
+br import --db "$tmp/cr.db" "$tmp/cr"
+br history --db "$tmp/cr.db" --crashes
+if [ $rc = 0 ] && grep -Eq '^open +panic +2 +1 +k-y +k-y +Kernel panic - not syncing: Attempted to kill init!$' "$tmp/out" &&
+   grep -Eq '^open +warning +1 +1 +k-y +k-y +WARNING in foo_bar$' "$tmp/out" && grep -q 'over 2 kernels' "$tmp/out"; then
+	ok "history --crashes: each title with its kind, boots, kernels, first and last kernel: open"
+else not_ok "history --crashes: open" "rc=$rc $(cat "$tmp/out" "$tmp/err")"; fi
+"$MK" "$tmp/cr2" k-z default 3 14 $NULL:10:1 >/dev/null
+br import --db "$tmp/cr.db" "$tmp/cr2"
+br history --db "$tmp/cr.db" --crashes
+if grep -Eq '^fixed +panic +2 +1 +k-y +k-y ' "$tmp/out" && grep -Eq '^open +warning ' "$tmp/out"; then
+	ok "history --crashes: a later kernel runs the panic's tests without it: fixed; the warning's tests it did not run: open"
+else not_ok "history --crashes: fixed" "$(cat "$tmp/out")"; fi
+br history --db "$tmp/cr.db" --crashes --fixed-after 2 --format json
+if [ "$(jq -r '[.crashes[] | .status + ":" + (.kernels_since | tostring)] | join(" ")' "$tmp/out")" = "open:1 open:0" ] &&
+   [ "$(jq -r '.format + " " + (.fixed_after | tostring) + " " + (.kernels | length | tostring)' "$tmp/out")" = "bootrig-crashes-1 2 3" ]; then
+	ok "history --crashes --fixed-after 2 --format json: one kernel since is not enough, still open"
+else not_ok "history --crashes --fixed-after 2 --format json" "$(head -c 600 "$tmp/out")"; fi
+br history --db "$tmp/cr.db" --crashes x86_64.lat_syscall.null
+[ $rc = 64 ] && ok "history --crashes with a METRIC: exit 64" || not_ok "history --crashes with a METRIC: exit 64" "rc=$rc"
+
 # --- real kernels: 6.1.0-47, -50, -57 (cloud-arm64), two runs at once ---
 K47=$(sh "$TOP/scripts/fetch-kernels.sh" --version 6.1.0-47 cloud-arm64 | awk '{print $2}')
 K50=$(sh "$TOP/scripts/fetch-kernels.sh" --version 6.1.0-50 cloud-arm64 | awk '{print $2}')

@@ -104,6 +104,38 @@ for flavour in amd64 arm64 armmp-lpae; do
 	no_qemu_left "$pid" && ok "$flavour: no QEMU left" || not_ok "$flavour: no QEMU left"
 done
 
+# Crashes as identities over kernels (history --crashes): the arm64
+# kernel's provoked boots (every kind a variant, each crash its title) and
+# a boot of another kernel of the same target (cloud-arm64, no test) in one
+# database: the warning's title on 1 kernel, open. Then a third kernel
+# (6.1.0-47-cloud-arm64) runs the warning variant's tests without the
+# provocation (--variant warning=): the warning is fixed, the kinds that
+# kernel did not run stay open.
+A64=$(echo "$tmp/arm64/arm64".vmlinuz-*)
+K47=$(sh "$TOP/scripts/fetch-kernels.sh" --version 6.1.0-47 cloud-arm64 2>/dev/null | awk '{print $2}')
+if [ -d "$A64" ] && [ -f "$K47" ]; then
+	D=$tmp/crashes.db
+	run plain --kernel "$(kernel_path cloud-arm64)" --append bootrig.only= --db "$D"
+	"$BOOTRIG" import --db "$D" "$tmp/arm64" >/dev/null 2>&1
+	"$BOOTRIG" history --db "$D" --crashes >"$tmp/cr1.txt" 2>&1
+	crc=$?
+	sed 's/^/# /' "$tmp/cr1.txt"
+	line=$(grep -E ' WARNING in provoke_warning$' "$tmp/cr1.txt")
+	if [ $crc = 0 ] && echo "$line" | grep -Eq '^open +warning +1 +1 +6\.1\.[0-9-]+-arm64 +6\.1\.[0-9-]+-arm64 +WARNING in provoke_warning$' &&
+	   grep -q '^crashes in .*over 2 kernels' "$tmp/cr1.txt"; then
+		ok "history --crashes: the provoked warning's title, 1 boot, 1 kernel, open (2 kernels)"
+	else not_ok "history --crashes: the provoked warning, open" "exit $crc: $line"; fi
+	run fixed --kernel "$K47" --variant warning=bootrig.only= --db "$D"
+	"$BOOTRIG" history --db "$D" --crashes --format json >"$tmp/cr2.json" 2>&1
+	st=$(jq -r '[.crashes[] | select(.title == "WARNING in provoke_warning") | .status] | join(",")' "$tmp/cr2.json")
+	bug=$(jq -r '[.crashes[] | select(.title == "kernel BUG in provoke_bug") | .status] | join(",")' "$tmp/cr2.json")
+	if [ "$st" = fixed ] && [ "$bug" = open ] && [ "$(jq '.kernels | length' "$tmp/cr2.json")" = 3 ]; then
+		ok "history --crashes: a third kernel runs the warning's tests without it: fixed; the bug it did not run stays open"
+	else not_ok "history --crashes: fixed after a third kernel" "warning '$st', bug '$bug'"; fi
+else
+	not_ok "history --crashes on real boots: the arm64 boots and 6.1.0-47-cloud-arm64" "no $A64 or $K47"
+fi
+
 # Usage: an unknown kind is refused, `list` lists them, --variant excludes it.
 "$BOOTRIG" run --kernel x --provoke nosuch -o "$tmp/u" >"$tmp/u.out" 2>&1
 check "an unknown kind: exit 64" [ $? = 64 ]
