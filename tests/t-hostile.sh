@@ -21,6 +21,10 @@
 #  14  NULLs in a database without NOT NULLs: history and compare db: no crash
 #  15  a report written to /dev/full: an error and a failing exit status
 #  16  a metric named null[1] is itself, not an fnmatch pattern
+# Then issue 45's (the second round), numbered 45.N as there:
+#  45.1 a profile stack of 100,000 frames: the flame graph draws 256, says so
+#  45.2 20,000 stacks: linear, at most 5,000 frames drawn, the rest said
+#  45.8 a flame label cut on a UTF-8 character boundary
 # Nothing here boots.
 . "$(dirname "$0")/lib.sh"
 set -u
@@ -303,3 +307,50 @@ if sane && [ $rc -le 1 ]; then ok "fuzz: \"n\": 1e308 and \"boot\": 1e20 read wi
 else not_ok "fuzz: huge n and boot" "$(why)"; fi
 br import --db cf.db cf
 if sane && [ $rc -eq 0 ]; then ok "fuzz: and imported alike"; else not_ok "fuzz: import huge boot" "$(why)"; fi
+
+# --- issue 45: the second round ------------------------------------------------
+# prof_side DIR KERNEL PY-STACKS: one boot's result.json whose metric's
+# profile has the stacks the Python expression PY-STACKS makes (a list of
+# [stack, samples]), samples their sum
+prof_side() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import json, os, sys
+d, kid, expr = sys.argv[1:4]
+stacks = [{"stack": s, "samples": n} for s, n in eval(expr)]
+prof = {"status": "ok", "event": "cpu-clock", "period_ns": 50000,
+        "samples": sum(s["samples"] for s in stacks), "lost": 0, "interrupt": 0,
+        "functions": [{"name": "f", "self": 1, "children": 1}], "stacks": stacks, "stacks_other": 0}
+os.makedirs(f"{d}/{kid}/default/1", exist_ok=True)
+json.dump({"format": "bootrig-result-1", "kernel": {"id": kid}, "variant": "default", "boot": 1,
+           "verdict": "PASS", "metrics": [{"abi": "x86_64", "test": "lat", "name": "m", "unit": "us",
+           "better": "lower", "n": 1, "median": 10, "samples": [10], "profile": prof}]},
+          open(f"{d}/{kid}/default/1/result.json", "w"))
+PY
+}
+# flame NAME PY-STACKS: both sides that profile, compare --format html -o
+# NAME.html; its frames counted in nf
+flame() {
+	prof_side "$1/a" ka "$2"
+	prof_side "$1/b" kb "$2"
+	br compare "$1/a" "$1/b" --format html -o "$1.html"
+	nf=$(grep -c '<g class="frame">' "$1.html" 2>/dev/null)
+}
+# 45.1: a stack of 100,000 frames; 45.2: 20,000 distinct stacks
+flame p1 '[[";".join("f%d" % i for i in range(100000)), 5]]'
+if sane && [ $rc -le 1 ] && grep -q 'stacks deeper than 256 frames' p1.html && [ "$nf" -eq 256 ]; then
+	ok "45.1: a stack of 100,000 frames: drawn to 256, the cut said (exit $rc)"
+else not_ok "45.1: 100,000 frames" "$(why) frames: $nf"; fi
+flame p2 '[["r;f%d" % i, 1] for i in range(20000)]'
+if sane && [ $rc -le 1 ] && grep -q '20000 frames not drawn' p2.html && [ "$nf" -eq 1 ]; then
+	ok "45.2: 20,000 stacks of 0.04 px: their caller drawn, what is not said"
+else not_ok "45.2: 20,000 stacks" "$(why) frames: $nf"; fi
+flame p2c '[["r;f%04d" % i, 1] for i in range(6000)]'
+if sane && [ $rc -le 1 ] && grep -q '1001 frames not drawn' p2c.html && [ "$nf" -eq 5000 ] &&
+   xmllint --html --noout p2c.html 2>/dev/null; then
+	ok "45.2: 6,001 frames wide enough: 5,000 drawn, the rest said"
+else not_ok "45.2: the frames' cap" "$(why) frames: $nf"; fi
+# 45.8: a label cut where a two-byte character's second byte is
+flame p8 '[["a" * 121 + "\u00e9\u00e9", 1]]'
+if sane && grep -q "<text[^>]*>a\{121\}</text>" p8.html && ! grep -q "$(printf '\357\277\275')" p8.html; then
+	ok "45.8: a flame label is cut on a character boundary"
+else not_ok "45.8: label cut" "$(why) $(grep -o '<text[^>]*>a*[^<]*</text>' p8.html | od -c | tail -3)"; fi
