@@ -24,6 +24,8 @@
 # Then issue 45's (the second round), numbered 45.N as there:
 #  45.1 a profile stack of 100,000 frames: the flame graph draws 256, says so
 #  45.2 20,000 stacks: linear, at most 5,000 frames drawn, the rest said
+#  45.4 PSTACK n=2^64-1 (the stacks' sum wraps), interrupt=2^64-1: incomplete
+#  45.7 a NUL byte in a PFUNC's fn or a PSTACK's stack, a function twice: incomplete
 #  45.8 a flame label cut on a UTF-8 character boundary
 # Nothing here boots.
 . "$(dirname "$0")/lib.sh"
@@ -354,3 +356,59 @@ flame p8 '[["a" * 121 + "\u00e9\u00e9", 1]]'
 if sane && grep -q "<text[^>]*>a\{121\}</text>" p8.html && ! grep -q "$(printf '\357\277\275')" p8.html; then
 	ok "45.8: a flame label is cut on a character boundary"
 else not_ok "45.8: label cut" "$(why) $(grep -o '<text[^>]*>a*[^<]*</text>' p8.html | od -c | tail -3)"; fi
+
+# plog FILE 'KIND key=value...'...: a passing boot's console whose test
+# x86_64/lat prints these records (values without spaces; %00 a NUL byte)
+plog() {
+	f=$1; shift
+	n=0
+	{
+		echo "[    0.000000] Linux version 6.1.0 #1 SMP"
+		for r in "rec BEGIN proto=1 init=0.1.0 arch=x86_64 plan=file" "rec TEST abi=x86_64 test=lat status=start" \
+			 "$@" "rec RESULT abi=x86_64 test=lat status=PASS ms=100"; do
+			# shellcheck disable=SC2086
+			set -- ${r#rec }
+			k=$1; shift
+			"$TOP/build/tests/tools/br-record" $n "$k" "$@"
+			n=$((n + 1))
+		done
+		"$TOP/build/tests/tools/br-record" $n END tests=1 passed=1 failed=0 timeout=0 records=$n
+		echo "[    9.000000] reboot: Power down"
+	} | python3 -c '
+import sys, zlib   # a value'"'"'s %00 (br-record wrote %2500) as a NUL byte, the CRC made again
+for l in sys.stdin:
+    if "%2500" in l:
+        t = l[:l.rindex(" *")].replace("%2500", "%00")
+        l = "%s *%08x\n" % (t, zlib.crc32(t.encode()))
+    sys.stdout.write(l)' >"$f"
+}
+PM='abi=x86_64 test=lat name=m'
+# phdr SAMPLES FUNCTIONS STACKS OTHER INTERRUPT: the PROFILE record of m
+phdr() { echo "rec PROFILE $PM event=cpu-clock period_ns=50000 samples=$1 lost=0 functions=$2 stacks=$3 stacks_other=$4 interrupt=$5"; }
+PMETRIC="rec METRIC $PM unit=us better=lower n=1 median=1 min=1 max=1 mean=1 stddev=0 samples=1"
+# incomplete NAME WANT FILE RECORD...: plog FILE RECORD..., judged: its
+# profile is incomplete with a reason holding WANT
+incomplete() {
+	name=$1 want=$2
+	shift 2
+	plog "$@"
+	br judge --format json "$1"
+	prof=$(jq -c '.metrics[0].profile | [.status, .reason]' out 2>/dev/null)
+	case $prof in *incomplete*"$want"*) ok "$name ($prof)" ;; *) not_ok "$name" "$(why) $prof" ;; esac
+}
+# 45.4: a stack's n of 2^64-1 wraps the stacks' sum back to samples; interrupt past samples
+incomplete "45.4: PSTACK n=2^64-1: incomplete, said" "18446744073709551615 samples in a profile of 100" \
+	p4.log "$PMETRIC" "$(phdr 100 1 2 0 0)" "rec PFUNC $PM fn=f self=1 children=1" \
+	"rec PSTACK $PM n=18446744073709551615 stack=a;b" "rec PSTACK $PM n=101 stack=a;c"
+incomplete "45.4: interrupt=2^64-1: incomplete, not clamped" "interrupt 18446744073709551615 is more than the 100 samples" \
+	p4i.log "$PMETRIC" "$(phdr 100 1 1 0 18446744073709551615)" "rec PFUNC $PM fn=f self=1 children=1" \
+	"rec PSTACK $PM n=100 stack=a;b"
+# 45.7: a NUL byte in a function's name or a stack; a function listed twice
+incomplete "45.7: fn=x%00y: incomplete, said" "PFUNC record's fn holds a NUL byte" \
+	p7.log "$PMETRIC" "$(phdr 100 2 1 0 0)" "rec PFUNC $PM fn=x%00y self=1 children=1" \
+	"rec PFUNC $PM fn=g self=1 children=1" "rec PSTACK $PM n=100 stack=a;b"
+incomplete "45.7: stack=a;b%00c: incomplete, said" "PSTACK record's stack holds a NUL byte" \
+	p7s.log "$PMETRIC" "$(phdr 100 1 1 0 0)" "rec PFUNC $PM fn=g self=1 children=1" "rec PSTACK $PM n=100 stack=a;b%00c"
+incomplete "45.7: a function listed twice: incomplete, said" "function g listed twice" \
+	p7d.log "$PMETRIC" "$(phdr 100 2 1 0 0)" "rec PFUNC $PM fn=g self=1 children=1" \
+	"rec PFUNC $PM fn=g self=5 children=5" "rec PSTACK $PM n=100 stack=a;b"
