@@ -25,6 +25,7 @@
 #  45.1 a profile stack of 100,000 frames: the flame graph draws 256, says so
 #  45.2 20,000 stacks: linear, at most 5,000 frames drawn, the rest said
 #  45.4 PSTACK n=2^64-1 (the stacks' sum wraps), interrupt=2^64-1: incomplete
+#  45.6 bidirectional controls in a host, metric and KTAP case name: escaped
 #  45.7 a NUL byte in a PFUNC's fn or a PSTACK's stack, a function twice: incomplete
 #  45.8 a flame label cut on a UTF-8 character boundary
 # Nothing here boots.
@@ -103,12 +104,17 @@ plant o3/k.json "$BOOTRIG" export --kcidb -o o3/k.json c2/base
 planted_ok "export -o" o3/k.json
 
 # --- 4. a host name with terminal controls -----------------------------------
-"$MK" c4/a ka default 2 1 $M2:10:1 >/dev/null
-"$MK" c4/b kb default 2 2 $M2:10:1 >/dev/null
-for f in c4/*/*/*/*/result.json; do
-	sed 's/^  "variant"/  "host":{"name":"evil\\u001b]0;PWNED\\u0007\\u009b31m"},\n  "variant"/' "$f" >x && mv x "$f"
-done
-br compare --by-host c4/a c4/b
+# by_host DIR NAME: sides DIR/a and DIR/b of 2 boots each on host NAME (a
+# JSON string's inside, for sed: \\u001b for ESC), compared --by-host
+by_host() {
+	"$MK" "$1/a" ka default 2 1 $M2:10:1 >/dev/null
+	"$MK" "$1/b" kb default 2 2 $M2:10:1 >/dev/null
+	for f in "$1"/*/*/*/*/result.json; do
+		sed "s/^  \"variant\"/  \"host\":{\"name\":\"$2\"},\\n  \"variant\"/" "$f" >x && mv x "$f"
+	done
+	br compare --by-host "$1/a" "$1/b"
+}
+by_host c4 'evil\\u001b]0;PWNED\\u0007\\u009b31m'
 if sane && [ $rc -eq 0 ] && "$CHECK" term out >/dev/null && grep -qF 'PWNED' out; then ok "4: --by-host: the host name escaped"
 else not_ok "4: --by-host" "$(why) $("$CHECK" term out)"; fi
 
@@ -244,7 +250,7 @@ br judge --format ktap k12.log
 if sane && ! grep -q '# Subtest: fake' out && ! grep -q unnamed out; then ok "12: a diagnostic stays a diagnostic, no invented \"unnamed\""
 else not_ok "12: ktap structure" "$(why) $(cat out)"; fi
 br judge --format ktap k12u.log
-if sane && ! grep -q "$(printf '\342\200\250')" out && grep -qF 'a\u2028b' out; then ok "12: U+2028 escaped"
+if sane && ! grep -q "$(printf '\342\200\250')" out && grep -qF 'a\xe2\x80\xa8b' out; then ok "12: U+2028 escaped"
 else not_ok "12: U+2028" "$(why) $(cat out)"; fi
 
 # --- 13. a NaN sample --------------------------------------------------------
@@ -412,3 +418,22 @@ incomplete "45.7: stack=a;b%00c: incomplete, said" "PSTACK record's stack holds 
 incomplete "45.7: a function listed twice: incomplete, said" "function g listed twice" \
 	p7d.log "$PMETRIC" "$(phdr 100 2 1 0 0)" "rec PFUNC $PM fn=g self=1 children=1" \
 	"rec PFUNC $PM fn=g self=5 children=5" "rec PSTACK $PM n=100 stack=a;b"
+# 45.6: bidirectional controls in a host name (compare --by-host), a
+# metric's name (compare) and a KTAP case (judge)
+by_host b6 'ev\\u202eil\\u2066x\\u200f'
+if sane && [ $rc -eq 0 ] && "$CHECK" term out >/dev/null && grep -qF 'ev\xe2\x80\xaeil\xe2\x81\xa6x\xe2\x80\x8f' out; then
+	ok "45.6: --by-host: U+202E, U+2066, U+200F in a host name escaped"
+else not_ok "45.6: --by-host bidi" "$(why) $("$CHECK" term out)"; fi
+prof_side b6p/a ka '[["r", 1]]'
+prof_side b6p/b kb '[["r", 1]]'
+sed -i 's/"name": "m"/"name": "m\\u202d1"/' b6p/*/*/*/*/result.json
+br compare b6p/a b6p/b
+if sane && "$CHECK" term out >/dev/null && grep -qF 'm\xe2\x80\xad1' out; then ok "45.6: compare: U+202D in a metric's name escaped"
+else not_ok "45.6: compare bidi" "$(why) $("$CHECK" term out)"; fi
+printf 'Linux version 6.1.0\nKTAP version 1\n1..1\nnot ok 1 a\342\200\256b\n' >b6.log
+br judge b6.log
+b6t=$(cat out err)
+br judge --format json b6.log
+if sane && ! printf '%s' "$b6t" | grep -q "$(printf '\342\200\256')" && grep -qF 'a\u202eb' out; then
+	ok "45.6: judge: U+202E in a KTAP case escaped in text and JSON"
+else not_ok "45.6: judge bidi" "$(why) $b6t"; fi
