@@ -25,6 +25,8 @@
 #  45.1 a profile stack of 100,000 frames: the flame graph draws 256, says so
 #  45.2 20,000 stacks: linear, at most 5,000 frames drawn, the rest said
 #  45.4 PSTACK n=2^64-1 (the stacks' sum wraps), interrupt=2^64-1: incomplete
+#  45.5 a profile's share of -501 or 352 %, a count of 1e308 or -4, a function
+#       twice, in a result.json or a database (a non-number too): refused
 #  45.6 bidirectional controls in a host, metric and KTAP case name: escaped
 #  45.7 a NUL byte in a PFUNC's fn or a PSTACK's stack, a function twice: incomplete
 #  45.8 a flame label cut on a UTF-8 character boundary
@@ -437,3 +439,31 @@ br judge --format json b6.log
 if sane && ! printf '%s' "$b6t" | grep -q "$(printf '\342\200\256')" && grep -qF 'a\u202eb' out; then
 	ok "45.6: judge: U+202E in a KTAP case escaped in text and JSON"
 else not_ok "45.6: judge bidi" "$(why) $b6t"; fi
+# 45.5: a profile's shares and counts out of range, a function twice: in a
+# result.json (compare and import refuse it, naming the field) and in a
+# database (compare db: and history refuse it)
+prof_side r5/a ka '[["r;s", 4]]'
+for e in 'self -501:s/"self": 1,/"self": -501,/' 'children 352:s/"children": 1}/"children": 352}/' \
+	 'lost 1e308:s/"lost": 0/"lost": 1e308/' 'a stack of -4 samples:s/"samples": 4}/"samples": -4}/' \
+	 'a function twice:s/\("functions": \[\)\([^]]*\)\]/\1\2, \2]/'; do
+	rm -rf r5/b && prof_side r5/b kb '[["r;s", 4]]'
+	sed -i "${e#*:}" r5/b/kb/default/1/result.json
+	br compare --profile-all r5/a r5/b
+	c_rc=$rc c_err=$(cat err)
+	br import --db r5.db r5/b
+	if sane && [ $c_rc -eq 65 ] && [ $rc -eq 65 ] && printf '%s' "$c_err" | grep -q 'metrics\[0\]\.profile\.' &&
+	   grep -q 'not a share\|not a count\|listed twice' err; then
+		ok "45.5: ${e%%:*}: compare and import refuse it, naming the field"
+	else not_ok "45.5: ${e%%:*}" "$(why) compare: $c_rc $c_err"; fi
+done
+rm -f r5.db
+br import --db r5.db r5/a
+sqlite3 r5.db "UPDATE profile_function SET self = -501" && br history --db r5.db 'x86_64.lat.m:self.f'
+h_rc=$rc h_err=$(cat err)
+br compare 'db:r5.db:kernel=ka' r5/a
+if sane && [ $rc -eq 65 ] && err_has 'self -501' && err_has 'not a share' && [ $h_rc -eq 65 ] &&
+   printf '%s' "$h_err" | grep -q 'not a share'; then ok "45.5: compare db: and history refuse a share of -501 % in the database"
+else not_ok "45.5: db share" "$(why)"; fi
+sqlite3 r5.db "UPDATE profile_function SET self = 'x'" && br compare 'db:r5.db:kernel=ka' r5/a
+if sane && [ $rc -eq 65 ] && err_has 'not a share'; then ok "45.5: compare db: a non-number in a REAL column is not read as 0"
+else not_ok "45.5: db text in REAL" "$(why)"; fi
