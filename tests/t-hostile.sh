@@ -24,6 +24,8 @@
 # Then issue 45's (the second round), numbered 45.N as there:
 #  45.1 a profile stack of 100,000 frames: the flame graph draws 256, says so
 #  45.2 20,000 stacks: linear, at most 5,000 frames drawn, the rest said
+#  45.3 600 metrics with control-byte units, 50 such profiles: result.json
+#       stays under the readers' 64 MiB (profiles left out, said)
 #  45.4 PSTACK n=2^64-1 (the stacks' sum wraps), interrupt=2^64-1: incomplete
 #  45.5 a profile's share of -501 or 352 %, a count of 1e308 or -4, a function
 #       twice, in a result.json or a database (a non-number too): refused
@@ -467,3 +469,43 @@ else not_ok "45.5: db share" "$(why)"; fi
 sqlite3 r5.db "UPDATE profile_function SET self = 'x'" && br compare 'db:r5.db:kernel=ka' r5/a
 if sane && [ $rc -eq 65 ] && err_has 'not a share'; then ok "45.5: compare db: a non-number in a REAL column is not read as 0"
 else not_ok "45.5: db text in REAL" "$(why)"; fi
+# 45.3: a console whose records fit the judge's bounds but whose JSON does
+# not fit the readers' (each control byte is %XX in a record, \u00XX in
+# JSON): 600 metrics with 1,300-byte units, 50 profiles with 1,300-byte names
+python3 - >c3.log <<'PY'
+import zlib, sys
+seq = 0
+def rec(kind, **f):
+    global seq
+    t = "@@BR 1 %d %s" % (seq, kind) + "".join(
+        " %s=%s" % (k, "".join(c if 0x21 <= ord(c) <= 0x7e and c != "%" else "%%%02X" % ord(c) for c in str(v)))
+        for k, v in f.items())
+    seq += 1
+    sys.stdout.write("%s *%08x\n" % (t, zlib.crc32(t.encode())))
+print("[    0.000000] Linux version 6.1.0 #1 SMP")
+rec("BEGIN", proto=1, init="0.1.0", arch="x86_64", plan="file")
+rec("TEST", abi="x86_64", test="lat", status="start")
+ctl = "\x01" * 1290
+for m in range(600):
+    rec("METRIC", abi="x86_64", test="lat", name="m%d" % m, unit=ctl, better="lower", n=1, median=1, min=1,
+        max=1, mean=1, stddev=0, samples=1)
+    if m < 50:
+        rec("PROFILE", abi="x86_64", test="lat", name="m%d" % m, event="cpu-clock", period_ns=1, samples=100,
+            lost=0, functions=80, stacks=100, stacks_other=0, interrupt=0)
+        for i in range(80):
+            rec("PFUNC", abi="x86_64", test="lat", name="m%d" % m, fn="%s%d" % (ctl, i), self=1, children=1)
+        for i in range(100):
+            rec("PSTACK", abi="x86_64", test="lat", name="m%d" % m, n=1, stack="%s%d" % (ctl, i))
+rec("RESULT", abi="x86_64", test="lat", status="PASS", ms=100)
+rec("END", tests=1, passed=1, failed=0, timeout=0, records=seq)
+print("[    9.000000] reboot: Power down")
+PY
+{ head -c 56 /dev/zero; printf 'ARMd'; head -c 8 /dev/zero; printf 'Linux version 6.1.0-fake #1\n'; } >c3.Image
+BOOTRIG_FAKE_CONSOLE=$tmp/c3.log timeout 120 "$TOP/build/bootrig-fake" run --kernel c3.Image -o c3 >/dev/null 2>c3.err
+f3=$(ls c3/*/default/1/result.json 2>/dev/null)
+size3=$(wc -c <"${f3:-/dev/null}")
+br compare c3 c3
+if sane && [ $rc -le 1 ] && [ "$size3" -gt 1000000 ] && [ "$size3" -le $((56 << 20)) ] &&
+   [ "$(jq -r '[.verdict, .metrics[0].profile.status, (.metrics[0].profile.reason | test("left out of result.json"))] | @tsv' "$f3")" = "PASS	incomplete	true" ]; then
+	ok "45.3: a boot of 600 control-byte units and 50 profiles: $size3 bytes, the profiles left out and said, compare reads it"
+else not_ok "45.3: result.json bounded after escaping" "$(why) size=$size3 $(head -c 300 c3.err)"; fi
