@@ -12,7 +12,8 @@
 #   7  history and compare db: never write the database
 #   8  --db '', :memory:, file: URIs refused (exit 64)
 #   9  /dev/zero as results, a console.log or an import: bounded, clear errors;
-#      40,000 metrics and 2,048 KTAP suites in seconds
+#      40,000 metrics and 2,048 KTAP suites read whole (how fast: make bench,
+#      scripts/bench.d/52-hostile.sh)
 #  10  a later "1..0" does not end the KTAP document
 #  11  U+FFFE / U+FFFF: the JUnit report and the SVG stay well-formed XML
 #  12  judge --format ktap: a diagnostic stays one, no invented "unnamed"
@@ -220,13 +221,13 @@ def tree(d, kid, v):
 tree("c9m/a", "ka", 10.0)
 tree("c9m/b", "kb", 10.0)
 PY
-br -t 15 compare c9m/a c9m/b
-if sane && [ $rc -le 1 ] && [ "$(grep -c '^x86_64\.t\.m' out)" -eq 40000 ]; then ok "9: 40,000 metrics compared within 15 s (was over 60)"
+br -t 120 compare c9m/a c9m/b
+if sane && [ $rc -le 1 ] && [ "$(grep -c '^x86_64\.t\.m' out)" -eq 40000 ]; then ok "9: 40,000 metrics compared, each on its line"
 else not_ok "9: 40,000 metrics" "$(why)"; fi
 { printf 'Linux version 6.1.0\nKTAP version 1\n1..2048\n'
   for i in $(seq 2048); do printf '    KTAP version 1\n    # Subtest: s%d\n    1..1\n    ok 1 c\nok %d s%d\n' "$i" "$i" "$i"; done; } >many.log
-br -t 5 judge --format ktap many.log
-if sane && [ "$(grep -c '# Subtest: s' out)" -eq 2048 ]; then ok "9: judge --format ktap with 2,048 suites within 5 s"
+br -t 120 judge --format ktap many.log
+if sane && [ "$(grep -c '# Subtest: s' out)" -eq 2048 ]; then ok "9: judge --format ktap with 2,048 suites: each written"
 else not_ok "9: 2,048 suites" "$(why)"; fi
 
 # --- 10. a later 1..0 ---------------------------------------------------------
@@ -300,7 +301,7 @@ else not_ok "16: null[1]" "$(why) $(cat out)"; fi
 "$BOOTRIG" judge --help >h 2>&1
 if grep -q 125 h; then ok "minor: judge --help lists exit 125"; else not_ok "minor: judge --help" "$(cat h)"; fi
 "$BOOTRIG" export --help >h 2>&1
-if grep -q 64 h; then ok "minor: export --help lists exit 64"; else not_ok "minor: export --help" "$(cat h)"; fi
+if grep -qE '(^|[^0-9])64: usage' h; then ok "minor: export --help lists exit 64"; else not_ok "minor: export --help" "$(cat h)"; fi
 # minor: a refused import leaves no database it made
 br import --db made.db c6i
 if [ $rc -eq 65 ] && [ ! -e made.db ]; then ok "minor: a refused import leaves no new database"
