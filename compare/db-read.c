@@ -7,6 +7,7 @@
 #include "db.h"
 #include "db-internal.h"
 #include "exitcodes.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <math.h>
@@ -245,10 +246,12 @@ static const char *keep(struct kept *k, sqlite3_stmt *st, int i)
 	return s ? s : "";
 }
 
-/* A real column, NAN for SQL NULL. */
+/* A real column, NAN for SQL NULL and for what is not a number (text, a
+ * blob: SQLite's affinity lets another program store them there). */
 static double col_num(sqlite3_stmt *st, int i)
 {
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+	int t = sqlite3_column_type(st, i);
+	return t == SQLITE_INTEGER || t == SQLITE_FLOAT ? sqlite3_column_double(st, i) : NAN;
 }
 
 /* A boot row and the record made of it and of the rows it owns. */
@@ -421,8 +424,7 @@ static void pfunc_row(sqlite3_stmt *st, struct db_profile *ps, size_t n, struct 
 	if (!d)
 		return;
 	d->fns = xrealloc(d->fns, (d->p.nfns + 1) * sizeof(*d->fns));
-	d->fns[d->p.nfns++] = (struct boot_profile_fn){ keep(k, st, 1), sqlite3_column_double(st, 2),
-							sqlite3_column_double(st, 3) };
+	d->fns[d->p.nfns++] = (struct boot_profile_fn){ keep(k, st, 1), col_num(st, 2), col_num(st, 3) };
 }
 
 /* A profile_stack row: seq, stack, samples. */
@@ -432,8 +434,7 @@ static void pstack_row(sqlite3_stmt *st, struct db_profile *ps, size_t n, struct
 	if (!d)
 		return;
 	d->stacks = xrealloc(d->stacks, (d->p.nstacks + 1) * sizeof(*d->stacks));
-	d->stacks[d->p.nstacks++] = (struct boot_profile_stack){ keep(k, st, 1),
-								 sqlite3_column_double(st, 2) };
+	d->stacks[d->p.nstacks++] = (struct boot_profile_stack){ keep(k, st, 1), col_num(st, 2) };
 }
 
 /* f's function share (db.h's struct db_share) in profile p, as a metric. */
@@ -486,6 +487,12 @@ static int profiles(struct history_db *db, sqlite3_stmt **st, struct db_boot *d,
 			kept_add(k, (char *)ps[i].fns);
 		if (ps[i].stacks)
 			kept_add(k, (char *)ps[i].stacks);
+		char *fault = ret == 0 ? boot_profile_fault(&ps[i].p) : NULL;
+		if (fault)
+			ret = error("%s: boot %lld: the profile of %s.%s.%s: %s", db->path, d->id,
+				    term_str(ps[i].p.abi), term_str(ps[i].p.test), term_str(ps[i].p.name),
+				    term_str(fault));
+		free(fault);
 		if (ret == 0)
 			boot_record_add_profile(&d->rec, &ps[i].p);
 		if (ret == 0 && sh && !shared && !strcmp(ps[i].p.abi, sh->abi) &&

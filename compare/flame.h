@@ -17,6 +17,13 @@
  * none is one of chart.h's. Each frame has a <title> (its name, BASE %,
  * candidate %, the change in points: a browser's tooltip) and a label
  * clipped to its box; every name is XML-escaped. No script, font or URL.
+ *
+ * Bounded for any profile (a crafted result.json or database): a stack is
+ * drawn to FLAME_MAX_DEPTH frames (what is deeper stays in its last frame
+ * drawn), at most FLAME_MAX_FRAMES frames are drawn and none narrower than
+ * FLAME_MIN_W pixels (what is not drawn is in its caller's width); a line
+ * under the graph (class "flame-note") says how many of each were left out.
+ * Time and memory are linear in the frames read (n log n for the sorting).
  */
 #ifndef BOOTRIG_FLAME_H
 #define BOOTRIG_FLAME_H
@@ -31,6 +38,9 @@
 #define FLAME_SAME_POINTS 0.5   /* |change| within this: grey */
 
 enum { FLAME_W = 800, FLAME_FRAME_H = 16 };
+/* A guest's stack has at most 128 frames (initramfs/bench/fold.h). */
+enum { FLAME_MAX_DEPTH = 256, FLAME_MAX_FRAMES = 5000 };
+#define FLAME_MIN_W 0.1
 
 /*
  * Writes the <svg> of cand's profile against base's; id (unique in the

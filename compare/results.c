@@ -6,6 +6,7 @@
  */
 #include "results.h"
 #include "stats.h"
+#include "textsafe.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -267,31 +268,58 @@ static const char *wrong_member(struct json_object *obj, const char *const *keys
 	return NULL;
 }
 
+/* The first member of obj among keys whose number fault() refuses: its
+ * name, with the reason in *why; or NULL. */
+static const char *faulty_member(struct json_object *obj, const char *const *keys,
+				 const char *(*fault)(double), const char **why)
+{
+	for (; *keys; keys++) {
+		struct json_object *v;
+		if (json_object_object_get_ex(obj, *keys, &v) && (*why = fault(json_object_get_double(v))))
+			return *keys;
+	}
+	return NULL;
+}
+
+#define WRONG_TYPE "is of the wrong type (a profile holds strings, numbers and arrays of objects)"
+
 /*
- * Checks metrics[i].profile's types (results.h, result_json_parse): 0, or
- * -1 with the wrong field's name in sb ("metrics[2].profile.functions[3].self").
+ * Checks metrics[i].profile (results.h, result_json_parse): its types, and
+ * its numbers as results.h's profile_*_fault() accept them, a function
+ * listed once. 0, or -1 with the wrong field's name in sb
+ * ("metrics[2].profile.functions[3].self") and why in *why.
  */
-static int check_profile(struct json_object *prof, struct strbuf *sb)
+static int check_profile(struct json_object *prof, struct strbuf *sb, const char **why)
 {
 	static const char *const strs[] = { "status", "event", "reason", NULL };
 	static const char *const nums[] = { "period_ns", "samples", "lost", "stacks_other", NULL };
 	static const char *const fn_nums[] = { "self", "children", "self_samples", "children_samples",
 					       NULL };
+	static const char *const fn_shares[] = { "self", "children", NULL };
+	static const char *const fn_counts[] = { "self_samples", "children_samples", NULL };
 	static const char *const st_nums[] = { "samples", NULL };
-	static const struct { const char *array, *str; const char *const *nums; } lists[] = {
-		{ "functions", "name", fn_nums }, { "stacks", "stack", st_nums },
+	static const char *const none[] = { NULL };
+	static const struct {
+		const char *array, *str;
+		const char *const *nums, *const *shares, *const *counts;
+	} lists[] = {
+		{ "functions", "name", fn_nums, fn_shares, fn_counts },
+		{ "stacks", "stack", st_nums, none, st_nums },
 	};
 	const char *bad;
+	*why = WRONG_TYPE;
 	if (!json_object_is_type(prof, json_type_object))
 		return -1;
 	if ((bad = wrong_member(prof, strs, json_type_string)) ||
-	    (bad = wrong_member(prof, nums, json_type_double)))
+	    (bad = wrong_member(prof, nums, json_type_double)) ||
+	    (bad = faulty_member(prof, nums, profile_count_fault, why)))
 		return strbuf_addf(sb, ".%s", bad), -1;
 	for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
 		if (!member_is(prof, lists[l].array, json_type_array))
 			return strbuf_addf(sb, ".%s", lists[l].array), -1;
 		struct json_object *a = get_array(prof, lists[l].array);
-		for (size_t i = 0, n = a ? json_object_array_length(a) : 0; i < n; i++) {
+		size_t n = a ? json_object_array_length(a) : 0;
+		for (size_t i = 0; i < n; i++) {
 			struct json_object *e = json_object_array_get_idx(a, i);
 			size_t mark = sb->len;
 			strbuf_addf(sb, ".%s[%zu]", lists[l].array, i);
@@ -299,17 +327,30 @@ static int check_profile(struct json_object *prof, struct strbuf *sb)
 				return -1;
 			bad = !get_str(e, lists[l].str, NULL) ? lists[l].str
 			      : wrong_member(e, lists[l].nums, json_type_double);
+			if (!bad && !(bad = faulty_member(e, lists[l].shares, profile_share_fault, why)))
+				bad = faulty_member(e, lists[l].counts, profile_count_fault, why);
 			if (bad)
 				return strbuf_addf(sb, ".%s", bad), -1;
 			sb->len = mark;
 			sb->buf[mark] = '\0';
 		}
+		if (l == 0 && n) {      /* each function once */
+			const char **names = xcalloc(n, sizeof(*names));
+			for (size_t i = 0; i < n; i++)
+				names[i] = get_str(json_object_array_get_idx(a, i), "name", "");
+			const char *twice = profile_twice(names, n);
+			free(names);
+			if (twice) {
+				*why = "names a function listed twice";
+				return strbuf_addf(sb, ".functions (\"%s\")", twice), -1;
+			}
+		}
 	}
 	return 0;
 }
 
-/* Every metric's profile of root is of the right types: 0, or -1 after a
- * message naming path and the field. */
+/* Every metric's profile of root is of the right types and ranges: 0, or
+ * -1 after a message naming path and the field. */
 static int check_profiles(const char *path, struct json_object *root)
 {
 	struct json_object *a = get_array(root, "metrics");
@@ -319,10 +360,10 @@ static int check_profiles(const char *path, struct json_object *root)
 			continue;
 		struct strbuf sb = STRBUF_INIT;
 		strbuf_addf(&sb, "metrics[%zu].profile", i);
-		int rc = check_profile(prof, &sb);
+		const char *why;
+		int rc = check_profile(prof, &sb, &why);
 		if (rc < 0)
-			error("%s: \"%s\" is of the wrong type (a profile holds strings, numbers "
-			      "and arrays of objects)", path, sb.buf);
+			error("%s: \"%s\" %s", path, term_str(sb.buf), why);
 		strbuf_release(&sb);
 		if (rc < 0)
 			return -1;

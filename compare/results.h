@@ -314,6 +314,21 @@ void boot_record_add_case(struct boot_record *r, const char *suite, const char *
 			  const char *status);
 /* Copies *p into r (the arrays p points to stay borrowed). */
 void boot_record_add_profile(struct boot_record *r, const struct boot_profile *p);
+
+/*
+ * What a reader of profiles (result.json's, a database's) accepts, whoever
+ * wrote them: a share is a number from 0 to 100, a count (samples, lost,
+ * stacks_other, period_ns, a stack's samples) one from 0 to 2^63 (result.json's
+ * integers), and a profile lists a function once. profile_share_fault,
+ * profile_count_fault: NULL when v is one, else why not ("is not a share
+ * (0 to 100)"), for a message after the field's name. profile_twice: the
+ * name listed twice among names[0..n), or NULL (n log n).
+ * boot_profile_fault: the first fault of p as a message (malloc'd), or NULL.
+ */
+const char *profile_share_fault(double v);
+const char *profile_count_fault(double v);
+const char *profile_twice(const char *const *names, size_t n);
+char *boot_profile_fault(const struct boot_profile *p);
 void boot_record_release(struct boot_record *r);
 
 /*

@@ -70,6 +70,63 @@ void boot_record_add_profile(struct boot_record *r, const struct boot_profile *p
 	r->profiles[r->nprofiles++] = *p;
 }
 
+const char *profile_share_fault(double v)
+{
+	return v >= 0 && v <= 100 ? NULL : "is not a share (0 to 100)";
+}
+
+const char *profile_count_fault(double v)
+{
+	return v >= 0 && v <= 0x1p63 ? NULL : "is not a count (0 to 2^63)";
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+const char *profile_twice(const char *const *names, size_t n)
+{
+	const char **sorted = xcalloc(n + 1, sizeof(*sorted));
+	memcpy(sorted, names, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_str);
+	const char *twice = NULL;
+	for (size_t i = 1; i < n && !twice; i++)
+		if (!strcmp(sorted[i - 1], sorted[i]))
+			twice = sorted[i];
+	free(sorted);
+	return twice;
+}
+
+char *boot_profile_fault(const struct boot_profile *p)
+{
+	const struct { const char *name; double v; } counts[] = {
+		{ "period_ns", p->period_ns }, { "samples", p->samples }, { "lost", p->lost },
+		{ "stacks_other", p->stacks_other },
+	};
+	const char *why;
+	for (size_t i = 0; i < ARRAY_SIZE(counts); i++)
+		if ((why = profile_count_fault(counts[i].v)))
+			return xasprintf("%s %g %s", counts[i].name, counts[i].v, why);
+	const char **names = xcalloc(p->nfns + 1, sizeof(*names));
+	char *fault = NULL;
+	for (size_t i = 0; i < p->nfns && !fault; i++) {
+		const struct boot_profile_fn *f = &p->fns[i];
+		names[i] = f->name;
+		if ((why = profile_share_fault(f->self)) || (why = profile_share_fault(f->children)))
+			fault = xasprintf("function %s: self %g, children %g: %s", f->name, f->self,
+					  f->children, why + strlen("is "));
+	}
+	const char *twice = fault ? NULL : profile_twice(names, p->nfns);
+	if (twice)
+		fault = xasprintf("function %s listed twice", twice);
+	free(names);
+	for (size_t i = 0; i < p->nstacks && !fault; i++)
+		if ((why = profile_count_fault(p->stacks[i].samples)))
+			fault = xasprintf("stack %zu: samples %g %s", i, p->stacks[i].samples, why);
+	return fault;
+}
+
 void boot_record_release(struct boot_record *r)
 {
 	free(r->metrics), free(r->tests), free(r->abis), free(r->events), free(r->cases);
@@ -494,11 +551,6 @@ int side_check_alike(const struct side *s)
 		}
 	}
 	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 size_t side_seeds(const struct side *side, size_t *unknown)

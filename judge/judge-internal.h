@@ -73,6 +73,8 @@ struct judge_profile_rec {
 	size_t nstacks;
 	size_t bad;                     /* PFUNC/PSTACK records of it past the announced
 					 * counts or bounds, or with a malformed field */
+	char *problem;                  /* the first malformed one's fault (a NUL byte in
+					 * a name, a function again), or NULL */
 };
 
 struct started_test {

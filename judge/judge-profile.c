@@ -17,8 +17,12 @@
  * The checks that make a profile "incomplete" (kept, flagged with a
  * reason): a header number missing or malformed, more than the bounds
  * announced, fewer or more PFUNC/PSTACK than announced, a function whose
- * self > children or children > samples, stacks whose samples and
- * stacks_other do not add up to samples.
+ * self > children or children > samples, a stack or interrupt of more
+ * than samples, stacks whose samples and stacks_other do not add up to
+ * samples (the sum checked for overflow: 2^64-1 does not wrap back to it),
+ * a count past result.json's integers (2^63-1), a NUL byte in a function's
+ * name, a stack or the event (it would cut them short), a function listed
+ * twice (the first is kept).
  */
 #include "judge-internal.h"
 #include "textsafe.h"
@@ -84,7 +88,7 @@ static void on_profile(struct judge *j, const struct proto_record *rec)
 		p->reason = xstrdup(proto_get(rec, "reason") ? proto_get(rec, "reason") : status);
 		return;
 	}
-	p->event = proto_get(rec, "event") ? xstrdup(proto_get(rec, "event")) : NULL;
+	p->event = proto_get_text(rec, "event") ? xstrdup(proto_get_text(rec, "event")) : NULL;
 	p->header_ok = p->event && *p->event && proto_get_u64(rec, "period_ns", &p->period_ns) &&
 		       proto_get_u64(rec, "samples", &p->samples) &&
 		       proto_get_u64(rec, "lost", &p->lost) &&
@@ -119,17 +123,42 @@ static struct judge_profile_rec *open_profile(struct judge *j, const struct prot
 	return p;
 }
 
-/* PFUNC: one function of the open profile, while it is under its counts. */
+/* A PFUNC/PSTACK of p not read: counted, and its fault (malloc'd, or NULL)
+ * kept when it is the first. */
+static void not_read(struct judge *j, struct judge_profile_rec *p, char *fault)
+{
+	p->bad++;
+	j->profile_not_read++;
+	if (!p->problem)
+		p->problem = fault;
+	else
+		free(fault);
+}
+
+/* The fault of a record's name field key (fn, stack): a NUL byte in it
+ * (which would cut it short), malloc'd; or NULL. */
+static char *nul_fault(const struct proto_record *rec, const char *key)
+{
+	return proto_get(rec, key) && !proto_get_text(rec, key)
+	       ? xasprintf("a %s record's %s holds a NUL byte", rec->kind_name, key) : NULL;
+}
+
+/* PFUNC: one function of the open profile, while it is under its counts;
+ * a function listed again is not read. */
 static void on_pfunc(struct judge *j, struct judge_profile_rec *p, const struct proto_record *rec)
 {
-	const char *fn = proto_get(rec, "fn");
+	const char *fn = proto_get_text(rec, "fn");
 	struct profile_fn f = { 0 };
 	if (p->nfns >= p->nfunctions || p->nfns >= PROFILE_MAX_FUNCTIONS || !fn || !*fn ||
 	    !proto_get_u64(rec, "self", &f.self) || !proto_get_u64(rec, "children", &f.children)) {
-		p->bad++;
-		j->profile_not_read++;
+		not_read(j, p, nul_fault(rec, "fn"));
 		return;
 	}
+	for (size_t i = 0; i < p->nfns; i++)
+		if (!strcmp(p->fns[i].name, fn)) {
+			not_read(j, p, xasprintf("function %s listed twice", fn));
+			return;
+		}
 	f.name = xstrdup(fn);
 	j->profile_bytes += rec->text_len;
 	p->fns = xrealloc(p->fns, (p->nfns + 1) * sizeof(*p->fns));
@@ -139,12 +168,11 @@ static void on_pfunc(struct judge *j, struct judge_profile_rec *p, const struct 
 /* PSTACK: one folded stack of the open profile, while under its counts. */
 static void on_pstack(struct judge *j, struct judge_profile_rec *p, const struct proto_record *rec)
 {
-	const char *stack = proto_get(rec, "stack");
+	const char *stack = proto_get_text(rec, "stack");
 	struct profile_stack s = { 0 };
 	if (p->nstacks >= p->nstacks_sent || p->nstacks >= PROFILE_MAX_STACKS || !stack || !*stack ||
 	    !proto_get_u64(rec, "n", &s.n)) {
-		p->bad++;
-		j->profile_not_read++;
+		not_read(j, p, nul_fault(rec, "stack"));
 		return;
 	}
 	s.stack = xstrdup(stack);
@@ -186,6 +214,7 @@ void judge_profiles_free(struct judge *j)
 			free(p->stacks[k].stack);
 		free(p->fns), free(p->stacks);
 		free(p->abi), free(p->test), free(p->name), free(p->reason), free(p->event);
+		free(p->problem);
 	}
 	free(j->profiles);
 	j->profiles = NULL;
@@ -203,11 +232,43 @@ size_t *judge_profile_index(const struct judge *j)
 	return prof_of;
 }
 
-/* Why p is incomplete (malloc'd), or NULL when its counts hold. */
+/* Why p's stacks do not add up (malloc'd), or NULL: each at most samples,
+ * with stacks_other their sum exactly samples, no sum past UINT64_MAX. */
+static char *stacks_reason(const struct judge_profile_rec *p)
+{
+	uint64_t sum = p->stacks_other;
+	bool over = p->stacks_other > p->samples;
+	for (size_t i = 0; i < p->nstacks && !over; i++) {
+		if (p->stacks[i].n > p->samples)
+			return xasprintf("a stack of %llu samples in a profile of %llu",
+					 (unsigned long long)p->stacks[i].n,
+					 (unsigned long long)p->samples);
+		over = __builtin_add_overflow(sum, p->stacks[i].n, &sum);
+	}
+	if (over)
+		return xasprintf("the stacks and stacks_other hold more than the %llu samples",
+				 (unsigned long long)p->samples);
+	if (sum != p->samples)
+		return xasprintf("the stacks and stacks_other hold %llu samples, not %llu",
+				 (unsigned long long)sum, (unsigned long long)p->samples);
+	return NULL;
+}
+
+/* Why p is incomplete (malloc'd), or NULL when its counts hold: every count
+ * is at most samples (interrupt too: a guest's interrupt work is a part of
+ * the pass, not more), and samples, lost and period_ns fit result.json's
+ * integers (INT64_MAX), so no figure is clamped or wrapped. */
 static char *incomplete_reason(const struct judge_profile_rec *p)
 {
 	if (!p->header_ok)
 		return xstrdup("the PROFILE record lacks a number or its event");
+	if (p->problem)
+		return xasprintf("%s (%zu PFUNC and PSTACK records not read)", p->problem, p->bad);
+	if (p->samples > INT64_MAX || p->lost > INT64_MAX || p->period_ns > INT64_MAX)
+		return xstrdup("samples, lost or period_ns past 2^63-1");
+	if (p->interrupt > p->samples)
+		return xasprintf("interrupt %llu is more than the %llu samples",
+				 (unsigned long long)p->interrupt, (unsigned long long)p->samples);
 	if (p->nfunctions > PROFILE_MAX_FUNCTIONS || p->nstacks_sent > PROFILE_MAX_STACKS)
 		return xasprintf("%llu functions and %llu stacks announced: at most %d and %d",
 				 (unsigned long long)p->nfunctions, (unsigned long long)p->nstacks_sent,
@@ -222,13 +283,7 @@ static char *incomplete_reason(const struct judge_profile_rec *p)
 					 p->fns[i].name, (unsigned long long)p->fns[i].self,
 					 (unsigned long long)p->fns[i].children,
 					 (unsigned long long)p->samples);
-	uint64_t sum = p->stacks_other;
-	for (size_t i = 0; i < p->nstacks; i++)
-		sum += p->stacks[i].n;
-	if (sum != p->samples)
-		return xasprintf("the stacks and stacks_other hold %llu samples, not %llu",
-				 (unsigned long long)sum, (unsigned long long)p->samples);
-	return NULL;
+	return stacks_reason(p);
 }
 
 /* count as a percentage of samples, at most 4 decimals, as a JSON number. */

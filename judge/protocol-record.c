@@ -271,13 +271,26 @@ size_t proto_encode(char *buf, size_t size, uint64_t seq, const char *kind,
 
 /* ---- lookups ----------------------------------------------------------- */
 
-/* The first field named key (a linear scan: records hold few fields). */
-const char *proto_get(const struct proto_record *rec, const char *key)
+/* The first field named key (a linear scan: records hold few fields), or NULL. */
+static const struct proto_field *field_of(const struct proto_record *rec, const char *key)
 {
 	for (size_t i = 0; i < rec->nfields; i++)
 		if (!strcmp(rec->fields[i].key, key))
-			return rec->fields[i].value;
+			return &rec->fields[i];
 	return NULL;
+}
+
+const char *proto_get(const struct proto_record *rec, const char *key)
+{
+	const struct proto_field *f = field_of(rec, key);
+	return f ? f->value : NULL;
+}
+
+/* A field's value when it holds no NUL byte (see protocol.h). */
+const char *proto_get_text(const struct proto_record *rec, const char *key)
+{
+	const struct proto_field *f = field_of(rec, key);
+	return f && !memchr(f->value, '\0', f->value_len) ? f->value : NULL;
 }
 
 /* A field parsed with proto_parse_u64(). */

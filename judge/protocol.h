@@ -175,6 +175,9 @@ const char *proto_problem_name(enum proto_problem_kind k);   /* "corrupt" */
 
 /* The value of key in rec, or NULL when absent. */
 const char *proto_get(const struct proto_record *rec, const char *key);
+/* As proto_get(), but NULL too when the value holds a NUL byte (%00): for
+ * a value kept as a C string, which the NUL would cut short. */
+const char *proto_get_text(const struct proto_record *rec, const char *key);
 /* Strict numeric fields: false when absent or not a number (see below). */
 bool proto_get_u64(const struct proto_record *rec, const char *key, uint64_t *out);
 bool proto_get_double(const struct proto_record *rec, const char *key, double *out);

@@ -36,30 +36,19 @@ static void defuse_ends(struct strbuf *sb)
 	}
 }
 
-/* Writes s[0..n) by the terminal rule, '#' in a name as '_', U+2028,
- * U+2029 (line ends to Python's splitlines(), which kunit.py reads with)
- * as \u2028, \u2029, and kunit.py's ends of output defused: a name or a
+/* Writes s[0..n) by the terminal rule (which escapes U+2028 and U+2029 as
+ * well, line ends to Python's splitlines(), which kunit.py reads with),
+ * '#' in a name as '_', and kunit.py's ends of output defused: a name or a
  * diagnostic stays one KTAP line, and the output goes on after it. */
 static void put_text(const struct ktapout *k, const char *s, size_t n, int name)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_add_term(&sb, s, n, 0);
 	defuse_ends(&sb);
-	for (size_t i = 0; i < sb.len; i++) {
-		if (name && sb.buf[i] == '#')
+	for (size_t i = 0; name && i < sb.len; i++)
+		if (sb.buf[i] == '#')
 			sb.buf[i] = '_';
-		if (i + 2 < sb.len && !memcmp(sb.buf + i, "\xe2\x80", 2) &&
-		    (sb.buf[i + 2] == '\xa8' || sb.buf[i + 2] == '\xa9')) {
-			if (i)
-				fwrite(sb.buf, 1, i, k->out);
-			fprintf(k->out, "\\u%s", sb.buf[i + 2] == '\xa8' ? "2028" : "2029");
-			memmove(sb.buf, sb.buf + i + 3, sb.len - i - 3);
-			sb.len -= i + 3;
-			i = (size_t)-1;
-		}
-	}
-	if (sb.len)
-		fwrite(sb.buf, 1, sb.len, k->out);
+	fwrite(sb.buf, 1, sb.len, k->out);
 	strbuf_release(&sb);
 }
 

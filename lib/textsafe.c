@@ -53,10 +53,34 @@ bool text_control(const unsigned char *s, size_t n, size_t *len)
 	return l == 2 && s[0] == 0xc2 && s[1] <= 0x9f;
 }
 
+/* The code point of the valid UTF-8 character s[0..len). */
+static unsigned code_point(const unsigned char *s, size_t len)
+{
+	static const unsigned char lead_bits[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	unsigned c = s[0] & lead_bits[len];
+	for (size_t i = 1; i < len; i++)
+		c = c << 6 | (s[i] & 0x3f);
+	return c;
+}
+
+unsigned text_invisible(const unsigned char *s, size_t n, size_t *len)
+{
+	*len = utf8_char_len(s, n);
+	if (*len < 2)
+		return 0;
+	unsigned c = code_point(s, *len);
+	bool format = c == 0x061c || c == 0x180e || (c >= 0x200b && c <= 0x200f) ||
+		      (c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x2064) ||
+		      (c >= 0x2066 && c <= 0x206f) || c == 0xfeff || (c >= 0xfff9 && c <= 0xfffb);
+	return format ? c : 0;
+}
+
 /* How many bytes of the character at s[0..n) the terminal rule escapes (0:
  * shown as it is); *len gets its length. */
 static size_t escaped(const unsigned char *s, size_t n, unsigned keep, size_t *len)
 {
+	if (text_invisible(s, n, len))
+		return *len;
 	if (!text_control(s, n, len))
 		return 0;
 	if ((s[0] == '\n' && (keep & TEXT_KEEP_NEWLINE)) || (s[0] == '\t' && (keep & TEXT_KEEP_TAB)))
@@ -266,6 +290,12 @@ void strbuf_add_json(struct strbuf *sb, struct json_object *o, int flags)
 		size_t len, run;
 		/* C0 bytes are JSON's own whitespace here: json-c escapes
 		 * those of strings. */
+		unsigned c = text_invisible(s + i, n - i, &len);
+		if (c) {
+			strbuf_addf(sb, "\\u%04x", c);
+			i += len;
+			continue;
+		}
 		if (text_control(s + i, n - i, &len) && s[i] >= 0x7f) {
 			if (s[i] >= 0x80 && len == 1)
 				strbuf_add(sb, replacement, 3);         /* not UTF-8 */

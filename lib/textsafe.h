@@ -16,7 +16,12 @@
  *   - the C1 controls U+0080..U+009F in UTF-8, each of their two bytes
  *     ("\xc2\x9b" for CSI);
  *   - every byte that is not part of a valid UTF-8 sequence (a raw 0x9b,
- *     which an 8-bit terminal takes as CSI, is "\x9b").
+ *     which an 8-bit terminal takes as CSI, is "\x9b");
+ *   - the invisible format characters (text_invisible): the bidirectional
+ *     controls (U+202A-202E, U+2066-2069, U+200E, U+200F, U+061C), which
+ *     can make the figures on a line read otherwise, the zero-width ones,
+ *     and the line and paragraph separators, each of their bytes
+ *     ("\xe2\x80\xae" for RIGHT-TO-LEFT OVERRIDE).
  * A backslash that could be read as the start of an escape (one followed by
  * 'x', by another backslash, or by a byte that is escaped) is doubled, so
  * what a guest printed as the text "\x1b" can be told from an ESC byte;
@@ -31,7 +36,8 @@
  * Unicode's own mark for bytes that were not text, which no guest can
  * forge by printing a backslash; the bytes themselves are in console.log.
  * json-c writes the C0 controls as \u00XX; strbuf_add_json() also writes
- * DEL and the C1 controls so (\u007f, \u0080..\u009f), and repairs by the
+ * DEL and the C1 controls so (\u007f, \u0080..\u009f), the invisible format
+ * characters as \uXXXX (\u202e: the same string to a reader), and repairs by the
  * same rule any string made without the helper: every JSON file bootrig
  * writes is valid UTF-8 and safe to print on a terminal.
  */
@@ -54,6 +60,12 @@ size_t utf8_char_len(const unsigned char *s, size_t n);
  * control (newline and tab too), DEL, a C1 control in UTF-8, or a byte
  * that does not start valid UTF-8? *len gets its length (1 for a bad byte). */
 bool text_control(const unsigned char *s, size_t n, size_t *len);
+
+/* The code point of the character at s[0..n) (n > 0) when it is an
+ * invisible format character: U+061C, U+180E, U+200B-200F, U+2028-202E,
+ * U+2060-2064, U+2066-206F, U+FEFF, U+FFF9-FFFB; else 0. *len gets its
+ * length (0 for a byte that does not start valid UTF-8). */
+unsigned text_invisible(const unsigned char *s, size_t n, size_t *len);
 
 /* ------------------------------------------------------------ terminal */
 

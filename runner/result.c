@@ -4,6 +4,7 @@
 #include "result.h"
 #include "backend.h"
 #include "judge.h"
+#include "results.h"
 #include "textsafe.h"
 #include "util.h"
 
@@ -106,6 +107,38 @@ static void add_run_fields(json_object *o, const struct result_info *info)
 				       json_object_new_int64((int64_t)info->console_recovered));
 }
 
+/* o as result.json's text into sb (emptied first). */
+static void result_text(struct strbuf *sb, json_object *o)
+{
+	sb->len = 0;
+	strbuf_add_json(sb, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	strbuf_add(sb, "\n", 1);
+}
+
+/* Each metric's profile with data (functions or stacks) replaced by an
+ * incomplete one saying why (the text was len bytes); how many. */
+static size_t drop_profiles(json_object *o, size_t len)
+{
+	json_object *metrics = json_object_object_get(o, "metrics");
+	size_t dropped = 0;
+	for (size_t i = 0, n = metrics ? json_object_array_length(metrics) : 0; i < n; i++) {
+		json_object *m = json_object_array_get_idx(metrics, i), *p;
+		if (!json_object_object_get_ex(m, "profile", &p) ||
+		    !(json_object_object_get(p, "functions") || json_object_object_get(p, "stacks")))
+			continue;
+		json_object *q = json_object_new_object();
+		json_object_object_add(q, "status", json_object_new_string("incomplete"));
+		char *why = xasprintf("left out of result.json: with the profiles it was %zu bytes, "
+				      "over the %u its readers are written for", len,
+				      (unsigned)RESULT_JSON_WRITE_MAX);
+		json_object_object_add(q, "reason", json_object_new_string(why));
+		free(why);
+		json_object_object_add(m, "profile", q);
+		dropped++;
+	}
+	return dropped;
+}
+
 int result_write(const char *dir, const struct result_info *info, const struct judge *j)
 {
 	json_object *o = json_object_new_object();
@@ -118,8 +151,22 @@ int result_write(const char *dir, const struct result_info *info, const struct j
 				       info->backend_section);
 	char *path = xasprintf("%s/result.json", dir);
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_add_json(&sb, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	strbuf_add(&sb, "\n", 1);
+	result_text(&sb, o);
+	if (sb.len > RESULT_JSON_WRITE_MAX && drop_profiles(o, sb.len))
+		result_text(&sb, o);
+	/* Still over: the metrics from the last, half of those left at a time. */
+	json_object *metrics = json_object_object_get(o, "metrics");
+	size_t left = metrics ? json_object_array_length(metrics) : 0, all = left;
+	while (sb.len > RESULT_JSON_WRITE_MAX && left) {
+		size_t cut = (left + 1) / 2;
+		json_object_array_del_idx(metrics, left - cut, cut);
+		left -= cut;
+		json_object_object_add(o, "metrics_not_written", json_object_new_int64((int64_t)(all - left)));
+		result_text(&sb, o);
+	}
+	if (left < all)
+		warning("%s: %zu of %zu metrics not written: result.json would be over %u bytes", path,
+			all - left, all, (unsigned)RESULT_JSON_WRITE_MAX);
 	int rc = write_file_atomic(path, sb.buf, sb.len);
 	int saved = errno;
 	strbuf_release(&sb);

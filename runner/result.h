@@ -56,8 +56,17 @@ struct result_info {
 						 * backend's name, last (backend.h) */
 };
 
+/* result.json's most bytes, counted on the JSON text as written (a control
+ * byte of a record is six there): below what its readers accept
+ * (RESULT_JSON_MAX_BYTES, compare/results.h), so a boot bootrig wrote is
+ * always one it can read. */
+#define RESULT_JSON_WRITE_MAX (RESULT_JSON_MAX_BYTES / 8 * 7)
+
 /* Writes DIR/result.json, the one time a boot's is written (it takes
- * info->backend_section). 0, or -1 (error printed, errno set). */
+ * info->backend_section). 0, or -1 (error printed, errno set). Past
+ * RESULT_JSON_WRITE_MAX the metrics' profiles are left out first, each
+ * replaced by status "incomplete" with the reason; then the metrics from
+ * the last, counted in "metrics_not_written", with a warning. */
 int result_write(const char *dir, const struct result_info *info, const struct judge *j);
 
 /* The ISO 8601 UTC form of t ("2026-11-29T23:30:00Z") into buf[21]. */

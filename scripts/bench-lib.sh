@@ -24,3 +24,18 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2
 
 # ratio A B: A / B with two decimals.
 ratio() { echo "$1 $2" | awk '{printf "%.2f", $1 / $2}'; }
+
+# best_of N CMD...: the best wall time of N runs of CMD, in seconds (its
+# output dropped; its exit status not looked at: a verdict's 1 or 2 is not
+# a failure of the run, and the part checks what it needs elsewhere).
+best_of() {
+	runs=$1 best=""
+	shift
+	for _ in $(seq "$runs"); do
+		t0=$(date +%s.%N)
+		"$@" >/dev/null 2>&1 || true
+		t1=$(date +%s.%N)
+		best=$(echo "$t0 $t1 ${best:-999}" | awk '{d = $2 - $1; print (d < $3 ? d : $3)}')
+	done
+	echo "$best"
+}

@@ -38,13 +38,23 @@ judge_is() {
 
 # 1. The corpus, one TAP line per fixture (diagnostics kept).
 "$CORPUS" "$FIX"/*.log > "$T/corpus.tap" 2>&1
+corpus_rc=$?
+seen=0 failed=0
 while IFS= read -r l; do
 	case $l in
-	"ok "*) ok "corpus: ${l#* - }" ;;
-	"not ok "*) not_ok "corpus: ${l#* - }" ;;
+	"ok "*) ok "corpus: ${l#* - }"; seen=$((seen + 1)) ;;
+	"not ok "*) not_ok "corpus: ${l#* - }"; seen=$((seen + 1)) failed=$((failed + 1)) ;;
 	"#"*) echo "$l" ;;
 	esac
 done < "$T/corpus.tap"
+# the whole run: its plan met, and its exit status what its lines say (a
+# crash half-way judges the rest of the fixtures never)
+plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$T/corpus.tap" | head -n 1)
+want_rc=0
+[ "$failed" -gt 0 ] && want_rc=1
+if [ "${plan:-x}" = "$seen" ] && [ "$seen" -eq "$(ls "$FIX"/*.log | wc -l)" ] && [ "$corpus_rc" -eq "$want_rc" ]; then
+	ok "corpus: judge-corpus ran to its end ($seen of plan ${plan:-none}, exit $corpus_rc)"
+else not_ok "corpus: judge-corpus ran to its end" "plan ${plan:-none}, $seen results, exit $corpus_rc: $(tail -n 3 "$T/corpus.tap")"; fi
 n=$(ls "$FIX"/*.log | wc -l)
 if [ "$n" -ge 60 ]; then ok "corpus holds $n logs (>= 60)"; else not_ok "corpus holds $n logs" "want >= 60"; fi
 missing=

@@ -94,13 +94,13 @@ jq_is "judge: a metric without a profile has no profile object; nothing counted 
 	'[(.metrics[1] | has("profile")), (.protocol | has("profile_not_read"))]' '[false,false]'
 irq_body() {
 	metric open_close 2.5
-	profile open_close 3 1 1 0 "$IRQ"
+	profile open_close 300 1 1 0 "$IRQ"
 	pfunc open_close f 1 1
-	pstack open_close 3 'f'
+	pstack open_close 300 'f'
 }
 IRQ=212; log "$tmp/irq.log" irq_body; judge "$tmp/irq.log"
 jq_is "judge: interrupt= (samples of interrupt work, outside samples) is kept" \
-	'.metrics[0].profile | [.status, .samples, .interrupt]' '["ok",3,212]'
+	'.metrics[0].profile | [.status, .samples, .interrupt]' '["ok",300,212]'
 IRQ=x12; log "$tmp/irq.log" irq_body; judge "$tmp/irq.log"
 jq_is "judge: a malformed interrupt= makes the profile incomplete, kept, still PASS" \
 	'[.verdict, .metrics[0].profile.status, .metrics[0].profile.functions[0].name]' '["PASS","incomplete","f"]'

@@ -5,6 +5,7 @@
 # json-c alone (tests/tools/json-parse-all). Target: under 1 s.
 set -eu
 cd "$(dirname "$0")/../.."
+. scripts/bench-lib.sh
 make -s build/bootrig build/tests/tools/mkresults >/dev/null
 tmp=$(mktemp -d /tmp/bootrig-bench-compare.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -25,23 +26,12 @@ ASAN_OPTIONS=detect_leaks=0 build/tests/tools/mkresults "$tmp/b" k-cand default 
 files=$(find "$tmp" -name result.json | sort)
 echo "   $(echo "$files" | wc -l) result.json files, $(cat $files | wc -c) bytes"
 
-# best of 5 wall-clock runs of a command, in seconds
-best_of_5() {
-	best=""
-	for _ in 1 2 3 4 5; do
-		t0=$(date +%s.%N)
-		"$@" >/dev/null 2>&1 || [ $? -eq 1 ]
-		t1=$(date +%s.%N)
-		best=$(echo "$t0 $t1 ${best:-999}" | awk '{d = $2 - $1; print (d < $3 ? d : $3)}')
-	done
-	echo "$best"
-}
 # shellcheck disable=SC2086
-t_cat=$(best_of_5 cat $files)
+t_cat=$(best_of 5 cat $files)
 # shellcheck disable=SC2086
-t_json=$(best_of_5 "$tmp/json-parse-all" $files)
-t_text=$(best_of_5 build/bootrig compare "$tmp/a" "$tmp/b")
-t_html=$(best_of_5 build/bootrig compare "$tmp/a" "$tmp/b" --format html)
+t_json=$(best_of 5 "$tmp/json-parse-all" $files)
+t_text=$(best_of 5 build/bootrig compare "$tmp/a" "$tmp/b")
+t_html=$(best_of 5 build/bootrig compare "$tmp/a" "$tmp/b" --format html)
 awk -v c="$t_cat" -v j="$t_json" -v t="$t_text" -v h="$t_html" 'BEGIN {
 	printf "   %-40s %8.3f s\n", "cat (read the files)", c
 	printf "   %-40s %8.3f s\n", "json-c parse only (baseline)", j

@@ -7,7 +7,9 @@
  *
  * term refuses C0 controls (0x00-0x08, 0x0b-0x1f: ESC, BEL, backspace, CR...),
  * DEL (0x7f), bytes that are not part of valid UTF-8 (a raw 0x9b is a CSI
- * to an 8-bit terminal), and the UTF-8 encoded C1 controls U+0080..U+009F.
+ * to an 8-bit terminal), the UTF-8 encoded C1 controls U+0080..U+009F, and
+ * the bidirectional controls (U+202A-202E, U+2066-2069, U+200E, U+200F,
+ * U+061C: they reorder what a line shows).
  * json refuses any byte that is not part of valid UTF-8, then what json-c
  * cannot parse as one document (as Python's json.loads of the file decoded
  * with errors="strict" would). The UTF-8 check is written here on its own (RFC 3629: no overlong forms,
@@ -68,6 +70,11 @@ static int check_bytes(const char *path, const unsigned char *s, size_t n, bool 
 			len = 1;
 		} else if (term && c == 0xc2 && s[i + 1] <= 0x9f) {
 			why = "a C1 control in UTF-8";
+		} else if (term && ((c == 0xe2 && s[i + 1] == 0x80 &&
+				     ((s[i + 2] >= 0xaa && s[i + 2] <= 0xae) || s[i + 2] == 0x8e || s[i + 2] == 0x8f)) ||
+				    (c == 0xe2 && s[i + 1] == 0x81 && s[i + 2] >= 0xa6 && s[i + 2] <= 0xa9) ||
+				    (c == 0xd8 && s[i + 1] == 0x9c))) {
+			why = "a bidirectional control";
 		}
 		if (why) {
 			printf("%s: offset %zu: byte 0x%02x (%s)\n", path, i, c, why);
