@@ -288,6 +288,7 @@ static void boot_row(struct db_boot *d, sqlite3_stmt *st, struct kept *k)
 	r->append = keep(k, st, 7), r->image = keep(k, st, 8), r->target = keep(k, st, 9);
 	r->host = keep(k, st, 10), r->started = keep_or_null(k, st, 11);
 	r->duration = col_num(st, 12);
+	r->seed = keep_or_null(k, st, 13);
 }
 
 /* A metric row: abi, test, name, unit, better, obs, n, ci, ci_target, stop. */
@@ -376,9 +377,13 @@ static int owned(struct history_db *db, sqlite3_stmt **st, struct db_boot *d, st
  * arrays are kept (k) until the record is added, as its strings are.
  */
 enum { PROFILE_Q, PFUNC_Q, PSTACK_Q, PROFILE_QUERIES };
+/* The profile header's query; its cut is version 5's (NULL before: see
+ * boot_profile_cut()). */
+#define PROFILE_HEAD_SQL(cut) \
+	"SELECT seq, abi, test, metric, event, period_ns, samples, lost, stacks_other, " cut \
+	" FROM profile WHERE boot = ?1 ORDER BY seq"
 static const char *const profile_sql[PROFILE_QUERIES] = {
-	("SELECT seq, abi, test, metric, event, period_ns, samples, lost, stacks_other "
-	 "FROM profile WHERE boot = ?1 ORDER BY seq"),
+	PROFILE_HEAD_SQL("cut_self, cut_children"),
 	"SELECT seq, fn, self, children FROM profile_function WHERE boot = ?1 ORDER BY seq, rank",
 	"SELECT seq, stack, samples FROM profile_stack WHERE boot = ?1 ORDER BY seq, rank",
 };
@@ -468,8 +473,7 @@ static int profiles(struct history_db *db, sqlite3_stmt **st, struct db_boot *d,
 			.p = { .abi = keep(k, q, 1), .test = keep(k, q, 2), .name = keep(k, q, 3),
 			       .event = keep(k, q, 4), .period_ns = col_num(q, 5), .samples = col_num(q, 6),
 			       .lost = col_num(q, 7), .stacks_other = col_num(q, 8),
-			       .cut_self = NAN, .cut_children = NAN },     /* not kept: see
-									     * boot_profile_cut() */
+			       .cut_self = col_num(q, 9), .cut_children = col_num(q, 10) },
 		};
 	}
 	sqlite3_reset(st[PROFILE_Q]);
@@ -505,6 +509,12 @@ static int profiles(struct history_db *db, sqlite3_stmt **st, struct db_boot *d,
 	return ret;
 }
 
+/* A side's boots: boot_row()'s columns; seed is version 5's (NULL before). */
+#define BOOT_SQL(seed) \
+	"SELECT b.id, b.path, (SELECT kernel_id FROM kernel WHERE id = b.kernel), b.variant, " \
+	"b.verdict, b.reason, b.boot, b.append, b.image, b.target, b.host, b.started, " \
+	"b.duration, " seed " FROM boot b WHERE b.kernel = ?1" FILTER_SQL " ORDER BY b.id"
+
 int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
 		 struct side *side, const char *label)
 {
@@ -514,9 +524,7 @@ int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
 	size_t n = 0;
 	sqlite3_stmt *st[ARRAY_SIZE(owned_rows)] = { 0 }, *pst[PROFILE_QUERIES] = { 0 };
 	sqlite3_stmt *b = db_prepare(db,
-		"SELECT b.id, b.path, (SELECT kernel_id FROM kernel WHERE id = b.kernel), b.variant, "
-		"b.verdict, b.reason, b.boot, b.append, b.image, b.target, b.host, b.started, "
-		"b.duration FROM boot b WHERE b.kernel = ?1" FILTER_SQL " ORDER BY b.id");
+		db->version >= 5 ? BOOT_SQL("b.seed") : BOOT_SQL("NULL"));
 	int ret = b ? 0 : -1;
 	if (b) {
 		sqlite3_bind_int64(b, 1, id);
@@ -535,7 +543,8 @@ int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
 		if (db->version >= owned_rows[q].version && !(st[q] = db_prepare(db, owned_rows[q].sql)))
 			ret = -1;
 	for (size_t q = 0; q < PROFILE_QUERIES && ret == 0 && db->version >= 4; q++)
-		if (!(pst[q] = db_prepare(db, profile_sql[q])))
+		if (!(pst[q] = db_prepare(db, q == PROFILE_Q && db->version < 5 ?
+					  PROFILE_HEAD_SQL("NULL, NULL") : profile_sql[q])))
 			ret = -1;
 	if (n)
 		qsort(boots, n, sizeof(*boots), cmp_db_boot);

@@ -26,7 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { SCHEMA_VERSION = 4, BUSY_MS = 120000 };
+enum { SCHEMA_VERSION = 5, BUSY_MS = 120000 };
 
 /* Version 2's addition: each boot's KTAP (KUnit) cases, result.json's
  * ktap.cases, in their order (compare's new-case check reads them). */
@@ -99,10 +99,22 @@ enum { SCHEMA_VERSION = 4, BUSY_MS = 120000 };
 	"  PRIMARY KEY (boot, seq, rank)\n" \
 	");\n"
 
+/* Version 5's addition, columns (add_columns()): an icount boot's seed
+ * (result.json seed when its clock is icount, else NULL: the seed the boot's
+ * randomness came from, so compare db: counts a side's seeds as compare of
+ * the directories does), and each profile's cut (result.json cut_self,
+ * cut_children; NULL: not said). */
+static const struct { int version; const char *table, *column, *type; } added_columns[] = {
+	{ 5, "boot", "seed", "TEXT" },
+	{ 5, "profile", "cut_self", "REAL" },
+	{ 5, "profile", "cut_children", "REAL" },
+};
+
 /*
  * The schema, version 4 (version 1 without ktap_case, test and the profile
  * tables, version 2 without test and them, version 3 without them;
- * check_schema() migrates them). A kernel is keyed by its file's sha256 (or, for
+ * check_schema() migrates them); a new file is made at version 4 and
+ * migrated to 5 like any other (added_columns). A kernel is keyed by its file's sha256 (or, for
  * results older than kernel.sha256, by its kernel id); a boot by the
  * sha256 of its result.json. Everything a boot owns goes with it (ON
  * DELETE CASCADE).
@@ -196,6 +208,8 @@ static const struct {
 		"'ktap_case','test')", 9 },
 	[4] = { PROFILE_SQL, "('kernel','boot','abi','event','stage','metric','sample',"
 		"'ktap_case','test','profile','profile_function','profile_stack')", 12 },
+	[5] = { NULL, "('kernel','boot','abi','event','stage','metric','sample',"
+		"'ktap_case','test','profile','profile_function','profile_stack')", 12 },
 };
 
 /* Runs sql (no parameters, no rows); 0 or -1 after a message. */
@@ -252,6 +266,31 @@ void db_close(struct history_db *db)
 	*db = (struct history_db){ 0 };
 }
 
+/* Makes version v from v - 1: its tables (IF NOT EXISTS), then its columns,
+ * each unless the table has it already (a file whose user_version was set
+ * back keeps its columns). 0 or -1 after a message. */
+static int migrate(struct history_db *db, int v)
+{
+	int ret = versions[v].migrate ? exec(db, versions[v].migrate) : 0;
+	for (size_t i = 0; i < ARRAY_SIZE(added_columns) && ret == 0; i++) {
+		if (added_columns[i].version != v)
+			continue;
+		char *sql = xasprintf("SELECT count(*) FROM pragma_table_info('%s') WHERE name = '%s'",
+				      added_columns[i].table, added_columns[i].column);
+		long long have = query_int(db, sql);
+		free(sql);
+		if (have < 0)
+			return -1;
+		if (have)
+			continue;
+		sql = xasprintf("ALTER TABLE %s ADD COLUMN %s %s", added_columns[i].table,
+				added_columns[i].column, added_columns[i].type);
+		ret = exec(db, sql);
+		free(sql);
+	}
+	return ret;
+}
+
 /*
  * check_schema: makes the schema in an empty database (create), or checks
  * the one there is ours and of a version we read. Writing, in a write
@@ -275,6 +314,8 @@ static int check_schema(struct history_db *db, bool create)
 			    "makes one)", db->path);
 	else if (version == 0 && tables == 0) {
 		ret = exec(db, schema_sql);
+		for (int v = 5; v <= SCHEMA_VERSION && ret == 0; v++)
+			ret = migrate(db, v);
 		if (ret == 0)
 			ret = exec(db, set_version);
 		version = ret == 0 ? SCHEMA_VERSION : version;
@@ -284,7 +325,7 @@ static int check_schema(struct history_db *db, bool create)
 		 * new database to have it). A reader reads an older version as it
 		 * is, without them. */
 		for (long long v = version + 1; v <= SCHEMA_VERSION && ret == 0; v++)
-			ret = exec(db, versions[v].migrate);
+			ret = migrate(db, (int)v);
 		if (ret == 0)
 			ret = exec(db, set_version);
 		version = ret == 0 ? SCHEMA_VERSION : version;
@@ -418,8 +459,8 @@ static const char *const writer_sql[] = {
 	"ON CONFLICT (key) DO UPDATE SET version = coalesce(version, excluded.version)",
 	"SELECT id FROM kernel WHERE key = ?1",
 	"INSERT INTO boot (kernel, result_sha256, path, variant, boot, started, duration, append, "
-	"image, backend, target, host, accelerator, clock, verdict, reason, title) "
-	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+	"image, backend, target, host, accelerator, clock, verdict, reason, title, seed) "
+	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
 	"INSERT INTO abi (boot, name, status, reason) VALUES (?1, ?2, ?3, ?4)",
 	"INSERT INTO event (boot, seq, kind, title, fatal) VALUES (?1, ?2, ?3, ?4, ?5)",
 	"INSERT INTO stage (boot, name, t) VALUES (?1, ?2, ?3)",
@@ -430,7 +471,8 @@ static const char *const writer_sql[] = {
 	"INSERT INTO test (boot, seq, abi, test, status, reason, ms) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	"INSERT INTO profile (boot, seq, abi, test, metric, event, period_ns, samples, lost, "
-	"stacks_other) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	"stacks_other, cut_self, cut_children) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+	"?11, ?12)",
 	"INSERT INTO profile_function (boot, seq, rank, abi, test, metric, fn, self, children) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	"INSERT INTO profile_stack (boot, seq, rank, abi, test, metric, stack, samples) "
@@ -523,6 +565,8 @@ static long long record_boot(struct writer *w, const struct pending *p, long lon
 	bind_text(st, 15, verdict);
 	bind_text(st, 16, result_get_str(r, "reason", ""));
 	bind_text(st, 17, first_title(result_get_array(r, "events")));
+	bool icount = !strcmp(result_get_str(r, "clock", ""), "icount");
+	bind_text(st, 18, icount ? result_get_str(r, "seed", NULL) : NULL);
 	if (step_done(w->db, st) < 0)
 		return -1;
 	return sqlite3_last_insert_rowid(w->db->sql);
@@ -694,8 +738,9 @@ static int record_profile(struct writer *w, struct json_object *prof, long long 
 {
 	bind_profile_key(w->profile, boot, seq, id, false, 0);
 	bind_text(w->profile, 6, result_get_str(prof, "event", NULL));
-	static const char *const nums[] = { "period_ns", "samples", "lost", "stacks_other" };
-	for (int i = 0; i < 4; i++)
+	static const char *const nums[] = { "period_ns", "samples", "lost", "stacks_other",
+					    "cut_self", "cut_children" };
+	for (int i = 0; i < 6; i++)
 		bind_num(w->profile, 7 + i, result_get_num(prof, nums[i]));
 	if (step_done(w->db, w->profile) < 0)
 		return -1;

@@ -298,7 +298,7 @@ static int check_profile(struct json_object *prof, struct strbuf *sb, const char
 	static const char *const fn_shares[] = { "self", "children", NULL };
 	static const char *const fn_counts[] = { "self_samples", "children_samples", NULL };
 	static const char *const st_nums[] = { "samples", NULL };
-	static const char *const none[] = { NULL };
+	static const char *const none[] = { NULL }, *const cuts[] = { "cut_self", "cut_children", NULL };
 	static const struct {
 		const char *array, *str;
 		const char *const *nums, *const *shares, *const *counts;
@@ -312,7 +312,9 @@ static int check_profile(struct json_object *prof, struct strbuf *sb, const char
 		return -1;
 	if ((bad = wrong_member(prof, strs, json_type_string)) ||
 	    (bad = wrong_member(prof, nums, json_type_double)) ||
-	    (bad = faulty_member(prof, nums, profile_count_fault, why)))
+	    (bad = faulty_member(prof, nums, profile_count_fault, why)) ||
+	    (bad = wrong_member(prof, cuts, json_type_double)) ||
+	    (bad = faulty_member(prof, cuts, profile_share_fault, why)))
 		return strbuf_addf(sb, ".%s", bad), -1;
 	for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
 		if (!member_is(prof, lists[l].array, json_type_array))

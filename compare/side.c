@@ -108,6 +108,12 @@ char *boot_profile_fault(const struct boot_profile *p)
 	for (size_t i = 0; i < ARRAY_SIZE(counts); i++)
 		if ((why = profile_count_fault(counts[i].v)))
 			return xasprintf("%s %g %s", counts[i].name, counts[i].v, why);
+	const struct { const char *name; double v; } cuts[] = {
+		{ "cut_self", p->cut_self }, { "cut_children", p->cut_children },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cuts); i++)      /* NaN: not said */
+		if (!isnan(cuts[i].v) && (why = profile_share_fault(cuts[i].v)))
+			return xasprintf("%s %g %s", cuts[i].name, cuts[i].v, why);
 	const char **names = xcalloc(p->nfns + 1, sizeof(*names));
 	char *fault = NULL;
 	for (size_t i = 0; i < p->nfns && !fault; i++) {

@@ -286,10 +286,13 @@ static char *incomplete_reason(const struct judge_profile_rec *p)
 	return stacks_reason(p);
 }
 
-/* count as a percentage of samples, at most 4 decimals, as a JSON number. */
+/* count as a percentage of samples, at most 4 decimals, as a JSON number;
+ * at most 100 (an incomplete profile's function may claim more samples than
+ * it has: its *_samples say so, its share stays one a reader accepts). */
 static json_object *share_json(uint64_t count, uint64_t samples)
 {
 	double pct = samples ? round((double)count * 100.0 / (double)samples * 1e4) / 1e4 : 0;
+	pct = pct < 100 ? pct : 100;
 	char buf[64];
 	snprintf(buf, sizeof(buf), "%.4f", pct);
 	char *end = buf + strlen(buf);

@@ -44,8 +44,8 @@ if [ $rc -eq 0 ] && grep -qx "$DB: 15 boots recorded, 0 already there" "$tmp/out
 else not_ok "import: 15 boots recorded" "rc=$rc $(cat "$tmp/out" "$tmp/err")"; fi
 v=$(q "$DB" 'PRAGMA user_version'); j=$(q "$DB" 'PRAGMA journal_mode')
 t=$(q "$DB" "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name)")
-if [ "$v" = 4 ] && [ "$j" = wal ] && [ "$t" = "abi boot event kernel ktap_case metric profile profile_function profile_stack sample stage test" ]; then
-	ok "schema: user_version 4, WAL, the twelve tables"
+if [ "$v" = 5 ] && [ "$j" = wal ] && [ "$t" = "abi boot event kernel ktap_case metric profile profile_function profile_stack sample stage test" ]; then
+	ok "schema: user_version 5, WAL, the twelve tables"
 else not_ok "schema" "user_version=$v journal=$j tables=$t"; fi
 fk=$(sqlite3 "$DB" "PRAGMA foreign_keys = ON; INSERT INTO abi (boot, name, status) VALUES (999999, 'x', 'ok');" 2>&1)
 case $fk in *"FOREIGN KEY constraint failed"*) ok "schema: foreign keys (an ABI row of no boot is refused)" ;;
@@ -147,8 +147,24 @@ done
 if [ -z "$same" ] && grep -q 'string_stream_append' "$tmp/kt-dir.text" && grep -q 'log_test' "$tmp/kt-db.text"; then
 	ok "compare db: = compare of the directories, byte for byte (text, ktap, json), new KTAP failures included"
 else not_ok "compare db: with KTAP cases" "$same"; fi
+# an icount boot's seed is kept (schema 5): compare db: counts a side's
+# seeds as compare of its directories does; a wall-clock boot's seed is not one
+mkdir -p "$tmp/sd" && cp -r "$tmp/r/k-a" "$tmp/sd/" && rm -rf "$tmp/sd/k-a/default/4" "$tmp/sd/k-a/default/5"
+for b in 1 2 3; do
+	f=$tmp/sd/k-a/default/$b/result.json
+	jq --arg s $((b == 3 ? 2 : b)) '.clock = "icount" | .seed = $s' "$f" >"$f.new" && mv "$f.new" "$f"
+done
+cp -r "$tmp/sd/k-a" "$tmp/sd/w" && f=$tmp/sd/w/default/1/result.json &&
+	jq '.clock = "wall" | .seed = "9" | .kernel.id = "k-w" | .kernel.sha256 = null' "$f" >"$f.new" && mv "$f.new" "$f"
+rm -rf "$tmp/sd/w/default/2" "$tmp/sd/w/default/3"
+br import --db "$tmp/sd.db" "$tmp/sd"
+seeds=$(q "$tmp/sd.db" "SELECT group_concat(coalesce(seed, '-'), ' ') FROM (SELECT b.seed FROM boot b ORDER BY b.path)")
+br compare "db:$tmp/sd.db:kernel=k-a" "$tmp/sd/k-a"
+if [ $rc -eq 0 ] && [ "$seeds" = "1 2 2 -" ] && grep -q "(n=3, 2 seeds) vs BASE db:.*(n=3, 2 seeds)" "$tmp/out"; then
+	ok "the database keeps an icount boot's seed (1 2 2), not a wall-clock one's; compare db: counts 2 seeds"
+else not_ok "the seed in the database" "rc=$rc seeds='$seeds' $(grep -m1 'vs BASE' "$tmp/out") $(cat "$tmp/err")"; fi
 # a version 1 database (before ktap_case): a reader reads it as it is (no
-# KTAP cases) and changes nothing; a writer (import) migrates it to 4
+# KTAP cases) and changes nothing; a writer (import) migrates it to 5
 cp "$DB" "$tmp/v1.db"
 sqlite3 "$tmp/v1.db" 'DROP TABLE ktap_case; DROP TABLE test; PRAGMA user_version = 1'
 br compare "db:$tmp/v1.db:kernel=k-a" "db:$tmp/v1.db:kernel=k-c" --metric 'x86_64.lat_syscall.null'
@@ -160,8 +176,8 @@ br import --db "$tmp/v1.db" "$tmp/kt"
 v=$(q "$tmp/v1.db" 'PRAGMA user_version')
 t=$(q "$tmp/v1.db" "SELECT count(*) FROM sqlite_master WHERE name = 'ktap_case'")
 t=$t$(q "$tmp/v1.db" "SELECT count(*) FROM sqlite_master WHERE name = 'test'")
-[ $rc -eq 0 ] && [ "$v" = 4 ] && [ "$t" = 11 ] && ok "a version 1 database: import migrates it to 4 (ktap_case and test added)" ||
-	not_ok "migration 1 -> 4" "rc=$rc v=$v t=$t $(cat "$tmp/err")"
+[ $rc -eq 0 ] && [ "$v" = 5 ] && [ "$t" = 11 ] && ok "a version 1 database: import migrates it to 5 (ktap_case and test added)" ||
+	not_ok "migration 1 -> 5" "rc=$rc v=$v t=$t $(cat "$tmp/err")"
 
 br compare "db:$DB:kernel=nope" "$tmp/r/k-a"
 [ $rc -eq 65 ] && err_has "no kernel 'nope'" && ok "compare db:...:kernel=nope: exit 65, 'no kernel'" ||

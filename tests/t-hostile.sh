@@ -29,7 +29,8 @@
 #       stays under the readers' 64 MiB (profiles left out, said)
 #  45.4 PSTACK n=2^64-1 (the stacks' sum wraps), interrupt=2^64-1: incomplete
 #  45.5 a profile's share of -501 or 352 %, a count of 1e308 or -4, a function
-#       twice, in a result.json or a database (a non-number too): refused
+#       twice, in a result.json or a database (a non-number too): refused;
+#       an incomplete profile's share of 500 % is written as 100 (readable)
 #  45.6 bidirectional controls in a host, metric and KTAP case name: escaped
 #  45.7 a NUL byte in a PFUNC's fn or a PSTACK's stack, a function twice: incomplete
 #  45.8 a flame label cut on a UTF-8 character boundary
@@ -448,7 +449,8 @@ else not_ok "45.6: judge bidi" "$(why) $b6t"; fi
 prof_side r5/a ka '[["r;s", 4]]'
 for e in 'self -501:s/"self": 1,/"self": -501,/' 'children 352:s/"children": 1}/"children": 352}/' \
 	 'lost 1e308:s/"lost": 0/"lost": 1e308/' 'a stack of -4 samples:s/"samples": 4}/"samples": -4}/' \
-	 'a function twice:s/\("functions": \[\)\([^]]*\)\]/\1\2, \2]/'; do
+	 'a function twice:s/\("functions": \[\)\([^]]*\)\]/\1\2, \2]/' \
+	 'a cut of 250 %:s/"lost": 0/"lost": 0, "cut_self": 250/'; do
 	rm -rf r5/b && prof_side r5/b kb '[["r;s", 4]]'
 	sed -i "${e#*:}" r5/b/kb/default/1/result.json
 	br compare --profile-all r5/a r5/b
@@ -470,6 +472,12 @@ else not_ok "45.5: db share" "$(why)"; fi
 sqlite3 r5.db "UPDATE profile_function SET self = 'x'" && br compare 'db:r5.db:kernel=ka' r5/a
 if sane && [ $rc -eq 65 ] && err_has 'not a share'; then ok "45.5: compare db: a non-number in a REAL column is not read as 0"
 else not_ok "45.5: db text in REAL" "$(why)"; fi
+rm -f r5.db
+br import --db r5.db r5/a
+sqlite3 r5.db "UPDATE profile SET cut_children = -3" && br compare 'db:r5.db:kernel=ka' r5/a
+if sane && [ $rc -eq 65 ] && err_has 'cut_children -3' && err_has 'not a share'; then
+	ok "45.5: compare db: refuses a profile's cut of -3 % in the database"
+else not_ok "45.5: db cut" "$(why)"; fi
 # 45.3: a console whose records fit the judge's bounds but whose JSON does
 # not fit the readers' (each control byte is %XX in a record, \u00XX in
 # JSON): 600 metrics with 1,300-byte units, 50 profiles with 1,300-byte names
@@ -510,3 +518,12 @@ if sane && [ $rc -le 1 ] && [ "$size3" -gt 1000000 ] && [ "$size3" -le $((56 << 
    [ "$(jq -r '[.verdict, .metrics[0].profile.status, (.metrics[0].profile.reason | test("left out of result.json"))] | @tsv' "$f3")" = "PASS	incomplete	true" ]; then
 	ok "45.3: a boot of 600 control-byte units and 50 profiles: $size3 bytes, the profiles left out and said, compare reads it"
 else not_ok "45.3: result.json bounded after escaping" "$(why) size=$size3 $(head -c 300 c3.err)"; fi
+# 45.5 (the writer's side): an incomplete profile whose function claims 500
+# of 100 samples is written with a share a reader accepts (100), so the boot
+# stays readable
+plog p5w.log "$PMETRIC" "$(phdr 100 1 1 0 0)" "rec PFUNC $PM fn=g self=5 children=500" "rec PSTACK $PM n=100 stack=a;b"
+BOOTRIG_FAKE_CONSOLE=$tmp/p5w.log timeout 60 "$TOP/build/bootrig-fake" run --kernel c3.Image -o p5w >/dev/null 2>p5w.err
+br compare p5w p5w
+if sane && [ $rc -le 1 ] && [ "$(jq -c '.metrics[0].profile | [.status, .functions[0].children, .functions[0].children_samples]' p5w/*/default/1/result.json)" = '["incomplete",100,500]' ]; then
+	ok "45.5: an incomplete profile's share is written at most 100 (its count as it came): compare reads the boot"
+else not_ok "45.5: the writer's shares" "$(why) $(cat p5w.err | head -3)"; fi
