@@ -19,6 +19,7 @@
 #   Then throughput: seconds to judge a 16 MiB console log (kernel lines,
 #   reports and records, tests/tools/br-genlog) with `bootrig judge`,
 #   against `grep -cE` of the naive pattern over the same file (baseline).
+#   Last, syzkaller's report corpus (scripts/crash-titles.sh).
 set -u
 cd "$(dirname "$0")/../.."
 . scripts/bench-lib.sh
@@ -72,3 +73,16 @@ awk -v a="$t0" -v b="$t1" -v c="$t2" -v g="$(cat "$out/genlog.txt")" 'BEGIN {
 	printf "   %-28s %.3f s\n", "grep -cE naive (baseline)", b - a
 	printf "   %-28s %.3f s (%.0f MiB/s)   ratio %.1f\n", "bootrig judge", c - b, 16 / (c - b), (c - b) / (b - a)
 }'
+
+# Real logs nobody here wrote: syzkaller's own report test data with the
+# title syzbot gives each (../shared/corpus/syzkaller-report, or any
+# directory in its format: BOOTRIG_SYZ_CORPUS), judged log by log
+# (scripts/crash-titles.sh): crashes found, clean logs left clean, titles
+# equal to syzbot's (or one of its ALT titles, ignoring case).
+syz=${BOOTRIG_SYZ_CORPUS:-../shared/corpus/syzkaller-report/logs}
+if [ -d "$syz" ]; then
+	echo "   syzkaller's report corpus ($syz, not tuned on):"
+	sh scripts/crash-titles.sh "$syz" build/bootrig | sed 's/^/   /'
+else
+	echo "   syzkaller's report corpus: no $syz (set BOOTRIG_SYZ_CORPUS)"
+fi
