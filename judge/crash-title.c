@@ -54,10 +54,12 @@ static char *without_offsets(const char *s)
 	return out;
 }
 
-/* "<prefix> in <fn>", or the prefix alone when fn is unknown (malloc'd). */
+/* "<prefix> in <fn>"; when the stack gave no function the title names the
+ * report as syzbot does, "<prefix> in corrupted" (its title format wants a
+ * frame and the report had none it could use). malloc'd. */
 static char *with_function(const char *prefix, const char *fn)
 {
-	return *fn ? xasprintf("%s in %s", prefix, fn) : xstrdup(prefix);
+	return xasprintf("%s in %s", prefix, *fn ? fn : "corrupted");
 }
 
 /* WARNING titles: syzkaller's special files, else "WARNING in F". */
