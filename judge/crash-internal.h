@@ -155,6 +155,7 @@ struct report {
 	char frames[MAX_FRAMES][FN_MAX];
 	size_t nframes;
 	bool in_trace, trace_done;
+	bool in_regs;           /* in the register dump after a RIP inside the stack */
 	bool foreign;               /* a line that is no part of a report came after the header */
 	bool epilogue;              /* what a panic prints after its stack ("Kernel Offset:",
 				 * "Rebooting in N seconds..", after which no end marker comes) */

@@ -171,12 +171,16 @@ static char *arm_error_title(const struct report *r, const char **fn)
 }
 
 /* A table title with its "*" replaced by the header's own first word
- * ("*: held lock freed" -> "WARNING: held lock freed" or "BUG: ..."). */
+ * ("*: held lock freed" -> "WARNING: held lock freed" or "BUG: ..."); older
+ * kernels framed the header, "[ BUG: held lock freed! ]". */
 static char *lead_title(const struct report *r, const char *title)
 {
 	if (title[0] != '*')
 		return xstrdup(title);
 	const char *t = r->header_text;
+	if (t[0] == '[')
+		for (t++; *t == ' '; t++)
+			;
 	const char *lead = strstr(t, "BUG") == t ? "BUG" : strstr(t, "INFO") == t ? "INFO" : "WARNING";
 	return xasprintf("%s%s", lead, title + 1);
 }

@@ -400,6 +400,17 @@ static bool is_report_body(const char *s, size_t n)
 }
 
 /* Feeds one line of an open report: frames, PC, lock site, access. */
+/* An x86 register dump's line: "RSP: 0018:...", "R10: ...", "FS:  ...",
+ * "CR2: ...", "DR6: ...", "Code: ..." (names of 2 to 4 capitals and digits
+ * and a colon). */
+static bool is_register_line(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n && i < 5 && ((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
+		i++;
+	return i >= 2 && i <= 4 && i < n && s[i] == ':' && (s[0] >= 'A' && s[0] <= 'Z');
+}
+
 static void extend_report(struct crash_detector *d, const char *s, size_t n)
 {
 	struct report *r = d->open;
@@ -446,6 +457,18 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	if (!r->in_trace && !r->trace_done && r->h->style != ST_LOCK_SITE && n &&
 	    (s[0] == ' ' || s[0] == '\t') && crash_parse_frame(s, n, fn, &questionable) && !questionable)
 		r->in_trace = true;     /* a stack whose "Call Trace:" line was cut */
+	if (r->in_trace && !r->trace_done && r->nframes && starts(s, n, "RIP: 0010:")) {
+		/* x86 before 4.16 printed a WARN's registers inside its stack,
+		 * after the trap's frames (__warn, report_bug, do_invalid_op,
+		 * invalid_op): the report's own stack starts at its RIP and goes
+		 * on past the register dump (syzkaller's warningStackFmt) */
+		r->nframes = 0;
+		r->in_regs = true;
+		return;
+	}
+	if (r->in_regs && is_register_line(s, n))
+		return;
+	r->in_regs = false;
 	if (r->in_trace && !r->trace_done && crash_parse_frame(s, n, fn, &questionable)) {
 		if (!questionable && r->nframes < MAX_FRAMES)
 			memcpy(r->frames[r->nframes++], fn, FN_MAX);
@@ -615,6 +638,16 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 			memcpy(r->header_text, s, n);
 			r->header_text[n] = '\0';
 		}
+		extend_report(d, s, n);
+		return true;
+	}
+	if (r && h->kind == CRASH_PANIC && r->kind != CRASH_PANIC && !r->trace_done &&
+	    find(s, n, "panic_on_warn set")) {
+		/* panic_on_warn: the report's own end, and the stack the panic
+		 * prints is the report's (syzbot reads a report up to the next
+		 * report's header, and this one is not) */
+		d->panic_seen = true;
+		r->fatal = true;
 		extend_report(d, s, n);
 		return true;
 	}
