@@ -154,9 +154,23 @@ const char *crash_first_unskipped(const struct report *r, bool use_pc, bool use_
 /* linuxStallFrameExtractor: the frame just above the first anchor. */
 const char *crash_stall_function(const struct report *r)
 {
+	/* the interrupt the watchdog ran in: a stack printed whole (no RIP
+	 * line to start at) reads from the interrupted code, below the last
+	 * entry frame of a timer interrupt (tick_sched_timer and
+	 * update_process_times are the detector's, never the culprit) */
+	static const char *const irq_entries[] = { "timer_interrupt", "el1_irq", "el1h_64_irq",
+						   "__irq_svc", "gic_handle_irq", NULL };
+	size_t from = 0;
+	for (size_t i = 0; i < r->nframes; i++)
+		if (crash_in_list(r->frames[i], irq_entries, false))
+			from = i + 1;
+	if (from >= r->nframes)
+		from = 0;
 	const char *prev = r->pc_fn[0] ? r->pc_fn : NULL;
-	for (size_t i = 0; i < r->nframes; i++) {
+	for (size_t i = from; i < r->nframes; i++) {
 		if (crash_in_list(r->frames[i], stall_anchors, false)) {
+			if (strstr(r->frames[i], "smp_call_function"))
+				return "smp_call_function";     /* an IPI wait, whoever sent it */
 			if (!prev)
 				break;
 			return crash_strip_frame_prefix(prev);
