@@ -45,6 +45,32 @@ static const char *const skip_common[] = {
 	"arch_stack_walk", "stack_trace_consume_entry", "hex_dump_to_buffer", "print_hex_dump",
 	"insert_work", "__queue_delayed_work", "queue_delayed_work_on", "__fortify_report",
 	"lock_timer_base", "__timer_delete_sync", "el1h_64_sync_handler",
+	/* the rest of syzkaller's list: sanitizer internals, the page and slab
+	 * allocators and the page cache, lock and timer helpers, the driver
+	 * core's and USB's teardown, waits, rb-trees, klists, xarrays, crc,
+	 * inode and dentry puts ("x$": a suffix, "^x$": the name itself) */
+	"kasan", "hwasan", "kmsan", "kcsan_setup_watchpoint", "check_heap_object", "check_object",
+	"alloc_page", "malloc", "zalloc", "calloc", "krealloc", "kmem_cache", "allocate_slab",
+	"__alloc_frozen_pages_noprof", "folio_alloc", "folio_unlock", "filemap_alloc_folio",
+	"__filemap_get_folio", "find_or_create_page", "do_read_cache_folio", "read_cache_page",
+	"pagecache_get_page", "grab_cache_page_write_begin", "slab_", "__might_fault",
+	"print_unlock", "imbalance_bug", "bh_enable", "bh_disable", "down_trylock",
+	"seqprop_assert", "^rb_", "^__rb_", "va_format", "program_check_exception",
+	"program_check_common", "queue_work", "kobject_", "add_uevent_var", "get_device_parent",
+	"device_add", "device_del", "device_unregister", "device_destroy", "device_release",
+	"devres_release_all", "hwrng_unregister", "i2c_del_adapter", "__unregister_client",
+	"device_for_each_child", "rollback_registered", "unregister_netdev", "sysfs_remove",
+	"device_remove_file", "tty_unregister_device", "dummy_urb_enqueue", "usb_kill_urb",
+	"usb_kill_anchored_urbs", "usb_control_msg", "usb_hcd_submit_urb", "usb_submit_urb",
+	"^complete$", "wait_for_completion", "^kfree$", "^kvfree$", "kfree_skb", "readb$",
+	"readw$", "readl$", "readq$", "writeb$", "writew$", "writel$", "writeq$", "logic_in",
+	"logic_out", "crc_itu_t", "__might_resched", "assertfail", "^iput$", "^iput_final$",
+	"^ihold$", "^klist_", "trace_hardirq", "trace_softirq", "lockdep_hardirq",
+	"lockdep_softirq", "^lock_page", "^unlock_page", "ida_free", "xas_start", "xas_load",
+	"xas_find", "find_lock_entries", "truncate_inode_pages_range", "__phys_addr",
+	"cleanup_srcu_struct", "rhashtable_lookup", "extract_user_to_sg", "extract_iter_to_sg",
+	"drop_nlink", "^get_taint$", "^put_device$", "sk_stop_timer_sync", "__mod_timer",
+	"fast_dput", "dput", "mark_buffer_dirty",
 	NULL,
 };
 
@@ -90,15 +116,29 @@ const char *crash_strip_frame_prefix(const char *fn)
 	return best;
 }
 
-/* Is fn in list: exact names, substrings, or "^prefix" entries? */
+/* Does fn match entry p: a substring, "^x" a prefix, "x$" a suffix, "^x$"
+ * the name itself (exact: the name itself always)? */
+static bool frame_matches(const char *fn, const char *p, bool exact)
+{
+	size_t n = strlen(p), fl = strlen(fn);
+	bool head = *p == '^', tail = n > 1 && p[n - 1] == '$';
+	const char *w = p + head;
+	size_t wl = n - head - tail;
+	if (exact || (head && tail))
+		return exact ? !strcmp(fn, p) : fl == wl && !strncmp(fn, w, wl);
+	if (head)
+		return !strncmp(fn, w, wl);
+	if (tail)
+		return fl >= wl && !strncmp(fn + fl - wl, w, wl);
+	return strstr(fn, p) != NULL;
+}
+
+/* Is fn in list (frame_matches() of any entry)? */
 bool crash_in_list(const char *fn, const char *const *list, bool exact)
 {
-	for (; list && *list; list++) {
-		const char *p = *list;
-		if (*p == '^' ? !strncmp(fn, p + 1, strlen(p + 1))
-			      : exact ? !strcmp(fn, p) : strstr(fn, p) != NULL)
+	for (; list && *list; list++)
+		if (frame_matches(fn, *list, exact))
 			return true;
-	}
 	return false;
 }
 
@@ -111,6 +151,8 @@ bool crash_skipped(const char *fn, const char *const *extra)
 	for (const char *const *h = skip_helpers; *h; h++)
 		if (!strncmp(bare, *h, strlen(*h)))
 			return true;
+	if (!strncmp(fn, "crc", 3) && fn[3] >= '0' && fn[3] <= '9')
+		return true;    /* syzkaller's "^crc\\d+": crc32_le, crc16, crc7_be */
 	return crash_in_list(fn, skip_common, false) || crash_in_list(fn, skip_exact, true) ||
 	       crash_in_list(fn, extra, false);
 }
