@@ -81,7 +81,7 @@ awk -v a="$t0" -v b="$t1" -v c="$t2" -v g="$(cat "$out/genlog.txt")" 'BEGIN {
 # equal to syzbot's (or one of its ALT titles, ignoring case).
 syz=${BOOTRIG_SYZ_CORPUS:-../shared/corpus/syzkaller-report/logs}
 if [ -d "$syz" ]; then
-	echo "   syzkaller's report corpus ($syz, not tuned on):"
+	echo "   syzkaller's report corpus ($syz; its held-back half measures whether the rules generalize):"
 	sh scripts/crash-titles.sh "$syz" build/bootrig | sed 's/^/   /'
 else
 	echo "   syzkaller's report corpus: no $syz (set BOOTRIG_SYZ_CORPUS)"
