@@ -69,6 +69,7 @@ struct judge_profile_rec {
 	uint64_t cut_self, cut_children;        /* the most a function not listed has */
 	struct profile_fn *fns;
 	size_t nfns;
+	size_t merged;                  /* PFUNCs of a name already listed, added to it */
 	struct profile_stack *stacks;
 	size_t nstacks;
 	size_t bad;                     /* PFUNC/PSTACK records of it past the announced

@@ -17,12 +17,18 @@
  * The checks that make a profile "incomplete" (kept, flagged with a
  * reason): a header number missing or malformed, more than the bounds
  * announced, fewer or more PFUNC/PSTACK than announced, a function whose
- * self > children or children > samples, a stack or interrupt of more
+ * self > children or children > samples, a stack of more
  * than samples, stacks whose samples and stacks_other do not add up to
  * samples (the sum checked for overflow: 2^64-1 does not wrap back to it),
  * a count past result.json's integers (2^63-1), a NUL byte in a function's
- * name, a stack or the event (it would cut them short), a function listed
- * twice (the first is kept).
+ * name, a stack or the event (it would cut them short).
+ *
+ * A function's name can be listed twice: kallsyms names are not unique
+ * (static functions of one name in two files, an inline's out-of-line
+ * copies: arm64's arch_local_irq_restore), and the guest counts by
+ * address. The second PFUNC is added to the first (self exactly, children
+ * at most samples: both copies can be on one stack), so a function is
+ * listed once, as a reader wants.
  */
 #include "judge-internal.h"
 #include "textsafe.h"
@@ -143,20 +149,33 @@ static char *nul_fault(const struct proto_record *rec, const char *key)
 	       ? xasprintf("a %s record's %s holds a NUL byte", rec->kind_name, key) : NULL;
 }
 
+/* a + b, at most cap (and no wrap). */
+static uint64_t add_capped(uint64_t a, uint64_t b, uint64_t cap)
+{
+	uint64_t sum = a > UINT64_MAX - b ? UINT64_MAX : a + b;
+	return sum < cap ? sum : cap;
+}
+
 /* PFUNC: one function of the open profile, while it is under its counts;
- * a function listed again is not read. */
+ * a function of a name already listed is added to it. */
 static void on_pfunc(struct judge *j, struct judge_profile_rec *p, const struct proto_record *rec)
 {
 	const char *fn = proto_get_text(rec, "fn");
 	struct profile_fn f = { 0 };
-	if (p->nfns >= p->nfunctions || p->nfns >= PROFILE_MAX_FUNCTIONS || !fn || !*fn ||
-	    !proto_get_u64(rec, "self", &f.self) || !proto_get_u64(rec, "children", &f.children)) {
+	if (p->nfns + p->merged >= p->nfunctions || p->nfns >= PROFILE_MAX_FUNCTIONS || !fn ||
+	    !*fn || !proto_get_u64(rec, "self", &f.self) ||
+	    !proto_get_u64(rec, "children", &f.children)) {
 		not_read(j, p, nul_fault(rec, "fn"));
 		return;
 	}
 	for (size_t i = 0; i < p->nfns; i++)
 		if (!strcmp(p->fns[i].name, fn)) {
-			not_read(j, p, xasprintf("function %s listed twice", fn));
+			p->fns[i].self = add_capped(p->fns[i].self, f.self, UINT64_MAX);
+			p->fns[i].children = add_capped(p->fns[i].children, f.children,
+							p->samples > p->fns[i].self ? p->samples
+										    : p->fns[i].self);
+			p->merged++;
+			j->profile_bytes += rec->text_len;
 			return;
 		}
 	f.name = xstrdup(fn);
@@ -264,16 +283,16 @@ static char *incomplete_reason(const struct judge_profile_rec *p)
 		return xstrdup("the PROFILE record lacks a number or its event");
 	if (p->problem)
 		return xasprintf("%s (%zu PFUNC and PSTACK records not read)", p->problem, p->bad);
-	if (p->samples > INT64_MAX || p->lost > INT64_MAX || p->period_ns > INT64_MAX)
-		return xstrdup("samples, lost or period_ns past 2^63-1");
-	if (p->interrupt > p->samples)
-		return xasprintf("interrupt %llu is more than the %llu samples",
-				 (unsigned long long)p->interrupt, (unsigned long long)p->samples);
+	/* interrupt work is counted apart from samples (the guest folds none of
+	 * it), so it may be more than samples: bounded as a count only */
+	if (p->samples > INT64_MAX || p->lost > INT64_MAX || p->period_ns > INT64_MAX ||
+	    p->interrupt > INT64_MAX)
+		return xstrdup("samples, lost, interrupt or period_ns past 2^63-1");
 	if (p->nfunctions > PROFILE_MAX_FUNCTIONS || p->nstacks_sent > PROFILE_MAX_STACKS)
 		return xasprintf("%llu functions and %llu stacks announced: at most %d and %d",
 				 (unsigned long long)p->nfunctions, (unsigned long long)p->nstacks_sent,
 				 PROFILE_MAX_FUNCTIONS, PROFILE_MAX_STACKS);
-	if (p->nfns != p->nfunctions || p->nstacks != p->nstacks_sent || p->bad)
+	if (p->nfns + p->merged != p->nfunctions || p->nstacks != p->nstacks_sent || p->bad)
 		return xasprintf("%zu of %llu PFUNC and %zu of %llu PSTACK records read, %zu not read",
 				 p->nfns, (unsigned long long)p->nfunctions, p->nstacks,
 				 (unsigned long long)p->nstacks_sent, p->bad);

@@ -28,11 +28,13 @@
 #  45.3 600 metrics with control-byte units, 50 such profiles: result.json
 #       stays under the readers' 64 MiB (profiles left out, said)
 #  45.4 PSTACK n=2^64-1 (the stacks' sum wraps), interrupt=2^64-1: incomplete
+#       (interrupt beside samples, outside them, is not a fault)
 #  45.5 a profile's share of -501 or 352 %, a count of 1e308 or -4, a function
 #       twice, in a result.json or a database (a non-number too): refused;
 #       an incomplete profile's share of 500 % is written as 100 (readable)
 #  45.6 bidirectional controls in a host, metric and KTAP case name: escaped
-#  45.7 a NUL byte in a PFUNC's fn or a PSTACK's stack, a function twice: incomplete
+#  45.7 a NUL byte in a PFUNC's fn or a PSTACK's stack: incomplete; a name
+#       listed twice: one function, its counts added
 #  45.8 a flame label cut on a UTF-8 character boundary
 # Nothing here boots.
 . "$(dirname "$0")/lib.sh"
@@ -412,18 +414,31 @@ incomplete() {
 incomplete "45.4: PSTACK n=2^64-1: incomplete, said" "18446744073709551615 samples in a profile of 100" \
 	p4.log "$PMETRIC" "$(phdr 100 1 2 0 0)" "rec PFUNC $PM fn=f self=1 children=1" \
 	"rec PSTACK $PM n=18446744073709551615 stack=a;b" "rec PSTACK $PM n=101 stack=a;c"
-incomplete "45.4: interrupt=2^64-1: incomplete, not clamped" "interrupt 18446744073709551615 is more than the 100 samples" \
+incomplete "45.4: interrupt=2^64-1: incomplete, not clamped" "samples, lost, interrupt or period_ns past 2^63-1" \
 	p4i.log "$PMETRIC" "$(phdr 100 1 1 0 18446744073709551615)" "rec PFUNC $PM fn=f self=1 children=1" \
 	"rec PSTACK $PM n=100 stack=a;b"
+# interrupt work is counted apart from samples (the guest folds none of it):
+# 250 of it beside 100 samples is a profile like any other
+plog p4j.log "$PMETRIC" "$(phdr 100 1 1 0 250)" "rec PFUNC $PM fn=f self=1 children=1" "rec PSTACK $PM n=100 stack=a;b"
+br judge --format json p4j.log
+if sane && [ "$(jq -c '.metrics[0].profile | [.status, .interrupt]' out)" = '["ok",250]' ]; then
+	ok "45.4: interrupt=250 beside 100 samples (outside them): ok, kept"
+else not_ok "45.4: interrupt outside samples" "$(why) $(jq -c '.metrics[0].profile | [.status, .reason]' out)"; fi
 # 45.7: a NUL byte in a function's name or a stack; a function listed twice
 incomplete "45.7: fn=x%00y: incomplete, said" "PFUNC record's fn holds a NUL byte" \
 	p7.log "$PMETRIC" "$(phdr 100 2 1 0 0)" "rec PFUNC $PM fn=x%00y self=1 children=1" \
 	"rec PFUNC $PM fn=g self=1 children=1" "rec PSTACK $PM n=100 stack=a;b"
 incomplete "45.7: stack=a;b%00c: incomplete, said" "PSTACK record's stack holds a NUL byte" \
 	p7s.log "$PMETRIC" "$(phdr 100 1 1 0 0)" "rec PFUNC $PM fn=g self=1 children=1" "rec PSTACK $PM n=100 stack=a;b%00c"
-incomplete "45.7: a function listed twice: incomplete, said" "function g listed twice" \
-	p7d.log "$PMETRIC" "$(phdr 100 2 1 0 0)" "rec PFUNC $PM fn=g self=1 children=1" \
-	"rec PFUNC $PM fn=g self=5 children=5" "rec PSTACK $PM n=100 stack=a;b"
+# a name listed twice (kallsyms names are not unique: two static functions,
+# an inline's out-of-line copies): one function, its counts added (children at
+# most samples), not the last entry silently
+plog p7d.log "$PMETRIC" "$(phdr 100 3 1 0 0)" "rec PFUNC $PM fn=g self=1 children=60" \
+	"rec PFUNC $PM fn=g self=5 children=50" "rec PFUNC $PM fn=h self=2 children=2" "rec PSTACK $PM n=100 stack=a;b"
+br judge --format json p7d.log
+if sane && [ "$(jq -c '.metrics[0].profile | [.status, [.functions[] | [.name, .self_samples, .children_samples]]]' out)" = '["ok",[["g",6,100],["h",2,2]]]' ]; then
+	ok "45.7: a function listed twice: one entry, self 1+5, children 60+50 at most the 100 samples"
+else not_ok "45.7: a function listed twice" "$(why) $(jq -c '.metrics[0].profile | [.status, .reason, .functions]' out)"; fi
 # 45.6: bidirectional controls in a host name (compare --by-host), a
 # metric's name (compare) and a KTAP case (judge)
 by_host b6 'ev\\u202eil\\u2066x\\u200f'
