@@ -565,8 +565,7 @@ static long long record_boot(struct writer *w, const struct pending *p, long lon
 	bind_text(st, 15, verdict);
 	bind_text(st, 16, result_get_str(r, "reason", ""));
 	bind_text(st, 17, first_title(result_get_array(r, "events")));
-	bool icount = !strcmp(result_get_str(r, "clock", ""), "icount");
-	bind_text(st, 18, icount ? result_get_str(r, "seed", NULL) : NULL);
+	bind_text(st, 18, result_seed(r));
 	if (step_done(w->db, st) < 0)
 		return -1;
 	return sqlite3_last_insert_rowid(w->db->sql);

@@ -465,6 +465,11 @@ const char *result_image(struct json_object *root)
 	return sha ? sha : img ? get_str(img, "path", "") : "";
 }
 
+const char *result_seed(struct json_object *root)
+{
+	return !strcmp(get_str(root, "clock", ""), "icount") ? get_str(root, "seed", NULL) : NULL;
+}
+
 /* Metric entry m's profile (status ok) into r, its arrays allocated (freed
  * by result_boot_record_release()); types checked by check_profile(). */
 static void record_profile(struct boot_record *r, struct json_object *m)
@@ -523,7 +528,7 @@ void result_boot_record(struct json_object *root, const char *dir, struct boot_r
 	r->target = get_str(root, "target", "");
 	r->host = host ? get_str(host, "name", "") : "";
 	r->started = get_str(root, "started", NULL);
-	r->seed = !strcmp(get_str(root, "clock", ""), "icount") ? get_str(root, "seed", NULL) : NULL;
+	r->seed = result_seed(root);
 	r->duration = get_num(root, "duration");
 	r->boot = isfinite(boot) && fabs(boot) < INT_MAX ? (int)boot : 0;
 

@@ -359,6 +359,10 @@ bool result_metric_entry(struct json_object *m, struct side_observation *o);
  * path, else "". */
 const char *result_image(struct json_object *root);
 
+/* The seed a boot's randomness came from (result.json seed when its clock
+ * is icount), or NULL: unknown (a wall-clock boot, --seed random). */
+const char *result_seed(struct json_object *root);
+
 /* A member object of obj (NULL-safe), or NULL. */
 struct json_object *result_get_object(struct json_object *obj, const char *key);
 
