@@ -478,7 +478,7 @@ static void test_convention_titles(void **state)
 		  false },
 		{ "WARNING: CPU: 0 PID: 1 at mm/page_alloc.c:5525 __alloc_pages+0x1/0x2\n"
 		  "Call Trace:\n __alloc_pages+0x1/0x2\n __kmalloc_large_node+0x1/0x2\n"
-		  " __kmalloc+0x1/0x2\n sizer_fn+0x1/0x2\nend\n", "WARNING in __alloc_pages", NULL, false },
+		  " __kmalloc+0x1/0x2\n sizer_fn+0x1/0x2\nend\n", "WARNING in sizer_fn", NULL, false },
 		{ "WARNING: CPU: 0 PID: 1 at mm/slab_common.c:1 kmalloc_slab+0x1/0x2\n"
 		  "Call Trace:\n kmalloc_slab+0x1/0x2\n __kmalloc+0x1/0x2\n sizer_fn+0x1/0x2\nend\n",
 		  "WARNING: kmalloc bug in sizer_fn", NULL, false },
