@@ -43,6 +43,7 @@ static struct json_object *step_json(const struct step *s)
 	json_object_object_add(o, "pass", json_object_new_int64((int64_t)s->npass));
 	json_object_object_add(o, "infra_error", json_object_new_int64((int64_t)s->ninfra));
 	json_object_object_add(o, "crashed", json_object_new_int64((int64_t)s->ncrash));
+	json_object_object_add(o, "showed_title", json_object_new_int64((int64_t)s->ntitle));
 	json_object_object_add(o, "verdicts", json_strings(s->verdicts, s->nverdicts));
 	struct json_object *obs = json_object_new_array();
 	for (size_t i = 0; i < s->nobs; i++)
@@ -73,6 +74,7 @@ int bisect_state_save(const struct bisection *b)
 	json_object_object_add(r, "unit", json_cstring_utf8(b->unit));
 	json_object_object_add(r, "higher_better", json_object_new_boolean(b->higher_better));
 	json_object_object_add(r, "title", json_cstring_utf8(b->title));
+	json_object_object_add(r, "follow_title", json_cstring_utf8(b->follow));
 	json_object_object_add(r, "build", json_strings(b->build, b->nbuild));
 	json_object_object_add(r, "image", json_cstring_utf8(b->image));
 	json_object_object_add(r, "append", json_cstring_utf8(b->append));
@@ -173,6 +175,7 @@ static void step_load(struct json_object *o, struct step *s)
 	s->npass = jcount(o, "pass");
 	s->ninfra = jcount(o, "infra_error");
 	s->ncrash = jcount(o, "crashed");
+	s->ntitle = jcount(o, "showed_title");
 	s->verdicts = jstrings(o, "verdicts", &s->nverdicts);
 	struct json_object *a;
 	if (json_object_object_get_ex(o, "samples", &a) && json_object_is_type(a, json_type_array)) {
@@ -222,7 +225,9 @@ int bisect_state_load(struct bisection *b)
 	struct json_object *v;
 	b->higher_better = json_object_object_get_ex(r, "higher_better", &v) && json_object_get_boolean(v);
 	b->title = jdup(r, "title");
-	b->o.title = b->title;
+	b->follow = jdup(r, "follow_title");
+	b->o.title = b->title ? b->title : b->follow;
+	b->o.exact = !b->title && b->follow;
 	b->build = jstrings(r, "build", &b->nbuild);
 	b->image = jdup(r, "image");
 	b->append = jdup(r, "append");
@@ -263,8 +268,10 @@ static void print_row(const struct bisection *b, const char *label, const struct
 	struct strbuf sb = STRBUF_INIT;
 	char med[32], sp[32], pg[32], pb[32];
 	if (b->o.crash) {
-		strbuf_addf(&sb, "  %-9s %.12s  %5zu  %7zu  %-8s  %s\n", label, s->sha, s->nboots, s->ncrash,
-			    bisect_mark_name(s->mark), term_str(s->subject));
+		/* the boots that showed the title followed (or, with none, crashed) */
+		strbuf_addf(&sb, "  %-9s %.12s  %5zu  %7zu  %-8s  %s\n", label, s->sha, s->nboots,
+			    b->o.title ? s->ntitle : s->ncrash, bisect_mark_name(s->mark),
+			    term_str(s->subject));
 	} else {
 		fmt_value(s->st.median, med, sizeof(med));
 		snprintf(sp, sizeof(sp), isnan(s->st.spread_pct) ? "-" : "%.1f%%", s->st.spread_pct);
@@ -280,9 +287,11 @@ static void print_row(const struct bisection *b, const char *label, const struct
 
 void bisect_print_table(const struct bisection *b, FILE *out)
 {
+	if (b->o.crash && b->o.title)
+		fprintf(out, "crash: %s'%s'\n", b->o.exact ? "" : "a title matching ", term_str(b->o.title));
 	if (b->o.crash)
-		fprintf(out, "  %-9s %-12s  %5s  %7s  %-8s  %s\n", "step", "commit", "boots", "crashed",
-			"decision", "subject");
+		fprintf(out, "  %-9s %-12s  %5s  %7s  %-8s  %s\n", "step", "commit", "boots",
+			b->o.title ? "showed" : "crashed", "decision", "subject");
 	else
 		fprintf(out, "  %-9s %-12s  %5s  %10s  %7s  %8s  %8s  %-8s  %s\n", "step", "commit", "boots",
 			"median", "±stddev", "p(good)", "p(bad)", "decision", "subject");
@@ -355,7 +364,7 @@ void bisect_release(struct bisection *b)
 		free(b->run_opts[i]);
 	free(b->build), free(b->run_opts);
 	free(b->tree), free(b->dir), free(b->good_rev), free(b->bad_rev), free(b->image);
-	free(b->append), free(b->append_file), free(b->glob), free(b->title);
+	free(b->append), free(b->append_file), free(b->glob), free(b->title), free(b->follow);
 	free(b->metric), free(b->unit), free(b->ends_why);
 	free(b->first_bad), free(b->first_bad_subject), free(b->candidates);
 }

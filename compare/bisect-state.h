@@ -28,6 +28,7 @@ struct step {
 	enum bisect_mark mark;
 	char *why;
 	size_t nboots, npass, ninfra, ncrash, nfail;
+	size_t ntitle;                  /* crash mode: boots that showed the title */
 	double *obs;
 	size_t nobs;
 	char **verdicts;
@@ -38,6 +39,8 @@ struct step {
 struct bisection {
 	/* settings, saved in bisect.json */
 	char *tree, *dir, *good_rev, *bad_rev, *image, *append, *append_file, *glob, *title;
+	char *follow;                   /* crash mode without --title: the bad end's
+					 * first crash's title, once its boots are in */
 	char **build;
 	size_t nbuild;
 	char **run_opts;                /* passed to bootrig run */
@@ -54,9 +57,12 @@ struct bisection {
 	char *ends_why;
 	struct step *steps;
 	size_t nsteps;
-	const char *status;             /* running interrupted found no-difference infra */
+	const char *status;             /* running interrupted found no-difference
+					 * inconclusive infra */
 	char *first_bad, *first_bad_subject;
-	char *candidates;               /* git's "could be any of" list */
+	char *candidates;               /* the commits the first bad one could be
+					 * (inconclusive: git's "could be any of", or
+					 * every commit of good..bad) */
 };
 
 /* Frees what s holds (not s). */

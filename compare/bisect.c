@@ -140,7 +140,7 @@ void bisect_count_boot(const struct bisect_opts *o, struct step_boots *s, const 
 	bool matched = false;
 	const char *unmatched = NULL;
 	for (size_t i = 0; i < ntitles; i++) {
-		if (fnmatch(o->title, titles[i], 0) == 0)
+		if (o->exact ? !strcmp(o->title, titles[i]) : !fnmatch(o->title, titles[i], 0))
 			matched = true;
 		else if (!unmatched)
 			unmatched = titles[i];
@@ -176,8 +176,9 @@ enum bisect_mark bisect_decide_crash(const struct bisect_opts *o, const struct s
 	size_t usable = s->nboots - s->ninfra;
 	if (o->title ? s->ntitle > 0 : s->ncrash > 0) {
 		size_t n = o->title ? s->ntitle : s->ncrash;
-		*why = o->title ? xasprintf("%zu of %zu boots crashed with a title matching '%s'", n,
-					    s->nboots, o->title)
+		*why = o->title ? xasprintf(o->exact ? "%zu of %zu boots crashed as '%s'"
+						     : "%zu of %zu boots crashed with a title matching '%s'",
+					    n, s->nboots, o->title)
 				: xasprintf("%zu of %zu boots crashed (PANIC, HANG or BOOT_FAIL)", n,
 					    s->nboots);
 		return MARK_BAD;

@@ -14,12 +14,17 @@
  * noisy to tell) is skipped. A commit with fewer than 2 PASS boots is
  * skipped, never guessed.
  *
- * Crash mode: a boot is bad when its verdict is PANIC, HANG or BOOT_FAIL,
- * or, with a title pattern, when one of its kernel failure events has a
- * title matching it (fnmatch); then a crash of another title is neither
- * good nor bad (the commit is skipped). One bad boot makes the commit bad;
- * it is good after N usable boots (not INFRA_ERROR) without one. A commit
- * that cannot get N usable boots within max_boots is skipped.
+ * Crash mode: the bisection follows one crash by its title, as syzbot's
+ * does: the title given (--title, a fnmatch pattern), or else the exact
+ * title of the bad end's first crash (cmd-bisect.c: the bad end is booted
+ * first, N times, and its first crashing boot's first kernel failure
+ * event names it); only when that crash has no title is a boot bad by its
+ * verdict alone (PANIC, HANG or BOOT_FAIL). A boot is bad when one of its
+ * kernel failure events has the title; a crash of another title is
+ * neither good nor bad (the commit is skipped, never called bad). One bad
+ * boot makes the commit bad; it is good after N usable boots (not
+ * INFRA_ERROR) without one. A commit that cannot get N usable boots
+ * within max_boots is skipped. Each boot of a commit has its own seed.
  */
 #ifndef BOOTRIG_BISECT_H
 #define BOOTRIG_BISECT_H
@@ -44,7 +49,9 @@ struct bisect_opts {
 	double alpha;           /* compare's default 0.01 */
 	double threshold_pct;   /* compare's default 5 */
 	bool crash;             /* crash mode, else performance */
-	const char *title;      /* crash mode: a fnmatch pattern, or NULL */
+	const char *title;      /* crash mode: the title followed, or NULL */
+	bool exact;             /* title is a title (compared exactly), not a
+				 * fnmatch pattern */
 };
 
 /* One commit's boots, counted from its results (results.h). */
@@ -63,7 +70,8 @@ struct step_boots {
  * bisect_count_boot: counts one boot into s: its verdict (PASS, INFRA_ERROR,
  * a crash: PANIC, HANG or BOOT_FAIL, or else a failure) and, with a title
  * pattern (o->title), the titles of its kernel failure events: a match
- * counts in ntitle; else the first boot that crashed or failed otherwise
+ * (fnmatch, or with o->exact the same string) counts in ntitle; else the
+ * first boot that crashed or failed otherwise
  * than FAIL (or whose failure titles all differ) names other_title (the
  * first such title, else its verdict). Start from a zeroed s.
  */

@@ -29,8 +29,8 @@
  * directory that `bootrig compare` reads.
  *
  * The parts: this file is the command (options, settings, the order of
- * the bisection: ends, then git's steps, each built and booted until its
- * mark is made); the decisions (how a boot counts, when a commit or the
+ * the bisection: ends, then git's steps); bisect-commit.c one commit (built
+ * and booted until its mark is made); the decisions (how a boot counts, when a commit or the
  * ends are decided, when more boots are wanted) are bisect.c's, the
  * programs and git (spawn, checkout, git bisect's marks and answers)
  * bisect-git.c's, the record (bisect.json, the table, chart.svg)
@@ -45,11 +45,21 @@
  * the marks already made, and a commit's boots already in its results
  * count.
  *
- * Exit status: 0 a first bad commit was found, 1 the ends do not differ,
- * 125 infrastructure (a build, boots or git) prevented an answer, 64 usage,
- * 130/143 interrupted.
+ * Crash mode follows one crash by its title (bisect.h): the bad end is
+ * booted first, all N of its boots, and its first crash's title is the
+ * one followed (--title: a pattern instead); each boot of a commit has its
+ * own seed. A bisection whose ends do not tell (the bad end does not show
+ * the crash, the good end is not clean of it) or that ends on skipped
+ * commits is inconclusive: it lists the candidate commits and exits 125,
+ * as syzbot's does; a found one says how often the bad end crashed and
+ * the chance that a commit marked good was bad all the same.
+ *
+ * Exit status: 0 a first bad commit was found, 1 the ends do not differ
+ * (performance mode), 125 inconclusive, or infrastructure (a build, boots
+ * or git) prevented an answer, 64 usage, 130/143 interrupted.
  */
 #include "bisect.h"
+#include "bisect-commit.h"
 #include "bisect-git.h"
 #include "bisect-state.h"
 #include "builtin.h"
@@ -98,8 +108,10 @@ static const struct opt bisect_own[] = {
 	OPT_STRING(0, "metric", &A.metric, "GLOB", "performance: the metric (abi.test.name glob; "
 	  "abi.test.name:self.FUNC or :children.FUNC is FUNC's share of that metric's profile; "
 	  "the matching one whose ends differ most)"),
-	OPT_FLAG(0, "crash", &A.crash, "crash mode: bad is PANIC, HANG or BOOT_FAIL"),
-	OPT_STRING(0, "title", &A.title, "PATTERN", "crash mode: bad is a crash titled so (fnmatch)"),
+	OPT_FLAG(0, "crash", &A.crash, "crash mode: bad is the bad end's crash, by its title (a crash "
+	  "without a title: PANIC, HANG or BOOT_FAIL); another crash skips the commit"),
+	OPT_STRING(0, "title", &A.title, "PATTERN", "crash mode: bad is a crash titled so (fnmatch), "
+	  "not the bad end's"),
 	OPT_STRING(0, "boots", &A.boots, "N", "boots per end and per commit (default 5)"),
 	OPT_STRING(0, "max-boots", &A.max_boots, "M",
 		   "boots of an undecided commit or pair of ends at most (default 3 x N)"),
@@ -126,8 +138,10 @@ static const struct opt_usage bisect_usage = {
 	"marks the commit good, bad or skip (a failed build, boots that could not run).\n"
 	"Every option of bootrig run (\"run:\" below) but --kernel, --kernel-tree, --repeat,\n"
 	"--append and -o, which bisect sets, is passed on to each step's run.\n"
-	"Exit 0: a first bad commit was found; 1: good and bad do not differ; 125:\n"
-	"infrastructure prevented an answer; 130/143: interrupted (--continue resumes).\n",
+	"Exit 0: a first bad commit was found; 1: good and bad do not differ (--metric);\n"
+	"125: inconclusive (the ends do not tell, or only skipped commits are left: the\n"
+	"candidates listed) or infrastructure prevented an answer; 130/143: interrupted\n"
+	"(--continue resumes).\n",
 	NULL,
 };
 
@@ -273,215 +287,6 @@ static int split_build(int *argc, char **argv, char ***build, size_t *nbuild)
 	return 0;
 }
 
-/* ------------------------------------------------------------ one commit */
-
-/* The command line for this commit: --append, then --append-file's words. */
-static char *cmdline_for(const struct bisection *b)
-{
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_addstr(&sb, b->append ? b->append : "");
-	if (b->append_file) {
-		char *path = b->append_file[0] == '/' ? xstrdup(b->append_file)
-						      : xasprintf("%s/%s", b->tree, b->append_file);
-		char *text = NULL;
-		size_t len;
-		if (read_file(path, &text, &len) == 0) {
-			for (size_t i = 0; i < len; i++)
-				if (text[i] == '\n' || text[i] == '\r' || text[i] == '\t')
-					text[i] = ' ';
-			char *t = text;
-			while (*t == ' ')
-				t++;
-			size_t n = strlen(t);
-			while (n && t[n - 1] == ' ')
-				t[--n] = '\0';
-			if (*t)
-				strbuf_addf(&sb, "%s%s", sb.len ? " " : "", t);
-		}
-		free(text), free(path);
-	}
-	return sb.buf;
-}
-
-/* Counts the boots below dir into s and st_boots (obs of the metric). */
-static int count_boots(const struct bisection *b, const char *dir, struct step *s,
-		       struct step_boots *sb)
-{
-	struct side side;
-	memset(&side, 0, sizeof(side));
-	*sb = (struct step_boots){ 0 };
-	for (size_t i = 0; i < s->nverdicts; i++)
-		free(s->verdicts[i]);
-	free(s->verdicts), free(s->obs);
-	s->verdicts = NULL, s->obs = NULL, s->nverdicts = s->nobs = 0;
-	if (access(dir, F_OK) < 0)
-		return 0;
-	if (side_load(&side, dir, true) < 0)
-		return -1;
-	s->verdicts = xcalloc(side.nboots + 1, sizeof(*s->verdicts));
-	const char **titles = xcalloc(side.nevents + 1, sizeof(*titles));
-	for (size_t i = 0; i < side.nboots; i++) {
-		const char *v = side.boots[i].verdict;
-		s->verdicts[s->nverdicts++] = xstrdup(v);
-		size_t nt = 0;
-		for (size_t e = 0; e < side.nevents; e++)
-			if (side.events[e].boot == i && event_is_kernel_failure(side.events[e].kind))
-				titles[nt++] = side.events[e].title;
-		bisect_count_boot(&b->o, sb, v, titles, nt);
-	}
-	free(titles);
-	if (b->metric) {
-		const char *unit;
-		bool higher;
-		side_values(&side, b->metric, &s->obs, &s->nobs, &unit, &higher);
-	}
-	sb->obs = s->obs;
-	sb->nobs = s->nobs;
-	s->nboots = sb->nboots, s->npass = sb->npass, s->ninfra = sb->ninfra;
-	s->ncrash = sb->ncrash, s->nfail = sb->nfail;
-	side_free(&side);
-	return 0;
-}
-
-/* Spawns bootrig run for n more boots of image into results. Its status. */
-static int boot(const struct bisection *b, const char *image, const char *results,
-		const char *cmdline, size_t n, int log_fd)
-{
-	char **argv = xcalloc(b->nrun_opts + 16, sizeof(*argv));
-	char count[32];
-	snprintf(count, sizeof(count), "%zu", n);
-	size_t k = 0;
-	argv[k++] = b->run_program ? (char *)b->run_program : "/proc/self/exe";
-	argv[k++] = "run";
-	argv[k++] = "--kernel";
-	argv[k++] = (char *)image;
-	argv[k++] = "--kernel-tree";            /* the commit built: kernel.git */
-	argv[k++] = (char *)b->tree;
-	argv[k++] = "--repeat";
-	argv[k++] = count;
-	if (*cmdline) {
-		argv[k++] = "--append";
-		argv[k++] = (char *)cmdline;
-	}
-	for (size_t i = 0; i < b->nrun_opts; i++)
-		argv[k++] = b->run_opts[i];
-	argv[k++] = "-o";
-	argv[k++] = (char *)results;
-	argv[k] = NULL;
-	int rc = bisect_spawn(argv, NULL, log_fd, NULL, true, 0);
-	free(argv);
-	return rc;
-}
-
-/* The end of a log file, for a message: its last line. */
-static char *last_line(const char *path)
-{
-	char *text = NULL;
-	size_t len;
-	if (read_file(path, &text, &len) < 0)
-		return xstrdup("");
-	while (len && text[len - 1] == '\n')
-		text[--len] = '\0';
-	char *nl = strrchr(text, '\n');
-	char *s = xstrdup(nl ? nl + 1 : text);
-	free(text);
-	return s;
-}
-
-enum { TEST_DONE = 0, TEST_INTERRUPTED = -1, TEST_ERROR = -2 };
-
-static void set_why(struct step *s, char *why)
-{
-	free(s->why);
-	s->why = why;
-}
-
-/*
- * test_commit: builds the checked-out commit s->sha, boots it and decides
- * its mark (end_boots > 0: an end, which in performance mode takes that
- * many boots and no decision; 0 for a step).
- * TEST_DONE, TEST_INTERRUPTED, or TEST_ERROR (the state dir unusable).
- */
-static int test_commit(struct bisection *b, struct step *s, size_t end_boots)
-{
-	char *dir = xasprintf("%s/%.12s", b->dir, s->sha);
-	char *results = xasprintf("%s/results", dir);
-	char *blog = xasprintf("%s/build.log", dir), *rlog = xasprintf("%s/run.log", dir);
-	char *image = b->image[0] == '/' ? xstrdup(b->image) : xasprintf("%s/%s", b->tree, b->image);
-	int rc = TEST_DONE;
-	if (mkdir_p(dir, 0755) < 0) {
-		error("cannot create %s: %s", dir, strerror(errno));
-		rc = TEST_ERROR;
-		goto out;
-	}
-	fprintf(stderr, "bisect: %s %.12s %s: building\n", s->role ? s->role : "testing", s->sha,
-		term_str(s->subject));
-	int fd = open(blog, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	int brc = fd < 0 ? -1 : bisect_spawn(b->build, b->tree, fd, NULL, true, b->build_timeout);
-	if (fd >= 0)
-		close(fd);
-	if (bisect_stop_signal) {
-		rc = TEST_INTERRUPTED;
-		goto out;
-	}
-	struct stat st;
-	if (brc != 0 || stat(image, &st) < 0) {
-		s->mark = MARK_SKIP;
-		set_why(s, brc == BISECT_SPAWN_TIMED_OUT
-				   ? xasprintf("the build did not end within %g s (--build-timeout), stopped: "
-					       "see %.12s/build.log", b->build_timeout, s->sha)
-			   : brc != 0 ? xasprintf("the build failed (exit %d): see %.12s/build.log", brc, s->sha)
-				      : xasprintf("the build made no %s", b->image));
-		goto out;
-	}
-	char *cmdline = cmdline_for(b);
-	struct step_boots sb;
-	fd = open(rlog, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-	for (;;) {
-		if (count_boots(b, results, s, &sb) < 0) {
-			s->mark = MARK_SKIP;
-			set_why(s, xasprintf("its results cannot be read: see %.12s/results", s->sha));
-			break;
-		}
-		char *why = NULL;
-		if (end_boots && !b->o.crash)
-			s->mark = bisect_decide_end(&b->o, &sb, end_boots, &why);
-		else if (b->o.crash)
-			s->mark = bisect_decide_crash(&b->o, &sb, &why);
-		else
-			s->mark = bisect_decide_metric(&b->o, b->ends[0].obs, b->ends[0].nobs, b->ends[1].obs,
-						       b->ends[1].nobs, &sb, &s->st, &why);
-		set_why(s, why);
-		if (s->mark != MARK_NONE)
-			break;
-		size_t n = bisect_next_batch(&b->o, &sb);
-		fprintf(stderr, "bisect:   %zu boot%s (%zu so far)\n", n, n == 1 ? "" : "s", sb.nboots);
-		int run_rc = boot(b, image, results, cmdline, n, fd);
-		if (bisect_stop_signal) {
-			rc = TEST_INTERRUPTED;
-			break;
-		}
-		if (run_rc != 0 && run_rc != 1 && run_rc != 2 && run_rc != 125) {
-			char *line = last_line(rlog);
-			s->mark = MARK_SKIP;
-			set_why(s, xasprintf("bootrig run exited %d: %s", run_rc, line));
-			free(line);
-			break;
-		}
-	}
-	if (fd >= 0)
-		close(fd);
-	if (!b->o.crash && s->nobs && isnan(s->st.median)) {
-		struct step_stats t;
-		bisect_summarize(s->obs, s->nobs, &t);
-		s->st.median = t.median, s->st.spread_pct = t.spread_pct;
-	}
-	free(cmdline);
-out:
-	free(dir), free(results), free(blog), free(rlog), free(image);
-	return rc;
-}
-
 /* ------------------------------------------------------------ the ends */
 
 /*
@@ -555,40 +360,108 @@ static int pick_metric(struct bisection *b)
 	return rc;
 }
 
+/* Resolves end e (0 good, 1 bad), checks it out and tests it. 0; EXIT_SIGINT
+ * interrupted; EXIT_INFRA when git cannot, or the end cannot be tested (a
+ * skip that is not crash mode's crash of another title). */
+static int test_end(struct bisection *b, int e, struct strbuf *git_out)
+{
+	struct step *s = &b->ends[e];
+	s->role = e ? "bad end" : "good end";
+	if (bisect_git_resolve(b->tree, e ? b->bad_rev : b->good_rev, s->sha) < 0)
+		return EXIT_INFRA;
+	free(s->subject);
+	s->subject = bisect_git_subject(b->tree, s->sha);
+	if (bisect_git_checkout(b->tree, s->sha, git_out) < 0)
+		return EXIT_INFRA;
+	int rc = bisect_test_commit(b, s, b->o.boots);
+	if (rc != TEST_DONE)
+		return rc == TEST_INTERRUPTED ? EXIT_SIGINT : EXIT_INFRA;
+	if (s->mark == MARK_SKIP && !(b->o.crash && (s->ncrash || s->nfail))) {
+		error("bisect: the %s %.12s cannot be tested: %s", s->role, s->sha, s->why);
+		return EXIT_INFRA;
+	}
+	return 0;
+}
+
+/* Crash mode, no --title: the bisection follows the bad end's first crash
+ * by its exact title (bisect.h), from now on; the bad end is counted again
+ * under it. Nothing when its crash has no title (the verdicts decide). */
+static void follow_bad_end(struct bisection *b)
+{
+	struct step *s = &b->ends[1];
+	struct step_boots sb;
+	char *dir = xasprintf("%s/%.12s/results", b->dir, s->sha), *title = NULL;
+	if (bisect_count_boots(b, dir, s, &sb, &title) == 0 && title) {
+		free(b->follow);
+		b->follow = title;
+		b->o.title = b->follow;
+		b->o.exact = true;
+		if (bisect_count_boots(b, dir, s, &sb, NULL) == 0) {
+			char *why = NULL;
+			s->mark = bisect_decide_crash(&b->o, &sb, &why);
+			bisect_set_why(s, why);
+		}
+	} else {
+		free(title);
+	}
+	free(dir);
+}
+
+/* Every commit of good..bad, newest first, "SHA SUBJECT" a line (malloc'd):
+ * the candidates of a bisection whose ends do not tell. */
+static char *range_commits(const struct bisection *b)
+{
+	struct strbuf out = STRBUF_INIT;
+	char *range = xasprintf("%s..%s", b->ends[0].sha, b->ends[1].sha);
+	if (bisect_git(b->tree, &out, "log", "--format=%H %s", range, NULL) != 0) {
+		strbuf_release(&out);
+		out.buf = NULL;
+	}
+	free(range);
+	return out.buf;
+}
+
+/*
+ * test_crash_ends: crash mode's ends, the bad one first (N boots, all of
+ * them: its title and how often it shows), then the good one. 0 when the
+ * bad end shows the crash and the good end is good; else the bisection is
+ * inconclusive (status "inconclusive", every commit of the range its
+ * candidates, EXIT_INFRA as syzbot's and git's "cannot tell"), or
+ * EXIT_INFRA, EXIT_SIGINT.
+ */
+static int test_crash_ends(struct bisection *b, struct strbuf *git_out)
+{
+	for (int e = 1; e >= 0; e--) {
+		int rc = test_end(b, e, git_out);
+		if (rc)
+			return rc;
+		if (e == 1 && !b->title)
+			follow_bad_end(b);
+	}
+	free(b->ends_why);
+	b->ends_why = xasprintf("good: %s; bad: %s", b->ends[0].why, b->ends[1].why);
+	if (b->ends[0].mark == MARK_GOOD && b->ends[1].mark == MARK_BAD)
+		return 0;
+	b->status = "inconclusive";
+	free(b->candidates);
+	b->candidates = range_commits(b);
+	printf("bisect: inconclusive: %s\n",
+	       b->ends[1].mark != MARK_BAD ? "the bad end does not show the crash"
+	       : "the good end is not good");
+	printf("bisect: good and bad do not differ: %s\n", term_str(b->ends_why));
+	return EXIT_INFRA;
+}
+
 /* Tests both ends. 0 when they differ; else EXIT_FAIL (they do not),
  * EXIT_INFRA, or EXIT_SIGINT for an interruption. */
 static int test_ends(struct bisection *b, struct strbuf *git_out)
 {
-	const char *revs[2] = { b->good_rev, b->bad_rev };
+	if (b->o.crash)
+		return test_crash_ends(b, git_out);
 	for (int e = 0; e < 2; e++) {
-		struct step *s = &b->ends[e];
-		s->role = e ? "bad end" : "good end";
-		if (bisect_git_resolve(b->tree, revs[e], s->sha) < 0)
-			return EXIT_INFRA;
-		free(s->subject);
-		s->subject = bisect_git_subject(b->tree, s->sha);
-		if (bisect_git_checkout(b->tree, s->sha, git_out) < 0)
-			return EXIT_INFRA;
-		int rc = test_commit(b, s, b->o.boots);
-		if (rc == TEST_INTERRUPTED)
-			return EXIT_SIGINT;
-		if (rc == TEST_ERROR)
-			return EXIT_INFRA;
-		/* a crash of another title than --title's: the ends do not differ on it */
-		if (s->mark == MARK_SKIP && !(b->o.crash && s->ncrash)) {
-			error("bisect: the %s %.12s cannot be tested: %s", s->role, s->sha, s->why);
-			return EXIT_INFRA;
-		}
-	}
-	if (b->o.crash) {
-		bool differ = b->ends[0].mark == MARK_GOOD && b->ends[1].mark == MARK_BAD;
-		free(b->ends_why);
-		b->ends_why = xasprintf("good: %s; bad: %s", b->ends[0].why, b->ends[1].why);
-		if (!differ) {
-			printf("bisect: good and bad do not differ: %s\n", term_str(b->ends_why));
-			return EXIT_FAIL;
-		}
-		return 0;
+		int rc = test_end(b, e, git_out);
+		if (rc)
+			return rc;
 	}
 	int rc = pick_metric(b);
 	if (rc)
@@ -603,7 +476,7 @@ static int test_ends(struct bisection *b, struct strbuf *git_out)
 		struct step_boots sb;
 		for (int e = 0; e < 2; e++) {
 			char *d = xasprintf("%s/%.12s/results", b->dir, b->ends[e].sha);
-			count_boots(b, d, &b->ends[e], &sb);
+			bisect_count_boots(b, d, &b->ends[e], &sb, NULL);
 			free(d);
 			bisect_summarize(b->ends[e].obs, b->ends[e].nobs, &b->ends[e].st);
 			b->ends[e].mark = e ? MARK_BAD : MARK_GOOD;
@@ -619,7 +492,7 @@ static int test_ends(struct bisection *b, struct strbuf *git_out)
 			struct step *s = &b->ends[e];
 			if (bisect_git_checkout(b->tree, s->sha, git_out) < 0)
 				return EXIT_INFRA;
-			int trc = test_commit(b, s, want);
+			int trc = bisect_test_commit(b, s, want);
 			if (trc == TEST_INTERRUPTED)
 				return EXIT_SIGINT;
 			if (trc == TEST_ERROR)
@@ -633,8 +506,8 @@ static int test_ends(struct bisection *b, struct strbuf *git_out)
 	struct step *g = &b->ends[0], *bd = &b->ends[1];
 	bd->st.p_good = b->ends_st.p_good, bd->st.mwu_good = b->ends_st.mwu_good;
 	bd->st.change_good = b->ends_st.change_good;
-	set_why(g, xasprintf("the good end: %zu PASS boots of %zu", g->npass, g->nboots));
-	set_why(bd, xasprintf("the bad end: %zu PASS boots of %zu; %s", bd->npass, bd->nboots, b->ends_why));
+	bisect_set_why(g, xasprintf("the good end: %zu PASS boots of %zu", g->npass, g->nboots));
+	bisect_set_why(bd, xasprintf("the bad end: %zu PASS boots of %zu; %s", bd->npass, bd->nboots, b->ends_why));
 	if (!differ) {
 		printf("bisect: good and bad do not differ on %s: %s\n", b->metric, term_str(b->ends_why));
 		return EXIT_FAIL;
@@ -694,8 +567,10 @@ static int bisect_loop(struct bisection *b)
 			b->ends_done = true;
 			bisect_state_save(b);
 		} else {
-			b->status = rc == EXIT_FAIL ? "no-difference" : rc == EXIT_SIGINT ? "interrupted" : "infra";
-			if (rc == EXIT_FAIL)
+			if (strcmp(b->status, "inconclusive"))
+				b->status = rc == EXIT_FAIL ? "no-difference"
+					    : rc == EXIT_SIGINT ? "interrupted" : "infra";
+			if (rc == EXIT_FAIL || !strcmp(b->status, "inconclusive"))
 				b->ends_done = true;
 			strbuf_release(&out);
 			return rc;
@@ -717,7 +592,7 @@ static int bisect_loop(struct bisection *b)
 		char role[32];
 		snprintf(role, sizeof(role), "step %zu", b->nsteps + 1);
 		s->role = role;
-		int t = test_commit(b, s, 0);
+		int t = bisect_test_commit(b, s, 0);
 		s->role = NULL;
 		if (t != TEST_DONE) {
 			bisect_step_free(s);
@@ -736,8 +611,34 @@ static int bisect_loop(struct bisection *b)
 		b->status = "found";
 		return EXIT_PASS;
 	}
-	b->status = "infra";
+	b->status = said == 2 ? "inconclusive" : "infra";   /* 2: only skipped commits left */
 	return EXIT_INFRA;
+}
+
+/*
+ * print_crash_odds: crash mode, an answer found: how often the bad end
+ * showed the crash (k of n boots) and, when not always, the chance that a
+ * commit marked good was bad all the same: each had N boots without the
+ * crash, which a bad commit gives with chance (1 - k/n)^N (the bad end's
+ * rate as the crash's), so that a flaky crash's answer says how sure it
+ * is; a commit that showed it is bad for certain.
+ */
+static void print_crash_odds(const struct bisection *b)
+{
+	const struct step *bad = &b->ends[1];
+	size_t n = bad->nboots - bad->ninfra, k = b->o.title ? bad->ntitle : bad->ncrash, good = 0;
+	for (size_t i = 0; i < b->nsteps; i++)
+		good += b->steps[i].mark == MARK_GOOD;
+	if (!n)
+		return;
+	printf("crash: the bad end showed it in %zu of %zu boots", k, n);
+	if (k < n && good) {
+		double miss = pow(1 - (double)k / (double)n, (double)b->o.boots);
+		printf("; a commit marked good had %zu boots without it, which a bad one gives with "
+		       "chance %.2g (%zu commit%s marked good: more --boots makes it smaller)", b->o.boots,
+		       miss, good, good == 1 ? "" : "s");
+	}
+	printf("\n");
 }
 
 /* A count option: 1..10000, or -1. */
@@ -787,7 +688,7 @@ static int settings(struct bisection *b, char **build, size_t nbuild)
 		m = 3 * n;
 	if (m < n)
 		return error("bisect: --max-boots (%ld) is below --boots (%ld)", m, n), EXIT_USAGE;
-	b->o = (struct bisect_opts){ (size_t)n, (size_t)m, 0.01, 5, A.crash, NULL };
+	b->o = (struct bisect_opts){ (size_t)n, (size_t)m, 0.01, 5, A.crash, NULL, false };
 	if (number_opt("alpha", A.alpha, 1e-12, 1, &b->o.alpha) < 0 ||
 	    number_opt("threshold", A.threshold, 0, 1e6, &b->o.threshold_pct) < 0)
 		return EXIT_USAGE;
@@ -915,12 +816,16 @@ int cmd_bisect(int argc, char **argv)
 	if (!b.o.crash && b.metric && b.ends_done)
 		printf("metric: %s (%s, %s is better): %s\n", term_str(b.metric), term_str(b.unit),
 		       b.higher_better ? "higher" : "lower", term_str(b.ends_why));
+	if (b.o.crash && b.ends_done && rc == EXIT_PASS)
+		print_crash_odds(&b);
 	if (rc == EXIT_PASS)
 		printf("first bad commit: %s %s\n", b.first_bad, term_str(b.first_bad_subject));
 	else if (b.candidates) {
 		struct strbuf sb = STRBUF_INIT;
 		strbuf_add_term(&sb, b.candidates, strlen(b.candidates), TEXT_KEEP_NEWLINE);
-		printf("no answer: only skipped commits are left; the first bad commit could be any of:\n%s",
+		printf("inconclusive: %s; the first bad commit could be any of:\n%s",
+		       b.ends[0].mark == MARK_GOOD && b.ends[1].mark == MARK_BAD
+			       ? "only skipped commits are left" : "the ends do not tell",
 		       sb.buf);
 		strbuf_release(&sb);
 	} else if (!strcmp(b.status, "interrupted"))

@@ -22,6 +22,7 @@ static const struct {
 	{ "list-corruption", NULL }, { "usercopy", NULL },
 	{ "double-free", "slub_debug=F" },
 	{ "panic", NULL },        { "sysrq-c", NULL },
+	{ "flaky-panic", NULL },  /* panics in the boots whose random draw is odd */
 };
 
 const char *provoke_kinds(void)

@@ -14,9 +14,15 @@
 #           --metric names c6
 #   crash   from c5 on, rdinit=/does-not-exist (the kernel panics: "VFS: Unable to
 #           mount root fs", as it finds no init):
-#           --crash names c5
+#           --crash names c5, following the bad end's title
 #   title   the crash tree again with --title: a pattern of its panic's title
-#           names c5; one no boot shows makes the ends not differ (exit 1)
+#           names c5; one no boot shows: inconclusive (exit 125, candidates)
+#   flaky   Debian's arm64 kernel, an initramfs with bootrig's crash module:
+#           from c5 on, bootrig.provoke=flaky-panic (the module's init, an
+#           initcall, panics when the number it draws from the kernel's
+#           random generator is odd: some seeds do, most do not): --boots 5
+#           names c5; --boots 1 is right or inconclusive, never a wrong
+#           commit
 #   skip    the same from c6 on, and c4 (git's first pick) does not build:
 #           c4 is skipped, c6 is still named
 #   resume  the crash tree bisected again, interrupted by SIGINT after its
@@ -156,10 +162,25 @@ C=$tmp/crash
 make_repo "$C" 5 rdinit=/does-not-exist
 crash_bisect crash "$C"
 named "bisect --crash: first bad commit c5, exit 0" "$C" 5 "$tmp/crash.out"
-if grep -Eq '^  bad +[0-9a-f]{12} +1 +1 +bad +commit 8$' "$tmp/crash.out" &&
+if grep -Eq '^  bad +[0-9a-f]{12} +2 +2 +bad +commit 8$' "$tmp/crash.out" &&
+	grep -Eq '^  [0-9] +[0-9a-f]{12} +1 +1 +bad +commit [5-7]$' "$tmp/crash.out" &&
 	grep -Eq '^  good +[0-9a-f]{12} +2 +0 +good +commit 1$' "$tmp/crash.out"; then
-	ok "bisect --crash: a crash decides at once, a good commit takes --boots clean boots"
+	ok "bisect --crash: the bad end takes its --boots, a crash decides a step at once, a good commit takes --boots clean boots"
 else not_ok "bisect --crash: the boots per step"; fi
+if grep -q "^crash: 'kernel panic: VFS: Unable to mount root fs on " "$tmp/crash.out" &&
+	grep -q '^crash: the bad end showed it in 2 of 2 boots$' "$tmp/crash.out" &&
+	[ "$(jq -r .follow_title "$tmp/crash-state/bisect.json")" != null ] &&
+	[ "$(jq -r '[.steps[], .ends.bad, .ends.good | .showed_title] | map(tostring) | join(",")' "$tmp/crash-state/bisect.json" | tr -d '0-9,')" = "" ]; then
+	ok "bisect --crash: follows the bad end's title, says how many boots showed it (table, bisect.json)"
+else not_ok "bisect --crash: the title followed" "$(grep '^crash:' "$tmp/crash.out")"; fi
+# per tested commit, its boots' seeds: 1..n, none twice
+seeds=$(for c in "$tmp"/crash-state/*/results; do
+	for d in "$c"/*/*/*/result.json; do jq -r .seed "$d"; done 2>/dev/null | sort -n | tr '\n' ,; echo
+done)
+echo "# seeds per commit: $(echo $seeds)"
+if [ -n "$seeds" ] && ! echo "$seeds" | grep -Evq '^1,(2,)?$'; then
+	ok "each boot of a commit has its own seed (1, then 2)"
+else not_ok "seeds per boot" "$(echo $seeds)"; fi
 check "crash tree back on main" on_main "$C"
 
 # --- --title: the crash named by its title; a title no boot shows: the ends do not differ ---
@@ -168,9 +189,43 @@ bisect title --tree "$C" --good c1 --bad c8 --build sh build.sh --image image --
 named "bisect --crash --title: a matching panic title, first bad commit c5" "$C" 5 "$tmp/title.out"
 bisect notitle --tree "$C" --good c1 --bad c8 --build sh build.sh --image image --append-file cmdline \
 	--crash --title '*NULL pointer dereference*' --boots 2 -o "$tmp/notitle-state"
-if [ $rc -eq 1 ] && grep -q "^bisect: good and bad do not differ: .*crashed, but not as '\*NULL pointer dereference\*'" "$tmp/notitle.out"; then
-	ok "bisect --crash --title with a title no boot has: exit 1, the ends do not differ"
-else not_ok "--title no boot has: exit 1" "rc=$rc: $(tail -2 "$tmp/notitle.err")"; fi
+if [ $rc -eq 125 ] && grep -q "^bisect: good and bad do not differ: .*crashed, but not as '\*NULL pointer dereference\*'" "$tmp/notitle.out" &&
+	grep -q '^inconclusive: the ends do not tell; the first bad commit could be any of:$' "$tmp/notitle.out" &&
+	[ "$(grep -c '^[0-9a-f]\{40\} commit [2-8]$' "$tmp/notitle.out")" = 7 ] &&
+	[ "$(jq -r .status "$tmp/notitle-state/bisect.json")" = inconclusive ]; then
+	ok "bisect --crash --title with a title no boot has: inconclusive, exit 125, the 7 candidates"
+else not_ok "--title no boot has: inconclusive, exit 125" "rc=$rc: $(tail -2 "$tmp/notitle.err")"; fi
+
+# --- flaky: an initcall that panics in some boots (the module's odd draw) ---
+F=$tmp/flaky
+A64K=$(kernel_path arm64)
+if sh "$TOP/scripts/build-provoke.sh" arm64 >"$tmp/provoke-build.log" 2>&1 &&
+	ko=$(awk '$1 == "arm64" { print $2 }' "$tmp/provoke-build.log") && [ -f "$ko" ] &&
+	"$BOOTRIG" build --kernel "$A64K" --suite smoke --add "$ko:lib/provoke.ko" -o "$tmp/flaky.img" \
+		>"$tmp/flaky-build.log" 2>&1; then
+	ok "flaky: the arm64 crash module and an initramfs with it"
+else not_ok "flaky: the arm64 crash module and an initramfs with it" "$(tail -3 "$tmp/provoke-build.log" "$tmp/flaky-build.log")"; fi
+saved=$BISECT_KERNEL
+BISECT_KERNEL=$A64K
+make_repo "$F" 5 bootrig.provoke=flaky-panic
+bisect flaky5 --tree "$F" --good c1 --bad c8 --build sh build.sh --image image --append-file cmdline \
+	--crash --boots 5 --initramfs "$tmp/flaky.img" -o "$tmp/flaky5-state"
+named "flaky crash, --boots 5: first bad commit c5" "$F" 5 "$tmp/flaky5.out"
+k=$(sed -n 's/^crash: the bad end showed it in \([0-9]*\) of 5 boots.*/\1/p' "$tmp/flaky5.out")
+if [ -n "$k" ] && [ "$k" -ge 1 ] && [ "$k" -lt 5 ] &&
+	grep -q "^crash: 'kernel panic: provoke: flaky panic (the draw was odd)'$" "$tmp/flaky5.out" &&
+	grep -q 'which a bad one gives with chance' "$tmp/flaky5.out"; then
+	ok "flaky crash: it showed in $k of the bad end's 5 boots, and the answer says the chance of a missed bad commit"
+else not_ok "flaky crash: some of the bad end's boots crash, the odds said" "$(grep '^crash:' "$tmp/flaky5.out")"; fi
+bisect flaky1 --tree "$F" --good c1 --bad c8 --build sh build.sh --image image --append-file cmdline \
+	--crash --boots 1 --initramfs "$tmp/flaky.img" -o "$tmp/flaky1-state"
+if { [ $rc -eq 0 ] && grep -qx "first bad commit: $(sha "$F" c5) commit 5" "$tmp/flaky1.out"; } ||
+	{ [ $rc -eq 125 ] && grep -q '^inconclusive: ' "$tmp/flaky1.out" &&
+	  ! grep -q '^first bad commit' "$tmp/flaky1.out"; }; then
+	ok "flaky crash, --boots 1: right or inconclusive (exit $rc: $(grep -E '^(first bad|inconclusive)' "$tmp/flaky1.out"))"
+else not_ok "flaky crash, --boots 1: right or inconclusive" "rc=$rc: $(grep -E '^(first bad|inconclusive|bisect:)' "$tmp/flaky1.out")"; fi
+BISECT_KERNEL=$saved
+check "flaky tree back on main" on_main "$F"
 
 # --- skip: c4 does not build ---
 S=$tmp/skip
@@ -223,16 +278,16 @@ check "after --continue: the tree is back on main" on_main "$R"
 # --- untrusted commit text, and an end that cannot be built: exit 125 ---
 U=$tmp/untrusted
 mkdir -p "$U" && git -C "$U" init -q -b main && echo 1 >"$U/f" && git -C "$U" add f &&
-	$G -C "$U" commit -q -m "$(printf 'good \033[31mred\033]0;title\007 \377')" && git -C "$U" tag g &&
-	echo 2 >"$U/f" && $G -C "$U" commit -q -a -m bad && git -C "$U" tag b
+	$G -C "$U" commit -q -m good && git -C "$U" tag g && echo 2 >"$U/f" &&
+	$G -C "$U" commit -q -a -m "$(printf 'bad \033[31mred\033]0;title\007 \377')" && git -C "$U" tag b
 "$BOOTRIG" bisect --tree "$U" --good g --bad b --build false --image image --crash -o "$tmp/u-state" \
 	>"$tmp/u.out" 2>"$tmp/u.err"
 rc=$?
 if [ $rc -eq 125 ] && ! grep -q "$(printf '\033')" "$tmp/u.out" "$tmp/u.err" &&
-	grep -qF 'good \x1b[31mred\x1b]0;title\x07' "$tmp/u.err" &&
+	grep -qF 'bad \x1b[31mred\x1b]0;title\x07' "$tmp/u.err" &&
 	python3 -c 'import json, sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$tmp/u-state/bisect.json"; then
 	ok "an end that does not build: exit 125; a commit subject's control bytes shown escaped, JSON valid UTF-8"
-else not_ok "untrusted subject, unbuildable end" "rc=$rc: $(grep -a good "$tmp/u.err" | od -c | head -3)"; fi
+else not_ok "untrusted subject, unbuildable end" "rc=$rc: $(grep -a bad "$tmp/u.err" | od -c | head -3)"; fi
 check "and the tree is back on main" on_main "$U"
 
 # --- a build that never ends: stopped at --build-timeout, its commit skipped ---

@@ -32,6 +32,7 @@
 #include <linux/bottom_half.h>
 #include <linux/jiffies.h>
 #include <linux/cpumask.h>
+#include <linux/random.h>
 
 static char *kind = "";
 module_param(kind, charp, 0444);
@@ -312,6 +313,22 @@ static noinline int provoke_panic(void)
 	return 0;
 }
 
+/* flaky-panic: a panic in some boots only, as a flaky bug's. The module's
+ * init draws a number from the kernel's random generator and panics when
+ * it is odd, else returns: which boots panic follows the kernel's
+ * randomness (under icount, QEMU's -seed: one seed always does the same,
+ * different seeds differ), so a crash bisection has a real flaky crash to
+ * follow. */
+static noinline int provoke_flaky_panic(void)
+{
+	u32 draw = get_random_u32();
+
+	pr_info("provoke: flaky-panic drew %u\n", draw);
+	if (draw & 1)
+		panic("provoke: flaky panic (the draw was odd)");
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -335,6 +352,7 @@ static const struct {
 	{ "usercopy", provoke_copy_exposure },
 	{ "double-free", provoke_double_free },
 	{ "panic", provoke_panic },
+	{ "flaky-panic", provoke_flaky_panic },
 };
 
 static int __init provoke_init(void)

@@ -22,7 +22,7 @@
 static const double good[] = { 4.01, 4.02, 4.00, 4.01, 4.02 };
 static const double bad[] = { 5.21, 5.22, 5.20, 5.21, 5.23 };
 
-static const struct bisect_opts perf = { 5, 15, 0.01, 5, false, NULL };
+static const struct bisect_opts perf = { 5, 15, 0.01, 5, false, NULL, false };
 
 static enum bisect_mark decide(const double *obs, size_t n, size_t nboots, char **why,
 			       struct step_stats *st)
@@ -103,7 +103,7 @@ static void test_ends(void **state)
 static void test_crash(void **state)
 {
 	(void)state;
-	struct bisect_opts o = { 3, 9, 0.01, 5, true, NULL };
+	struct bisect_opts o = { 3, 9, 0.01, 5, true, NULL, false };
 	char *why;
 	struct step_boots s = { .nboots = 1, .ncrash = 1 };
 	assert_int_equal(bisect_decide_crash(&o, &s, &why), MARK_BAD);
@@ -142,7 +142,7 @@ static void test_batches(void **state)
 	assert_int_equal(bisect_next_batch(&perf, &s), 2);
 	s.nboots = 15;
 	assert_int_equal(bisect_next_batch(&perf, &s), 0);
-	struct bisect_opts c = { 3, 9, 0.01, 5, true, NULL };
+	struct bisect_opts c = { 3, 9, 0.01, 5, true, NULL, false };
 	s = (struct step_boots){ 0 };
 	assert_int_equal(bisect_next_batch(&c, &s), 1);       /* a crash decides at once */
 	s.nboots = 1;
@@ -170,7 +170,7 @@ static void test_count_boot(void **state)
 	assert_int_equal(s.ntitle, 0);
 	assert_null(s.other_title);             /* no title pattern: none named */
 
-	struct bisect_opts o = { 3, 9, 0.01, 5, true, "*NULL pointer*" };
+	struct bisect_opts o = { 3, 9, 0.01, 5, true, "*NULL pointer*", false };
 	s = (struct step_boots){ 0 };
 	/* a PASS, a FAIL and an INFRA_ERROR without titles name no other crash */
 	bisect_count_boot(&o, &s, "PASS", none, 0);
@@ -200,6 +200,28 @@ static void test_count_boot(void **state)
 	assert_int_equal(bisect_decide_crash(&o, &s, &why), MARK_SKIP);
 	assert_non_null(strstr(why, "HANG"));
 	free(why);
+
+	/* following the bad end's title: the same string, not a pattern (a
+	 * title's brackets and stars are its text), and another crash is no
+	 * match but a skip */
+	struct bisect_opts f = { 3, 9, 0.01, 5, true, "KASAN: use-after-free Read in f [x]", true };
+	s = (struct step_boots){ 0 };
+	const char *const same[] = { "KASAN: use-after-free Read in f [x]" };
+	const char *const near[] = { "KASAN: use-after-free Read in f x" };
+	bisect_count_boot(&f, &s, "PANIC", near, 1);
+	assert_int_equal(s.ntitle, 0);
+	assert_int_equal(bisect_decide_crash(&f, &s, &why), MARK_SKIP);
+	free(why);
+	bisect_count_boot(&f, &s, "PANIC", same, 1);
+	assert_int_equal(s.ntitle, 1);
+	assert_int_equal(bisect_decide_crash(&f, &s, &why), MARK_BAD);
+	assert_string_equal(why, "1 of 2 boots crashed as 'KASAN: use-after-free Read in f [x]'");
+	free(why);
+	/* the same title as a pattern would not match itself */
+	f.exact = false;
+	s = (struct step_boots){ 0 };
+	bisect_count_boot(&f, &s, "PANIC", same, 1);
+	assert_int_equal(s.ntitle, 0);
 }
 
 static void test_end_and_more_boots(void **state)
@@ -233,7 +255,7 @@ static void test_end_and_more_boots(void **state)
 	assert_int_equal(bisect_ends_more(&perf, false, 7, 15), 0);
 	assert_int_equal(bisect_ends_more(&perf, false, 4.9, 5), 0);
 	assert_int_equal(bisect_ends_more(&perf, false, NAN, 5), 0);
-	const struct bisect_opts odd = { 4, 6, 0.01, 5, false, NULL };
+	const struct bisect_opts odd = { 4, 6, 0.01, 5, false, NULL, false };
 	assert_int_equal(bisect_ends_more(&odd, false, 7, 4), 6);
 }
 

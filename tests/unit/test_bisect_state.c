@@ -83,7 +83,7 @@ static void fill(struct bisection *b, const char *dir)
 	b->build[b->nbuild++] = xstrdup("make"), b->build[b->nbuild++] = xstrdup("-j2");
 	b->run_opts = xcalloc(3, sizeof(*b->run_opts));
 	b->run_opts[b->nrun_opts++] = xstrdup("--clock"), b->run_opts[b->nrun_opts++] = xstrdup("icount");
-	b->o = (struct bisect_opts){ 3, 9, 0.01, 5, false, NULL };
+	b->o = (struct bisect_opts){ 3, 9, 0.01, 5, false, NULL, false };
 	b->build_timeout = 600;
 	b->metric = xstrdup("x86_64.lat_syscall.null"), b->unit = xstrdup("us");
 	b->ends_done = true;
