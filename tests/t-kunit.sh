@@ -17,7 +17,7 @@
 #     for the bad ones (so the parse can fail); and kunit.py concludes of
 #     the judge's KTAP what it concludes of the console itself, status by
 #     status for every suite and case (tests/tools/ktap_agree.py).
-# The kernel build takes long the first time (see README's "KUnit and KTAP").
+# The kernel build takes long the first time (see docs/ktap-kcidb.md).
 . "$(dirname "$0")/lib.sh"
 set -u
 
