@@ -136,6 +136,8 @@ static void plan_set(struct plan *p, const char *key, size_t klen, const char *v
 			plan_error(p, k, "(0 or 1)");
 		else
 			p->profile = v[0] == '1';
+	} else if (rt_strcmp(k, "idle") == 0) {
+		p->idle_ms = plan_number(p, k, v, n, 600000);
 	} else if (rt_strcmp(k, "test_timeout") == 0) {
 		p->test_timeout = plan_number(p, k, v, n, 86400);
 	} else if (from_cmdline && rt_starts_with(k, "knob.") && klen > 5) {

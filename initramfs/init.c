@@ -199,6 +199,19 @@ static void run_test(const struct plan *p, const char *abi, const char *test, st
 	}
 }
 
+/* start_tests: idle=MS before the first test (a boot made longer on
+ * purpose: figures must not move with it, bench.h); init's log says when
+ * the tests began (ms since boot). */
+static void start_tests(const struct plan *p)
+{
+	char line[64];
+
+	if (p->idle_ms > 0)
+		rt_sleep_ms((unsigned)p->idle_ms);
+	rt_snprintf(line, sizeof(line), "tests start at %lu ms", (unsigned long)(rt_now_ns() / 1000000));
+	log_line(RT_ABI_NAME, "init", line, rt_strlen(line));
+}
+
 /* ------------------------------------------------------------------ */
 /* Provoking a kernel report (bootrig run --provoke KIND).              */
 
@@ -493,6 +506,8 @@ int main(int argc, char **argv, char **envp)
 		log_line(RT_ABI_NAME, "init", problem, rt_strlen(problem));
 	if (is_pid1)
 		quiet_console();
+	if (plan.tests.n > 0)
+		start_tests(&plan);
 	for (long rep = 0; rep < plan.repeat; rep++)
 		for (int a = 0; a < run_abis.n; a++)
 			for (int t = 0; t < plan.tests.n; t++)

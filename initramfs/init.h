@@ -76,6 +76,8 @@ struct plan {
 	struct list tests, abis, knobs;
 	bool abis_set;
 	long samples, min_samples, repeat, test_timeout;
+	long idle_ms;             /* idle=MS: sleep MS before the first test (a
+				   * longer boot, on purpose; 0: none) */
 	bool profile;             /* profile=1: every metric gets a profile pass */
 	char ci_target[16];       /* a decimal percentage, as given */
 	char error[160];          /* set when the plan cannot be used */

@@ -192,6 +192,7 @@ static void size_subruns(struct bench *b)
 	b->clock.res_ns = (uint64_t)bench_knob_long(b, "clock_res_ns", 1, 1, 1000000000l);
 	b->clock.noise_ppm = (uint32_t)bench_knob_long(b, "clock_noise_ppm", 1000000, 0, 1000000);
 	bool quiet = b->clock.noise_ppm <= BENCH_QUIET_PPM;
+	b->quiet = quiet;
 	uint64_t quiet_ns = 1000 * b->clock.res_ns;
 	if (quiet_ns < BENCH_QUIET_SUBRUN_NS)
 		quiet_ns = BENCH_QUIET_SUBRUN_NS;
@@ -226,6 +227,7 @@ void bench_init(struct bench *b, int argc, char **argv, const char *test)
 	if (bench_knob_long(b, "counters", 1, 0, 1))
 		open_counters(b);
 	size_subruns(b);
+	b->random_fd = b->quiet ? (int)rt_open("/dev/random", O_RDONLY | O_CLOEXEC, 0) : -1;
 	bench_profile_init(b);
 }
 
@@ -273,8 +275,22 @@ static uint64_t timed_run(struct bench *b, bench_loop_fn fn, void *ctx, unsigned
 	return ns ? ns : 1;
 }
 
+/* RNDRESEEDCRNG (linux/random.h: _IO('R', 0x07)). */
+#define BENCH_RNDRESEEDCRNG 0x5207
+
+/* On a quiet clock, reseeds the kernel's random generator, so that what
+ * the measured syscalls draw from it starts from empty batches (bench.h);
+ * nothing when it cannot (not root, an old kernel). */
+static void rng_reset(const struct bench *b)
+{
+	if (b->quiet && b->random_fd >= 0)
+		rt_ioctl(b->random_fd, BENCH_RNDRESEEDCRNG, 0);
+}
+
 /* Finds the operation count that makes one run last at least
- * b->subrun_ns, growing geometrically, within BENCH_CALIBRATE_MAX_NS. */
+ * b->subrun_ns, within BENCH_CALIBRATE_MAX_NS: on a quiet clock the least
+ * power of two whose fastest of BENCH_QUIET_CALIBRATE runs does (bench.h:
+ * the same on every boot), else growing geometrically from single runs. */
 static unsigned long calibrate(struct bench *b, bench_loop_fn fn, void *ctx)
 {
 	unsigned long iters = 1;
@@ -283,6 +299,17 @@ static unsigned long calibrate(struct bench *b, bench_loop_fn fn, void *ctx)
 	/* A first run translates the loop (TCG) and faults its pages in: it
 	 * would make one operation look long enough on a short sub-run. */
 	timed_run(b, fn, ctx, 1, NULL);
+	while (b->quiet) {
+		uint64_t ns = UINT64_MAX;
+		rng_reset(b);
+		for (int k = 0; k < BENCH_QUIET_CALIBRATE; k++) {
+			uint64_t t = timed_run(b, fn, ctx, iters, NULL);
+			ns = t < ns ? t : ns;
+		}
+		if (ns >= b->subrun_ns || iters >= max_iters || rt_now_ns() - start > BENCH_CALIBRATE_MAX_NS)
+			return iters;
+		iters *= 2;
+	}
 	for (;;) {
 		uint64_t ns = timed_run(b, fn, ctx, iters, NULL);
 		if (ns >= b->subrun_ns || iters >= max_iters)
@@ -325,6 +352,7 @@ static void time_rounds(struct bench *b, struct bench_metric *set, int count, be
 		memset(r, 0, sizeof *r);
 		memset(&sum[m], 0, sizeof sum[m]);
 		r->iters = calibrate(b, set[m].fn, set[m].ctx);
+		rng_reset(b);
 		timed_run(b, set[m].fn, set[m].ctx, r->iters, NULL);     /* warm-up */
 		sampling[m] = true;
 	}
@@ -336,6 +364,7 @@ static void time_rounds(struct bench *b, struct bench_metric *set, int count, be
 		uint64_t best[BENCH_MAX_SET];
 		for (int m = 0; m < count; m++)
 			best[m] = UINT64_MAX;
+		rng_reset(b);
 		for (int k = 0; k < b->reps; k++)
 			for (int m = 0; m < count; m++) {
 				if (!sampling[m])

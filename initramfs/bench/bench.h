@@ -22,7 +22,25 @@
  *  1. calibration: the operation count `iters` is grown until one timed run
  *     lasts at least the sub-run length; it is decided once and then fixed,
  *     so every sample does the same work. Calibration is bounded by time
- *     (BENCH_CALIBRATE_MAX_NS).
+ *     (BENCH_CALIBRATE_MAX_NS). On a quiet clock `iters` is doubled from 1
+ *     and each step's run is the fastest of BENCH_QUIET_CALIBRATE runs, so
+ *     that it is the same power of two on every boot: a timer tick or an
+ *     interrupt in one calibration run used to change it (cloud-arm64's
+ *     arm fstat took 86 or 91 operations a sub-run by what the boot did
+ *     before), and with it the sub-run's length and which sub-runs a
+ *     periodic interrupt lands in, so a figure moved with the boot's
+ *     schedule (up to 9 %) though the kernel's code did not. And on a
+ *     quiet clock the kernel's random generator is reseeded
+ *     (RNDRESEEDCRNG) before calibration, the warm-up and each round of
+ *     samples: a reseed empties every CPU's batch of random numbers, and
+ *     on arm64 each syscall draws one (its stack offset, get_random_u16;
+ *     48 a batch of 96 bytes on 6.1), so a sub-run's count of batch
+ *     refills (2 or 3 for fstat's 138 syscalls) depended on where in a
+ *     batch the test began, that is on every syscall the boot made
+ *     before: the fastest sub-run of a sample could not escape the third
+ *     refill from some starting points (aarch64 fstat's samples: 12.52 or
+ *     12.69 us, stat's 35.0 or 35.7, by the boot's history). From a reseed
+ *     the refills fall where the test's own syscalls put them.
  *  2. a warm-up run (not recorded);
  *  3. samples, until the stopping rule (stop.h) says the figure is known:
  *     at least min_samples= (default BENCH_DEFAULT_MIN_SAMPLES), at most
@@ -77,6 +95,7 @@
  * 10 x 2 ms: 4.00): short runs read low by a few us a run, so the figure
  * would depend on the sub-run, not only on the kernel. */
 #define BENCH_QUIET_PPM 1000
+#define BENCH_QUIET_CALIBRATE 3
 #define BENCH_QUIET_SUBRUN_NS 1000000ull
 #define BENCH_QUIET_REPS 5
 #define BENCH_DEFAULT_MIN_SAMPLES 3
@@ -90,6 +109,9 @@ struct bench {
 	struct bench_rule rule;   /* when a metric stops (min, max = samples, ci) */
 	int reps;                 /* sub-runs per sample, >= 1 */
 	uint64_t subrun_ns;       /* minimum length of one sub-run */
+	bool quiet;               /* a quiet clock (icount): calibrated by doubling */
+	int random_fd;            /* /dev/random, for RNDRESEEDCRNG on a quiet
+				   * clock (bench.c: rng_reset), or -1 */
 	uint64_t overhead_ns;     /* subtracted from every timed run */
 	struct rt_clock clock;    /* from init's knobs or measured here */
 	int argc;
