@@ -56,6 +56,9 @@ size_t crash_take_ident(const char *s, size_t n, char *fn);
  * function; *questionable is set for " ? f+0x.." frames. */
 bool crash_parse_frame(const char *s, size_t n, char *fn, bool *questionable);
 
+/* arm's "(f) from [<c1>] (g+0x1/0x2)" frame: its caller g into fn. */
+bool crash_parse_frame_caller(const char *s, size_t n, char *fn);
+
 /* The function of a faulting-PC line ("RIP: 0010:f+0x..", "pc : f+0x..",
  * "PC is at f+0x..", ...) into fn; false when the line is none. */
 bool crash_parse_pc_line(const char *s, size_t n, char *fn);
@@ -77,12 +80,14 @@ enum style {
 	ST_SANITIZER,   /* KASAN/KFENCE/KMSAN: "KASAN: TYPE [Read|Write] in F" */
 	ST_KCSAN,       /* "KCSAN: data-race in f / g", verbatim */
 	ST_UBSAN,       /* "UBSAN: TYPE in F" from the stack */
-	ST_LOCK_SITE,   /* "<title> in F" from the lock site */
+	ST_LOCK_SITE,   /* "<title> in F" from the lock site (with a skip list: the first
+			 * of two sites not skipped; no site announced: the header) */
+	ST_LOCK_STACK,  /* "<title> in F" from the stack under "which became X at:" */
 	ST_STALL,       /* RCU stall, lockups: the frame above the dispatcher */
 	ST_HUNG,        /* hung task: first frame not waiting */
 	ST_LEAK,        /* "memory leak in F" from the allocation stack */
 	ST_ARM_FAULT,   /* "Unable to handle kernel WHAT at virtual address" */
-	ST_ARM_ERROR,   /* "Internal error: Oops - WHAT: code [#1]" */
+	ST_ARM_ERROR,   /* "Internal error: Oops - WHAT: code [#1]": "Internal error in F" */
 	ST_FIXED,       /* the title as given */
 	ST_HEAD,        /* the header's own words up to "stop", then title, then " in F"
 			 * from the stack ("BUG: spinlock bad magic in F") */
@@ -152,6 +157,7 @@ struct report {
 	char pc_fn[FN_MAX];         /* the faulting PC's function */
 	char lock_fn[FN_MAX];       /* lockdep's lock site */
 	bool lock_armed;            /* a "trying to acquire" line was seen */
+	int nsites;                 /* lock sites read after it */
 	char frames[MAX_FRAMES][FN_MAX];
 	size_t nframes;
 	bool in_trace, trace_done;

@@ -172,6 +172,23 @@ bool crash_parse_frame(const char *s, size_t n, char *fn, bool *questionable)
 	return starts(s + i, n - i, " from ") && find(s + i, n - i, "+0x");
 }
 
+/* arm's "[<c0>] (f) from [<c1>] (g+0x1/0x2)": g, the caller, into fn
+ * (syzkaller's arm frame pattern takes both: the top frame is otherwise
+ * only in the LR). */
+bool crash_parse_frame_caller(const char *s, size_t n, char *fn)
+{
+	const char *from = find(s, n, ") from ");
+	if (!from)
+		return false;
+	size_t i = (size_t)(from + 7 - s);
+	i += skip_addresses(s + i, n - i);
+	if (i >= n || s[i] != '(')
+		return false;
+	i++;
+	size_t k = crash_take_ident(s + i, n - i, fn);
+	return k && starts(s + i + k, n - i - k, "+0x");
+}
+
 /*
  * parse_pc_line: the function of a faulting-PC line: x86 "RIP: 0010:f+0x..",
  * "EIP: f+0x..", "IP: [<..>] f+0x.." and "EIP is at f+0x.." (old kernels),

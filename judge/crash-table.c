@@ -40,6 +40,9 @@ static const char *const skip_spin[] = { "spin_", "_raw_", "rwlock", "read_lock"
 					 "_lock", "_unlock", NULL };
 static const char *const skip_skb[] = { "^skb_", "^__skb_", NULL };
 static const char *const skip_lock_sock[] = { "lock_sock", "release_sock", NULL };
+/* syzkaller's: the workqueue functions take the locks of work items */
+static const char *const skip_circular[] = { "process_one_work", "flush_workqueue",
+					     "drain_workqueue", "destroy_workqueue", NULL };
 static const char *const skip_key[] = { "stack", "lock", "IRQ", NULL };
 static const char *const skip_div0[] = { "div0", "aeabi_", "do_div", NULL };
 const char *const crash_skip_odebug[] = { "debug_", "rcu", "hrtimer_", "timer_", "work_",
@@ -109,7 +112,7 @@ const struct header crash_headers[] = {
 	/* kernel/locking/lockdep.c: print_circular_bug_header()
 	 * "WARNING: possible circular locking dependency detected" */
 	{ "possible circular locking dependency detected", false, CRASH_LOCKDEP, false,
-	  ST_LOCK_SITE, "possible deadlock", 0, NULL, NULL, false },
+	  ST_LOCK_SITE, "possible deadlock", 0, skip_circular, NULL, false },
 	/* kernel/locking/lockdep.c: print_deadlock_bug()
 	 * "WARNING: possible recursive locking detected" */
 	{ "possible recursive locking detected", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
@@ -119,7 +122,7 @@ const struct header crash_headers[] = {
 	{ "possible irq lock inversion dependency detected", false, CRASH_LOCKDEP, false,
 	  ST_LOCK_SITE, "possible deadlock", 0, NULL, NULL, false },
 	/* kernel/locking/lockdep.c: print_bad_irq_dependency() ("%s-safe -> %s-unsafe") */
-	{ "-safe -> ", false, CRASH_LOCKDEP, false, ST_LOCK_SITE, "possible deadlock", 0, NULL,
+	{ "-safe -> ", false, CRASH_LOCKDEP, false, ST_LOCK_STACK, "possible deadlock", 0, NULL,
 	  NULL, false },
 	/* kernel/locking/lockdep.c: print_usage_bug()
 	 * "WARNING: inconsistent lock state" */
@@ -268,6 +271,14 @@ const struct header crash_headers[] = {
 	 * "Internal error: %s: %016lx [#%d]" */
 	{ "Internal error: ", false, CRASH_OOPS, true, ST_ARM_ERROR, NULL,
 	  K(CRASH_BUG) | K(CRASH_OOPS), NULL, NULL, false },
+	/* arch/arm/mm/fault.c: do_DataAbort() ("Unhandled fault: %s (0x%03x) at 0x%08lx"), then
+	 * arm_notify_die()'s "Internal error:" (which joins) in the kernel */
+	{ "Unhandled fault: ", false, CRASH_OOPS, true, ST_FN, "Unhandled fault", K(CRASH_OOPS),
+	  NULL, NULL, false },
+	/* arch/arm/mm/alignment.c: do_alignment() in the kernel ("Alignment trap: not
+	 * handling instruction %0*lx at [<%08lx>]"), then do_DataAbort()'s report joins */
+	{ "Alignment trap: not handling", false, CRASH_OOPS, true, ST_FN, "Alignment trap", 0,
+	  NULL, NULL, false },
 	/* arch/x86/kernel/traps.c: exc_general_protection()
 	 * "general protection fault" */
 	{ "general protection fault", false, CRASH_OOPS, true, ST_FN,

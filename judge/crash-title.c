@@ -108,6 +108,11 @@ static char *warning_title(const struct report *r, const char **fn)
 	return with_function("WARNING", *fn);
 }
 
+/* The arm64 fault path a hardware tag-based KASAN report starts in
+ * (syzkaller's skips for KASAN_HW_TAGS reports). */
+static const char *const skip_kasan_fault[] = { "kernel_fault", "tag_check", "mem_abort", "^el1_",
+						"^el1h_", NULL };
+
 /* "BUG: KASAN: use-after-free in f+0x.." + "Read of size 8" -> "KASAN: use-after-free Read in F". */
 static char *sanitizer_title(const struct report *r, const char **fn)
 {
@@ -120,12 +125,36 @@ static char *sanitizer_title(const struct report *r, const char **fn)
 		free(type);
 		type = crash_slice(colon ? colon + 2 : t, NULL);
 	}
-	const char *const *extra = strstr(type, "free") && !strstr(type, "use-after") ? skip_free : NULL;
+	/* syzkaller's: "double-free or invalid-free", "double-free" and
+	 * "invalid-free" are one KASAN title, "invalid-free" */
+	bool bad_free = !strcmp(type, "double-free or invalid-free") || !strcmp(type, "double-free") ||
+			!strcmp(type, "invalid-free");
+	const char *const *extra = strstr(type, "free") && !strstr(type, "use-after") ? skip_free
+				 : !strcmp(name, "KASAN") ? skip_kasan_fault : NULL;
+	char *title;
+	if (!strcmp(name, "KASAN") && !r->access[0] && !bad_free) {
+		/* syzkaller's last KASAN format: no access line after the header
+		 * (old kernels' "... in f+0x1/0x2 at addr X" alone): the header's
+		 * words without offsets, marked corrupted */
+		*fn = "";
+		title = without_offsets(t);
+		free(name);
+		free(type);
+		return title;
+	}
 	*fn = crash_first_unskipped(r, true, true, extra);
 	if (!**fn)
 		*fn = r->header_fn;
-	char *title;
-	if (!strcmp(type, "double-free or invalid-free"))
+	const char *on = strstr(type, " on address");
+	if (on && !strcmp(name, "KASAN")) {
+		/* old KASAN: "BUG: KASAN: null-ptr-deref on address (null)" + "Read of
+		 * size 4": "KASAN: null-ptr-deref Read", no function in the title */
+		title = xasprintf("%s: %.*s %s", name, (int)(on - type), type, r->access);
+		free(name);
+		free(type);
+		return title;
+	}
+	if (bad_free && !strcmp(name, "KASAN"))
 		title = *fn[0] ? xasprintf("%s: invalid-free in %s", name, *fn)
 			       : xasprintf("%s: invalid-free", name);
 	else if (r->access[0] && !strcmp(name, "KASAN"))
@@ -160,14 +189,14 @@ static char *arm_fault_title(const struct report *r, const char **fn)
 	return title;
 }
 
-/* arm: "Internal error: Oops - Undefined instruction: 0 [#1]" -> "Oops - Undefined instruction in F". */
+/* arm: "Internal error: Oops - Undefined instruction: 0 [#1]" -> "Internal
+ * error in F", whatever the error: syzkaller's title, which merges the
+ * arm64 exceptions (synchronous external abort, SP/PC alignment, ...) that
+ * arm reports otherwise. */
 static char *arm_error_title(const struct report *r, const char **fn)
 {
-	char *what = header_after(r, "Internal error: ", ": ");
 	*fn = crash_first_unskipped(r, true, false, NULL);
-	char *title = with_function(!strncmp(what, "Oops", 4) ? what : "Oops", *fn);
-	free(what);
-	return title;
+	return with_function("Internal error", *fn);
 }
 
 /* A table title with its "*" replaced by the header's own first word
@@ -350,7 +379,18 @@ char *crash_report_title(const struct report *r, const char **fn)
 		break;
 	}
 	case ST_LOCK_SITE:
-		*fn = r->lock_fn[0] ? r->lock_fn : crash_first_unskipped(r, false, false, NULL);
+		if (h->skip && !r->lock_armed && !r->lock_fn[0]) {
+			/* the site was never announced ("is trying to acquire"):
+			 * syzkaller's pattern fails and the title is the header
+			 * line from its first word ("WARNING: possible circular
+			 * locking dependency detected"), corrupted */
+			const char *t = r->header_text, *w = strstr(t, "WARNING:");
+			const char *i = strstr(t, "INFO:");
+			return crash_slice(w ? w : i ? i : t, NULL);
+		}
+		/* fall through */
+	case ST_LOCK_STACK:
+		*fn = r->lock_fn[0] ? r->lock_fn : crash_first_unskipped(r, false, false, h->skip);
 		prefix = lead_title(r, h->title);
 		break;
 	case ST_STALL:

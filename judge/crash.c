@@ -12,6 +12,7 @@
 #include "textsafe.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static bool is_preamble(const char *s, size_t n)
@@ -411,6 +412,20 @@ static bool is_register_line(const char *s, size_t n)
 	return i >= 2 && i <= 4 && i < n && s[i] == ':' && (s[0] >= 'A' && s[0] <= 'Z');
 }
 
+/* KASAN's access, as syzkaller's report pattern reads it: a line after the
+ * header with "Read of size N" or, in the hardware tag-based mode's
+ * reports, "Read at addr X" (or Write), anywhere in it. */
+static void kasan_access(struct report *r, const char *s, size_t n)
+{
+	static const char *const forms[] = { "Read of size ", "Read at addr ", "Write of size ",
+					     "Write at addr ", NULL };
+	for (const char *const *f = forms; *f; f++)
+		if (find(s, n, *f)) {
+			snprintf(r->access, sizeof(r->access), "%.*s", (int)strcspn(*f, " "), *f);
+			return;
+		}
+}
+
 static void extend_report(struct crash_detector *d, const char *s, size_t n)
 {
 	struct report *r = d->open;
@@ -430,22 +445,41 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 			r->in_trace = r->trace_done = false;
 		}
 	}
-	if (r->h->style == ST_LOCK_SITE && !r->lock_fn[0]) {
+	/* lockdep before 4.14 ("[ INFO: SOFTIRQ-safe -> SOFTIRQ-unsafe lock order
+	 * detected ]") names the lock being taken, as the other lockdep reports */
+	bool old_lockdep = r->h->style == ST_LOCK_STACK && strstr(r->header_text, "INFO:");
+	if ((r->h->style == ST_LOCK_SITE || old_lockdep) && !r->lock_fn[0]) {
 		if (find(s, n, "is trying to acquire") || find(s, n, "] takes:") ||
 		    find(s, n, " takes:") || find(s, n, "just changed the state of lock") ||
 		    find(s, n, "is trying to release lock") || find(s, n, "is freeing memory") ||
 		    find(s, n, "leaving the kernel with locks still held"))
 			r->lock_armed = true;
-		else if (r->lock_armed && crash_parse_lock_site(s, n, fn))
-			memcpy(r->lock_fn, fn, FN_MAX);
+		else if (r->lock_armed && r->nsites < 2 && crash_parse_lock_site(s, n, fn)) {
+			/* a row with a skip list (a circular dependency) names the
+			 * first of the two sites (the lock taken, the lock held)
+			 * that is not generic, as syzkaller's parts do */
+			r->nsites++;
+			if (!r->h->skip || !crash_skipped(fn, r->h->skip))
+				memcpy(r->lock_fn, fn, FN_MAX);
+		}
 		else if (find(s, n, "last function: ")) {
 			/* a workqueue's leaked lock: "last function: f" (%ps, no offset) */
 			const char *p = find(s, n, "last function: ") + 15;
 			crash_take_ident(p, n - (size_t)(p - s), r->lock_fn);
 		}
 	}
-	if (!r->access[0] && (starts(s, n, "Read of size") || starts(s, n, "Write of size")))
-		memcpy(r->access, s[0] == 'R' ? "Read" : "Write", s[0] == 'R' ? 5 : 6);
+	if (r->h->style == ST_LOCK_STACK && !old_lockdep && !r->lock_fn[0]) {
+		/* "-safe -> -unsafe": the stack under the first "... which
+		 * became X-irq-safe at:", its first frame that is not generic */
+		if (!r->lock_armed && find(s, n, "which became ") && n > 3 &&
+		    !memcmp(s + n - 3, "at:", 3))
+			r->lock_armed = true;
+		else if (r->lock_armed && crash_parse_frame(s, n, fn, &questionable) &&
+			 !questionable && !crash_skipped(fn, r->h->skip))
+			memcpy(r->lock_fn, fn, FN_MAX);
+	}
+	if (!r->access[0] && r->kind == CRASH_KASAN)
+		kasan_access(r, s, n);
 	if (!r->trace_done && (find(s, n, "Call Trace") || find(s, n, "Call trace") ||
 			       starts(s, n, "Backtrace") || find(s, n, "backtrace:"))) {
 		r->in_trace = true;
@@ -454,7 +488,8 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	if (!r->in_trace && !r->trace_done && find(s, n, " from ") &&
 	    crash_parse_frame(s, n, fn, &questionable))
 		r->in_trace = true;     /* arm prints "f from g+0x1/0x2" frames without a title */
-	if (!r->in_trace && !r->trace_done && r->h->style != ST_LOCK_SITE && n &&
+	if (!r->in_trace && !r->trace_done && r->h->style != ST_LOCK_SITE &&
+	    r->h->style != ST_LOCK_STACK && n &&
 	    (s[0] == ' ' || s[0] == '\t') && crash_parse_frame(s, n, fn, &questionable) && !questionable)
 		r->in_trace = true;     /* a stack whose "Call Trace:" line was cut */
 	if (r->in_trace && !r->trace_done && r->nframes && starts(s, n, "RIP: 0010:")) {
@@ -472,6 +507,9 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	if (r->in_trace && !r->trace_done && crash_parse_frame(s, n, fn, &questionable)) {
 		if (!questionable && r->nframes < MAX_FRAMES)
 			memcpy(r->frames[r->nframes++], fn, FN_MAX);
+		if (!questionable && r->nframes < MAX_FRAMES &&
+		    crash_parse_frame_caller(s, n, r->frames[r->nframes]))
+			r->nframes++;
 		return;
 	}
 	if (r->in_trace && r->nframes && !is_report_body(s, n)) {

@@ -47,11 +47,11 @@ amd64,arm64 double-free FAIL provoke_double_free BUG: Object already free
 amd64,arm64,armmp-lpae panic PANIC - kernel panic: provoke: panic requested
 amd64,arm64 sysrq-c PANIC - kernel panic: sysrq triggered crash
 arm64 gpf unsupported - x86-64 only
-arm64 undef PANIC provoke_undef Oops - Undefined instruction in provoke_undef
+arm64 undef PANIC provoke_undef Internal error in provoke_undef
 arm64,armmp-lpae divide unsupported - integer division by zero does not trap on this arch
 arm64 hard-lockup unsupported - no NMI watchdog: writing 1 to /proc/sys/kernel/nmi_watchdog
 arm64 stack-overflow PANIC provoke_recurse kernel stack overflow in provoke_recurse
-armmp-lpae undef PANIC provoke_undef Oops - undefined instruction in provoke_undef
+armmp-lpae undef PANIC provoke_undef Internal error in provoke_undef
 END
 
 # for_flavour FLAVOUR: the expectation lines of FLAVOUR, it first.

@@ -289,7 +289,7 @@ static void test_oops_then_panic(void **state)
 	assert_true(judge_should_stop(j, 2));
 	assert_int_equal(judge_finish(j, 2), VERDICT_PANIC);
 	assert_string_equal(judge_reason(j),
-			    "Oops - Undefined instruction in has_useable_gicv3_cpuif (+1 more events)");
+			    "Internal error in has_useable_gicv3_cpuif (+1 more events)");
 	assert_int_equal(verdict_exit_code(VERDICT_PANIC), EXIT_CRASH);
 	judge_free(j);
 }
@@ -486,6 +486,59 @@ static void test_convention_titles(void **state)
 		  "Call Trace:\n usb_submit_urb+0x1/0x2\n usb_start_wait_urb+0x1/0x2\n"
 		  " usb_control_msg+0x1/0x2\n probe_fn+0x1/0x2\nend\n", "WARNING in probe_fn/usb_submit_urb",
 		  NULL, false },
+		/* KASAN as syzkaller reads it: no access line after the header (old
+		 * kernels: "at addr X" in it) is the header's words, corrupted; "on
+		 * address" names no function; the hardware tag-based mode's "Read at
+		 * addr" and its arm64 fault path; every kind of bad free one title */
+		{ "BUG: KASAN: slab-out-of-bounds in oob_fn+0x739/0x770 at addr ffff8800b46111c0\n",
+		  "KASAN: slab-out-of-bounds in oob_fn at addr ADDR", NULL, true },
+		{ "BUG: KASAN: null-ptr-deref on address           (null)\n"
+		  "Read of size 4 by task syz/1\n", "KASAN: null-ptr-deref Read", NULL, false },
+		{ "BUG: KASAN: invalid-access in __memset+0x16c/0x188\n"
+		  "Read at addr 0bff00002a0f4600 by task syz/1\nCall trace:\n dump_backtrace+0x0/0x1a4\n"
+		  " kasan_report+0x1/0x2\n __do_kernel_fault+0x1/0x2\n do_tag_check_fault+0x6c/0x80\n"
+		  " do_mem_abort+0x44/0xb4\n el1_abort+0x40/0x6c\n el1h_64_sync+0x1/0x2\n"
+		  " __memset+0x1/0x2\n submitter_fn+0x1/0x2\nend\n",
+		  "KASAN: invalid-access Read in submitter_fn", NULL, false },
+		{ "BUG: KASAN: double-free in kfree+0x1/0x2\n", "KASAN: invalid-free in guilty_fn", NULL,
+		  false },
+		/* lockdep: a circular dependency names the first of its two sites
+		 * that is not generic (a workqueue's flush is not), and without the
+		 * announced site is its header; "-safe -> -unsafe" names the stack
+		 * under "which became ... at:", before 4.14 the lock being taken */
+		{ "WARNING: possible circular locking dependency detected\n",
+		  "WARNING: possible circular locking dependency detected", NULL, true },
+		{ "WARNING: possible circular locking dependency detected\n"
+		  "syz/1 is trying to acquire lock:\n"
+		  "ffff888012345678 (&x->lock){+.+.}-{3:3}, at: flush_workqueue+0x1/0x2\n"
+		  "but task is already holding lock:\n"
+		  "ffff888012345678 (&y->lock){+.+.}-{3:3}, at: holder_fn+0x1/0x2\n",
+		  "possible deadlock in holder_fn", NULL, false },
+		{ "WARNING: HARDIRQ-safe -> HARDIRQ-unsafe lock order detected\n"
+		  "syz/1 [HC0[0]:SC0[0]:HE0:SE1] is trying to acquire:\n"
+		  "ffff888012345678 (a){+.+.}, at: taker_fn+0x1/0x2\n"
+		  "... which became HARDIRQ-irq-safe at:\n  _raw_spin_lock_irqsave+0x47/0x60\n"
+		  "  irqsafe_fn+0x1/0x2\n", "possible deadlock in irqsafe_fn", NULL, false },
+		{ "[ INFO: SOFTIRQ-safe -> SOFTIRQ-unsafe lock order detected ]\n"
+		  "syz/1 [HC0[0]:SC0[0]:HE0:SE1] is trying to acquire:\n"
+		  " (&x->lock){+.+...}, at: [<ffffffff82df4347>] taker_fn+0x897/0xc70\n",
+		  "possible deadlock in taker_fn", NULL, false },
+		/* arm: "Internal error in F" whatever the error; "Unhandled fault" and
+		 * "Alignment trap" before it name the report; an arm frame's caller
+		 * counts ("(f) from (g+0x1/0x2)") */
+		{ "Internal error: Oops - Undefined instruction: 0000000002000000 [#1] SMP\n"
+		  "pc : undef_fn+0x1/0x2\n", "Internal error in undef_fn", NULL, false },
+		{ "Unhandled fault: page domain fault (0x01b) at 0x00000e30\n"
+		  "Internal error: : 1b [#1] PREEMPT SMP ARM\n"
+		  "PC is at __sanitizer_cov_trace_pc+0x4c/0x78\nBacktrace: \n"
+		  "[<802b3ffc>] (__sanitizer_cov_trace_pc) from [<802e1324>] (trace_hardirqs_off+0x6c/0x120)\n"
+		  "[<802e12b8>] (trace_hardirqs_off) from [<80100a74>] (__dabt_svc+0x54/0xa0)\n"
+		  "Exception stack(0x8bdfc048 to 0x8bdfc090)\nend\n", "Unhandled fault in __dabt_svc", NULL,
+		  false },
+		{ "Alignment trap: not handling instruction e1932f9f at [<8028bd58>]\n"
+		  "Unhandled fault: alignment exception (0x001) at 0x000008ad\n"
+		  "Internal error: : 1 [#1] SMP ARM\nPC is at dup_fn+0x154/0x39c\n",
+		  "Alignment trap in dup_fn", NULL, false },
 		{ "WARNING: CPU: 0 PID: 1 at x.c:1\n", NULL, NULL, false },     /* no function: no report */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
