@@ -59,7 +59,8 @@ bool crash_parse_frame(const char *s, size_t n, char *fn, bool *questionable);
 /* arm's "(f) from [<c1>] (g+0x1/0x2)" frame: its caller g into fn. */
 bool crash_parse_frame_caller(const char *s, size_t n, char *fn);
 
-/* The function of a faulting-PC line ("RIP: 0010:f+0x..", "pc : f+0x..",
+/* The function of a faulting-PC line ("RIP: 0010:f+0x..", "pc : f+0x..", powerpc's
+ * "--- interrupt: 700 at f+0x..",
  * "PC is at f+0x..", ...) into fn; false when the line is none. */
 bool crash_parse_pc_line(const char *s, size_t n, char *fn);
 
@@ -83,7 +84,8 @@ enum style {
 	ST_LOCK_SITE,   /* "<title> in F" from the lock site (with a skip list: the first
 			 * of two sites not skipped; no site announced: the header) */
 	ST_LOCK_STACK,  /* "<title> in F" from the stack under "which became X at:" */
-	ST_STALL,       /* RCU stall, lockups: the frame above the dispatcher */
+	ST_STALL,       /* RCU stall, lockups, stack overflow: the frame above the
+			 * dispatcher (crash_stall_function()) */
 	ST_HUNG,        /* hung task: first frame not waiting */
 	ST_LEAK,        /* "memory leak in F" from the allocation stack */
 	ST_ARM_FAULT,   /* "Unable to handle kernel WHAT at virtual address" */
@@ -91,7 +93,7 @@ enum style {
 	ST_FIXED,       /* the title as given */
 	ST_HEAD,        /* the header's own words up to "stop", then title, then " in F"
 			 * from the stack ("BUG: spinlock bad magic in F") */
-	ST_LINE,        /* the header line itself, numbers replaced */
+	ST_LINE,        /* the header line from its needle, numbers replaced */
 	ST_SLUB,        /* "BUG cache (Tainted): MSG" -> "BUG: MSG" */
 	ST_HEADER_FN,   /* "<title> in F", F named by the header ("INFO: Freed in f+0x") */
 	ST_PRELUDE,     /* a WARN's message line; the "WARNING:" line after it joins */
@@ -144,6 +146,27 @@ extern const char *const crash_skip_overflow[];
 
 /* ------------------------------------------------- the state */
 
+/* The parts of a report's stack, as syzkaller's stack formats name them:
+ * a line that holds a PC ("RIP: 0010:f+0x1/0x2", "pc : f", "PC is at f"),
+ * a "Call Trace:" line, x86's timer interrupt frame (apic_timer_interrupt),
+ * any interrupt entry (that, "Exception stack", el1h_64_irq), the stack. */
+enum stack_part { PART_PC, PART_CALL_TRACE, PART_TIMER_IRQ, PART_IRQ_ENTRY, PART_STACK, PART_END };
+
+/* One reading of a report's stack by parts (crash-frames.c: crash_walk_line()),
+ * its frames given to syzkaller's stall extractor as they come, so that a
+ * stack of any depth is read whole. */
+struct stack_walk {
+	const enum stack_part *parts;   /* PART_END-terminated; NULL: no walk */
+	const char *const *extra;       /* frames skipped besides the common lists */
+	size_t idx;                     /* the part being read */
+	bool any, done;                 /* a frame was read; the anchor was found */
+	char prev[FN_MAX];              /* the last frame read */
+	char found[FN_MAX];             /* the function, once done */
+};
+
+/* How many lines a report whose stack walk is still reading may have. */
+#define MAX_WALK_LINES 4096
+
 struct report {
 	const struct header *h;
 	enum crash_kind kind;
@@ -168,6 +191,8 @@ struct report {
 	bool cut;                   /* the console ended in the middle of it */
 	char *header_text;          /* the first header line, stripped */
 	char access[8];             /* KASAN: "Read" or "Write" */
+	bool source_line;           /* a line after the header names "file.c:123" */
+	struct stack_walk walk[2];  /* the stack by syzkaller's parts, then its parts2 */
 };
 
 struct crash_detector {
@@ -206,8 +231,19 @@ bool crash_skipped(const char *fn, const char *const *extra);
 const char *crash_first_unskipped(const struct report *r, bool use_pc, bool use_header,
 				  const char *const *extra);
 
-/* A stall's function: the frame just above the first dispatcher. */
+/* A stall's function: the frame just above the first dispatcher of its
+ * stack, as its walks found it; "" when there is none. */
 const char *crash_stall_function(const struct report *r);
+
+/* Chooses r's stack walks by its header (stalls, lockups, stack overflows,
+ * a corrupted stack end); called when r opens. */
+void crash_walk_start(struct report *r);
+
+/* Feeds a walk one line of its report. */
+void crash_walk_line(struct stack_walk *w, const char *s, size_t n);
+
+/* Is a walk of r still reading (its report may run past MAX_REPORT_LINES)? */
+bool crash_walk_pending(const struct report *r);
 
 /* A hung task's function: the first frame that is not waiting. */
 const char *crash_hung_function(const struct report *r);

@@ -228,7 +228,7 @@ const struct header crash_headers[] = {
 	{ "BUG: Dentry ", true, CRASH_BUG, false, ST_FIXED, "BUG: Dentry still in use", 0, NULL,
 	  NULL, false },
 	/* arch/x86/kernel/traps.c: handle_stack_overflow() ("BUG: %s stack guard page was hit") */
-	{ "stack guard page was hit", false, CRASH_OOPS, true, ST_FN,
+	{ "stack guard page was hit", false, CRASH_OOPS, true, ST_STALL,
 	  "BUG: stack guard page was hit", 0, NULL, NULL, false },
 	/* arch/x86/mm/fault.c: show_fault_oops() (5.1+)
 	 * "BUG: unable to handle page fault for address: %px" */
@@ -344,6 +344,10 @@ const struct header crash_headers[] = {
 	/* the kernel's lib/refcount.c: refcount_warn_saturate(), the WARN's message */
 	{ "refcount_t: ", true, CRASH_WARNING, false, ST_PRELUDE, "WARNING: refcount bug", 0,
 	  crash_skip_refcount, NULL, true },
+	/* syzkaller's executor (executor/common.h fail(), its Go tools' log.Fatal): not the
+	 * kernel's, but a fuzzing guest's console carries them; the line from the needle */
+	{ "SYZFAIL:", false, CRASH_BUG, false, ST_LINE, NULL, 0, NULL, NULL, false },
+	{ "SYZFATAL:", false, CRASH_BUG, false, ST_LINE, NULL, 0, NULL, NULL, false },
 	/* kernel/panic.c: __warn() ("WARNING: CPU: %d PID: %d at %s:%d %pS", "WARNING: CPU: %d
 	 * PID: %d at %pS"), the kernel's lib/bug.c */
 	{ "WARNING: ", true, CRASH_WARNING, false, ST_WARNING, NULL, 0, NULL, NULL, false },

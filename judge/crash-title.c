@@ -62,6 +62,22 @@ static char *with_function(const char *prefix, const char *fn)
 	return xasprintf("%s in %s", prefix, *fn ? fn : "corrupted");
 }
 
+/* Is this WARNING an allocator's, as syzkaller's "WARNING: .*mm/.*\.c.*
+ * k?.?malloc" pattern reads its header: a source file under mm/, then a
+ * word that is "malloc" after at most a "k" and one more character
+ * ("kmalloc_slab", "kvmalloc_node"; not "__kmalloc", "free_large_kmalloc")? */
+static bool kmalloc_warning(const char *t)
+{
+	const char *mm = strstr(t, "mm/"), *c = mm ? strstr(mm, ".c") : NULL;
+	for (const char *sp = c ? strchr(c, ' ') : NULL; sp; sp = strchr(sp + 1, ' ')) {
+		const char *w = sp + 1;
+		if (!strncmp(w, "malloc", 6) || (w[0] && !strncmp(w + 1, "malloc", 6)) ||
+		    (w[0] == 'k' && w[1] && !strncmp(w + 2, "malloc", 6)))
+			return true;
+	}
+	return false;
+}
+
 /* WARNING titles: syzkaller's special files, else "WARNING in F". */
 static char *warning_title(const struct report *r, const char **fn)
 {
@@ -87,10 +103,15 @@ static char *warning_title(const struct report *r, const char **fn)
 			return with_function(special[i].title, *fn);
 		}
 	}
-	if (strstr(t, " mm/") && strstr(r->header_fn, "malloc")) {
+	if (kmalloc_warning(t)) {
 		/* an allocator's WARN on its caller's size or flags */
 		*fn = crash_first_unskipped(r, true, false, skip_kmalloc);
 		return with_function("WARNING: kmalloc bug", *fn);
+	}
+	if (strstr(t, "mm/vmalloc.c") && strstr(strstr(t, "mm/vmalloc.c"), "__vmalloc_node")) {
+		/* __vmalloc_node_range()'s WARN on a size of 0 */
+		*fn = crash_first_unskipped(r, true, false, NULL);
+		return with_function("WARNING: zero-size vmalloc", *fn);
 	}
 	if (!strcmp(r->header_fn, "usb_submit_urb")) {
 		/* "WARNING in DRIVER_FN/usb_submit_urb": the driver that submitted */
@@ -98,13 +119,11 @@ static char *warning_title(const struct report *r, const char **fn)
 		return **fn ? xasprintf("WARNING in %s/usb_submit_urb", *fn)
 			    : xstrdup("WARNING in usb_submit_urb");
 	}
-	/* syzkaller's warningStackFmt: the PC (the header's function, which
-	 * arm prints with no PC line), then the stack, past the skipped frames
-	 * (a WARN in a list or string helper names its caller) */
-	if (r->header_fn[0] && !crash_skipped(r->header_fn, NULL))
-		*fn = crash_strip_frame_prefix(r->header_fn);
-	else if (!*(*fn = crash_first_unskipped(r, true, false, NULL)))
-		*fn = r->header_fn;
+	/* syzkaller's warningStackFmt: the PC, then the stack, past the skipped
+	 * frames (a WARN in a list or string helper names its caller); the
+	 * header's own function is no frame: a WARN without a stack of its own
+	 * (cut, or interleaved with another report) is "WARNING in corrupted" */
+	*fn = crash_first_unskipped(r, true, false, NULL);
 	return with_function("WARNING", *fn);
 }
 
@@ -231,7 +250,9 @@ const char *crash_panic_message(const char *text)
 char *crash_panic_text_title(const char *msg, const char *stop)
 {
 	static const char *const cut_after[] = { "Attempted to kill init!",
-						 "Couldn't open N_TTY ldisc", NULL };
+						 "Couldn't open N_TTY ldisc", "Fatal exception",
+						 "panic_on_warn set", "hung_task: blocked tasks",
+						 NULL };
 	for (const char *const *c = cut_after; *c; c++)
 		if (!strncmp(msg, *c, strlen(*c)))
 			return xasprintf("kernel panic: %s", *c);
@@ -306,8 +327,9 @@ static char *head_title(const struct report *r)
 /*
  * Replaces what varies from one report of a bug to the next, as syzbot
  * does: "0x..." and long hex runs become ADDR, other numbers standing
- * alone NUM ("unknown-block(0,0)" -> "unknown-block(NUM,NUM)"). A
- * number inside a word ("ext4", "x86_64") stays.
+ * alone NUM ("unknown-block(0,0)" -> "unknown-block(NUM,NUM)"), and so
+ * does a run of 7 digits or more anywhere. A shorter number inside a word
+ * ("ext4", "x86_64") stays.
  */
 char *crash_sanitize_title(char *title)
 {
@@ -331,18 +353,35 @@ char *crash_sanitize_title(char *title)
 				p = q + digits;
 				continue;
 			}
-			if (!hex && decimal && (!crash_is_ident_char(q[decimal]) || q[decimal] == '.') &&
+			if (!hex && decimal && (!crash_is_ident_char(q[decimal]) || q[decimal] == '.' ||
+						decimal >= 7) &&
 			    !(q[decimal] == '.' && isdigit((unsigned char)q[decimal + 1]))) {
 				strbuf_addstr(&out, "NUM");
 				p = q + decimal;
 				continue;
 			}
 		}
+		if (!boundary && isdigit((unsigned char)*p) && !isdigit((unsigned char)p[-1]) &&
+		    strspn(p, "0123456789") >= 7) {
+			/* a long number inside a word ("testdir264563108"):
+			 * syzkaller's (\d+){7,} */
+			strbuf_addstr(&out, "NUM");
+			p += strspn(p, "0123456789");
+			continue;
+		}
 		strbuf_add(&out, p, 1);
 		p++;
 	}
 	free(title);
 	return out.buf ? out.buf : xstrdup("");
+}
+
+/* The header line from its "WARNING:" (or "INFO:"): syzkaller's title of a
+ * report whose format's pattern failed (its oops' header to the line's end). */
+static char *header_line_title(const struct report *r)
+{
+	const char *t = r->header_text, *w = strstr(t, "WARNING:"), *i = strstr(t, "INFO:");
+	return crash_slice(w ? w : i ? i : t, NULL);
 }
 
 /* The event's title and function, once its report is complete. */
@@ -356,6 +395,12 @@ char *crash_report_title(const struct report *r, const char **fn)
 		*fn = crash_first_unskipped(r, true, false, h->skip);
 		return with_function(h->title, *fn);
 	case ST_STACK:
+		if (h->skip == crash_skip_rcu && !r->source_line) {
+			/* suspicious RCU usage names its check's source line after
+			 * the header; without it (cut, another report over it)
+			 * syzkaller's pattern fails: the header line, corrupted */
+			return header_line_title(r);
+		}
 		*fn = crash_first_unskipped(r, false, false, h->skip);
 		prefix = lead_title(r, h->title);
 		break;
@@ -381,12 +426,9 @@ char *crash_report_title(const struct report *r, const char **fn)
 	case ST_LOCK_SITE:
 		if (h->skip && !r->lock_armed && !r->lock_fn[0]) {
 			/* the site was never announced ("is trying to acquire"):
-			 * syzkaller's pattern fails and the title is the header
-			 * line from its first word ("WARNING: possible circular
-			 * locking dependency detected"), corrupted */
-			const char *t = r->header_text, *w = strstr(t, "WARNING:");
-			const char *i = strstr(t, "INFO:");
-			return crash_slice(w ? w : i ? i : t, NULL);
+			 * syzkaller's pattern fails, the header line ("WARNING:
+			 * possible circular locking dependency detected"), corrupted */
+			return header_line_title(r);
 		}
 		/* fall through */
 	case ST_LOCK_STACK:
@@ -420,8 +462,10 @@ char *crash_report_title(const struct report *r, const char **fn)
 		break;
 	case ST_SLUB:
 		return slub_title(r, fn);
-	case ST_LINE:
-		return crash_slice(r->header_text, NULL);
+	case ST_LINE: {
+		const char *from = strstr(r->header_text, h->needle);
+		return crash_slice(from ? from : r->header_text, NULL);
+	}
 	case ST_HEADER_FN:
 		*fn = r->header_fn;
 		return with_function(h->title, *fn);

@@ -11,6 +11,7 @@
 #include "console.h"
 #include "textsafe.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -357,6 +358,7 @@ static void open_report(struct crash_detector *d, const struct header *h, const 
 	}
 	clear_preamble(d);
 	header_function(r, s, n);
+	crash_walk_start(r);
 	if (h->style == ST_LOCK_SITE && crash_parse_lock_site(s, n, r->lock_fn))
 		r->lock_armed = false;
 	else if (find(s, n, "still has locks held"))
@@ -390,6 +392,7 @@ static bool is_report_body(const char *s, size_t n)
 		"invalid opcode", "general protection", "Lock", "lock", "Chain exists", "Possible",
 		"       ", "*** DEADLOCK", "1 lock held", "locks held", "no locks held",
 		"rcu: ", "\t", "(detected by", "rcu_", "task:", "Showing busy", "pool ",
+		"Task dump for CPU",
 		NULL,
 	};
 	if (n == 0)
@@ -410,6 +413,28 @@ static bool is_register_line(const char *s, size_t n)
 	while (i < n && i < 5 && ((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
 		i++;
 	return i >= 2 && i <= 4 && i < n && s[i] == ':' && (s[0] >= 'A' && s[0] <= 'Z');
+}
+
+/* Does the line name a source line ("kernel/rcu/tree.c:123", syzkaller's
+ * {{SRC}}: a path of letters, digits, "-_/.", a dot, a lowercase extension,
+ * a colon and digits)? */
+static bool has_source_line(const char *s, size_t n)
+{
+	for (const char *c = memchr(s, ':', n); c; c = memchr(c + 1, ':', n - (size_t)(c + 1 - s))) {
+		if (c + 1 >= s + n || !isdigit((unsigned char)c[1]))
+			continue;
+		const char *e = c;
+		while (e > s && islower((unsigned char)e[-1]))
+			e--;
+		if (e == c || e == s || e[-1] != '.')
+			continue;
+		const char *p = e - 1;
+		while (p > s && (isalnum((unsigned char)p[-1]) || strchr("-_/.", p[-1])))
+			p--;
+		if (p < e - 1)
+			return true;
+	}
+	return false;
 }
 
 /* KASAN's access, as syzkaller's report pattern reads it: a line after the
@@ -433,6 +458,8 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	bool questionable;
 	r->nlines++;
 	add_excerpt_line(r, s, n);
+	for (size_t i = 0; i < ARRAY_SIZE(r->walk); i++)
+		crash_walk_line(&r->walk[i], s, n);
 	if (starts(s, n, "Rebooting in ") || starts(s, n, "Kernel Offset:"))
 		r->epilogue = true;
 	if (!r->pc_fn[0] && crash_parse_pc_line(s, n, fn)) {
@@ -478,6 +505,8 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 			 !questionable && !crash_skipped(fn, r->h->skip))
 			memcpy(r->lock_fn, fn, FN_MAX);
 	}
+	if (!r->source_line && has_source_line(s, n))
+		r->source_line = true;
 	if (!r->access[0] && r->kind == CRASH_KASAN)
 		kasan_access(r, s, n);
 	if (!r->trace_done && (find(s, n, "Call Trace") || find(s, n, "Call trace") ||
@@ -522,7 +551,7 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	if (r->in_trace && r->nframes && !starts(s, n, "<") && !starts(s, n, " ") &&
 	    !starts(s, n, "RIP:") && !starts(s, n, "[<"))
 		r->trace_done = true;
-	if (r->nlines >= MAX_REPORT_LINES)
+	if (r->nlines >= (crash_walk_pending(r) ? MAX_WALK_LINES : MAX_REPORT_LINES))
 		close_report(d);
 }
 
@@ -617,6 +646,10 @@ static bool end_marker(struct crash_detector *d, const char *s, size_t n, long l
 	return true;
 }
 
+/* syzkaller strips a panic from a report of more lines than this
+ * (linux.go reportMinLines: the report has its own stack by then). */
+#define PANIC_JOIN_LINES 22
+
 /* A header line: open a report, or join the open one. */
 static bool header_line(struct crash_detector *d, const char *s, size_t n, long lineno, double t)
 {
@@ -680,10 +713,13 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 		return true;
 	}
 	if (r && h->kind == CRASH_PANIC && r->kind != CRASH_PANIC && !r->trace_done &&
-	    find(s, n, "panic_on_warn set")) {
+	    (find(s, n, "panic_on_warn set") || (!r->nframes && r->nlines <= PANIC_JOIN_LINES))) {
 		/* panic_on_warn: the report's own end, and the stack the panic
 		 * prints is the report's (syzbot reads a report up to the next
-		 * report's header, and this one is not) */
+		 * report's header, and a panic is none: syzkaller's
+		 * reportStartIgnores); so is any panic that comes early in a
+		 * report with no stack yet ("BUG: scheduling while atomic", then
+		 * "Kernel panic - not syncing: scheduling while atomic") */
 		d->panic_seen = true;
 		r->fatal = true;
 		extend_report(d, s, n);

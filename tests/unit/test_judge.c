@@ -539,6 +539,71 @@ static void test_convention_titles(void **state)
 		  "Unhandled fault: alignment exception (0x001) at 0x000008ad\n"
 		  "Internal error: : 1 [#1] SMP ARM\nPC is at dup_fn+0x154/0x39c\n",
 		  "Alignment trap in dup_fn", NULL, false },
+		/* stalls by syzkaller's stack parts and stall extractor: an RCU stall
+		 * reads the stack interrupted by the timer, after its PC, the frame
+		 * above the first dispatcher; no dispatcher is "corrupted"; a lockup
+		 * reads its PC and call trace (the syscall's wrapper stripped) */
+		{ "INFO: rcu_sched self-detected stall on CPU\nCall Trace:\n <IRQ>\n"
+		  " rcu_dump_cpu_stacks+0x1/0x2\n smp_apic_timer_interrupt+0x1/0x2\n"
+		  " apic_timer_interrupt+0x1/0x2\n </IRQ>\nRIP: 0010:lock_acquire+0x1/0x2\n"
+		  "RSP: 0018:ffff888012345678 EFLAGS: 00000246\n kasan_kmalloc+0x1/0x2\n"
+		  " looper_fn+0x1/0x2\n call_timer_fn+0x1/0x2\n __run_timers+0x1/0x2\nend\n",
+		  "INFO: rcu detected stall in looper_fn", NULL, false },
+		{ "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:\nTask dump for CPU 3:\n"
+		  "task:bash            state:R  running task\nCall trace:\n __switch_to+0xe4/0x168\nend\n",
+		  "INFO: rcu detected stall in corrupted", NULL, true },
+		{ "watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [a:1]\n"
+		  "RIP: 0010:spinner_fn+0x1/0x2\nCall Trace:\n <TASK>\n caller_fn+0x1/0x2\n"
+		  " __do_sys_finit_module+0x1/0x2\n do_syscall_64+0x1/0x2\nend\n",
+		  "BUG: soft lockup in finit_module", NULL, false },
+		/* a panic early in a report with no stack yet gives it its stack */
+		{ "BUG: scheduling while atomic: syz/1/0x00000201\nno locks held by syz/1.\n"
+		  "Modules linked in:\nKernel panic - not syncing: scheduling while atomic\n"
+		  "CPU: 0 PID: 1 Comm: syz\nCall Trace:\n dump_stack+0x1/0x2\n panic+0x1/0x2\n"
+		  " __schedule_bug+0x1/0x2\n __schedule+0x1/0x2\n schedule+0x1/0x2\n exit_fn+0x1/0x2\nend\n",
+		  "BUG: scheduling while atomic in exit_fn", NULL, false },
+		{ "Kernel panic - not syncing: Fatal exception in interrupt\n",
+		  "kernel panic: Fatal exception", NULL, true },
+		/* suspicious RCU usage names the check's source line, else it is
+		 * the header line */
+		{ "WARNING: suspicious RCU usage\n", "WARNING: suspicious RCU usage", NULL, true },
+		{ "WARNING: suspicious RCU usage\n6.1.0 #1 Not tainted\n-----------------------------\n"
+		  "net/core/dev.c:123 suspicious rcu_dereference_check() usage!\n",
+		  "WARNING: suspicious RCU usage in guilty_fn", NULL, false },
+		/* WARNING: syzkaller's allocator patterns; the function from the PC
+		 * or the stack, never the header (none: "in corrupted"); powerpc's
+		 * trap PC "--- interrupt: N at f" */
+		{ "WARNING: CPU: 1 PID: 1 at mm/vmalloc.c:3108 __vmalloc_node_range+0x1036/0x1300\n"
+		  "Call Trace:\n __vmalloc_node_range+0x1/0x2\n checker_fn+0x1/0x2\nend\n",
+		  "WARNING: zero-size vmalloc in checker_fn", NULL, false },
+		{ "WARNING: CPU: 1 PID: 1 at mm/slab_common.c:935 free_large_kmalloc+0x34/0x12c\n"
+		  "Call Trace:\n free_large_kmalloc+0x1/0x2\n kfree+0x1/0x2\n freer_fn+0x1/0x2\nend\n",
+		  "WARNING in freer_fn", NULL, false },
+		{ "WARNING: CPU: 2 PID: 1 at ipc/shm.c:162 shm_open+0x74/0x80\nModules linked in:\nend\n",
+		  "WARNING in corrupted", NULL, true },
+		{ "WARNING: CPU: 1 PID: 1 at arch/powerpc/mm/slb.c:79 assert_slb_presence+0x2c/0x70\n"
+		  "Call Trace:\n[c00000003ae5b800] [c00000000135c19c] dump_stack+0x128/0x1cc (unreliable)\n"
+		  "[c00000003ae5b9a0] [c00000000135a500] report_bug+0x150/0x270\n"
+		  "--- interrupt: 700 at assert_slb_presence+0x2c/0x70\nend\n",
+		  "WARNING in assert_slb_presence", NULL, false },
+		/* hung tasks: powerpc's frames (bare addresses, "(unreliable)" ones
+		 * questionable), and do_exit is no waiting frame */
+		{ "INFO: task syz:1 blocked for more than 143 seconds.\nCall Trace:\n"
+		  "[c000000001bb3530] [c000000001bb35a0] __rela_dyn_start+0x308828/0x345288 (unreliable)\n"
+		  "[c000000001bb3710] [c0000000000286fc] __switch_to+0x43c/0x6d0\n"
+		  "[c000000001bb39a0] [c00000000138832c] wait_for_common+0xfc/0x220\n"
+		  "[c000000001bb3a10] [c0000000005f8868] exit_aio+0x188/0x2a0\nend\n",
+		  "INFO: task hung in exit_aio", NULL, false },
+		{ "INFO: task syz:1 blocked for more than 120 seconds.\nCall Trace:\n __schedule+0x1/0x2\n"
+		  " schedule+0x1/0x2\n rwsem_down_read_failed+0x1/0x2\n down_read+0x1/0x2\n"
+		  " do_exit+0x1/0x2\n do_group_exit+0x1/0x2\nend\n", "INFO: task hung in do_exit", NULL,
+		  false },
+		/* syzkaller's executor on the console: the line from its tag */
+		{ "SYZFAIL: SIGSEGV\n", "SYZFAIL: SIGSEGV", NULL, false },
+		{ "2022/10/02 11:34:15 SYZFATAL: executor 4 failed 11 times: mkdir "
+		  "./syzkaller-testdir264563108: read-only file system\n",
+		  "SYZFATAL: executor NUM failed NUM times: mkdir ./syzkaller-testdirNUM: read-only file system",
+		  NULL, false },
 		{ "WARNING: CPU: 0 PID: 1 at x.c:1\n", NULL, NULL, false },     /* no function: no report */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -568,6 +633,32 @@ static void test_convention_titles(void **state)
 		free(all);
 		crash_detector_free(d);
 	}
+}
+
+/* A stack overflow's stack is read whole, however deep (a recursion of
+ * hundreds of frames, past MAX_FRAMES and the usual report length), up to
+ * the dispatcher above which its title's function is. */
+static void test_deep_stall_stack(void **state)
+{
+	(void)state;
+	struct crash_detector *d = crash_detector_new();
+	static const char *const head[] = {
+		"BUG: stack guard page was hit at ffffc900190cfff8 (stack is ffffc900190d0000..ffffc900190d7fff)",
+		"RIP: 0010:__sanitizer_cov_trace_pc+0x1/0x2", "Call Trace:", " <TASK>",
+	};
+	static const char *const tail[] = { " __sys_setsockopt+0x1/0x2", " do_syscall_64+0x1/0x2",
+					    " </TASK>", "end" };
+	long n = 0;
+	for (size_t i = 0; i < 4; i++)
+		crash_feed_line(d, head[i], strlen(head[i]), ++n, 0);
+	for (int i = 0; i < 600; i++)
+		crash_feed_line(d, " recurser_fn+0x128/0xe40", 24, ++n, 0);
+	for (size_t i = 0; i < 4; i++)
+		crash_feed_line(d, tail[i], strlen(tail[i]), ++n, 0);
+	crash_finish(d);
+	assert_true(crash_event_count(d) >= 1);
+	assert_string_equal(crash_event_at(d, 0)->title, "BUG: stack guard page was hit in recurser_fn");
+	crash_detector_free(d);
 }
 
 /* "Booting the kernel." after a banner: the reboot, found before its banner,
@@ -843,6 +934,7 @@ int main(void)
 		cmocka_unit_test(test_infra_error),
 		cmocka_unit_test(test_unexpected_reboot),
 		cmocka_unit_test(test_convention_titles),
+		cmocka_unit_test(test_deep_stall_stack),
 		cmocka_unit_test(test_reboot_before_banner),
 		cmocka_unit_test(test_console_noise),
 		cmocka_unit_test(test_huge_line),
