@@ -95,7 +95,8 @@ enum style {
 			 * from the stack ("BUG: spinlock bad magic in F") */
 	ST_LINE,        /* the header line from its needle, numbers replaced */
 	ST_SLUB,        /* "BUG cache (Tainted): MSG" -> "BUG: MSG" */
-	ST_HEADER_FN,   /* "<title> in F", F named by the header ("INFO: Freed in f+0x") */
+	ST_HEADER_FN,   /* the header from its needle, offsets dropped ("INFO: Freed in f age=NUM
+			 * cpu=NUM pid=NUM"), F named by it; corrupted */
 	ST_PRELUDE,     /* a WARN's message line; the "WARNING:" line after it joins */
 	ST_OVERFLOW,    /* "kernel stack overflow in F": PC then stack (arm64's
 			 * "Insufficient stack space", its panic joins) */

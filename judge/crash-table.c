@@ -105,6 +105,10 @@ const struct header crash_headers[] = {
 	 * its "backtrace:"; syzbot's "memory leak in F", F the allocating caller */
 	{ "unreferenced object 0x", true, CRASH_KMEMLEAK, false, ST_LEAK, "memory leak",
 	  K(CRASH_KMEMLEAK), skip_leak, NULL, false },
+	/* syzkaller's executor, on the leaks kmemleak found ("BUG: memory leak"), then
+	 * kmemleak's reports, which join */
+	{ "BUG: memory leak", false, CRASH_KMEMLEAK, false, ST_LEAK, "memory leak",
+	  K(CRASH_KMEMLEAK), skip_leak, NULL, false },
 	/* mm/kmemleak.c: kmemleak_scan() ("%d new suspected memory leaks (see
 	 * /sys/kernel/debug/kmemleak)"); the leak that follows takes its place */
 	{ "new suspected memory leaks", false, CRASH_KMEMLEAK, false, ST_FIXED,
@@ -182,7 +186,7 @@ const struct header crash_headers[] = {
 	/* the kernel's lib/smp_processor_id.c: check_preemption_disabled() ("BUG: using
 	 * %s%s() in preemptible [%08x] code: %s/%d"): syzbot's "BUG: using smp_processor_id() in
 	 * preemptible code in F", F the stack's first frame past the check */
-	{ "BUG: using ", true, CRASH_WARNING, false, ST_HEAD, " in preemptible code", 0,
+	{ "BUG: using ", false, CRASH_WARNING, false, ST_HEAD, " in preemptible code", 0,
 	  skip_preempt, " in preemptible", false },
 	/* kernel/sched/core.c: __might_resched()
 	 * "BUG: sleeping function called from invalid context at %s:%d" */

@@ -466,9 +466,13 @@ char *crash_report_title(const struct report *r, const char **fn)
 		const char *from = strstr(r->header_text, h->needle);
 		return crash_slice(from ? from : r->header_text, NULL);
 	}
-	case ST_HEADER_FN:
+	case ST_HEADER_FN: {
+		/* syzkaller's "INFO: %[1]v in %[2]v", the rest of the line: "INFO:
+		 * Allocated in f age=NUM cpu=NUM pid=NUM" */
+		const char *from = strstr(r->header_text, h->needle);
 		*fn = r->header_fn;
-		return with_function(h->title, *fn);
+		return without_offsets(from ? from : r->header_text);
+	}
 	case ST_PRELUDE:
 	case ST_OVERFLOW:
 		*fn = crash_first_unskipped(r, true, false, h->skip);

@@ -657,7 +657,7 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 	if (!h || (h->style == ST_WARNING && !is_warning_report(s, n)))
 		return false;
 	if (h->style == ST_HUNG && !find(s, n, "blocked for more than") &&
-	    !find(s, n, "can't die for more than"))
+	    !find(s, n, "blocked in I/O wait for more than") && !find(s, n, "can't die for more than"))
 		return false;
 	if (h->style == ST_SLUB && !find(s, n, "): ") && !find(s, n, ": "))
 		return false;
@@ -745,6 +745,16 @@ void crash_feed_line(struct crash_detector *d, const char *line, size_t len, lon
 {
 	const char *s = console_strip_prefix(line, &len, NULL);
 	size_t n = len;
+	static const char dropped_tag[] = " printk messages dropped ** ";
+	const char *dropped = n > 3 && s[0] == '*' ? find(s, n, dropped_tag) : NULL;
+	if (dropped && starts(s, n, "** ")) {
+		/* printk's "** 4491 printk messages dropped ** " before a line
+		 * (kernel/printk/printk.c, before 5.10): the line is after it */
+		const char *rest = dropped + sizeof(dropped_tag) - 1;
+		len = n - (size_t)(rest - s);
+		s = console_strip_prefix(rest, &len, NULL);
+		n = len;
+	}
 	if (n > 10 && s[0] == 'k' && starts(s, n, "kmemleak: ") &&
 	    (s[10] == ' ' || starts(s + 10, n - 10, "unreferenced "))) {
 		s += 10;        /* kmemleak's report printed with its pr_fmt (kmemleak_verbose) */

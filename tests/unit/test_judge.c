@@ -598,6 +598,22 @@ static void test_convention_titles(void **state)
 		  " schedule+0x1/0x2\n rwsem_down_read_failed+0x1/0x2\n down_read+0x1/0x2\n"
 		  " do_exit+0x1/0x2\n do_group_exit+0x1/0x2\nend\n", "INFO: task hung in do_exit", NULL,
 		  false },
+		/* found where syzkaller finds them: after printk's "** N printk
+		 * messages dropped **", after other text on the line, a hung task
+		 * "blocked in I/O wait", the executor's "BUG: memory leak"; SLUB's
+		 * lone "INFO: Allocated in" is its line, offsets dropped */
+		{ "** 4491 printk messages dropped ** [   50.750742] INFO: Allocated in "
+		  "fasync_helper+0x29/0x90 age=1 cpu=1 pid=6024\n",
+		  "INFO: Allocated in fasync_helper age=NUM cpu=NUM pid=NUM", NULL, true },
+		{ "syzkaller login: [   59.806466][ T6792] BUG: using smp_processor_id() in preemptible "
+		  "[00000000] code: syz-fuzzer/6792\n",
+		  "BUG: using smp_processor_id() in preemptible code in guilty_fn", NULL, false },
+		{ "INFO: task udevd:5612 blocked in I/O wait for more than 143 seconds.\n",
+		  "INFO: task hung in guilty_fn", NULL, false },
+		{ "2018/01/09 14:28:48 BUG: memory leak\nunreferenced object 0xffff888012345678 (size 32):\n"
+		  "  backtrace:\n    [<ffffffff81234567>] kmalloc_trace+0x1/0x2\n"
+		  "    [<ffffffff81234567>] leaker_fn+0x1/0x2\nend\n", "memory leak in leaker_fn", NULL,
+		  false },
 		/* syzkaller's executor on the console: the line from its tag */
 		{ "SYZFAIL: SIGSEGV\n", "SYZFAIL: SIGSEGV", NULL, false },
 		{ "2022/10/02 11:34:15 SYZFATAL: executor 4 failed 11 times: mkdir "
