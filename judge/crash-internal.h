@@ -29,6 +29,7 @@
 #define MAX_EXCERPT 16384
 #define FN_MAX 128
 #define PREAMBLE_LINES 4
+#define CONTEXT_MAX 16          /* a printk caller, "T12345" or "C1" */
 
 /* Does s (n bytes) start with the NUL-terminated p? */
 static inline bool starts(const char *s, size_t n, const char *p)
@@ -144,6 +145,7 @@ extern const char *const crash_skip_odebug[];
 extern const char *const crash_skip_refcount[];
 extern const char *const crash_skip_usercopy[];
 extern const char *const crash_skip_overflow[];
+extern const char *const crash_skip_lock_sock[];
 
 /* ------------------------------------------------- the state */
 
@@ -186,11 +188,14 @@ struct report {
 	size_t nframes;
 	bool in_trace, trace_done;
 	bool in_regs;           /* in the register dump after a RIP inside the stack */
+	bool restarted;         /* the stack restarted at the first RIP inside it */
 	bool foreign;               /* a line that is no part of a report came after the header */
 	bool epilogue;              /* what a panic prints after its stack ("Kernel Offset:",
 				 * "Rebooting in N seconds..", after which no end marker comes) */
 	bool cut;                   /* the console ended in the middle of it */
 	char *header_text;          /* the first header line, stripped */
+	char context[CONTEXT_MAX];  /* its printk caller ("T12", "C1"), "" when none */
+	bool cpu_traceback;         /* "Sending NMI from CPU": the CPUs' lines are its too */
 	char access[8];             /* KASAN: "Read" or "Write" */
 	bool source_line;           /* a line after the header names "file.c:123" */
 	struct stack_walk walk[2];  /* the stack by syzkaller's parts, then its parts2 */
@@ -213,6 +218,8 @@ struct crash_detector {
 	enum crash_progress progress;   /* of the last line */
 	bool reboot_pending;            /* a reboot's first line was seen, its banner not yet */
 	uint64_t ignored[4];            /* headers crash_detector_ignore_header() turned off */
+	char context[CONTEXT_MAX];      /* the printk caller of the line being read ("T12",
+					 * "C1"), "console" without one, "" without a printk time */
 };
 
 /* ------------------------------------------------- crash-frames.c */

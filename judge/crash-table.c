@@ -39,7 +39,8 @@ static const char *const skip_leak[] = { "kmemleak", "kmalloc", "kcalloc", "kzal
 static const char *const skip_spin[] = { "spin_", "_raw_", "rwlock", "read_lock", "write_lock",
 					 "_lock", "_unlock", NULL };
 static const char *const skip_skb[] = { "^skb_", "^__skb_", NULL };
-static const char *const skip_lock_sock[] = { "lock_sock", "release_sock", NULL };
+/* syzkaller's: a socket's lock is its caller's */
+const char *const crash_skip_lock_sock[] = { "lock_sock", "release_sock", NULL };
 /* syzkaller's: the workqueue functions take the locks of work items */
 static const char *const skip_circular[] = { "process_one_work", "flush_workqueue",
 					     "drain_workqueue", "destroy_workqueue", NULL };
@@ -158,7 +159,7 @@ const struct header crash_headers[] = {
 	/* kernel/locking/lockdep.c: print_lock_invalid_wait_context() ("[ BUG: Invalid wait
 	 * context ]"); syzbot titles it as x86's lockdep WARN, "WARNING: locking bug" */
 	{ "BUG: Invalid wait context", false, CRASH_LOCKDEP, false, ST_STACK,
-	  "WARNING: locking bug", 0, skip_lock_sock, NULL, false },
+	  "WARNING: locking bug", 0, crash_skip_lock_sock, NULL, false },
 	/* kernel/locking/lockdep.c: print_collision()
 	 * "WARNING: chain_key collision" */
 	{ "chain_key collision", false, CRASH_LOCKDEP, false, ST_STACK,

@@ -94,7 +94,7 @@ static char *warning_title(const struct report *r, const char **fn)
 		{ "lib/refcount.c", "WARNING: refcount bug", crash_skip_refcount },
 		{ "mm/usercopy.c", "WARNING: bad usercopy", crash_skip_usercopy },
 		{ "lib/kobject.c", "WARNING: kobject bug", skip_kobject },
-		{ "kernel/locking/lockdep.c", "WARNING: locking bug", NULL },
+		{ "kernel/locking/lockdep.c", "WARNING: locking bug", crash_skip_lock_sock },
 		{ "fs/proc/generic.c", "WARNING: proc registration bug", skip_proc },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(special); i++) {
@@ -116,8 +116,7 @@ static char *warning_title(const struct report *r, const char **fn)
 	if (!strcmp(r->header_fn, "usb_submit_urb")) {
 		/* "WARNING in DRIVER_FN/usb_submit_urb": the driver that submitted */
 		*fn = crash_first_unskipped(r, true, false, skip_usb);
-		return **fn ? xasprintf("WARNING in %s/usb_submit_urb", *fn)
-			    : xstrdup("WARNING in usb_submit_urb");
+		return xasprintf("WARNING in %s/usb_submit_urb", **fn ? *fn : "corrupted");
 	}
 	/* syzkaller's warningStackFmt: the PC, then the stack, past the skipped
 	 * frames (a WARN in a list or string helper names its caller); the

@@ -357,6 +357,9 @@ static void open_report(struct crash_detector *d, const struct header *h, const 
 		}
 	}
 	clear_preamble(d);
+	if ((d->context[0] == 'T' || d->context[0] == 'C') && h->style != ST_FIXED)
+		snprintf(r->context, sizeof(r->context), "%s", d->context);     /* (a one-line
+					 * report, a summary, reads nothing of its own) */
 	header_function(r, s, n);
 	crash_walk_start(r);
 	if (h->style == ST_LOCK_SITE && crash_parse_lock_site(s, n, r->lock_fn))
@@ -462,6 +465,8 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 		crash_walk_line(&r->walk[i], s, n);
 	if (starts(s, n, "Rebooting in ") || starts(s, n, "Kernel Offset:"))
 		r->epilogue = true;
+	if (find(s, n, "Sending NMI from CPU"))
+		r->cpu_traceback = true;        /* the CPUs' backtraces follow, from their contexts */
 	if (!r->pc_fn[0] && crash_parse_pc_line(s, n, fn)) {
 		memcpy(r->pc_fn, fn, FN_MAX);
 		/* a stall's own stack starts at its PC (syzkaller's parts: the
@@ -521,13 +526,15 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	    r->h->style != ST_LOCK_STACK && n &&
 	    (s[0] == ' ' || s[0] == '\t') && crash_parse_frame(s, n, fn, &questionable) && !questionable)
 		r->in_trace = true;     /* a stack whose "Call Trace:" line was cut */
-	if (r->in_trace && !r->trace_done && r->nframes && starts(s, n, "RIP: 0010:")) {
+	if (r->in_trace && !r->trace_done && r->nframes && !r->restarted &&
+	    starts(s, n, "RIP: 0010:")) {
 		/* x86 before 4.16 printed a WARN's registers inside its stack,
 		 * after the trap's frames (__warn, report_bug, do_invalid_op,
 		 * invalid_op): the report's own stack starts at its RIP and goes
 		 * on past the register dump (syzkaller's warningStackFmt) */
 		r->nframes = 0;
 		r->in_regs = true;
+		r->restarted = true;    /* (a later RIP, an interrupt's, is within the stack) */
 		return;
 	}
 	if (r->in_regs && is_register_line(s, n))
@@ -740,9 +747,72 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 	return true;
 }
 
+/*
+ * The printk caller of a raw console line, as syzkaller's consoleOutputRe
+ * reads it: "T123" or "C1" from "[   12.345678][ T123] ", "" for a line
+ * with a printk time and no caller, NULL for one without a printk time
+ * (into ctx, CONTEXT_MAX bytes).
+ */
+static const char *line_context(const char *s, size_t n, char *ctx)
+{
+	const char *p = memchr(s, '[', n);
+	for (; p; p = memchr(p + 1, '[', n - (size_t)(p + 1 - s))) {
+		const char *q = p + 1, *end = s + n;
+		while (q < end && *q == ' ')
+			q++;
+		const char *digits = q;
+		while (q < end && isdigit((unsigned char)*q))
+			q++;
+		if (q == digits || q >= end || *q != '.')
+			continue;
+		const char *frac = ++q;
+		while (q < end && isdigit((unsigned char)*q))
+			q++;
+		if (q == frac || q >= end || *q != ']')
+			continue;
+		ctx[0] = '\0';
+		if (q + 2 < end && q[1] == '[') {
+			const char *c = q + 2;
+			while (c < end && *c == ' ')
+				c++;
+			const char *id = c;
+			if (c < end && (*c == 'T' || *c == 'C'))
+				for (c++; c < end && isdigit((unsigned char)*c); c++)
+					;
+			if (c < end && *c == ']' && c - id > 1 && c - id < CONTEXT_MAX)
+				snprintf(ctx, CONTEXT_MAX, "%.*s", (int)(c - id), id);
+		}
+		return ctx;
+	}
+	return NULL;
+}
+
+/*
+ * Is this line another printk caller's, while the open report is a task's
+ * or a CPU's ("[ T12]", "[ C1]")? syzkaller reads such a report from its
+ * own caller's lines only (and the CPUs' after "Sending NMI from CPU"), so
+ * the judge leaves the others out of it: lines that are no header of a
+ * fatal report are not fed to it.
+ */
+static bool other_context(const struct crash_detector *d, const char *line, size_t len)
+{
+	const struct report *r = d->open;
+	char ctx[CONTEXT_MAX];
+	if (!r || !r->context[0])
+		return false;
+	const char *c = line_context(line, len, ctx);
+	if (!c)
+		c = "";
+	if (c && !strcmp(c, r->context))
+		return false;
+	return !(c && c[0] == 'C' && r->cpu_traceback);
+}
+
 void crash_feed_line(struct crash_detector *d, const char *line, size_t len, long lineno,
 		     double t)
 {
+	const char *raw = line;
+	size_t raw_len = len;
 	const char *s = console_strip_prefix(line, &len, NULL);
 	size_t n = len;
 	static const char dropped_tag[] = " printk messages dropped ** ";
@@ -770,6 +840,14 @@ void crash_feed_line(struct crash_detector *d, const char *line, size_t len, lon
 	}
 	if (!d->open && !marked && !starts_like_report(s, n))
 		return;         /* most lines */
+	char ctx[CONTEXT_MAX];
+	const char *c = line_context(raw, raw_len, ctx);
+	snprintf(d->context, sizeof(d->context), "%s", !c ? "" : c[0] ? c : "console");
+	if (other_context(d, raw, raw_len)) {
+		const struct header *h = marked || starts_like_report(s, n) ? match_header(d, s, n) : NULL;
+		if (!h || !h->fatal)
+			return;
+	}
 	if (banner(d, s, n, lineno, t))
 		return;
 	if (end_marker(d, s, n, lineno, t))

@@ -606,14 +606,43 @@ static void test_convention_titles(void **state)
 		  "fasync_helper+0x29/0x90 age=1 cpu=1 pid=6024\n",
 		  "INFO: Allocated in fasync_helper age=NUM cpu=NUM pid=NUM", NULL, true },
 		{ "syzkaller login: [   59.806466][ T6792] BUG: using smp_processor_id() in preemptible "
-		  "[00000000] code: syz-fuzzer/6792\n",
-		  "BUG: using smp_processor_id() in preemptible code in guilty_fn", NULL, false },
+		  "[00000000] code: syz-fuzzer/6792\n[   59.806500][ T6792] Call Trace:\n"
+		  "[   59.806501][ T6792]  check_preemption_disabled+0x1/0x2\n"
+		  "[   59.806502][ T6792]  user_fn+0x1/0x2\n[   59.806503][ T6792] end\n",
+		  "BUG: using smp_processor_id() in preemptible code in user_fn", NULL, false },
+		/* a report of a task (printk's caller "[ T12]") is read from that
+		 * task's lines: another task's, and lines without a printk time,
+		 * are no part of it */
+		{ "[   38.721146][   T12] WARNING: CPU: 0 PID: 12 at drivers/x.c:477 x_fn+0x1/0x2\n"
+		  "[   38.736674][ T5588] usb-fuzzer-gadget dummy_udc.4: unregistering UDC driver\n"
+		  "[   38.765659][   T12] Call Trace:\n"
+		  "[   38.765660][ T5638] prism2_usb 6-1:0.251: Firmware not available\n"
+		  " should_fail+0x1/0x2\n"
+		  "[   38.765676][   T12]  dump_stack+0xca/0x13e\n"
+		  "[   38.765677][ T5638] prism2_usb 6-1:0.251: can continue to use card\n"
+		  "[   38.765678][   T12]  submitter_fn+0x1/0x2\n[   38.765679][   T12] end\n",
+		  "WARNING in submitter_fn", NULL, false },
 		{ "INFO: task udevd:5612 blocked in I/O wait for more than 143 seconds.\n",
 		  "INFO: task hung in guilty_fn", NULL, false },
 		{ "2018/01/09 14:28:48 BUG: memory leak\nunreferenced object 0xffff888012345678 (size 32):\n"
 		  "  backtrace:\n    [<ffffffff81234567>] kmalloc_trace+0x1/0x2\n"
 		  "    [<ffffffff81234567>] leaker_fn+0x1/0x2\nend\n", "memory leak in leaker_fn", NULL,
 		  false },
+		/* lockdep's WARN skips the socket lock; a URB's WARN with no stack is
+		 * "corrupted/usb_submit_urb"; a WARN's stack restarts at its first
+		 * RIP only, not at an interrupt's after it */
+		{ "WARNING: CPU: 0 PID: 1 at kernel/locking/lockdep.c:1 lock_acquire+0x1/0x2\n"
+		  "Call Trace:\n lock_sock_nested+0x1/0x2\n sockopt_fn+0x1/0x2\nend\n",
+		  "WARNING: locking bug in sockopt_fn", NULL, false },
+		{ "WARNING: CPU: 0 PID: 1 at drivers/usb/core/urb.c:504 usb_submit_urb+0x1/0x2\n"
+		  "Modules linked in:\nend\n", "WARNING in corrupted/usb_submit_urb", NULL, true },
+		{ "WARNING: CPU: 0 PID: 1 at kernel/sched/core.c:6136 __might_sleep+0x13a/0x190\n"
+		  "Call Trace:\n <IRQ>\n dump_stack+0x1/0x2\n report_bug+0x1/0x2\n invalid_op+0x1/0x2\n"
+		  "RIP: 0010:__might_sleep+0x13a/0x190\nRSP: 0018:ffff888012345678 EFLAGS: 00010286\n"
+		  " __mutex_lock+0x1/0x2\n sleeper_fn+0x1/0x2\n </IRQ>\n"
+		  "RIP: 0010:_raw_spin_unlock_irqrestore+0x50/0x60\n"
+		  "RSP: 0018:ffff888012345678 EFLAGS: 00000246\n other_fn+0x1/0x2\nend\n",
+		  "WARNING in sleeper_fn", NULL, false },
 		/* syzkaller's executor on the console: the line from its tag */
 		{ "SYZFAIL: SIGSEGV\n", "SYZFAIL: SIGSEGV", NULL, false },
 		{ "2022/10/02 11:34:15 SYZFATAL: executor 4 failed 11 times: mkdir "
