@@ -194,7 +194,8 @@ struct report {
 				 * "Rebooting in N seconds..", after which no end marker comes) */
 	bool cut;                   /* the console ended in the middle of it */
 	char *header_text;          /* the first header line, stripped */
-	char context[CONTEXT_MAX];  /* its printk caller ("T12", "C1"), "" when none */
+	char context[CONTEXT_MAX];  /* its printk caller ("T12", "C1"), "console" for a printk
+				 * time alone, "" without one */
 	bool cpu_traceback;         /* "Sending NMI from CPU": the CPUs' lines are its too */
 	char access[8];             /* KASAN: "Read" or "Write" */
 	bool source_line;           /* a line after the header names "file.c:123" */

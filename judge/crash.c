@@ -357,7 +357,7 @@ static void open_report(struct crash_detector *d, const struct header *h, const 
 		}
 	}
 	clear_preamble(d);
-	if ((d->context[0] == 'T' || d->context[0] == 'C') && h->style != ST_FIXED)
+	if (d->context[0] && h->style != ST_FIXED)
 		snprintf(r->context, sizeof(r->context), "%s", d->context);     /* (a one-line
 					 * report, a summary, reads nothing of its own) */
 	header_function(r, s, n);
@@ -790,9 +790,10 @@ static const char *line_context(const char *s, size_t n, char *ctx)
 /*
  * Is this line another printk caller's, while the open report is a task's
  * or a CPU's ("[ T12]", "[ C1]")? syzkaller reads such a report from its
- * own caller's lines only (and the CPUs' after "Sending NMI from CPU"), so
- * the judge leaves the others out of it: lines that are no header of a
- * fatal report are not fed to it.
+ * own caller's lines only (and the CPUs' after "Sending NMI from CPU"), and
+ * a report with printk times and no callers from the lines with a printk
+ * time; so the judge leaves the others out of it: lines that are no header
+ * of a fatal report are not fed to it.
  */
 static bool other_context(const struct crash_detector *d, const char *line, size_t len)
 {
@@ -801,6 +802,8 @@ static bool other_context(const struct crash_detector *d, const char *line, size
 	if (!r || !r->context[0])
 		return false;
 	const char *c = line_context(line, len, ctx);
+	if (!strcmp(r->context, "console"))
+		return !c;      /* a report with printk times: a line without one is not the kernel's */
 	if (!c)
 		c = "";
 	if (c && !strcmp(c, r->context))
@@ -843,6 +846,10 @@ void crash_feed_line(struct crash_detector *d, const char *line, size_t len, lon
 	char ctx[CONTEXT_MAX];
 	const char *c = line_context(raw, raw_len, ctx);
 	snprintf(d->context, sizeof(d->context), "%s", !c ? "" : c[0] ? c : "console");
+	if (d->open && !d->open->trace_done && starts(s, n, "unregister_netdevice: waiting for "))
+		return;         /* net/core/dev.c's wait, printed every 10 s, in the middle of
+				 * a report: no report of its own there (syzkaller's
+				 * reportStartIgnores); the next one is */
 	if (other_context(d, raw, raw_len)) {
 		const struct header *h = marked || starts_like_report(s, n) ? match_header(d, s, n) : NULL;
 		if (!h || !h->fatal)

@@ -628,6 +628,21 @@ static void test_convention_titles(void **state)
 		  "  backtrace:\n    [<ffffffff81234567>] kmalloc_trace+0x1/0x2\n"
 		  "    [<ffffffff81234567>] leaker_fn+0x1/0x2\nend\n", "memory leak in leaker_fn", NULL,
 		  false },
+		/* a report with printk times (no callers) is read from the lines
+		 * with one: a program's output without one is no part of it; nor is
+		 * net/core/dev.c's periodic unregister_netdevice wait in its stack */
+		{ "[  396.963769] BUG: KASAN: stack-out-of-bounds in memcmp+0xe3/0x160\n"
+		  "[  396.969914] Read of size 1 at addr ffff8801c19175d0 by task syz/1\n"
+		  "[  396.995841] Call Trace:\n[  396.998428]  dump_stack+0x194/0x257\n"
+		  "2018/01/02 18:20:06 executing program 3:\nmmap(&(0x7f0000000000/0xa000)=nil, 0xa000)\n"
+		  "[  397.002100]  memcmp+0xe3/0x160\n[  397.002200]  matcher_fn+0x1/0x2\n[  397.002300] end\n",
+		  "KASAN: stack-out-of-bounds Read in matcher_fn", NULL, false },
+		{ "INFO: task syz:6102 blocked for more than 120 seconds.\nCall Trace:\n"
+		  " [<ffffffff829f5a8c>] schedule+0x9c/0x1b0\n"
+		  "unregister_netdevice: waiting for lo to become free. Usage count = 6\n"
+		  " [<ffffffff829fb0c0>] mutex_lock_nested+0x3b0/0x1130\n"
+		  " [<ffffffff8223552c>] copy_net_ns+0xcc/0x220\nend\n",
+		  "INFO: task hung in copy_net_ns", NULL, false },
 		/* lockdep's WARN skips the socket lock; a URB's WARN with no stack is
 		 * "corrupted/usb_submit_urb"; a WARN's stack restarts at its first
 		 * RIP only, not at an interrupt's after it */
