@@ -486,6 +486,15 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 		    find(s, n, "is trying to release lock") || find(s, n, "is freeing memory") ||
 		    find(s, n, "leaving the kernel with locks still held"))
 			r->lock_armed = true;
+		else if (r->lock_armed && !r->nsites && find(s, n, "[<") && !find(s, n, " at: ") &&
+			 crash_parse_frame(s, n, fn, &questionable) && !questionable) {
+			/* "is trying to release lock (l) at:", then the site as a
+			 * frame, "[<ffffffff834dea24>] f+0xe4/0x140": syzkaller's
+			 * first part; a generic one leaves it to the stack */
+			r->nsites = 2;
+			if (!crash_skipped(fn, r->h->skip))
+				memcpy(r->lock_fn, fn, FN_MAX);
+		}
 		else if (r->lock_armed && r->nsites < 2 && crash_parse_lock_site(s, n, fn)) {
 			/* a row with a skip list (a circular dependency) names the
 			 * first of the two sites (the lock taken, the lock held)
@@ -541,6 +550,12 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 		return;
 	r->in_regs = false;
 	if (r->in_trace && !r->trace_done && crash_parse_frame(s, n, fn, &questionable)) {
+		if (!strcmp(fn, "should_fail") || !strcmp(fn, "should_failslab")) {
+			/* a fault injection's stack mixed with the report's
+			 * (syzkaller's corruptedLines): the stack ends here */
+			r->trace_done = true;
+			return;
+		}
 		if (!questionable && r->nframes < MAX_FRAMES)
 			memcpy(r->frames[r->nframes++], fn, FN_MAX);
 		if (!questionable && r->nframes < MAX_FRAMES &&

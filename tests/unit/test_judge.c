@@ -643,6 +643,19 @@ static void test_convention_titles(void **state)
 		  " [<ffffffff829fb0c0>] mutex_lock_nested+0x3b0/0x1130\n"
 		  " [<ffffffff8223552c>] copy_net_ns+0xcc/0x220\nend\n",
 		  "INFO: task hung in copy_net_ns", NULL, false },
+		/* the released lock's site is the frame after "at:" (a generic one
+		 * leaves the title to the stack) */
+		{ "[ BUG: bad unlock balance detected! ]\n"
+		  "syz/1081 is trying to release lock (mrt_lock) at:\n"
+		  "[<ffffffff834dea24>] releaser_fn+0xe4/0x140\nbut there are no more locks to release!\n"
+		  "1 lock held by syz/1081:\n #0:  (&p->lock){+.+.+.}, at: [<ffffffff815e4ded>] holder_fn+0xdd/0x1290\n",
+		  "BUG: bad unlock balance in releaser_fn", NULL, false },
+		/* a fault injection's frame (should_fail) in a stack ends it */
+		{ "ODEBUG: free active (active state 0) object type: timer_list hint: t_fn+0x0/0xa0\n"
+		  "WARNING: CPU: 1 PID: 1798 at lib/debugobjects.c:287 debug_print_object+0x16a/0x250\n"
+		  "Call Trace:\n dump_stack+0x101/0x1b4\n should_fail.cold+0xa/0x10\n"
+		  " should_failslab+0xde/0x140\n __alloc_skb+0x17d/0x760\n sender_fn+0x1/0x2\nend\n",
+		  "WARNING: ODEBUG bug in corrupted", NULL, true },
 		/* lockdep's WARN skips the socket lock; a URB's WARN with no stack is
 		 * "corrupted/usb_submit_urb"; a WARN's stack restarts at its first
 		 * RIP only, not at an interrupt's after it */
