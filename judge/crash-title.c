@@ -269,7 +269,10 @@ static char *panic_title(const struct report *r, const char **fn)
 		static const char *const skip_chk[] = { "stack_chk", NULL };
 		const char *in = strstr(msg, "corrupted in: ");
 		static __thread char named[FN_MAX];
-		if (in && crash_take_ident(in + 14, strlen(in + 14), named))
+		/* "corrupted in: f+0x1/0x2" names it; a bare address
+		 * ("in: ffffffff81234567", no symbol) leaves it to the stack */
+		size_t k = in ? crash_take_ident(in + 14, strlen(in + 14), named) : 0;
+		if (k && in[14 + k] == '+')
 			*fn = named;
 		else
 			*fn = crash_first_unskipped(r, false, false, skip_chk);

@@ -650,6 +650,12 @@ static void test_convention_titles(void **state)
 		  "[<ffffffff834dea24>] releaser_fn+0xe4/0x140\nbut there are no more locks to release!\n"
 		  "1 lock held by syz/1081:\n #0:  (&p->lock){+.+.+.}, at: [<ffffffff815e4ded>] holder_fn+0xdd/0x1290\n",
 		  "BUG: bad unlock balance in releaser_fn", NULL, false },
+		/* the stack protector's panic names the function when it has a
+		 * symbol, else (a bare address) the stack does */
+		{ "Kernel panic - not syncing: stack-protector: Kernel stack is corrupted in: "
+		  "ffffffff8343632e\nCall Trace:\n dump_stack+0x1/0x2\n panic+0x1/0x2\n"
+		  " __stack_chk_fail+0x1/0x2\n xmitter_fn+0x1/0x2\nend\n",
+		  "kernel panic: stack is corrupted in xmitter_fn", NULL, false },
 		/* a fault injection's frame (should_fail) in a stack ends it */
 		{ "ODEBUG: free active (active state 0) object type: timer_list hint: t_fn+0x0/0xa0\n"
 		  "WARNING: CPU: 1 PID: 1798 at lib/debugobjects.c:287 debug_print_object+0x16a/0x250\n"
