@@ -5,6 +5,9 @@
  */
 #include "crash-internal.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 /* syzkaller's linuxStackParams.skipPatterns (substrings; "^x": a prefix),
  * plus the arm and arm64 exception and unwinder frames. */
 static const char *const skip_common[] = {
@@ -92,7 +95,7 @@ static const char *const skip_helpers[] = {
 };
 
 /* Exact names (too short for a substring match). */
-static const char *const skip_exact[] = { "die", "down", "do_exit", "__bug", "bug", "warn",
+static const char *const skip_exact[] = { "die", "down", "__bug", "bug", "warn",
 					  "__report_bad_irq", NULL };
 
 /* syzkaller's stripFramePrefixes: a title's function loses the one of these
@@ -157,27 +160,25 @@ bool crash_skipped(const char *fn, const char *const *extra)
 	       crash_in_list(fn, extra, false);
 }
 
-/* syzkaller's linuxStallAnchorFrames: dispatchers a stall loops below. */
+/* syzkaller's linuxStallAnchorFrames: dispatchers a stall loops below
+ * (frame_matches() patterns). */
 static const char *const stall_anchors[] = {
 	"process_one_work", "do_syscall_", "do_fast_syscall_", "sysenter_dispatch",
-	"netif_receive_skb", "do_softirq", "call_timer_fn", "_run_timers",
-	"run_timer_softirq", "run_ksoftirqd", "smpboot_thread_fn", "kthread",
-	"start_secondary", "cpu_startup_entry", "ret_from_fork", "vfs_write", "vfs_read",
-	"vfs_iter_read", "vfs_iter_write", "do_iter_read", "do_iter_write", "vfs_ioctl",
-	"blkdev_ioctl", "do_dentry_open", "vfs_open", "__do_fault", "handle_mm_fault",
-	"do_page_fault", "__fput", "task_work_run", "exit_to_usermode",
-	"el0_svc_common", "invoke_syscall", "el0t_64_sync", "ret_fast_syscall",
-	"secondary_start_kernel", "do_idle", "el0_svc_handler", "hrtimer_run", "ksys_ioctl",
-	"compat_ioctl", "new_sync_read", "new_sync_write", "call_read_iter", "call_write_iter",
-	"do_iter_readv_writev", "call_mmap", "mmap_region", "do_mmap", "^sock_sendmsg",
-	"^sock_recvmsg", "^sock_release", "^__sock_release", "kernel_setsockopt",
-	"sock_common_setsockopt", "kernel_listen", "sk_common_release", "^sock_mmap",
-	"kernel_accept", "^sock_do_ioctl", "^sock_ioctl", "^compat_sock_ioctl",
-	"^nfnetlink_rcv_msg", "^rtnetlink_rcv_msg", "^netlink_dump", "tasklet_action",
-	"tasklet_hi_action", "smp_call_function",
-	/* an initcall (a module's init, a built-in one at boot) is dispatched
-	 * work too: the stall is the init function's */
-	"do_one_initcall", NULL,
+	"tracesys_phase2", "el0_svc_handler", "invoke_syscall", "ret_fast_syscall",
+	"netif_receive_skb", "do_softirq", "call_timer_fn", "_run_timers", "run_timer_softirq",
+	"hrtimer_run", "run_ksoftirqd", "smpboot_thread_fn", "^kthread$", "start_secondary",
+	"cpu_startup_entry", "ret_from_fork", "vfs_write", "vfs_read", "vfs_iter_read",
+	"vfs_iter_write", "do_iter_read", "do_iter_write", "call_read_iter", "call_write_iter",
+	"new_sync_read", "new_sync_write", "vfs_ioctl", "ksys_ioctl", "compat_ioctl",
+	"compat_sys_ioctl", "blkdev_driver_ioctl", "blkdev_ioctl", "do_iter_readv_writev",
+	"^call_mmap", "mmap_region", "do_mmap", "do_dentry_open", "vfs_open", "^sock_sendmsg",
+	"^sock_recvmsg", "^sock_release", "^__sock_release", "^setsockopt$", "kernel_setsockopt",
+	"sock_common_setsockopt", "^listen$", "kernel_listen", "sk_common_release", "^sock_mmap",
+	"^accept$", "kernel_accept", "^sock_do_ioctl", "^sock_ioctl", "^compat_sock_ioctl",
+	"^nfnetlink_rcv_msg", "^rtnetlink_rcv_msg", "^netlink_dump", "^socketpair",
+	"^sys_socketpair", "^connect", "^sys_connect", "^ioctl", "^sys_ioctl", "__do_fault",
+	"do_page_fault", "^page_fault$", "__fput", "task_work_run", "exit_to_usermode",
+	"smp_call_function", "tasklet_action", "tasklet_hi_action", NULL,
 };
 
 const char *crash_first_unskipped(const struct report *r, bool use_pc, bool use_header,
@@ -193,34 +194,147 @@ const char *crash_first_unskipped(const struct report *r, bool use_pc, bool use_
 	return "";
 }
 
-/* linuxStallFrameExtractor: the frame just above the first anchor. */
+/* A line that starts a stack (syzkaller's stackStartRes): "Call Trace",
+ * "Allocated by task N:", "Freed:", " backtrace:" (not "stack backtrace:"),
+ * "Backtrace:", "Uninit was stored to memory at". */
+static bool stack_start(const char *s, size_t n)
+{
+	static const char *const starts_at[] = { "Call Trace", "Call trace", "Allocated:",
+						 "Freed:", "Backtrace:", "Uninit was stored to memory at",
+						 NULL };
+	for (const char *const *p = starts_at; *p; p++)
+		if (find(s, n, *p))
+			return true;
+	const char *b = find(s, n, " backtrace");
+	if (b && b > s && b[-1] != 'k' && (find(b, n - (size_t)(b - s), " backtrace:") == b ||
+					   find(b, n - (size_t)(b - s), " backtrace (crc ") == b))
+		return true;
+	const char *t = find(s, n, "Allocated by task ");
+	if (!t)
+		t = find(s, n, "Freed by task ");
+	return t && memchr(t, ':', n - (size_t)(t - s));
+}
+
+/* Does the line match a part's pattern (the stack matches none)? */
+static bool part_matches(enum stack_part p, const char *s, size_t n)
+{
+	switch (p) {
+	case PART_PC:
+		/* syzkaller's linuxRipFrame: "RIP: 0010:f+0x", "pc : f", "PC is at f",
+		 * "IP: 0x..." (a user address names nothing, but is the line) */
+		return find(s, n, "IP: ") || find(s, n, "pc : ") || find(s, n, "PC is at ");
+	case PART_CALL_TRACE:
+		return find(s, n, "Call Trace:") || find(s, n, "Call trace:") ||
+		       find(s, n, "Backtrace:");
+	case PART_TIMER_IRQ:
+		return find(s, n, "apic_timer_interrupt") != NULL;
+	case PART_IRQ_ENTRY:
+		return find(s, n, "apic_timer_interrupt") || find(s, n, "Exception stack") ||
+		       find(s, n, "el1h_64_irq");
+	case PART_STACK:
+	case PART_END:
+		break;
+	}
+	return false;
+}
+
+/* linuxStallFrameExtractor, a frame at a time: the frame just above the
+ * first anchor (the anchor itself for an IPI wait, smp_call_function). */
+static void walk_frame(struct stack_walk *w, const char *raw)
+{
+	const char *fn = crash_strip_frame_prefix(raw);
+	if (crash_in_list(fn, stall_anchors, false)) {
+		snprintf(w->found, sizeof(w->found), "%s",
+			 strstr(fn, "smp_call_function") ? "smp_call_function" : w->any ? w->prev : fn);
+		w->done = true;
+		return;
+	}
+	snprintf(w->prev, sizeof(w->prev), "%s", fn);
+	w->any = true;
+}
+
+/*
+ * syzkaller's extractStackFrameImpl, a report line at a time (from the line
+ * after its header): each part but the stack consumes lines up to the first
+ * it matches (a PC line gives its function), the stack takes every frame up
+ * to the next stack's start or a fault injection's frame (should_fail: the
+ * report is mixed with it). Frames of w->extra and the common lists are
+ * left out; the others go to linuxStallFrameExtractor (walk_frame()).
+ */
+void crash_walk_line(struct stack_walk *w, const char *s, size_t n)
+{
+	char fn[FN_MAX], caller[FN_MAX];
+	bool questionable;
+	if (!w->parts || w->done || w->parts[w->idx] == PART_END)
+		return;
+	enum stack_part p = w->parts[w->idx];
+	if (p != PART_STACK) {
+		if (!part_matches(p, s, n))
+			return;
+		if (p == PART_PC && crash_parse_pc_line(s, n, fn) && !crash_skipped(fn, w->extra))
+			walk_frame(w, fn);
+		w->idx++;
+		return;
+	}
+	if (stack_start(s, n)) {
+		w->idx++;
+		return;
+	}
+	if (!crash_parse_frame(s, n, fn, &questionable) || questionable)
+		return;
+	if (!strcmp(fn, "should_fail") || !strcmp(fn, "should_failslab")) {
+		w->idx++;
+		return;
+	}
+	if (!crash_skipped(fn, w->extra))
+		walk_frame(w, fn);
+	if (!w->done && crash_parse_frame_caller(s, n, caller) && !crash_skipped(caller, w->extra))
+		walk_frame(w, caller);
+}
+
+/* syzkaller's stall formats: an RCU stall's stack is the interrupted one,
+ * after the timer interrupt and its PC (else the stack after any interrupt
+ * entry), the timer interrupt and RCU's own frames skipped; a lockup's and a
+ * stack overflow's the PC, then the call trace; a corrupted stack end's the
+ * call trace, the scheduler skipped. */
+static const enum stack_part parts_rcu[] = { PART_TIMER_IRQ, PART_PC, PART_STACK, PART_END };
+static const enum stack_part parts_rcu2[] = { PART_IRQ_ENTRY, PART_STACK, PART_END };
+static const enum stack_part parts_lockup[] = { PART_PC, PART_CALL_TRACE, PART_STACK, PART_END };
+static const enum stack_part parts_trace[] = { PART_CALL_TRACE, PART_STACK, PART_END };
+static const char *const skip_rcu_stall[] = { "apic_timer_interrupt", "rcu", NULL };
+static const char *const skip_stack_end[] = { "schedule", "retint_kernel", NULL };
+
+void crash_walk_start(struct report *r)
+{
+	struct stack_walk *w = r->walk;
+	memset(r->walk, 0, sizeof(r->walk));
+	if (r->h->style == ST_STALL && r->kind == CRASH_RCU_STALL) {
+		w[0].parts = parts_rcu, w[0].extra = skip_rcu_stall;
+		w[1].parts = parts_rcu2, w[1].extra = skip_rcu_stall;
+	} else if (r->h->style == ST_STALL) {
+		w[0].parts = parts_lockup;
+	} else if (r->h->style == ST_PANIC && strstr(r->header_text, "corrupted stack end")) {
+		w[0].parts = parts_trace, w[0].extra = skip_stack_end;
+	}
+}
+
+/* Is the walk still reading its parts? */
+static bool walk_reading(const struct stack_walk *w)
+{
+	return w->parts && !w->done && w->parts[w->idx] != PART_END;
+}
+
+bool crash_walk_pending(const struct report *r)
+{
+	return !r->walk[0].done && !r->walk[1].done &&
+	       (walk_reading(&r->walk[0]) || walk_reading(&r->walk[1]));
+}
+
 const char *crash_stall_function(const struct report *r)
 {
-	/* the interrupt the watchdog ran in: a stack printed whole (no RIP
-	 * line to start at) reads from the interrupted code, below the last
-	 * entry frame of a timer interrupt (tick_sched_timer and
-	 * update_process_times are the detector's, never the culprit) */
-	static const char *const irq_entries[] = { "timer_interrupt", "el1_irq", "el1h_64_irq",
-						   "__irq_svc", "gic_handle_irq", NULL };
-	size_t from = 0;
-	for (size_t i = 0; i < r->nframes; i++)
-		if (crash_in_list(r->frames[i], irq_entries, false))
-			from = i + 1;
-	if (from >= r->nframes)
-		from = 0;
-	const char *prev = r->pc_fn[0] ? r->pc_fn : NULL;
-	for (size_t i = from; i < r->nframes; i++) {
-		if (crash_in_list(r->frames[i], stall_anchors, false)) {
-			if (strstr(r->frames[i], "smp_call_function"))
-				return "smp_call_function";     /* an IPI wait, whoever sent it */
-			if (!prev)
-				break;
-			return crash_strip_frame_prefix(prev);
-		}
-		if (!crash_skipped(r->frames[i], crash_skip_rcu) || !prev)
-			prev = r->frames[i];
-	}
-	return crash_first_unskipped(r, true, false, crash_skip_rcu);
+	if (r->walk[0].done)
+		return r->walk[0].found;
+	return r->walk[1].done ? r->walk[1].found : "";
 }
 
 /* linuxHangTaskFrameExtractor: the first frame that is not waiting. */

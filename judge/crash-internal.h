@@ -29,6 +29,7 @@
 #define MAX_EXCERPT 16384
 #define FN_MAX 128
 #define PREAMBLE_LINES 4
+#define CONTEXT_MAX 16          /* a printk caller, "T12345" or "C1" */
 
 /* Does s (n bytes) start with the NUL-terminated p? */
 static inline bool starts(const char *s, size_t n, const char *p)
@@ -56,7 +57,11 @@ size_t crash_take_ident(const char *s, size_t n, char *fn);
  * function; *questionable is set for " ? f+0x.." frames. */
 bool crash_parse_frame(const char *s, size_t n, char *fn, bool *questionable);
 
-/* The function of a faulting-PC line ("RIP: 0010:f+0x..", "pc : f+0x..",
+/* arm's "(f) from [<c1>] (g+0x1/0x2)" frame: its caller g into fn. */
+bool crash_parse_frame_caller(const char *s, size_t n, char *fn);
+
+/* The function of a faulting-PC line ("RIP: 0010:f+0x..", "pc : f+0x..", powerpc's
+ * "--- interrupt: 700 at f+0x..",
  * "PC is at f+0x..", ...) into fn; false when the line is none. */
 bool crash_parse_pc_line(const char *s, size_t n, char *fn);
 
@@ -77,18 +82,22 @@ enum style {
 	ST_SANITIZER,   /* KASAN/KFENCE/KMSAN: "KASAN: TYPE [Read|Write] in F" */
 	ST_KCSAN,       /* "KCSAN: data-race in f / g", verbatim */
 	ST_UBSAN,       /* "UBSAN: TYPE in F" from the stack */
-	ST_LOCK_SITE,   /* "<title> in F" from the lock site */
-	ST_STALL,       /* RCU stall, lockups: the frame above the dispatcher */
+	ST_LOCK_SITE,   /* "<title> in F" from the lock site (with a skip list: the first
+			 * of two sites not skipped; no site announced: the header) */
+	ST_LOCK_STACK,  /* "<title> in F" from the stack under "which became X at:" */
+	ST_STALL,       /* RCU stall, lockups, stack overflow: the frame above the
+			 * dispatcher (crash_stall_function()) */
 	ST_HUNG,        /* hung task: first frame not waiting */
 	ST_LEAK,        /* "memory leak in F" from the allocation stack */
 	ST_ARM_FAULT,   /* "Unable to handle kernel WHAT at virtual address" */
-	ST_ARM_ERROR,   /* "Internal error: Oops - WHAT: code [#1]" */
+	ST_ARM_ERROR,   /* "Internal error: Oops - WHAT: code [#1]": "Internal error in F" */
 	ST_FIXED,       /* the title as given */
 	ST_HEAD,        /* the header's own words up to "stop", then title, then " in F"
 			 * from the stack ("BUG: spinlock bad magic in F") */
-	ST_LINE,        /* the header line itself, numbers replaced */
+	ST_LINE,        /* the header line from its needle, numbers replaced */
 	ST_SLUB,        /* "BUG cache (Tainted): MSG" -> "BUG: MSG" */
-	ST_HEADER_FN,   /* "<title> in F", F named by the header ("INFO: Freed in f+0x") */
+	ST_HEADER_FN,   /* the header from its needle, offsets dropped ("INFO: Freed in f age=NUM
+			 * cpu=NUM pid=NUM"), F named by it; corrupted */
 	ST_PRELUDE,     /* a WARN's message line; the "WARNING:" line after it joins */
 	ST_OVERFLOW,    /* "kernel stack overflow in F": PC then stack (arm64's
 			 * "Insufficient stack space", its panic joins) */
@@ -136,8 +145,30 @@ extern const char *const crash_skip_odebug[];
 extern const char *const crash_skip_refcount[];
 extern const char *const crash_skip_usercopy[];
 extern const char *const crash_skip_overflow[];
+extern const char *const crash_skip_lock_sock[];
 
 /* ------------------------------------------------- the state */
+
+/* The parts of a report's stack, as syzkaller's stack formats name them:
+ * a line that holds a PC ("RIP: 0010:f+0x1/0x2", "pc : f", "PC is at f"),
+ * a "Call Trace:" line, x86's timer interrupt frame (apic_timer_interrupt),
+ * any interrupt entry (that, "Exception stack", el1h_64_irq), the stack. */
+enum stack_part { PART_PC, PART_CALL_TRACE, PART_TIMER_IRQ, PART_IRQ_ENTRY, PART_STACK, PART_END };
+
+/* One reading of a report's stack by parts (crash-frames.c: crash_walk_line()),
+ * its frames given to syzkaller's stall extractor as they come, so that a
+ * stack of any depth is read whole. */
+struct stack_walk {
+	const enum stack_part *parts;   /* PART_END-terminated; NULL: no walk */
+	const char *const *extra;       /* frames skipped besides the common lists */
+	size_t idx;                     /* the part being read */
+	bool any, done;                 /* a frame was read; the anchor was found */
+	char prev[FN_MAX];              /* the last frame read */
+	char found[FN_MAX];             /* the function, once done */
+};
+
+/* How many lines a report whose stack walk is still reading may have. */
+#define MAX_WALK_LINES 4096
 
 struct report {
 	const struct header *h;
@@ -152,16 +183,23 @@ struct report {
 	char pc_fn[FN_MAX];         /* the faulting PC's function */
 	char lock_fn[FN_MAX];       /* lockdep's lock site */
 	bool lock_armed;            /* a "trying to acquire" line was seen */
+	int nsites;                 /* lock sites read after it */
 	char frames[MAX_FRAMES][FN_MAX];
 	size_t nframes;
 	bool in_trace, trace_done;
 	bool in_regs;           /* in the register dump after a RIP inside the stack */
+	bool restarted;         /* the stack restarted at the first RIP inside it */
 	bool foreign;               /* a line that is no part of a report came after the header */
 	bool epilogue;              /* what a panic prints after its stack ("Kernel Offset:",
 				 * "Rebooting in N seconds..", after which no end marker comes) */
 	bool cut;                   /* the console ended in the middle of it */
 	char *header_text;          /* the first header line, stripped */
+	char context[CONTEXT_MAX];  /* its printk caller ("T12", "C1"), "console" for a printk
+				 * time alone, "" without one */
+	bool cpu_traceback;         /* "Sending NMI from CPU": the CPUs' lines are its too */
 	char access[8];             /* KASAN: "Read" or "Write" */
+	bool source_line;           /* a line after the header names "file.c:123" */
+	struct stack_walk walk[2];  /* the stack by syzkaller's parts, then its parts2 */
 };
 
 struct crash_detector {
@@ -181,6 +219,8 @@ struct crash_detector {
 	enum crash_progress progress;   /* of the last line */
 	bool reboot_pending;            /* a reboot's first line was seen, its banner not yet */
 	uint64_t ignored[4];            /* headers crash_detector_ignore_header() turned off */
+	char context[CONTEXT_MAX];      /* the printk caller of the line being read ("T12",
+					 * "C1"), "console" without one, "" without a printk time */
 };
 
 /* ------------------------------------------------- crash-frames.c */
@@ -200,8 +240,19 @@ bool crash_skipped(const char *fn, const char *const *extra);
 const char *crash_first_unskipped(const struct report *r, bool use_pc, bool use_header,
 				  const char *const *extra);
 
-/* A stall's function: the frame just above the first dispatcher. */
+/* A stall's function: the frame just above the first dispatcher of its
+ * stack, as its walks found it; "" when there is none. */
 const char *crash_stall_function(const struct report *r);
+
+/* Chooses r's stack walks by its header (stalls, lockups, stack overflows,
+ * a corrupted stack end); called when r opens. */
+void crash_walk_start(struct report *r);
+
+/* Feeds a walk one line of its report. */
+void crash_walk_line(struct stack_walk *w, const char *s, size_t n);
+
+/* Is a walk of r still reading (its report may run past MAX_REPORT_LINES)? */
+bool crash_walk_pending(const struct report *r);
 
 /* A hung task's function: the first frame that is not waiting. */
 const char *crash_hung_function(const struct report *r);

@@ -118,7 +118,20 @@ size_t crash_take_ident(const char *s, size_t n, char *fn)
 	return i;
 }
 
-/* Skips spaces and "[<ffffffff81234567>]" address tokens. */
+/* Is s[i..] "[c000000001bb3710]", an address token without angle brackets
+ * (powerpc's frames; syzkaller's {{PC}} takes both forms)? Its length, else 0. */
+static size_t bare_address(const char *s, size_t n, size_t i)
+{
+	size_t j = i + 1;
+	if (j + 1 < n && s[j] == '0' && s[j + 1] == 'x')
+		j += 2;
+	size_t k = j;
+	while (k < n && isxdigit((unsigned char)s[k]))
+		k++;
+	return k > j && k < n && s[k] == ']' ? k + 1 - i : 0;
+}
+
+/* Skips spaces and "[<ffffffff81234567>]" (or "[c000000001bb3710]") address tokens. */
 static size_t skip_addresses(const char *s, size_t n)
 {
 	size_t i = 0;
@@ -130,6 +143,11 @@ static size_t skip_addresses(const char *s, size_t n)
 			if (!end)
 				return i;
 			i = (size_t)(end - s) + 1;
+			continue;
+		}
+		size_t bare = i < n && s[i] == '[' ? bare_address(s, n, i) : 0;
+		if (bare) {
+			i += bare;
 			continue;
 		}
 		return i;
@@ -157,8 +175,11 @@ bool crash_parse_frame(const char *s, size_t n, char *fn, bool *questionable)
 	if (!k)
 		return false;
 	i += k;
-	if (starts(s + i, n - i, "+0x"))
+	if (starts(s + i, n - i, "+0x")) {
+		/* powerpc marks a frame it is unsure of "f+0x1/0x2 (unreliable)" */
+		*questionable = *questionable || (n >= 13 && !memcmp(s + n - 13, " (unreliable)", 13));
 		return true;
+	}
 	if (starts(s + i, n - i, " [")) {
 		/* a module's function: "(f [mod]) from", " f [mod] from" */
 		const char *end = memchr(s + i, ']', n - i);
@@ -170,6 +191,23 @@ bool crash_parse_frame(const char *s, size_t n, char *fn, bool *questionable)
 	if (!paren && starts(s + i, n - i, " (") && s[n - 1] == ')' && memchr(s + i, ':', n - i))
 		return true;    /* decoded by decode_stacktrace.sh: "f (file.c:12)" */
 	return starts(s + i, n - i, " from ") && find(s + i, n - i, "+0x");
+}
+
+/* arm's "[<c0>] (f) from [<c1>] (g+0x1/0x2)": g, the caller, into fn
+ * (syzkaller's arm frame pattern takes both: the top frame is otherwise
+ * only in the LR). */
+bool crash_parse_frame_caller(const char *s, size_t n, char *fn)
+{
+	const char *from = find(s, n, ") from ");
+	if (!from)
+		return false;
+	size_t i = (size_t)(from + 7 - s);
+	i += skip_addresses(s + i, n - i);
+	if (i >= n || s[i] != '(')
+		return false;
+	i++;
+	size_t k = crash_take_ident(s + i, n - i, fn);
+	return k && starts(s + i + k, n - i - k, "+0x");
 }
 
 /*
@@ -198,6 +236,9 @@ bool crash_parse_pc_line(const char *s, size_t n, char *fn)
 		i = (size_t)(find(s, n, " at ") - s) + 4;
 	} else if (starts(s, n, "IP: ")) {
 		i = 4;
+	} else if (starts(s, n, "--- interrupt: ") && find(s, n, " at ")) {
+		/* powerpc: "--- interrupt: 700 at f+0x2c/0x70" (a trap's PC) */
+		i = (size_t)(find(s, n, " at ") - s) + 4;
 	} else {
 		return false;
 	}

@@ -39,7 +39,11 @@ static const char *const skip_leak[] = { "kmemleak", "kmalloc", "kcalloc", "kzal
 static const char *const skip_spin[] = { "spin_", "_raw_", "rwlock", "read_lock", "write_lock",
 					 "_lock", "_unlock", NULL };
 static const char *const skip_skb[] = { "^skb_", "^__skb_", NULL };
-static const char *const skip_lock_sock[] = { "lock_sock", "release_sock", NULL };
+/* syzkaller's: a socket's lock is its caller's */
+const char *const crash_skip_lock_sock[] = { "lock_sock", "release_sock", NULL };
+/* syzkaller's: the workqueue functions take the locks of work items */
+static const char *const skip_circular[] = { "process_one_work", "flush_workqueue",
+					     "drain_workqueue", "destroy_workqueue", NULL };
 static const char *const skip_key[] = { "stack", "lock", "IRQ", NULL };
 static const char *const skip_div0[] = { "div0", "aeabi_", "do_div", NULL };
 const char *const crash_skip_odebug[] = { "debug_", "rcu", "hrtimer_", "timer_", "work_",
@@ -102,6 +106,10 @@ const struct header crash_headers[] = {
 	 * its "backtrace:"; syzbot's "memory leak in F", F the allocating caller */
 	{ "unreferenced object 0x", true, CRASH_KMEMLEAK, false, ST_LEAK, "memory leak",
 	  K(CRASH_KMEMLEAK), skip_leak, NULL, false },
+	/* syzkaller's executor, on the leaks kmemleak found ("BUG: memory leak"), then
+	 * kmemleak's reports, which join */
+	{ "BUG: memory leak", false, CRASH_KMEMLEAK, false, ST_LEAK, "memory leak",
+	  K(CRASH_KMEMLEAK), skip_leak, NULL, false },
 	/* mm/kmemleak.c: kmemleak_scan() ("%d new suspected memory leaks (see
 	 * /sys/kernel/debug/kmemleak)"); the leak that follows takes its place */
 	{ "new suspected memory leaks", false, CRASH_KMEMLEAK, false, ST_FIXED,
@@ -109,7 +117,7 @@ const struct header crash_headers[] = {
 	/* kernel/locking/lockdep.c: print_circular_bug_header()
 	 * "WARNING: possible circular locking dependency detected" */
 	{ "possible circular locking dependency detected", false, CRASH_LOCKDEP, false,
-	  ST_LOCK_SITE, "possible deadlock", 0, NULL, NULL, false },
+	  ST_LOCK_SITE, "possible deadlock", 0, skip_circular, NULL, false },
 	/* kernel/locking/lockdep.c: print_deadlock_bug()
 	 * "WARNING: possible recursive locking detected" */
 	{ "possible recursive locking detected", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
@@ -119,7 +127,7 @@ const struct header crash_headers[] = {
 	{ "possible irq lock inversion dependency detected", false, CRASH_LOCKDEP, false,
 	  ST_LOCK_SITE, "possible deadlock", 0, NULL, NULL, false },
 	/* kernel/locking/lockdep.c: print_bad_irq_dependency() ("%s-safe -> %s-unsafe") */
-	{ "-safe -> ", false, CRASH_LOCKDEP, false, ST_LOCK_SITE, "possible deadlock", 0, NULL,
+	{ "-safe -> ", false, CRASH_LOCKDEP, false, ST_LOCK_STACK, "possible deadlock", 0, NULL,
 	  NULL, false },
 	/* kernel/locking/lockdep.c: print_usage_bug()
 	 * "WARNING: inconsistent lock state" */
@@ -151,7 +159,7 @@ const struct header crash_headers[] = {
 	/* kernel/locking/lockdep.c: print_lock_invalid_wait_context() ("[ BUG: Invalid wait
 	 * context ]"); syzbot titles it as x86's lockdep WARN, "WARNING: locking bug" */
 	{ "BUG: Invalid wait context", false, CRASH_LOCKDEP, false, ST_STACK,
-	  "WARNING: locking bug", 0, skip_lock_sock, NULL, false },
+	  "WARNING: locking bug", 0, crash_skip_lock_sock, NULL, false },
 	/* kernel/locking/lockdep.c: print_collision()
 	 * "WARNING: chain_key collision" */
 	{ "chain_key collision", false, CRASH_LOCKDEP, false, ST_STACK,
@@ -179,7 +187,7 @@ const struct header crash_headers[] = {
 	/* the kernel's lib/smp_processor_id.c: check_preemption_disabled() ("BUG: using
 	 * %s%s() in preemptible [%08x] code: %s/%d"): syzbot's "BUG: using smp_processor_id() in
 	 * preemptible code in F", F the stack's first frame past the check */
-	{ "BUG: using ", true, CRASH_WARNING, false, ST_HEAD, " in preemptible code", 0,
+	{ "BUG: using ", false, CRASH_WARNING, false, ST_HEAD, " in preemptible code", 0,
 	  skip_preempt, " in preemptible", false },
 	/* kernel/sched/core.c: __might_resched()
 	 * "BUG: sleeping function called from invalid context at %s:%d" */
@@ -225,7 +233,7 @@ const struct header crash_headers[] = {
 	{ "BUG: Dentry ", true, CRASH_BUG, false, ST_FIXED, "BUG: Dentry still in use", 0, NULL,
 	  NULL, false },
 	/* arch/x86/kernel/traps.c: handle_stack_overflow() ("BUG: %s stack guard page was hit") */
-	{ "stack guard page was hit", false, CRASH_OOPS, true, ST_FN,
+	{ "stack guard page was hit", false, CRASH_OOPS, true, ST_STALL,
 	  "BUG: stack guard page was hit", 0, NULL, NULL, false },
 	/* arch/x86/mm/fault.c: show_fault_oops() (5.1+)
 	 * "BUG: unable to handle page fault for address: %px" */
@@ -268,6 +276,14 @@ const struct header crash_headers[] = {
 	 * "Internal error: %s: %016lx [#%d]" */
 	{ "Internal error: ", false, CRASH_OOPS, true, ST_ARM_ERROR, NULL,
 	  K(CRASH_BUG) | K(CRASH_OOPS), NULL, NULL, false },
+	/* arch/arm/mm/fault.c: do_DataAbort() ("Unhandled fault: %s (0x%03x) at 0x%08lx"), then
+	 * arm_notify_die()'s "Internal error:" (which joins) in the kernel */
+	{ "Unhandled fault: ", false, CRASH_OOPS, true, ST_FN, "Unhandled fault", K(CRASH_OOPS),
+	  NULL, NULL, false },
+	/* arch/arm/mm/alignment.c: do_alignment() in the kernel ("Alignment trap: not
+	 * handling instruction %0*lx at [<%08lx>]"), then do_DataAbort()'s report joins */
+	{ "Alignment trap: not handling", false, CRASH_OOPS, true, ST_FN, "Alignment trap", 0,
+	  NULL, NULL, false },
 	/* arch/x86/kernel/traps.c: exc_general_protection()
 	 * "general protection fault" */
 	{ "general protection fault", false, CRASH_OOPS, true, ST_FN,
@@ -333,6 +349,10 @@ const struct header crash_headers[] = {
 	/* the kernel's lib/refcount.c: refcount_warn_saturate(), the WARN's message */
 	{ "refcount_t: ", true, CRASH_WARNING, false, ST_PRELUDE, "WARNING: refcount bug", 0,
 	  crash_skip_refcount, NULL, true },
+	/* syzkaller's executor (executor/common.h fail(), its Go tools' log.Fatal): not the
+	 * kernel's, but a fuzzing guest's console carries them; the line from the needle */
+	{ "SYZFAIL:", false, CRASH_BUG, false, ST_LINE, NULL, 0, NULL, NULL, false },
+	{ "SYZFATAL:", false, CRASH_BUG, false, ST_LINE, NULL, 0, NULL, NULL, false },
 	/* kernel/panic.c: __warn() ("WARNING: CPU: %d PID: %d at %s:%d %pS", "WARNING: CPU: %d
 	 * PID: %d at %pS"), the kernel's lib/bug.c */
 	{ "WARNING: ", true, CRASH_WARNING, false, ST_WARNING, NULL, 0, NULL, NULL, false },

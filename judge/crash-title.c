@@ -62,6 +62,22 @@ static char *with_function(const char *prefix, const char *fn)
 	return xasprintf("%s in %s", prefix, *fn ? fn : "corrupted");
 }
 
+/* Is this WARNING an allocator's, as syzkaller's "WARNING: .*mm/.*\.c.*
+ * k?.?malloc" pattern reads its header: a source file under mm/, then a
+ * word that is "malloc" after at most a "k" and one more character
+ * ("kmalloc_slab", "kvmalloc_node"; not "__kmalloc", "free_large_kmalloc")? */
+static bool kmalloc_warning(const char *t)
+{
+	const char *mm = strstr(t, "mm/"), *c = mm ? strstr(mm, ".c") : NULL;
+	for (const char *sp = c ? strchr(c, ' ') : NULL; sp; sp = strchr(sp + 1, ' ')) {
+		const char *w = sp + 1;
+		if (!strncmp(w, "malloc", 6) || (w[0] && !strncmp(w + 1, "malloc", 6)) ||
+		    (w[0] == 'k' && w[1] && !strncmp(w + 2, "malloc", 6)))
+			return true;
+	}
+	return false;
+}
+
 /* WARNING titles: syzkaller's special files, else "WARNING in F". */
 static char *warning_title(const struct report *r, const char **fn)
 {
@@ -78,7 +94,7 @@ static char *warning_title(const struct report *r, const char **fn)
 		{ "lib/refcount.c", "WARNING: refcount bug", crash_skip_refcount },
 		{ "mm/usercopy.c", "WARNING: bad usercopy", crash_skip_usercopy },
 		{ "lib/kobject.c", "WARNING: kobject bug", skip_kobject },
-		{ "kernel/locking/lockdep.c", "WARNING: locking bug", NULL },
+		{ "kernel/locking/lockdep.c", "WARNING: locking bug", crash_skip_lock_sock },
 		{ "fs/proc/generic.c", "WARNING: proc registration bug", skip_proc },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(special); i++) {
@@ -87,26 +103,33 @@ static char *warning_title(const struct report *r, const char **fn)
 			return with_function(special[i].title, *fn);
 		}
 	}
-	if (strstr(t, " mm/") && strstr(r->header_fn, "malloc")) {
+	if (kmalloc_warning(t)) {
 		/* an allocator's WARN on its caller's size or flags */
 		*fn = crash_first_unskipped(r, true, false, skip_kmalloc);
 		return with_function("WARNING: kmalloc bug", *fn);
 	}
+	if (strstr(t, "mm/vmalloc.c") && strstr(strstr(t, "mm/vmalloc.c"), "__vmalloc_node")) {
+		/* __vmalloc_node_range()'s WARN on a size of 0 */
+		*fn = crash_first_unskipped(r, true, false, NULL);
+		return with_function("WARNING: zero-size vmalloc", *fn);
+	}
 	if (!strcmp(r->header_fn, "usb_submit_urb")) {
 		/* "WARNING in DRIVER_FN/usb_submit_urb": the driver that submitted */
 		*fn = crash_first_unskipped(r, true, false, skip_usb);
-		return **fn ? xasprintf("WARNING in %s/usb_submit_urb", *fn)
-			    : xstrdup("WARNING in usb_submit_urb");
+		return xasprintf("WARNING in %s/usb_submit_urb", **fn ? *fn : "corrupted");
 	}
-	/* syzkaller's warningStackFmt: the PC (the header's function, which
-	 * arm prints with no PC line), then the stack, past the skipped frames
-	 * (a WARN in a list or string helper names its caller) */
-	if (r->header_fn[0] && !crash_skipped(r->header_fn, NULL))
-		*fn = crash_strip_frame_prefix(r->header_fn);
-	else if (!*(*fn = crash_first_unskipped(r, true, false, NULL)))
-		*fn = r->header_fn;
+	/* syzkaller's warningStackFmt: the PC, then the stack, past the skipped
+	 * frames (a WARN in a list or string helper names its caller); the
+	 * header's own function is no frame: a WARN without a stack of its own
+	 * (cut, or interleaved with another report) is "WARNING in corrupted" */
+	*fn = crash_first_unskipped(r, true, false, NULL);
 	return with_function("WARNING", *fn);
 }
+
+/* The arm64 fault path a hardware tag-based KASAN report starts in
+ * (syzkaller's skips for KASAN_HW_TAGS reports). */
+static const char *const skip_kasan_fault[] = { "kernel_fault", "tag_check", "mem_abort", "^el1_",
+						"^el1h_", NULL };
 
 /* "BUG: KASAN: use-after-free in f+0x.." + "Read of size 8" -> "KASAN: use-after-free Read in F". */
 static char *sanitizer_title(const struct report *r, const char **fn)
@@ -120,12 +143,36 @@ static char *sanitizer_title(const struct report *r, const char **fn)
 		free(type);
 		type = crash_slice(colon ? colon + 2 : t, NULL);
 	}
-	const char *const *extra = strstr(type, "free") && !strstr(type, "use-after") ? skip_free : NULL;
+	/* syzkaller's: "double-free or invalid-free", "double-free" and
+	 * "invalid-free" are one KASAN title, "invalid-free" */
+	bool bad_free = !strcmp(type, "double-free or invalid-free") || !strcmp(type, "double-free") ||
+			!strcmp(type, "invalid-free");
+	const char *const *extra = strstr(type, "free") && !strstr(type, "use-after") ? skip_free
+				 : !strcmp(name, "KASAN") ? skip_kasan_fault : NULL;
+	char *title;
+	if (!strcmp(name, "KASAN") && !r->access[0] && !bad_free) {
+		/* syzkaller's last KASAN format: no access line after the header
+		 * (old kernels' "... in f+0x1/0x2 at addr X" alone): the header's
+		 * words without offsets, marked corrupted */
+		*fn = "";
+		title = without_offsets(t);
+		free(name);
+		free(type);
+		return title;
+	}
 	*fn = crash_first_unskipped(r, true, true, extra);
 	if (!**fn)
 		*fn = r->header_fn;
-	char *title;
-	if (!strcmp(type, "double-free or invalid-free"))
+	const char *on = strstr(type, " on address");
+	if (on && !strcmp(name, "KASAN")) {
+		/* old KASAN: "BUG: KASAN: null-ptr-deref on address (null)" + "Read of
+		 * size 4": "KASAN: null-ptr-deref Read", no function in the title */
+		title = xasprintf("%s: %.*s %s", name, (int)(on - type), type, r->access);
+		free(name);
+		free(type);
+		return title;
+	}
+	if (bad_free && !strcmp(name, "KASAN"))
 		title = *fn[0] ? xasprintf("%s: invalid-free in %s", name, *fn)
 			       : xasprintf("%s: invalid-free", name);
 	else if (r->access[0] && !strcmp(name, "KASAN"))
@@ -160,14 +207,14 @@ static char *arm_fault_title(const struct report *r, const char **fn)
 	return title;
 }
 
-/* arm: "Internal error: Oops - Undefined instruction: 0 [#1]" -> "Oops - Undefined instruction in F". */
+/* arm: "Internal error: Oops - Undefined instruction: 0 [#1]" -> "Internal
+ * error in F", whatever the error: syzkaller's title, which merges the
+ * arm64 exceptions (synchronous external abort, SP/PC alignment, ...) that
+ * arm reports otherwise. */
 static char *arm_error_title(const struct report *r, const char **fn)
 {
-	char *what = header_after(r, "Internal error: ", ": ");
 	*fn = crash_first_unskipped(r, true, false, NULL);
-	char *title = with_function(!strncmp(what, "Oops", 4) ? what : "Oops", *fn);
-	free(what);
-	return title;
+	return with_function("Internal error", *fn);
 }
 
 /* A table title with its "*" replaced by the header's own first word
@@ -202,7 +249,9 @@ const char *crash_panic_message(const char *text)
 char *crash_panic_text_title(const char *msg, const char *stop)
 {
 	static const char *const cut_after[] = { "Attempted to kill init!",
-						 "Couldn't open N_TTY ldisc", NULL };
+						 "Couldn't open N_TTY ldisc", "Fatal exception",
+						 "panic_on_warn set", "hung_task: blocked tasks",
+						 NULL };
 	for (const char *const *c = cut_after; *c; c++)
 		if (!strncmp(msg, *c, strlen(*c)))
 			return xasprintf("kernel panic: %s", *c);
@@ -220,7 +269,10 @@ static char *panic_title(const struct report *r, const char **fn)
 		static const char *const skip_chk[] = { "stack_chk", NULL };
 		const char *in = strstr(msg, "corrupted in: ");
 		static __thread char named[FN_MAX];
-		if (in && crash_take_ident(in + 14, strlen(in + 14), named))
+		/* "corrupted in: f+0x1/0x2" names it; a bare address
+		 * ("in: ffffffff81234567", no symbol) leaves it to the stack */
+		size_t k = in ? crash_take_ident(in + 14, strlen(in + 14), named) : 0;
+		if (k && in[14 + k] == '+')
 			*fn = named;
 		else
 			*fn = crash_first_unskipped(r, false, false, skip_chk);
@@ -277,8 +329,9 @@ static char *head_title(const struct report *r)
 /*
  * Replaces what varies from one report of a bug to the next, as syzbot
  * does: "0x..." and long hex runs become ADDR, other numbers standing
- * alone NUM ("unknown-block(0,0)" -> "unknown-block(NUM,NUM)"). A
- * number inside a word ("ext4", "x86_64") stays.
+ * alone NUM ("unknown-block(0,0)" -> "unknown-block(NUM,NUM)"), and so
+ * does a run of 7 digits or more anywhere. A shorter number inside a word
+ * ("ext4", "x86_64") stays.
  */
 char *crash_sanitize_title(char *title)
 {
@@ -302,18 +355,35 @@ char *crash_sanitize_title(char *title)
 				p = q + digits;
 				continue;
 			}
-			if (!hex && decimal && (!crash_is_ident_char(q[decimal]) || q[decimal] == '.') &&
+			if (!hex && decimal && (!crash_is_ident_char(q[decimal]) || q[decimal] == '.' ||
+						decimal >= 7) &&
 			    !(q[decimal] == '.' && isdigit((unsigned char)q[decimal + 1]))) {
 				strbuf_addstr(&out, "NUM");
 				p = q + decimal;
 				continue;
 			}
 		}
+		if (!boundary && isdigit((unsigned char)*p) && !isdigit((unsigned char)p[-1]) &&
+		    strspn(p, "0123456789") >= 7) {
+			/* a long number inside a word ("testdir264563108"):
+			 * syzkaller's (\d+){7,} */
+			strbuf_addstr(&out, "NUM");
+			p += strspn(p, "0123456789");
+			continue;
+		}
 		strbuf_add(&out, p, 1);
 		p++;
 	}
 	free(title);
 	return out.buf ? out.buf : xstrdup("");
+}
+
+/* The header line from its "WARNING:" (or "INFO:"): syzkaller's title of a
+ * report whose format's pattern failed (its oops' header to the line's end). */
+static char *header_line_title(const struct report *r)
+{
+	const char *t = r->header_text, *w = strstr(t, "WARNING:"), *i = strstr(t, "INFO:");
+	return crash_slice(w ? w : i ? i : t, NULL);
 }
 
 /* The event's title and function, once its report is complete. */
@@ -327,6 +397,12 @@ char *crash_report_title(const struct report *r, const char **fn)
 		*fn = crash_first_unskipped(r, true, false, h->skip);
 		return with_function(h->title, *fn);
 	case ST_STACK:
+		if (h->skip == crash_skip_rcu && !r->source_line) {
+			/* suspicious RCU usage names its check's source line after
+			 * the header; without it (cut, another report over it)
+			 * syzkaller's pattern fails: the header line, corrupted */
+			return header_line_title(r);
+		}
 		*fn = crash_first_unskipped(r, false, false, h->skip);
 		prefix = lead_title(r, h->title);
 		break;
@@ -350,7 +426,15 @@ char *crash_report_title(const struct report *r, const char **fn)
 		break;
 	}
 	case ST_LOCK_SITE:
-		*fn = r->lock_fn[0] ? r->lock_fn : crash_first_unskipped(r, false, false, NULL);
+		if (h->skip && !r->lock_armed && !r->lock_fn[0]) {
+			/* the site was never announced ("is trying to acquire"):
+			 * syzkaller's pattern fails, the header line ("WARNING:
+			 * possible circular locking dependency detected"), corrupted */
+			return header_line_title(r);
+		}
+		/* fall through */
+	case ST_LOCK_STACK:
+		*fn = r->lock_fn[0] ? r->lock_fn : crash_first_unskipped(r, false, false, h->skip);
 		prefix = lead_title(r, h->title);
 		break;
 	case ST_STALL:
@@ -380,11 +464,17 @@ char *crash_report_title(const struct report *r, const char **fn)
 		break;
 	case ST_SLUB:
 		return slub_title(r, fn);
-	case ST_LINE:
-		return crash_slice(r->header_text, NULL);
-	case ST_HEADER_FN:
+	case ST_LINE: {
+		const char *from = strstr(r->header_text, h->needle);
+		return crash_slice(from ? from : r->header_text, NULL);
+	}
+	case ST_HEADER_FN: {
+		/* syzkaller's "INFO: %[1]v in %[2]v", the rest of the line: "INFO:
+		 * Allocated in f age=NUM cpu=NUM pid=NUM" */
+		const char *from = strstr(r->header_text, h->needle);
 		*fn = r->header_fn;
-		return with_function(h->title, *fn);
+		return without_offsets(from ? from : r->header_text);
+	}
 	case ST_PRELUDE:
 	case ST_OVERFLOW:
 		*fn = crash_first_unskipped(r, true, false, h->skip);

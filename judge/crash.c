@@ -11,7 +11,9 @@
 #include "console.h"
 #include "textsafe.h"
 
+#include <ctype.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static bool is_preamble(const char *s, size_t n)
@@ -355,7 +357,11 @@ static void open_report(struct crash_detector *d, const struct header *h, const 
 		}
 	}
 	clear_preamble(d);
+	if (d->context[0] && h->style != ST_FIXED)
+		snprintf(r->context, sizeof(r->context), "%s", d->context);     /* (a one-line
+					 * report, a summary, reads nothing of its own) */
 	header_function(r, s, n);
+	crash_walk_start(r);
 	if (h->style == ST_LOCK_SITE && crash_parse_lock_site(s, n, r->lock_fn))
 		r->lock_armed = false;
 	else if (find(s, n, "still has locks held"))
@@ -389,6 +395,7 @@ static bool is_report_body(const char *s, size_t n)
 		"invalid opcode", "general protection", "Lock", "lock", "Chain exists", "Possible",
 		"       ", "*** DEADLOCK", "1 lock held", "locks held", "no locks held",
 		"rcu: ", "\t", "(detected by", "rcu_", "task:", "Showing busy", "pool ",
+		"Task dump for CPU",
 		NULL,
 	};
 	if (n == 0)
@@ -411,6 +418,42 @@ static bool is_register_line(const char *s, size_t n)
 	return i >= 2 && i <= 4 && i < n && s[i] == ':' && (s[0] >= 'A' && s[0] <= 'Z');
 }
 
+/* Does the line name a source line ("kernel/rcu/tree.c:123", syzkaller's
+ * {{SRC}}: a path of letters, digits, "-_/.", a dot, a lowercase extension,
+ * a colon and digits)? */
+static bool has_source_line(const char *s, size_t n)
+{
+	for (const char *c = memchr(s, ':', n); c; c = memchr(c + 1, ':', n - (size_t)(c + 1 - s))) {
+		if (c + 1 >= s + n || !isdigit((unsigned char)c[1]))
+			continue;
+		const char *e = c;
+		while (e > s && islower((unsigned char)e[-1]))
+			e--;
+		if (e == c || e == s || e[-1] != '.')
+			continue;
+		const char *p = e - 1;
+		while (p > s && (isalnum((unsigned char)p[-1]) || strchr("-_/.", p[-1])))
+			p--;
+		if (p < e - 1)
+			return true;
+	}
+	return false;
+}
+
+/* KASAN's access, as syzkaller's report pattern reads it: a line after the
+ * header with "Read of size N" or, in the hardware tag-based mode's
+ * reports, "Read at addr X" (or Write), anywhere in it. */
+static void kasan_access(struct report *r, const char *s, size_t n)
+{
+	static const char *const forms[] = { "Read of size ", "Read at addr ", "Write of size ",
+					     "Write at addr ", NULL };
+	for (const char *const *f = forms; *f; f++)
+		if (find(s, n, *f)) {
+			snprintf(r->access, sizeof(r->access), "%.*s", (int)strcspn(*f, " "), *f);
+			return;
+		}
+}
+
 static void extend_report(struct crash_detector *d, const char *s, size_t n)
 {
 	struct report *r = d->open;
@@ -418,8 +461,12 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	bool questionable;
 	r->nlines++;
 	add_excerpt_line(r, s, n);
+	for (size_t i = 0; i < ARRAY_SIZE(r->walk); i++)
+		crash_walk_line(&r->walk[i], s, n);
 	if (starts(s, n, "Rebooting in ") || starts(s, n, "Kernel Offset:"))
 		r->epilogue = true;
+	if (find(s, n, "Sending NMI from CPU"))
+		r->cpu_traceback = true;        /* the CPUs' backtraces follow, from their contexts */
 	if (!r->pc_fn[0] && crash_parse_pc_line(s, n, fn)) {
 		memcpy(r->pc_fn, fn, FN_MAX);
 		/* a stall's own stack starts at its PC (syzkaller's parts: the
@@ -430,22 +477,52 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 			r->in_trace = r->trace_done = false;
 		}
 	}
-	if (r->h->style == ST_LOCK_SITE && !r->lock_fn[0]) {
+	/* lockdep before 4.14 ("[ INFO: SOFTIRQ-safe -> SOFTIRQ-unsafe lock order
+	 * detected ]") names the lock being taken, as the other lockdep reports */
+	bool old_lockdep = r->h->style == ST_LOCK_STACK && strstr(r->header_text, "INFO:");
+	if ((r->h->style == ST_LOCK_SITE || old_lockdep) && !r->lock_fn[0]) {
 		if (find(s, n, "is trying to acquire") || find(s, n, "] takes:") ||
 		    find(s, n, " takes:") || find(s, n, "just changed the state of lock") ||
 		    find(s, n, "is trying to release lock") || find(s, n, "is freeing memory") ||
 		    find(s, n, "leaving the kernel with locks still held"))
 			r->lock_armed = true;
-		else if (r->lock_armed && crash_parse_lock_site(s, n, fn))
-			memcpy(r->lock_fn, fn, FN_MAX);
+		else if (r->lock_armed && !r->nsites && find(s, n, "[<") && !find(s, n, " at: ") &&
+			 crash_parse_frame(s, n, fn, &questionable) && !questionable) {
+			/* "is trying to release lock (l) at:", then the site as a
+			 * frame, "[<ffffffff834dea24>] f+0xe4/0x140": syzkaller's
+			 * first part; a generic one leaves it to the stack */
+			r->nsites = 2;
+			if (!crash_skipped(fn, r->h->skip))
+				memcpy(r->lock_fn, fn, FN_MAX);
+		}
+		else if (r->lock_armed && r->nsites < 2 && crash_parse_lock_site(s, n, fn)) {
+			/* a row with a skip list (a circular dependency) names the
+			 * first of the two sites (the lock taken, the lock held)
+			 * that is not generic, as syzkaller's parts do */
+			r->nsites++;
+			if (!r->h->skip || !crash_skipped(fn, r->h->skip))
+				memcpy(r->lock_fn, fn, FN_MAX);
+		}
 		else if (find(s, n, "last function: ")) {
 			/* a workqueue's leaked lock: "last function: f" (%ps, no offset) */
 			const char *p = find(s, n, "last function: ") + 15;
 			crash_take_ident(p, n - (size_t)(p - s), r->lock_fn);
 		}
 	}
-	if (!r->access[0] && (starts(s, n, "Read of size") || starts(s, n, "Write of size")))
-		memcpy(r->access, s[0] == 'R' ? "Read" : "Write", s[0] == 'R' ? 5 : 6);
+	if (r->h->style == ST_LOCK_STACK && !old_lockdep && !r->lock_fn[0]) {
+		/* "-safe -> -unsafe": the stack under the first "... which
+		 * became X-irq-safe at:", its first frame that is not generic */
+		if (!r->lock_armed && find(s, n, "which became ") && n > 3 &&
+		    !memcmp(s + n - 3, "at:", 3))
+			r->lock_armed = true;
+		else if (r->lock_armed && crash_parse_frame(s, n, fn, &questionable) &&
+			 !questionable && !crash_skipped(fn, r->h->skip))
+			memcpy(r->lock_fn, fn, FN_MAX);
+	}
+	if (!r->source_line && has_source_line(s, n))
+		r->source_line = true;
+	if (!r->access[0] && r->kind == CRASH_KASAN)
+		kasan_access(r, s, n);
 	if (!r->trace_done && (find(s, n, "Call Trace") || find(s, n, "Call trace") ||
 			       starts(s, n, "Backtrace") || find(s, n, "backtrace:"))) {
 		r->in_trace = true;
@@ -454,24 +531,36 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	if (!r->in_trace && !r->trace_done && find(s, n, " from ") &&
 	    crash_parse_frame(s, n, fn, &questionable))
 		r->in_trace = true;     /* arm prints "f from g+0x1/0x2" frames without a title */
-	if (!r->in_trace && !r->trace_done && r->h->style != ST_LOCK_SITE && n &&
+	if (!r->in_trace && !r->trace_done && r->h->style != ST_LOCK_SITE &&
+	    r->h->style != ST_LOCK_STACK && n &&
 	    (s[0] == ' ' || s[0] == '\t') && crash_parse_frame(s, n, fn, &questionable) && !questionable)
 		r->in_trace = true;     /* a stack whose "Call Trace:" line was cut */
-	if (r->in_trace && !r->trace_done && r->nframes && starts(s, n, "RIP: 0010:")) {
+	if (r->in_trace && !r->trace_done && r->nframes && !r->restarted &&
+	    starts(s, n, "RIP: 0010:")) {
 		/* x86 before 4.16 printed a WARN's registers inside its stack,
 		 * after the trap's frames (__warn, report_bug, do_invalid_op,
 		 * invalid_op): the report's own stack starts at its RIP and goes
 		 * on past the register dump (syzkaller's warningStackFmt) */
 		r->nframes = 0;
 		r->in_regs = true;
+		r->restarted = true;    /* (a later RIP, an interrupt's, is within the stack) */
 		return;
 	}
 	if (r->in_regs && is_register_line(s, n))
 		return;
 	r->in_regs = false;
 	if (r->in_trace && !r->trace_done && crash_parse_frame(s, n, fn, &questionable)) {
+		if (!strcmp(fn, "should_fail") || !strcmp(fn, "should_failslab")) {
+			/* a fault injection's stack mixed with the report's
+			 * (syzkaller's corruptedLines): the stack ends here */
+			r->trace_done = true;
+			return;
+		}
 		if (!questionable && r->nframes < MAX_FRAMES)
 			memcpy(r->frames[r->nframes++], fn, FN_MAX);
+		if (!questionable && r->nframes < MAX_FRAMES &&
+		    crash_parse_frame_caller(s, n, r->frames[r->nframes]))
+			r->nframes++;
 		return;
 	}
 	if (r->in_trace && r->nframes && !is_report_body(s, n)) {
@@ -484,7 +573,7 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	if (r->in_trace && r->nframes && !starts(s, n, "<") && !starts(s, n, " ") &&
 	    !starts(s, n, "RIP:") && !starts(s, n, "[<"))
 		r->trace_done = true;
-	if (r->nlines >= MAX_REPORT_LINES)
+	if (r->nlines >= (crash_walk_pending(r) ? MAX_WALK_LINES : MAX_REPORT_LINES))
 		close_report(d);
 }
 
@@ -579,6 +668,10 @@ static bool end_marker(struct crash_detector *d, const char *s, size_t n, long l
 	return true;
 }
 
+/* syzkaller strips a panic from a report of more lines than this
+ * (linux.go reportMinLines: the report has its own stack by then). */
+#define PANIC_JOIN_LINES 22
+
 /* A header line: open a report, or join the open one. */
 static bool header_line(struct crash_detector *d, const char *s, size_t n, long lineno, double t)
 {
@@ -586,7 +679,7 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 	if (!h || (h->style == ST_WARNING && !is_warning_report(s, n)))
 		return false;
 	if (h->style == ST_HUNG && !find(s, n, "blocked for more than") &&
-	    !find(s, n, "can't die for more than"))
+	    !find(s, n, "blocked in I/O wait for more than") && !find(s, n, "can't die for more than"))
 		return false;
 	if (h->style == ST_SLUB && !find(s, n, "): ") && !find(s, n, ": "))
 		return false;
@@ -642,10 +735,13 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 		return true;
 	}
 	if (r && h->kind == CRASH_PANIC && r->kind != CRASH_PANIC && !r->trace_done &&
-	    find(s, n, "panic_on_warn set")) {
+	    (find(s, n, "panic_on_warn set") || (!r->nframes && r->nlines <= PANIC_JOIN_LINES))) {
 		/* panic_on_warn: the report's own end, and the stack the panic
 		 * prints is the report's (syzbot reads a report up to the next
-		 * report's header, and this one is not) */
+		 * report's header, and a panic is none: syzkaller's
+		 * reportStartIgnores); so is any panic that comes early in a
+		 * report with no stack yet ("BUG: scheduling while atomic", then
+		 * "Kernel panic - not syncing: scheduling while atomic") */
 		d->panic_seen = true;
 		r->fatal = true;
 		extend_report(d, s, n);
@@ -666,11 +762,87 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 	return true;
 }
 
+/*
+ * The printk caller of a raw console line, as syzkaller's consoleOutputRe
+ * reads it: "T123" or "C1" from "[   12.345678][ T123] ", "" for a line
+ * with a printk time and no caller, NULL for one without a printk time
+ * (into ctx, CONTEXT_MAX bytes).
+ */
+static const char *line_context(const char *s, size_t n, char *ctx)
+{
+	const char *p = memchr(s, '[', n);
+	for (; p; p = memchr(p + 1, '[', n - (size_t)(p + 1 - s))) {
+		const char *q = p + 1, *end = s + n;
+		while (q < end && *q == ' ')
+			q++;
+		const char *digits = q;
+		while (q < end && isdigit((unsigned char)*q))
+			q++;
+		if (q == digits || q >= end || *q != '.')
+			continue;
+		const char *frac = ++q;
+		while (q < end && isdigit((unsigned char)*q))
+			q++;
+		if (q == frac || q >= end || *q != ']')
+			continue;
+		ctx[0] = '\0';
+		if (q + 2 < end && q[1] == '[') {
+			const char *c = q + 2;
+			while (c < end && *c == ' ')
+				c++;
+			const char *id = c;
+			if (c < end && (*c == 'T' || *c == 'C'))
+				for (c++; c < end && isdigit((unsigned char)*c); c++)
+					;
+			if (c < end && *c == ']' && c - id > 1 && c - id < CONTEXT_MAX)
+				snprintf(ctx, CONTEXT_MAX, "%.*s", (int)(c - id), id);
+		}
+		return ctx;
+	}
+	return NULL;
+}
+
+/*
+ * Is this line another printk caller's, while the open report is a task's
+ * or a CPU's ("[ T12]", "[ C1]")? syzkaller reads such a report from its
+ * own caller's lines only (and the CPUs' after "Sending NMI from CPU"), and
+ * a report with printk times and no callers from the lines with a printk
+ * time; so the judge leaves the others out of it: lines that are no header
+ * of a fatal report are not fed to it.
+ */
+static bool other_context(const struct crash_detector *d, const char *line, size_t len)
+{
+	const struct report *r = d->open;
+	char ctx[CONTEXT_MAX];
+	if (!r || !r->context[0])
+		return false;
+	const char *c = line_context(line, len, ctx);
+	if (!strcmp(r->context, "console"))
+		return !c;      /* a report with printk times: a line without one is not the kernel's */
+	if (!c)
+		c = "";
+	if (c && !strcmp(c, r->context))
+		return false;
+	return !(c && c[0] == 'C' && r->cpu_traceback);
+}
+
 void crash_feed_line(struct crash_detector *d, const char *line, size_t len, long lineno,
 		     double t)
 {
+	const char *raw = line;
+	size_t raw_len = len;
 	const char *s = console_strip_prefix(line, &len, NULL);
 	size_t n = len;
+	static const char dropped_tag[] = " printk messages dropped ** ";
+	const char *dropped = n > 3 && s[0] == '*' ? find(s, n, dropped_tag) : NULL;
+	if (dropped && starts(s, n, "** ")) {
+		/* printk's "** 4491 printk messages dropped ** " before a line
+		 * (kernel/printk/printk.c, before 5.10): the line is after it */
+		const char *rest = dropped + sizeof(dropped_tag) - 1;
+		len = n - (size_t)(rest - s);
+		s = console_strip_prefix(rest, &len, NULL);
+		n = len;
+	}
 	if (n > 10 && s[0] == 'k' && starts(s, n, "kmemleak: ") &&
 	    (s[10] == ' ' || starts(s + 10, n - 10, "unreferenced "))) {
 		s += 10;        /* kmemleak's report printed with its pr_fmt (kmemleak_verbose) */
@@ -686,6 +858,18 @@ void crash_feed_line(struct crash_detector *d, const char *line, size_t len, lon
 	}
 	if (!d->open && !marked && !starts_like_report(s, n))
 		return;         /* most lines */
+	char ctx[CONTEXT_MAX];
+	const char *c = line_context(raw, raw_len, ctx);
+	snprintf(d->context, sizeof(d->context), "%s", !c ? "" : c[0] ? c : "console");
+	if (d->open && !d->open->trace_done && starts(s, n, "unregister_netdevice: waiting for "))
+		return;         /* net/core/dev.c's wait, printed every 10 s, in the middle of
+				 * a report: no report of its own there (syzkaller's
+				 * reportStartIgnores); the next one is */
+	if (other_context(d, raw, raw_len)) {
+		const struct header *h = marked || starts_like_report(s, n) ? match_header(d, s, n) : NULL;
+		if (!h || !h->fatal)
+			return;
+	}
 	if (banner(d, s, n, lineno, t))
 		return;
 	if (end_marker(d, s, n, lineno, t))

@@ -32,14 +32,14 @@ amd64,arm64,armmp-lpae bad-paging PANIC provoke_bad_paging BUG: unable to handle
 amd64 gpf PANIC provoke_gpf general protection fault in provoke_gpf
 amd64 undef PANIC provoke_undef invalid opcode in provoke_undef
 amd64 divide PANIC provoke_divide divide error in provoke_divide
-amd64,arm64 soft-lockup FAIL provoke_init BUG: soft lockup in provoke_init
+amd64,arm64 soft-lockup FAIL finit_module BUG: soft lockup in finit_module
 amd64 hard-lockup unsupported - no NMI watchdog: writing 1 to /proc/sys/kernel/nmi_watchdog: ENOTSUPP
 amd64,arm64 hung-task FAIL provoke_hung_task INFO: task hung in provoke_hung_task
-amd64 rcu-stall FAIL provoke_init INFO: rcu detected stall in provoke_init
+amd64 rcu-stall FAIL finit_module INFO: rcu detected stall in finit_module
 arm64 rcu-stall unsupported - non-preemptible RCU (CONFIG_PREEMPT_RCU is not set) on one CPU
 amd64,arm64 sleep-atomic unsupported - CONFIG_DEBUG_ATOMIC_SLEEP is not set
 amd64,arm64 sched-atomic FAIL provoke_sched_atomic BUG: scheduling while atomic in provoke_sched_atomic
-amd64 stack-overflow PANIC provoke_recurse BUG: stack guard page was hit in provoke_recurse
+amd64 stack-overflow PANIC finit_module BUG: stack guard page was hit in finit_module
 amd64,arm64 refcount FAIL provoke_put_underflow WARNING: refcount bug in provoke_put_underflow
 amd64,arm64 list-corruption PANIC provoke_list_corruption BUG: corrupted list in provoke_list_corruption
 amd64,arm64 usercopy PANIC provoke_copy_exposure BUG: bad usercopy in provoke_copy_exposure
@@ -47,11 +47,11 @@ amd64,arm64 double-free FAIL provoke_double_free BUG: Object already free
 amd64,arm64,armmp-lpae panic PANIC - kernel panic: provoke: panic requested
 amd64,arm64 sysrq-c PANIC - kernel panic: sysrq triggered crash
 arm64 gpf unsupported - x86-64 only
-arm64 undef PANIC provoke_undef Oops - Undefined instruction in provoke_undef
+arm64 undef PANIC provoke_undef Internal error in provoke_undef
 arm64,armmp-lpae divide unsupported - integer division by zero does not trap on this arch
 arm64 hard-lockup unsupported - no NMI watchdog: writing 1 to /proc/sys/kernel/nmi_watchdog
 arm64 stack-overflow PANIC provoke_recurse kernel stack overflow in provoke_recurse
-armmp-lpae undef PANIC provoke_undef Oops - undefined instruction in provoke_undef
+armmp-lpae undef PANIC provoke_undef Internal error in provoke_undef
 END
 
 # for_flavour FLAVOUR: the expectation lines of FLAVOUR, it first.

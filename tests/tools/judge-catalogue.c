@@ -484,8 +484,13 @@ static char *outcome(const struct sample *s, long drop)
 		free(line);
 		p += len + (p[len] == '\n');
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(trace); i++)
-		crash_feed_line(d, trace[i], strlen(trace[i]), ++n, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(trace); i++) {
+		/* with the sample's printk time: a report with printk times is
+		 * read from the lines that have one (crash.c: other_context()) */
+		char *line = xasprintf("[   10.000000] %s", trace[i]);
+		crash_feed_line(d, line, strlen(line), ++n, 0);
+		free(line);
+	}
 	crash_finish(d);
 	const struct crash_event *e = crash_event_at(d, 0);
 	char *out = e ? xasprintf("%s | %s", crash_kind_name(e->kind), e->title) : xstrdup("");
