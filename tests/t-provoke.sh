@@ -24,6 +24,9 @@ mkdir -p "$tmp"
 # FLAVOURS: the kernels (comma-separated) the line holds for
 # rcu-stall: amd64's preemptible RCU lets one CPU stall (a reader holds the
 # grace period); arm64's is not preemptible, and these guests have one CPU.
+# A stall is titled by the syscall its stack entered (syzkaller's anchor):
+# amd64's stack has __do_sys_finit_module ("finit_module"), arm64's only
+# __arm64_sys_finit_module, whose one stripped prefix leaves "sys_finit_module".
 cat >"$tmp/expected" <<'END'
 amd64,arm64,armmp-lpae bug PANIC provoke_bug kernel BUG in provoke_bug
 amd64,arm64,armmp-lpae warning FAIL provoke_warning WARNING in provoke_warning
@@ -32,7 +35,8 @@ amd64,arm64,armmp-lpae bad-paging PANIC provoke_bad_paging BUG: unable to handle
 amd64 gpf PANIC provoke_gpf general protection fault in provoke_gpf
 amd64 undef PANIC provoke_undef invalid opcode in provoke_undef
 amd64 divide PANIC provoke_divide divide error in provoke_divide
-amd64,arm64 soft-lockup FAIL finit_module BUG: soft lockup in finit_module
+amd64 soft-lockup FAIL finit_module BUG: soft lockup in finit_module
+arm64 soft-lockup FAIL sys_finit_module BUG: soft lockup in sys_finit_module
 amd64 hard-lockup unsupported - no NMI watchdog: writing 1 to /proc/sys/kernel/nmi_watchdog: ENOTSUPP
 amd64,arm64 hung-task FAIL provoke_hung_task INFO: task hung in provoke_hung_task
 amd64 rcu-stall FAIL finit_module INFO: rcu detected stall in finit_module
