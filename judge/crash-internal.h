@@ -281,4 +281,13 @@ bool crash_report_corrupted(const struct report *r, const char *fn);
 /* The title with its function replaced by the caller's (malloc'd). */
 char *crash_alt_title(const struct report *r, const char *title, const char *fn);
 
+/* crash-lines.c: lines of an open report. crash_is_report_body: a line
+ * that belongs to a report after its call trace (registers, markers, a
+ * blank line); crash_is_register_line: an x86 register dump's line
+ * ("RSP: 0018:...", "CR2: ..."); crash_has_source_line: the line names a
+ * source line ("kernel/rcu/tree.c:123", syzkaller's {{SRC}}). */
+bool crash_is_report_body(const char *s, size_t n);
+bool crash_is_register_line(const char *s, size_t n);
+bool crash_has_source_line(const char *s, size_t n);
+
 #endif

@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The 8 bytes at p as one word (any alignment). */
 static uint64_t load8(const char *p)
@@ -268,4 +269,72 @@ bool crash_is_rule_line(const char *s, size_t n)
 		if (s[i] != '=' && s[i] != '-')
 			return false;
 	return true;
+}
+
+/* Lines that belong to a report after its call trace (registers, markers). */
+bool crash_is_report_body(const char *s, size_t n)
+{
+	static const char *const body[] = {
+		"<", " ", "\t", "RIP:", "RSP:", "RAX:", "RDX:", "RBP:", "R10:", "R13:", "FS:",
+		"CS:", "CR2:", "DR0:", "DR3:", "DR6:", "PKRU:", "Code:", "---[", "Modules linked",
+		"Kernel Offset", "PHYS_OFFSET", "CPU features", "Memory Limit", "SMP: stopping",
+		"Rebooting in", "Allocated by task", "Freed by task", "Last potentially",
+		"Second to last", "The buggy address", "Memory state", "page:", "flags:", "raw:",
+		"page dumped", "page_owner", "head:", "Call Trace", "Call trace", "Exception stack",
+		"irq event stamp", "hardirqs ", "softirqs ", "Showing all locks", "NMI backtrace",
+		"Sending NMI", "Workqueue:", "Hardware name", "CPU:", "task:", "ORIG_", "pstate",
+		"pc :", "lr :", "sp :", "x", "Backtrace", "Stack:", "[<", "ffff", "0x",
+		"other info", "stack backtrace", "kasan", "KASAN", "EIP:", "EAX:", "ESI:", "DS:",
+		"CR0:", "psr:", "r10", "r7 ", "r3 ", "Flags:", "Control:", "Process ", "Register",
+		"INFO: lockdep", "Disabling lock debugging", "Tainted", "Not tainted", "Mem abort",
+		"  ESR", "Data abort", "  FSC", "  CM", "user pgtable", "[0000", "Unable to handle",
+		"Internal error", "---", "==", "Read of size", "Write of size", "Uninit was",
+		"Local variable", "Bytes ", "addr ", "value ", "index ", "shift ", "load of",
+		"signed integer", "Allocated at", "freed by", "allocated by", "backtrace:",
+		"hex dump", "comm ", "Dumping ftrace", "Kernel panic", "#PF:", "PGD ", "Oops",
+		"invalid opcode", "general protection", "Lock", "lock", "Chain exists", "Possible",
+		"       ", "*** DEADLOCK", "1 lock held", "locks held", "no locks held",
+		"rcu: ", "\t", "(detected by", "rcu_", "task:", "Showing busy", "pool ",
+		"Task dump for CPU",
+		NULL,
+	};
+	if (n == 0)
+		return true;    /* blank lines separate a report's parts */
+	for (const char *const *b = body; *b; b++)
+		if (starts(s, n, *b))
+			return true;
+	return false;
+}
+
+/* An x86 register dump's line: "RSP: 0018:...", "R10: ...", "FS:  ...",
+ * "CR2: ...", "DR6: ...", "Code: ..." (names of 2 to 4 capitals and digits
+ * and a colon). */
+bool crash_is_register_line(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n && i < 5 && ((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
+		i++;
+	return i >= 2 && i <= 4 && i < n && s[i] == ':' && (s[0] >= 'A' && s[0] <= 'Z');
+}
+
+/* Does the line name a source line ("kernel/rcu/tree.c:123", syzkaller's
+ * {{SRC}}: a path of letters, digits, "-_/.", a dot, a lowercase extension,
+ * a colon and digits)? */
+bool crash_has_source_line(const char *s, size_t n)
+{
+	for (const char *c = memchr(s, ':', n); c; c = memchr(c + 1, ':', n - (size_t)(c + 1 - s))) {
+		if (c + 1 >= s + n || !isdigit((unsigned char)c[1]))
+			continue;
+		const char *e = c;
+		while (e > s && islower((unsigned char)e[-1]))
+			e--;
+		if (e == c || e == s || e[-1] != '.')
+			continue;
+		const char *p = e - 1;
+		while (p > s && (isalnum((unsigned char)p[-1]) || strchr("-_/.", p[-1])))
+			p--;
+		if (p < e - 1)
+			return true;
+	}
+	return false;
 }

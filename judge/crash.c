@@ -371,75 +371,6 @@ static void open_report(struct crash_detector *d, const struct header *h, const 
 	d->open = r;
 }
 
-/* Lines that belong to a report after its call trace (registers, markers). */
-static bool is_report_body(const char *s, size_t n)
-{
-	static const char *const body[] = {
-		"<", " ", "\t", "RIP:", "RSP:", "RAX:", "RDX:", "RBP:", "R10:", "R13:", "FS:",
-		"CS:", "CR2:", "DR0:", "DR3:", "DR6:", "PKRU:", "Code:", "---[", "Modules linked",
-		"Kernel Offset", "PHYS_OFFSET", "CPU features", "Memory Limit", "SMP: stopping",
-		"Rebooting in", "Allocated by task", "Freed by task", "Last potentially",
-		"Second to last", "The buggy address", "Memory state", "page:", "flags:", "raw:",
-		"page dumped", "page_owner", "head:", "Call Trace", "Call trace", "Exception stack",
-		"irq event stamp", "hardirqs ", "softirqs ", "Showing all locks", "NMI backtrace",
-		"Sending NMI", "Workqueue:", "Hardware name", "CPU:", "task:", "ORIG_", "pstate",
-		"pc :", "lr :", "sp :", "x", "Backtrace", "Stack:", "[<", "ffff", "0x",
-		"other info", "stack backtrace", "kasan", "KASAN", "EIP:", "EAX:", "ESI:", "DS:",
-		"CR0:", "psr:", "r10", "r7 ", "r3 ", "Flags:", "Control:", "Process ", "Register",
-		"INFO: lockdep", "Disabling lock debugging", "Tainted", "Not tainted", "Mem abort",
-		"  ESR", "Data abort", "  FSC", "  CM", "user pgtable", "[0000", "Unable to handle",
-		"Internal error", "---", "==", "Read of size", "Write of size", "Uninit was",
-		"Local variable", "Bytes ", "addr ", "value ", "index ", "shift ", "load of",
-		"signed integer", "Allocated at", "freed by", "allocated by", "backtrace:",
-		"hex dump", "comm ", "Dumping ftrace", "Kernel panic", "#PF:", "PGD ", "Oops",
-		"invalid opcode", "general protection", "Lock", "lock", "Chain exists", "Possible",
-		"       ", "*** DEADLOCK", "1 lock held", "locks held", "no locks held",
-		"rcu: ", "\t", "(detected by", "rcu_", "task:", "Showing busy", "pool ",
-		"Task dump for CPU",
-		NULL,
-	};
-	if (n == 0)
-		return true;    /* blank lines separate a report's parts */
-	for (const char *const *b = body; *b; b++)
-		if (starts(s, n, *b))
-			return true;
-	return false;
-}
-
-/* Feeds one line of an open report: frames, PC, lock site, access. */
-/* An x86 register dump's line: "RSP: 0018:...", "R10: ...", "FS:  ...",
- * "CR2: ...", "DR6: ...", "Code: ..." (names of 2 to 4 capitals and digits
- * and a colon). */
-static bool is_register_line(const char *s, size_t n)
-{
-	size_t i = 0;
-	while (i < n && i < 5 && ((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
-		i++;
-	return i >= 2 && i <= 4 && i < n && s[i] == ':' && (s[0] >= 'A' && s[0] <= 'Z');
-}
-
-/* Does the line name a source line ("kernel/rcu/tree.c:123", syzkaller's
- * {{SRC}}: a path of letters, digits, "-_/.", a dot, a lowercase extension,
- * a colon and digits)? */
-static bool has_source_line(const char *s, size_t n)
-{
-	for (const char *c = memchr(s, ':', n); c; c = memchr(c + 1, ':', n - (size_t)(c + 1 - s))) {
-		if (c + 1 >= s + n || !isdigit((unsigned char)c[1]))
-			continue;
-		const char *e = c;
-		while (e > s && islower((unsigned char)e[-1]))
-			e--;
-		if (e == c || e == s || e[-1] != '.')
-			continue;
-		const char *p = e - 1;
-		while (p > s && (isalnum((unsigned char)p[-1]) || strchr("-_/.", p[-1])))
-			p--;
-		if (p < e - 1)
-			return true;
-	}
-	return false;
-}
-
 /* KASAN's access, as syzkaller's report pattern reads it: a line after the
  * header with "Read of size N" or, in the hardware tag-based mode's
  * reports, "Read at addr X" (or Write), anywhere in it. */
@@ -454,6 +385,7 @@ static void kasan_access(struct report *r, const char *s, size_t n)
 		}
 }
 
+/* Feeds one line of an open report: frames, PC, lock site, access. */
 static void extend_report(struct crash_detector *d, const char *s, size_t n)
 {
 	struct report *r = d->open;
@@ -519,7 +451,7 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 			 !questionable && !crash_skipped(fn, r->h->skip))
 			memcpy(r->lock_fn, fn, FN_MAX);
 	}
-	if (!r->source_line && has_source_line(s, n))
+	if (!r->source_line && crash_has_source_line(s, n))
 		r->source_line = true;
 	if (!r->access[0] && r->kind == CRASH_KASAN)
 		kasan_access(r, s, n);
@@ -546,7 +478,7 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 		r->restarted = true;    /* (a later RIP, an interrupt's, is within the stack) */
 		return;
 	}
-	if (r->in_regs && is_register_line(s, n))
+	if (r->in_regs && crash_is_register_line(s, n))
 		return;
 	r->in_regs = false;
 	if (r->in_trace && !r->trace_done && crash_parse_frame(s, n, fn, &questionable)) {
@@ -563,12 +495,12 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 			r->nframes++;
 		return;
 	}
-	if (r->in_trace && r->nframes && !is_report_body(s, n)) {
+	if (r->in_trace && r->nframes && !crash_is_report_body(s, n)) {
 		r->trace_done = true;
 		close_report(d);
 		return;
 	}
-	if (!is_report_body(s, n) && !crash_parse_frame(s, n, fn, &questionable))
+	if (!crash_is_report_body(s, n) && !crash_parse_frame(s, n, fn, &questionable))
 		r->foreign = true;      /* the kernel went on with other things */
 	if (r->in_trace && r->nframes && !starts(s, n, "<") && !starts(s, n, " ") &&
 	    !starts(s, n, "RIP:") && !starts(s, n, "[<"))
