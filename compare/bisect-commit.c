@@ -47,12 +47,6 @@ static char *cmdline_for(const struct bisection *b)
 	return sb.buf;
 }
 
-/* A crash verdict (bisect.h: crash mode without a title). */
-static bool crash_verdict(const char *v)
-{
-	return !strcmp(v, "PANIC") || !strcmp(v, "HANG") || !strcmp(v, "BOOT_FAIL");
-}
-
 int bisect_count_boots(const struct bisection *b, const char *dir, struct step *s,
 		       struct step_boots *sb, char **crash_title)
 {
@@ -79,7 +73,7 @@ int bisect_count_boots(const struct bisection *b, const char *dir, struct step *
 			if (side.events[e].boot == i && event_is_kernel_failure(side.events[e].kind) &&
 			    side.events[e].title && *side.events[e].title)
 				titles[nt++] = side.events[e].title;
-		if (crash_title && !*crash_title && nt && crash_verdict(v))
+		if (crash_title && !*crash_title && nt && bisect_crash_verdict(v))
 			*crash_title = xstrdup(titles[0]);
 		bisect_count_boot(&b->o, sb, v, titles, nt);
 	}

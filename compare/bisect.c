@@ -123,6 +123,11 @@ enum bisect_mark bisect_decide_metric(const struct bisect_opts *o, const double 
 	return MARK_SKIP;
 }
 
+bool bisect_crash_verdict(const char *v)
+{
+	return !strcmp(v, "PANIC") || !strcmp(v, "HANG") || !strcmp(v, "BOOT_FAIL");
+}
+
 void bisect_count_boot(const struct bisect_opts *o, struct step_boots *s, const char *v,
 		       const char *const *titles, size_t ntitles)
 {
@@ -131,7 +136,7 @@ void bisect_count_boot(const struct bisect_opts *o, struct step_boots *s, const 
 		s->npass++;
 	else if (!strcmp(v, "INFRA_ERROR"))
 		s->ninfra++;
-	else if (!strcmp(v, "PANIC") || !strcmp(v, "HANG") || !strcmp(v, "BOOT_FAIL"))
+	else if (bisect_crash_verdict(v))
 		s->ncrash++;
 	else
 		s->nfail++;

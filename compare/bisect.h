@@ -54,6 +54,10 @@ struct bisect_opts {
 				 * fnmatch pattern */
 };
 
+/* Is the verdict a crash (PANIC, HANG or BOOT_FAIL): what crash mode
+ * without a title calls bad? */
+bool bisect_crash_verdict(const char *verdict);
+
 /* One commit's boots, counted from its results (results.h). */
 struct step_boots {
 	size_t nboots;          /* every boot with a result */
