@@ -185,12 +185,16 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(SAN_LIB_OBJS)
 	$(call say,CCLD,$@)$(SAN_CC) $(HOST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(SAN_LIB_OBJS) $(HOST_LIBS) $(SAN_LIBS)
 
 # guest-exec is a guest's /init as well as a host tool: static, plain gcc,
-# no sanitizer (x86_64 guests; tests/lib.sh's gx_boot).
+# no sanitizer (x86_64 guests; tests/lib.sh's gx_boot); guest-exec-aarch64
+# the same, cross, the /init of arm64 guests (aarch64 and arm).
 $(BUILD)/tests/tools/guest-exec: tests/tools/guest-exec.c
 	@mkdir -p $(dir $@)
 	$(call say,CCLD,$@)$(CC) -std=c11 -O2 -Wall -Wextra -Werror -static -o $@ $<
+$(BUILD)/tests/tools/guest-exec-aarch64: tests/tools/guest-exec.c
+	@mkdir -p $(dir $@)
+	$(call say,CCLD,$@)aarch64-linux-gnu-gcc -std=c11 -O2 -Wall -Wextra -Werror -static -o $@ $<
 
-unit: $(UNIT_BINS) $(TOOL_BINS) $(SAN_MODULES) $(BUILD)/bootrig-fake
+unit: $(UNIT_BINS) $(TOOL_BINS) $(BUILD)/tests/tools/guest-exec-aarch64 $(SAN_MODULES) $(BUILD)/bootrig-fake
 
 include initramfs/guest.mk
 

@@ -72,7 +72,7 @@ fi
 
 PACKAGES="
   build-essential pkg-config file cpio gzip xz-utils zstd
-  gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf binutils-aarch64-linux-gnu
+  gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf binutils-aarch64-linux-gnu libc6-dev-arm64-cross
   libconfig-dev libjson-c-dev zlib1g-dev libdeflate-dev libcmocka-dev libvirt-dev libguestfs-dev
   nettle-dev liblzma-dev jq libsqlite3-dev sqlite3 libcurl4-openssl-dev
   qemu-system-arm qemu-system-x86 qemu-user qemu-utils

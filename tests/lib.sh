@@ -78,18 +78,22 @@ selftest_tap() {
 # Real Debian kernels, fetched once into the cache: kernel_path FLAVOUR
 kernel_path() { sh "$TOP/scripts/fetch-kernels.sh" "$1" | awk '{print $2}'; }
 
-# What this host cannot run, a real x86_64 guest can: x32 where the host
-# kernel refuses it (no user-mode emulator runs x32), and what qemu-i386
-# cannot do (exec a foreign binary). Debian's amd64 kernel booted with
-# syscall.x32=y runs the commands, in one boot per batch:
+# What this host cannot run, a real guest can: x32 where the host kernel
+# refuses it (no user-mode emulator runs x32), and what qemu-user cannot
+# do (exec a foreign binary: i386, aarch64, arm). Debian's amd64 kernel
+# booted with syscall.x32=y, or its cloud-arm64 kernel on a cortex-a57
+# (AArch32 at EL0: aarch64 and arm), runs the commands, one boot a batch:
 #   gx_add DIR ARGV...  queues a command in DIR/batch; the program's
 #                       folder in build/ (what it may exec) and the files it names
 #                       (an argument, or the part after a KEY=; folders only
 #                       from under $TOP or /tmp) go into the guest at the
 #                       same paths;
-#   gx_boot DIR         boots once (tests/tools/guest-exec is the guest's
-#                       /init), fails with the reason unless every command
-#                       came back; the console in DIR/console.log;
+#   gx_boot DIR [arm64] boots once, amd64 unless arm64 is named (guest-exec,
+#                       or guest-exec-aarch64, is the guest's /init), fails
+#                       with the reason unless every command came back;
+#                       the console in DIR/console.log (arm64's virt has
+#                       one serial port: the stream is the console's hex
+#                       lines there, on amd64 the second port's bytes);
 #   $GX --replay DIR ARGV...  what that command printed in the guest, and
 #                       its exit status: a runner, as "qemu-i386" is one.
 GX=$TOP/build/tests/tools/guest-exec
@@ -119,18 +123,31 @@ gx_add() {
 }
 gx_boot() {
 	_d=$1
-	[ -x "$GX" ] || { echo "no $GX: run make unit"; return 1; }
-	cp "$GX" "$_d/root/init"
+	_init=$GX${2:+-aarch64}
+	case ${2:-amd64} in amd64 | arm64) ;; *) echo "gx_boot: no machine '$2' (amd64, arm64)"; return 1 ;; esac
+	[ -x "$_init" ] || { echo "no $_init: run make unit"; return 1; }
+	cp "$_init" "$_d/root/init"
 	cp "$_d/batch" "$_d/root/batch"
 	mkdir -p "$_d/root/proc" "$_d/root/sys" "$_d/root/dev"
 	(cd "$_d/root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -n -1) >"$_d/initrd" ||
 		{ echo "cannot pack $_d/root"; return 1; }
-	timeout -k 10 "${GX_LIMIT:-900}" qemu-system-x86_64 -M q35 -cpu max -accel tcg -m 1024 \
-		-display none -no-reboot -monitor none \
-		-kernel "$(kernel_path amd64)" -initrd "$_d/initrd" \
-		-append "console=ttyS0 quiet panic=-1 syscall.x32=y" \
-		-serial "file:$_d/console.log" -serial "file:$_d/stream" </dev/null >"$_d/qemu.out" 2>&1
-	_rc=$?
+	if [ "${2:-amd64}" = arm64 ]; then
+		: >"$_d/stream"
+		timeout -k 10 "${GX_LIMIT:-900}" qemu-system-aarch64 -M virt -cpu cortex-a57 -accel tcg -m 1024 \
+			-display none -no-reboot -monitor none \
+			-kernel "$(kernel_path cloud-arm64)" -initrd "$_d/initrd" \
+			-append "console=ttyAMA0 quiet loglevel=1 panic=-1 gx_stream=console" \
+			-serial "file:$_d/console.log" </dev/null >"$_d/qemu.out" 2>&1
+		_rc=$?
+		cp "$_d/console.log" "$_d/stream" 2>/dev/null
+	else
+		timeout -k 10 "${GX_LIMIT:-900}" qemu-system-x86_64 -M q35 -cpu max -accel tcg -m 1024 \
+			-display none -no-reboot -monitor none \
+			-kernel "$(kernel_path amd64)" -initrd "$_d/initrd" \
+			-append "console=ttyS0 quiet panic=-1 syscall.x32=y" \
+			-serial "file:$_d/console.log" -serial "file:$_d/stream" </dev/null >"$_d/qemu.out" 2>&1
+		_rc=$?
+	fi
 	[ $_rc = 0 ] || { echo "the guest's QEMU exited $_rc: $(tail -c 300 "$_d/qemu.out") $(tail -c 300 "$_d/console.log")"; return 1; }
 	"$GX" --split "$_d/stream" "$_d" 2>&1 || { tail -c 300 "$_d/console.log"; return 1; }
 }

@@ -54,3 +54,24 @@ bad "an empty stream (nothing came back)" ''
 rm -f "$d/stream"
 "$GX" --split "$d/stream" "$d" >"$tmp/e" 2>&1
 [ $? != 0 ] && grep -q "wrote nothing" "$tmp/e" && ok "--split fails: no stream at all" || not_ok "--split: no stream" "$(cat "$tmp/e")"
+
+# the console form (gx_stream=console: arm64's one serial port): the same
+# stream as "GXS HEX" lines among the kernel's, CRLF as the tty writes them
+hexs() { (printf "$1" | od -An -v -tx1 | tr -d ' \n'; echo) | fold -w 64 | sed 's/^/GXS /; s/$/\r/'; }
+rm -f "$d"/*.out "$d"/*.err "$d"/*.rc # replayed from this stream only
+{ printf '[    0.5] Run /init as init process\r\n'
+  hexs 'GX-CMD 0 0 4 2\nhi\0\nE!'
+  printf '[    0.9] some kernel line\r\n'
+  hexs 'GX-CMD 1 1 0 0\nGX-END 2\n'
+  printf '[    1.1] reboot: Power down\r\n'; } >"$d/stream"
+if "$GX" --split "$d/stream" "$d" 2>"$tmp/err"; then ok "--split: the console's hex lines among the kernel's"
+else not_ok "--split: the console's hex lines" "$(cat "$tmp/err")"; fi
+"$GX" --replay "$d" /bin/echo "a b" "file=$tmp/nope" >"$tmp/o" 2>"$tmp/e"
+check "--replay of the console form: stdout byte for byte, stderr" \
+	sh -c "printf 'hi\0\n' | cmp -s - '$tmp/o' && test \"\$(cat '$tmp/e')\" = E!"
+# a kernel line written into the middle of a hex line breaks the stream
+{ hexs 'GX-CMD 0 0 4 2\nhi\0\nE!' | sed '1s/$/[ 2.0] oops/'; hexs 'GX-CMD 1 1 0 0\nGX-END 2\n'; } >"$d/stream"
+"$GX" --split "$d/stream" "$d" >"$tmp/e" 2>&1
+rc=$?
+[ $rc != 0 ] && [ -s "$tmp/e" ] && ok "--split fails: a hex line with a kernel line inside ($(head -c 80 "$tmp/e"))" ||
+	not_ok "--split fails: a hex line with a kernel line inside" "exit $rc"

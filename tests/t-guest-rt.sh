@@ -2,8 +2,8 @@
 # t-guest-rt.sh: the freestanding runtime's self-test (initramfs/rt/selftest.c)
 # on every ABI: natively for x86_64; i386 and x32 natively where the host
 # kernel runs them, else in an x86_64 guest booted with syscall.x32=y;
-# under qemu-user for aarch64 and arm (with --no-exec: qemu-user cannot
-# exec a foreign binary; t-guest-boot.sh runs them whole in arm64 guests).
+# aarch64 and arm whole (exec included: qemu-user cannot exec a foreign
+# binary) in an arm64 guest, Debian's cloud-arm64 kernel on a cortex-a57.
 # Each "ok"/"FAIL"/"skip" line of the self-test becomes one TAP line.
 # aarch64_ilp32 cannot run here; its self-test is file-checked (it runs,
 # trapped, in the arm64 guest in t-guest-ilp32.sh).
@@ -39,8 +39,14 @@ if [ "$(abi_runner x32)" = none ]; then
 else
 	selftest_tap x32 "$S/x32/rt-selftest"
 fi
-selftest_tap aarch64 qemu-aarch64 "$S/aarch64/rt-selftest" --no-exec
-selftest_tap arm qemu-arm "$S/arm/rt-selftest" --no-exec
+gxa=$tmp/gxa
+gx_add "$gxa" "$S/aarch64/rt-selftest"
+gx_add "$gxa" "$S/arm/rt-selftest"
+why=$(gx_boot "$gxa" arm64)
+if [ $? = 0 ]; then ok "the arm64 guest ran the aarch64 and arm self-tests"
+else not_ok "the arm64 guest runs the aarch64 and arm self-tests" "$why"; fi
+selftest_tap aarch64-in-guest "$GX" --replay "$gxa" "$S/aarch64/rt-selftest"
+selftest_tap arm-in-guest "$GX" --replay "$gxa" "$S/arm/rt-selftest"
 case $(file -b "$S/aarch64_ilp32/rt-selftest") in
 "ELF 32-bit LSB executable, ARM aarch64"*) ok "aarch64_ilp32: the self-test is an ELF32 AArch64 executable" ;;
 *) not_ok "aarch64_ilp32: self-test ELF class" "$(file -b "$S/aarch64_ilp32/rt-selftest")" ;;

@@ -1,21 +1,28 @@
 /*
  * guest-exec: runs test commands that this host cannot run in a real
- * x86_64 guest, and gives their output back as if they had run here.
- * Used by tests/lib.sh (gx_add, gx_boot) for x32 on a host kernel that
- * refuses it (no user-mode emulator runs x32) and for what qemu-user
- * cannot do (exec a foreign binary). Three roles, one file:
+ * guest (x86_64, or arm64 for aarch64 and arm), and gives their output
+ * back as if they had run here. Used by tests/lib.sh (gx_add, gx_boot)
+ * for x32 on a host kernel that refuses it (no user-mode emulator runs
+ * x32) and for what qemu-user cannot do (exec a foreign binary). Three
+ * roles, one file:
  *
  *   guest-exec            as the guest's /init (PID 1): mounts /proc,
  *                         /sys and /dev, makes /tmp, brings lo up, runs every
  *                         command of /batch in order, each with its
  *                         stdout and stderr in files, under a deadline,
  *                         and writes them to the second serial port
- *                         (ttyS1, raw) as a length-prefixed stream; then
- *                         powers the guest off.
+ *                         (ttyS1, raw) as a length-prefixed stream, or,
+ *                         with gx_stream=console on the kernel's command
+ *                         line (a machine of one serial port: arm64's
+ *                         virt), to the console as lines "GXS HEX" that
+ *                         the kernel's own lines cannot be taken for;
+ *                         then powers the guest off.
  *   guest-exec --split STREAM DIR
  *                         host: cuts the stream into DIR/N.out, N.err
  *                         and N.rc; fails unless every command of the
- *                         batch came back, whole.
+ *                         batch came back, whole. STREAM is either form:
+ *                         with "GXS " lines (a console log) only those
+ *                         are read, decoded.
  *   guest-exec --replay DIR ARGV...
  *                         host: prints what that command printed in the
  *                         guest (stdout, stderr) and exits with its
@@ -29,8 +36,8 @@
  * 128+signal for a signal, 124 for a command past its deadline (killed
  * with its process group), 126 when it could not be executed.
  *
- * Built static against glibc for x86_64: it is test tooling, not the
- * guest runtime under initramfs/ (which has no libc).
+ * Built static against glibc for x86_64 and, cross, for aarch64: it is
+ * test tooling, not the guest runtime under initramfs/ (which has no libc).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -94,8 +101,41 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/*
+ * The console form of the stream: its bytes as hex, 32 to a line "GXS HEX\n"
+ * on /dev/console (ONLCR makes it "\r\n"; the host drops the "\r").
+ */
+static int hex_fd = -1;
+static void hex_put(const char *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	char line[4 + 64 + 1];
+	while (n > 0) {
+		size_t k = n < 32 ? n : 32, l = 0;
+		memcpy(line, "GXS ", 4), l = 4;
+		for (size_t i = 0; i < k; i++) {
+			line[l++] = digits[(unsigned char)p[i] >> 4];
+			line[l++] = digits[(unsigned char)p[i] & 15];
+		}
+		line[l++] = '\n';
+		for (size_t off = 0; off < l;) {
+			ssize_t w = write(hex_fd, line + off, l - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return;
+			off += (size_t)w;
+		}
+		p += k, n -= k;
+	}
+}
+
 static void write_all(int fd, const char *p, size_t n)
 {
+	if (fd < 0) {
+		hex_put(p, n);
+		return;
+	}
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
 		if (w < 0 && errno == EINTR)
@@ -105,6 +145,18 @@ static void write_all(int fd, const char *p, size_t n)
 		p += w;
 		n -= (size_t)w;
 	}
+}
+
+/* printf to the stream, either form. */
+static void port_printf(int port, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		write_all(port, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 /* One command: returns its status as the stream records it. */
@@ -162,16 +214,24 @@ static int as_init(void)
 	}
 	if (sock >= 0)
 		close(sock);
-	int port = open("/dev/ttyS1", O_WRONLY | O_NOCTTY);
-	struct termios t;
-	if (port >= 0 && tcgetattr(port, &t) == 0) {
-		cfmakeraw(&t);
-		tcsetattr(port, TCSANOW, &t);
+	/* gx_stream=console on the kernel's command line (init's environment):
+	 * one serial port, the console's hex lines; else ttyS1's raw bytes */
+	const char *form = getenv("gx_stream");
+	int port = -1;
+	if (form && !strcmp(form, "console")) {
+		hex_fd = open("/dev/console", O_WRONLY | O_NOCTTY);
+	} else {
+		struct termios t;
+		port = open("/dev/ttyS1", O_WRONLY | O_NOCTTY);
+		if (port >= 0 && tcgetattr(port, &t) == 0) {
+			cfmakeraw(&t);
+			tcsetattr(port, TCSANOW, &t);
+		}
 	}
 	size_t len;
 	char *batch = slurp("/batch", &len);
 	int count = 0;
-	if (port >= 0 && batch) {
+	if ((port >= 0 || hex_fd >= 0) && batch) {
 		for (char *line = batch, *next; *line; line = next) {
 			next = strchr(line, '\n');
 			next = next ? (*next = 0, next + 1) : line + strlen(line);
@@ -188,7 +248,7 @@ static int as_init(void)
 			int rc = run_one(argv);
 			size_t olen = 0, elen = 0;
 			char *out = slurp("/gx.out", &olen), *err = slurp("/gx.err", &elen);
-			dprintf(port, "GX-CMD %d %d %zu %zu\n", count, rc, out ? olen : 0, err ? elen : 0);
+			port_printf(port, "GX-CMD %d %d %zu %zu\n", count, rc, out ? olen : 0, err ? elen : 0);
 			if (out)
 				write_all(port, out, olen);
 			if (err)
@@ -196,10 +256,10 @@ static int as_init(void)
 			free(out), free(err);
 			count++;
 		}
-		dprintf(port, "GX-END %d\n", count);
-		tcdrain(port);
+		port_printf(port, "GX-END %d\n", count);
+		tcdrain(port >= 0 ? port : hex_fd);
 	} else {
-		printf("guest-exec: %s\n", port < 0 ? "no /dev/ttyS1" : "no /batch");
+		printf("guest-exec: %s\n", batch ? "no serial port for the stream" : "no /batch");
 	}
 	sync();
 	reboot(RB_POWER_OFF);
@@ -237,12 +297,45 @@ static void put(const char *dir, int n, const char *ext, const char *p, size_t l
 		die("cannot write %s", path);
 }
 
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * A console log's "GXS HEX" lines, decoded in place (the stream is never
+ * longer than its hex); *len becomes the stream's length. A log without
+ * them is left as it is (the raw form). A "GXS " line with anything but
+ * hex digits before its end is a broken stream: the caller's parse fails.
+ */
+static void unhex_lines(char *s, size_t *len)
+{
+	size_t out = 0, at = 0;
+	int any = 0;
+	while (at < *len) {
+		char *nl = memchr(s + at, '\n', *len - at);
+		size_t end = nl ? (size_t)(nl - s) : *len;
+		if (end - at >= 4 && !memcmp(s + at, "GXS ", 4)) {
+			size_t i = at + 4;
+			any = 1;
+			for (; i + 1 < end && hexval(s[i]) >= 0 && hexval(s[i + 1]) >= 0; i += 2)
+				s[out++] = (char)(hexval(s[i]) << 4 | hexval(s[i + 1]));
+			if (i < end && !(i + 1 == end && s[i] == '\r'))
+				s[out++] = '\x01'; /* not hex: break the stream visibly */
+		}
+		at = end + 1;
+	}
+	if (any)
+		*len = out, s[out] = 0;
+}
+
 static int split(const char *stream, const char *dir)
 {
 	size_t len;
 	char *s = slurp(stream, &len);
 	if (!s)
 		die("no stream %s: the guest wrote nothing to its second serial port", stream);
+	unhex_lines(s, &len);
 	int want = batch_count(dir), seen = 0;
 	size_t at = 0;
 	for (;;) {
