@@ -163,7 +163,7 @@ static void decide(const struct comparison *c, const struct metric_row *r,
 		   const struct side_stat *base, const struct side_stat *cand,
 		   struct cand_cmp *out)
 {
-	*out = (struct cand_cmp){ NAN, NAN, NAN, CHANGE_ABSENT };
+	*out = (struct cand_cmp){ NAN, NAN, NAN, CHANGE_ABSENT, 0, NAN };
 	if (!base->series || !cand->series)
 		return;
 	out->pct_change = base->mean != 0 ? (cand->mean - base->mean) / fabs(base->mean) * 100 : NAN;
@@ -174,8 +174,15 @@ static void decide(const struct comparison *c, const struct metric_row *r,
 		return;
 	out->p_welch = w.p;
 	out->p_mwu = stats_mann_whitney(a->obs, a->n, b->obs, b->n, NULL);
+	/* The threshold is never below the noise floor the seeds show: a change
+	 * smaller than one side's own seed-to-seed spread is the seeds' luck,
+	 * however small p is (a side of one seed has no spread: opts' alone) */
+	double fa = stats_spread_pct(a->obs, a->n), fb = stats_spread_pct(b->obs, b->n);
+	fa = isnan(fa) ? 0 : fa, fb = isnan(fb) ? 0 : fb;  /* a mean of 0: no percentage */
+	out->floor_pct = fa > fb ? fa : fb;
+	out->threshold_pct = out->floor_pct > c->opts.threshold_pct ? out->floor_pct : c->opts.threshold_pct;
 	out->change = CHANGE_NOISE;
-	if (!(w.p < c->opts.alpha) || !(fabs(out->pct_change) >= c->opts.threshold_pct))
+	if (!(w.p < c->opts.alpha) || !(fabs(out->pct_change) >= out->threshold_pct))
 		return;
 	bool up = out->pct_change > 0;
 	out->change = up == r->higher_better ? CHANGE_IMPROVED : CHANGE_REGRESSED;

@@ -38,6 +38,10 @@ struct cand_cmp {
 	double pct_change;      /* (cand - base) / base * 100 */
 	double p_welch, p_mwu;  /* NAN when untested */
 	enum change change;
+	double floor_pct;       /* the seeds' noise floor: the larger side's
+				 * stats_spread_pct over its boots (0: none seen) */
+	double threshold_pct;   /* the threshold applied: opts' or the floor,
+				 * whichever is larger */
 };
 
 /*

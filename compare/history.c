@@ -92,7 +92,7 @@ static struct cand_cmp compare_pair(struct history *h, struct history_point *a,
 	struct side pair[2] = { a->side, b->side };      /* borrowed, as compare does */
 	struct comparison c;
 	compare_sides(&c, pair, 2, &o);
-	struct cand_cmp out = { NAN, NAN, NAN, CHANGE_ABSENT };
+	struct cand_cmp out = { NAN, NAN, NAN, CHANGE_ABSENT, 0, NAN };
 	for (size_t i = 0; i < c.nrows; i++) {
 		const struct metric_row *r = &c.rows[i];
 		if (!strcmp(r->abi, h->abi) && !strcmp(r->test, h->test) && !strcmp(r->name, h->name))
@@ -122,7 +122,7 @@ int history_build(struct history *h, struct history_db *db)
 		struct history_point *p = &h->points[i];
 		*p = (struct history_point){ .kernel = &h->kernels[i], .prev = SIZE_MAX,
 					     .median = NAN, .lo = NAN, .hi = NAN,
-					     .cmp = { NAN, NAN, NAN, CHANGE_ABSENT } };
+					     .cmp = { NAN, NAN, NAN, CHANGE_ABSENT, 0, NAN } };
 		p->total = p->cmp;
 		char *label = xasprintf("%s:kernel=%s", db->path, h->kernels[i].kernel_id);
 		int rc = db_load_side(db, h->kernels[i].id, &h->filter, &p->side, label);

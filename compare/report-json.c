@@ -129,6 +129,8 @@ static struct json_object *metric_json(const struct comparison *c, const struct 
 		json_object_object_add(co, "pct_change", num(cmp->pct_change));
 		json_object_object_add(co, "p_welch", num(cmp->p_welch));
 		json_object_object_add(co, "p_mann_whitney", num(cmp->p_mwu));
+		json_object_object_add(co, "floor_pct", num(cmp->floor_pct));
+		json_object_object_add(co, "threshold_pct", num(cmp->threshold_pct));
 		json_object_object_add(co, "verdict", json_cstring_utf8(change_name(cmp->change)));
 		json_object_array_add(changes, co);
 	}

@@ -128,6 +128,8 @@ static void print_candidate(const struct comparison *c, size_t s, const struct p
 		fprintf(out, "  %s (%s)", term_str(row_id(r, id, sizeof(id))), term_str(r->unit));
 		if (cmp->change != CHANGE_NOISE)
 			fprintf(out, "  %s", change_name(cmp->change));
+		else if (cmp->p_welch < c->opts.alpha && fabs(cmp->pct_change) >= c->opts.threshold_pct)
+			fprintf(out, "  within the seeds' spread (%.1f%%)", cmp->floor_pct);
 		fprintf(out, "%s\n", unpaint(pt, cmp->change));
 		print_profile(r, s, out);
 	}
@@ -315,8 +317,9 @@ void report_text(const struct comparison *c, FILE *out, bool colour)
 		fprintf(out, "%-5s %s: %zu boot%s, %zu PASS\n", side_tag(c, s, tag, sizeof(tag)),
 			term_str(side->label), side->nboots, side->nboots == 1 ? "" : "s", side->npass);
 	}
-	fprintf(out, "significant: Welch's t-test p < %g and |%%change| >= %g%%; "
-		"each boot's median is one observation\n", c->opts.alpha, c->opts.threshold_pct);
+	fprintf(out, "significant: Welch's t-test p < %g and |%%change| >= %g%% or, if larger, the "
+		"seeds' spread (a side's max - min); each boot's median is one observation\n",
+		c->opts.alpha, c->opts.threshold_pct);
 	print_failures(c, &pt);
 	for (size_t s = 1; s < c->nsides; s++)
 		print_candidate(c, s, &pt);

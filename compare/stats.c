@@ -37,6 +37,16 @@ double stats_stddev(const double *x, size_t n)
 	return sqrt(ss / (double)(n - 1));
 }
 
+double stats_spread_pct(const double *x, size_t n)
+{
+	if (n < 2)
+		return 0;
+	double lo = x[0], hi = x[0], mean = stats_mean(x, n);
+	for (size_t i = 1; i < n; i++)
+		lo = x[i] < lo ? x[i] : lo, hi = x[i] > hi ? x[i] : hi;
+	return mean != 0 ? (hi - lo) / fabs(mean) * 100 : NAN;
+}
+
 /* qsort order for doubles. */
 static int cmp_double(const void *a, const void *b)
 {

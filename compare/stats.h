@@ -19,6 +19,14 @@ double stats_mean(const double *x, size_t n);
 /* Sample standard deviation (divisor n - 1); 0 when n < 2. */
 double stats_stddev(const double *x, size_t n);
 
+/*
+ * The spread of x as a percentage of its mean: (max - min) / |mean| * 100.
+ * Over the boots of a side, one observation a seed, it is the seeds' noise
+ * floor (compare's threshold for "changed" is never below it); 0 when
+ * n < 2 (no spread seen), NAN when the mean is 0.
+ */
+double stats_spread_pct(const double *x, size_t n);
+
 /* Median (the mean of the two middle values when n is even); NAN if n == 0. */
 double stats_median(const double *x, size_t n);
 

@@ -73,6 +73,43 @@ compare "$tmp/tiny1" "$tmp/tiny2" --threshold 1
 compare "$tmp/tiny1" "$tmp/tiny2" --threshold 1 --alpha 1e-12
 [ $rc -eq 0 ] && ok "--alpha 1e-12 does not" || not_ok "--alpha 1e-12 does not" "rc=$rc"
 
+# --- the seeds' noise floor: a change within a side's own spread is not one ---
+# BASE's five seeds span 12% of their mean; +11% is significant (p < 0.01)
+# and past 5%, but within what the seeds alone move it; +15% is past both
+mk wide1 k-w1 17 $NULL:9.4/9.7/10/10.3/10.6:0
+mk wide2 k-w2 18 $NULL:10.5/10.8/11.1/11.4/11.7:0
+mk wide3 k-w3 19 $NULL:10.9/11.2/11.5/11.8/12.1:0
+compare "$tmp/wide1" "$tmp/wide2"
+line=$(grep -F "x86_64.lat_syscall.null" "$tmp/out" | head -1)
+if [ $rc -eq 0 ] && echo "$line" | grep -q "within the seeds' spread (12.0%)"; then
+	ok "+11% within BASE's 12% seed spread: not changed, named, exit 0"
+else not_ok "+11% within the seeds' spread" "rc=$rc line: $line"; fi
+compare "$tmp/wide1" "$tmp/wide2" --format json
+fl=$("$JGET" "$tmp/out" metrics.0.changes.0.floor_pct) th=$("$JGET" "$tmp/out" metrics.0.changes.0.threshold_pct)
+check "compare --format json: floor_pct the seeds' 12% spread, threshold_pct the floor (above 5) ($fl, $th)" \
+	awk -v f="$fl" -v t="$th" 'BEGIN { exit !(f > 11.999 && f < 12.001 && t == f) }'
+compare "$tmp/wide1" "$tmp/wide3"
+line=$(grep -F "x86_64.lat_syscall.null" "$tmp/out" | head -1)
+if [ $rc -eq 1 ] && echo "$line" | grep -q "regressed"; then ok "+15%, past the seeds' 12% spread: regressed"
+else not_ok "+15% past the seeds' spread: regressed" "rc=$rc line: $line"; fi
+
+# --- scripts/noise-floor.sh and aa-pairs.sh, the README's noise-floor figures ---
+# 20 seeds of one kernel: read's medians cycle 10, 10.1, ... 10.4 (spread
+# 4 % of 10.2 over any 10 seeds); bw's seeds 6-10 run far above 1-5, so
+# pair 0 is flagged once (improved: exit 0), pair 1 (seeds 11-20, alike) not
+"$MK" "$tmp/nf" k-nf default 20 1 --seeds 1 $READ:10/10.1/10.2/10.3/10.4:0 \
+	$BW:900/901/902/901/900/1800/1801/1802/1801/1800/900/901/900/901/900/901/900/901/900/901:0
+sh "$TOP/scripts/noise-floor.sh" "$tmp/nf" 10 >"$tmp/out" 2>"$tmp/err"
+check "noise-floor.sh: read over seeds 1-10, spread 3.92 % of its mean" grep -qF "| x86_64.lat_syscall.read | us | 10 | 10.2 | 3.92 |" "$tmp/out"
+sh "$TOP/scripts/aa-pairs.sh" "$tmp/nf" "$BOOTRIG" >"$tmp/out" 2>"$tmp/err"
+check "aa-pairs.sh: pair 0's bandwidth flagged, pair 1 clean, the total" sh -c \
+	"grep -q 'pair 0: seeds 1-5 vs 6-10: exit 0, flagged 1 of 2' '$tmp/out' &&
+	 grep -q 'pair 1: seeds 11-15 vs 16-20: exit 0, flagged 0 of 2' '$tmp/out' &&
+	 grep -q 'A/A over 2 pairs: flagged 1 of 4 metric comparisons' '$tmp/out'"
+sh "$TOP/scripts/noise-floor.sh" "$tmp/a1" 10 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "noise-floor.sh: a tree without seeds fails, named (exit $rc)" sh -c "[ $rc = 1 ] && grep -q 'no PASS boot of seeds 1-10' '$tmp/err'"
+
 # --- --metric selects by abi.test.name glob ---
 compare "$tmp/a1" "$tmp/slow" --metric '*.read'
 if [ $rc -eq 0 ] && ! has "lat_syscall.null" && has "lat_syscall.read"; then ok "--metric '*.read' keeps only read"

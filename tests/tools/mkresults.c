@@ -10,6 +10,7 @@
  *     --abi NAME=STATUS                       an ABI table entry (every boot)
  *     --boot K=VERDICT[:KIND:TITLE]           boot K's verdict and an event
  *     --console TEXT                          console.log text (every boot)
+ *     --seeds FIRST                           icount boots: boot K's seed is FIRST+K-1
  */
 #include "util.h"
 
@@ -103,7 +104,7 @@ int main(int argc, char **argv)
 	int nmetrics = 0;
 	struct { int boot; char *verdict, *kind, *title; } fails[16];
 	char *abis[16], *console = NULL;
-	int nabis = 0, nfails = 0;
+	int nabis = 0, nfails = 0, first_seed = 0;
 	for (int i = 6; i < argc; i++) {
 		if (!strcmp(argv[i], "--abi") && i + 1 < argc && nabis < 16)
 			abis[nabis++] = argv[++i];
@@ -119,6 +120,8 @@ int main(int argc, char **argv)
 		}
 		else if (!strcmp(argv[i], "--console") && i + 1 < argc)
 			console = argv[++i];
+		else if (!strcmp(argv[i], "--seeds") && i + 1 < argc)
+			first_seed = atoi(argv[++i]);
 		else if (nmetrics < 64 && parse_metric(argv[i], &metrics[nmetrics]) == 0)
 			nmetrics++;
 		else {
@@ -143,6 +146,12 @@ int main(int argc, char **argv)
 		json_object_object_add(root, "kernel", kernel);
 		json_object_object_add(root, "variant", json_object_new_string(variant));
 		json_object_object_add(root, "boot", json_object_new_int(b));
+		if (first_seed > 0) {
+			char seed[16];
+			snprintf(seed, sizeof(seed), "%d", first_seed + b - 1);
+			json_object_object_add(root, "seed", json_object_new_string(seed));
+			json_object_object_add(root, "clock", json_object_new_string("icount"));
+		}
 		json_object_object_add(root, "verdict", json_object_new_string(verdict));
 		json_object_object_add(root, "exit_code", json_object_new_int(strcmp(verdict, "PASS") ? 2 : 0));
 		json_object_object_add(root, "reason", json_object_new_string(title ? title : ""));

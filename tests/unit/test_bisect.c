@@ -98,6 +98,15 @@ static void test_ends(void **state)
 	free(why);
 	assert_false(bisect_ends_differ(&perf, good, 1, bad, 5, &st, &why));
 	free(why);
+	/* compare's noise floor: +11 %, p < 0.01, but the good end's own seeds
+	 * span 12 %: not a difference; +15 % is past it */
+	const double wide[] = { 9.4, 9.7, 10, 10.3, 10.6 }, up11[] = { 10.5, 10.8, 11.1, 11.4, 11.7 },
+		     up15[] = { 10.9, 11.2, 11.5, 11.8, 12.1 };
+	assert_false(bisect_ends_differ(&perf, wide, 5, up11, 5, &st, &why));
+	assert_true(st.p_good < 0.01 && st.change_good > 10.9);
+	free(why);
+	assert_true(bisect_ends_differ(&perf, wide, 5, up15, 5, &st, &why));
+	free(why);
 }
 
 static void test_crash(void **state)

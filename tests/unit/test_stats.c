@@ -26,6 +26,10 @@ static void test_summaries(void **state)
 	assert_float_equal(stats_median(x, 4), 2.5, 1e-12);
 	assert_true(isnan(stats_mean(x, 0)));
 	assert_float_equal(stats_stddev(x, 1), 0, 0);
+	assert_float_equal(stats_spread_pct(x, 5), (5.0 - 1) / 3 * 100, 1e-12);
+	assert_float_equal(stats_spread_pct(x, 1), 0, 0);      /* one seed: no spread seen */
+	const double z[] = { -1, 1 };
+	assert_true(isnan(stats_spread_pct(z, 2)));            /* a mean of 0 */
 	assert_float_equal(x[0], 4, 0);         /* inputs untouched */
 }
 
