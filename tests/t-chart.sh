@@ -39,8 +39,8 @@ else not_ok "p < 0.0001 prints as <0.0001" "$(grep -o '<td>[^<]*</td><td>[^<]*</
 
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROME" ]; then
-	skip "chart pixels in Chromium" "chromium not installed (scripts/install-deps.sh)"
-	exit 0
+	not_ok "chart pixels in Chromium" "chromium not installed (scripts/install-deps.sh)"
+	exit 1
 fi
 # shot NAME: screenshot of $tmp/NAME.html at scale 1 into $tmp/NAME.png
 shot() {

@@ -93,7 +93,7 @@ else not_ok "JUnit of the real A/B validates" "$JUNIT_ERR"; fi
 "$BOOTRIG" compare "$R/base" "$R/same" "$R/x32" "$R/slow" --format html -o "$tmp/ab.html"
 CHROME=$(command -v chromium || true)
 if [ -z "$CHROME" ]; then
-	skip "real A/B HTML renders in Chromium" "chromium not installed"
+	not_ok "real A/B HTML renders in Chromium" "chromium not installed"
 else
 	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
 		--user-data-dir="$tmp/chrome" --dump-dom "file://$tmp/ab.html" >"$tmp/dom" 2>"$tmp/chrome.err"

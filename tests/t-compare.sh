@@ -223,7 +223,7 @@ if command -v script >/dev/null 2>&1; then
 	if grep -q "$(printf '\033')\[3" "$tmp/tty"; then not_ok "NO_COLOR is honoured on a terminal"
 	else ok "NO_COLOR is honoured on a terminal"; fi
 else
-	skip "colour on a terminal" "script(1) not installed"
+	not_ok "colour on a terminal" "script(1) not installed"
 fi
 
 # --- JSON: parses, carries the numbers ---
@@ -291,7 +291,7 @@ if grep -Eq '(src|href)="(https?:)?//' "$tmp/r.html"; then not_ok "HTML is self-
 else ok "HTML is self-contained (no external src/href)"; fi
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROME" ]; then
-	skip "HTML renders in Chromium" "chromium not installed (scripts/install-deps.sh)"
+	not_ok "HTML renders in Chromium" "chromium not installed (scripts/install-deps.sh)"
 else
 	nsvg=$(grep -c '<svg' "$tmp/r.html")
 	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \

@@ -8,8 +8,8 @@
 cd "$TOP" || exit 1
 
 if ! command -v clang >/dev/null 2>&1; then
-	skip "fuzz targets" "clang is not installed (scripts/install-deps.sh)"
-	exit 0
+	not_ok "fuzz targets" "clang is not installed (scripts/install-deps.sh)"
+	exit 1
 fi
 
 log=build/fuzz/t-fuzz.out

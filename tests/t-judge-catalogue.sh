@@ -42,7 +42,7 @@ fi
 
 # 1. The catalogue.
 if [ ! -f "$SRC/.complete" ]; then
-	skip "the catalogue against linux-source-6.1" "$TARBALL missing (scripts/install-deps.sh installs it)"
+	not_ok "the catalogue against linux-source-6.1" "$TARBALL missing or not unpacked (scripts/install-deps.sh installs it)"
 else
 	"$TOOL" -d -x "$EXTRA" -g "$GOLDEN" "$SRC" > "$T/cat.tap" 2> "$T/cat.err"
 	rc=$?

@@ -21,7 +21,7 @@ PANIC='[    7.800000] Kernel panic - not syncing: Attempted to kill init! exitco
 bounded() { (ulimit -v 2097152 && exec /usr/bin/time -v "$@"); }
 peak_kb() { sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): //p' "$1"; }
 if [ ! -x /usr/bin/time ]; then
-	skip "judge /dev/zero" "no /usr/bin/time (package time)"
+	not_ok "judge /dev/zero" "no /usr/bin/time (package time)"
 else
 	timeout 600 sh -c 'ulimit -v 2097152 && exec /usr/bin/time -v "$0" judge /dev/zero' "$RELEASE" > "$T/zero.out" 2> "$T/zero.err"
 	rc=$?

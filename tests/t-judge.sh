@@ -156,8 +156,9 @@ boot_until_panic() {
 }
 kernel=$(kernel_path cloud-arm64 2>/dev/null)
 if [ ! -s "$kernel" ] || ! command -v qemu-system-aarch64 > /dev/null; then
-	skip "live a64fx boot" "no cloud-arm64 kernel or qemu-system-aarch64"
-	skip "live boot without root" "no cloud-arm64 kernel or qemu-system-aarch64"
+	# a fetch that failed is a failure, not a smaller test
+	not_ok "live a64fx boot" "no cloud-arm64 kernel or qemu-system-aarch64 (scripts/fetch-kernels.sh, install-deps.sh)"
+	not_ok "live boot without root" "no cloud-arm64 kernel or qemu-system-aarch64"
 else
 	boot_until_panic "$T/live-a64fx.log" -cpu a64fx -kernel "$kernel" \
 		-append 'console=ttyAMA0 earlycon panic=-1'
@@ -187,7 +188,7 @@ check "crash-titles.sh counts a title that is not syzbot's as a miss" test \
 	"$(printf '%s\n' "$out" | sed -n 's/^titles: \([0-9]* of [0-9]*\).*/\1/p')" = "95 of 96"
 
 if [ ! -s "$kernel" ] || [ ! -d "$TOP/build/guest/aarch64" ]; then
-	skip "judge of a bootrig run's saved console" "no cloud-arm64 kernel or guest binaries"
+	not_ok "judge of a bootrig run's saved console" "no cloud-arm64 kernel or guest binaries (make all)"
 else
 	"$BOOTRIG" build --kernel "$kernel" -o "$T/img.cpio.gz" > "$T/build.out" 2>&1 &&
 		timeout 600 "$BOOTRIG" run --kernel "$kernel" --initramfs "$T/img.cpio.gz" \
