@@ -175,6 +175,8 @@ static char *plan_text(const struct suite *s, char **abis, size_t n_abis)
 		    s->samples, s->min_samples, s->ci_target, s->repeat, timeout);
 	if (s->profile)
 		strbuf_addstr(&sb, "profile=1\n");
+	if (s->boot_time)
+		strbuf_addstr(&sb, "boot_time=1\n");
 	return sb.buf;
 }
 

@@ -136,6 +136,11 @@ static void plan_set(struct plan *p, const char *key, size_t klen, const char *v
 			plan_error(p, k, "(0 or 1)");
 		else
 			p->profile = v[0] == '1';
+	} else if (rt_strcmp(k, "boot_time") == 0) {
+		if (n != 1 || (v[0] != '0' && v[0] != '1'))
+			plan_error(p, k, "(0 or 1)");
+		else
+			p->boot_time = v[0] == '1';
 	} else if (rt_strcmp(k, "idle") == 0) {
 		p->idle_ms = plan_number(p, k, v, n, 600000);
 	} else if (rt_strcmp(k, "test_timeout") == 0) {
@@ -149,6 +154,26 @@ static void plan_set(struct plan *p, const char *key, size_t klen, const char *v
 	} else if (!from_cmdline) {
 		plan_error(p, k, "(unknown key)");
 	}
+}
+
+long long decimal_fixed(const char **s, int places)
+{
+	const char *p = *s;
+	long long whole = 0, frac = 0;
+	int digits = 0;
+
+	for (; *p >= '0' && *p <= '9'; p++)
+		whole = whole < 1000000000000000LL ? whole * 10 + (*p - '0') : whole;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			if (digits < places)
+				frac = frac * 10 + (*p - '0'), digits++;
+	for (; digits < places; digits++)
+		frac *= 10;
+	for (int i = 0; i < places; i++)
+		whole = whole < 1000000000000000LL ? whole * 10 : whole;
+	*s = p;
+	return whole + frac;
 }
 
 void plan_defaults(struct plan *p)

@@ -108,18 +108,9 @@ static void print_result(const char *abi, const char *test, const char *status,
  * at most 10000 (100 %). */
 static long ci_basis_points(const char *v)
 {
-	long whole = 0, frac = 0, digits = 0;
+	long long bp = decimal_fixed(&v, 2);
 
-	for (; *v >= '0' && *v <= '9'; v++)
-		whole = whole < 10000 ? whole * 10 + (*v - '0') : whole;
-	if (*v == '.')
-		for (v++; *v >= '0' && *v <= '9'; v++)
-			if (digits < 2)
-				frac = frac * 10 + (*v - '0'), digits++;
-	while (digits++ < 2)
-		frac *= 10;
-	whole = whole * 100 + frac;
-	return whole > 10000 ? 10000 : whole;
+	return bp > 10000 ? 10000 : (long)bp;
 }
 
 /* The clock, measured once per boot before the tests (rt_clock_measure). */
@@ -429,6 +420,8 @@ int main(int argc, char **argv, char **envp)
 	struct record r;
 	struct rt_stat st;
 
+	unsigned long long init_ns = rt_now_ns();
+
 	(void)envp;
 	is_pid1 = rt_getpid() == 1;
 	for (int i = 1; i < argc; i++) {
@@ -501,6 +494,8 @@ int main(int argc, char **argv, char **envp)
 	}
 	if (run_abis.n == 0 && plan.tests.n > 0)
 		return fail("no runnable ABI for the plan", &c);
+	if (plan.boot_time)
+		boot_time_report(init_ns, root);
 
 	if (plan.profile && plan.tests.n > 0 && (problem = ksyms_build(root, KSYMS_PATH)) != NULL)
 		log_line(RT_ABI_NAME, "init", problem, rt_strlen(problem));

@@ -79,9 +79,16 @@ struct plan {
 	long idle_ms;             /* idle=MS: sleep MS before the first test (a
 				   * longer boot, on purpose; 0: none) */
 	bool profile;             /* profile=1: every metric gets a profile pass */
+	bool boot_time;           /* boot_time=1: the initcalls' and phases' times
+				   * before the tests (init-boottime.c) */
 	char ci_target[16];       /* a decimal percentage, as given */
 	char error[160];          /* set when the plan cannot be used */
 };
+
+/* decimal_fixed: the decimal at *s ("12.345") in units of 10^-places
+ * ("12.345", 2: 1234; digits past places dropped), saturating at 10^15;
+ * *s moves past it. */
+long long decimal_fixed(const char **s, int places);
 
 /* list_has: is s an entry of l? */
 bool list_has(const struct list *l, const char *s);
@@ -103,6 +110,15 @@ void plan_read_cmdline(struct plan *p, const char *cmdline);
  * the addresses read as 0); NULL, or what went wrong. Logs the count and
  * the time it took. */
 const char *ksyms_build(const char *root, const char *path);
+
+/* ------------------------------------------------------------ boot time */
+
+/* boot_time_report: the kernel's initcall_debug records in its log buffer
+ * as METRICs of (boot, initcall) and (boot, phase), then a BOOTTIME record
+ * of what was read (init-boottime.c); init_ns: rt_now_ns() when init began;
+ * root: "" on the machine, else test mode's DIR, whose file kernel-log
+ * stands for the buffer. */
+void boot_time_report(unsigned long long init_ns, const char *root);
 
 /* ------------------------------------------------------------ the machine */
 

@@ -39,7 +39,7 @@ static json_object *number_field(const struct proto_record *rec, const char *key
 
 /* The JSON of the kept records (judge_to_json's sysinfo ... init_errors). */
 struct records_json {
-	json_object *sysinfo, *abis, *tests, *metrics, *plan, *errors;
+	json_object *sysinfo, *abis, *tests, *metrics, *plan, *errors, *boot_time;
 };
 
 /* SYSINFO: uname, CPUs, memory, uptime and command line into sysinfo. */
@@ -74,6 +74,20 @@ static void plan_json(struct records_json *out, const struct proto_record *rec)
 	out->plan = json_object_new_object();
 	for (size_t i = 0; i < rec->nfields; i++)
 		put_string(out->plan, rec->fields[i].key, rec->fields[i].value);
+}
+
+/* BOOTTIME: what init read of the kernel's initcall records, the last one's:
+ * status (ok, none) and reason as strings, the counts as numbers. */
+static void boot_time_json(struct records_json *out, const struct proto_record *rec)
+{
+	static const char *const counts[] = { "records", "malformed", "unmatched", "lost" };
+	json_object_put(out->boot_time);
+	out->boot_time = json_object_new_object();
+	put_string(out->boot_time, "status", judge_field_or_empty(rec, "status"));
+	for (size_t i = 0; i < ARRAY_SIZE(counts); i++)
+		json_object_object_add(out->boot_time, counts[i], number_field(rec, counts[i], true));
+	if (proto_get(rec, "reason"))
+		put_string(out->boot_time, "reason", proto_get(rec, "reason"));
 }
 
 /* RESULT: a row of tests. */
@@ -166,7 +180,7 @@ static void build_records_json(const struct judge *j, struct records_json *out)
 	out->abis = json_object_new_object();
 	out->tests = json_object_new_array();
 	out->metrics = json_object_new_array();
-	out->plan = NULL;
+	out->plan = out->boot_time = NULL;
 	out->errors = json_object_new_array();
 	size_t *prof_of = judge_profile_index(j);
 	for (size_t i = 0; i < j->nkept; i++) {
@@ -180,6 +194,9 @@ static void build_records_json(const struct judge *j, struct records_json *out)
 			break;
 		case PROTO_KIND_PLAN:
 			plan_json(out, rec);
+			break;
+		case PROTO_KIND_BOOTTIME:
+			boot_time_json(out, rec);
 			break;
 		case PROTO_KIND_RESULT:
 			result_json(out, rec);
@@ -377,6 +394,8 @@ void judge_to_json(const struct judge *j, struct json_object *obj)
 		json_object_object_add(obj, "ktap", ktap);
 	if (records.plan)
 		json_object_object_add(obj, "plan", records.plan);
+	if (records.boot_time)
+		json_object_object_add(obj, "boot_time", records.boot_time);
 	if (j->provoke[0]) {
 		json_object *p = json_object_new_object();
 		put_string(p, "kind", j->provoke[0]);

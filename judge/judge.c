@@ -187,6 +187,7 @@ static void on_record(void *ctx, const struct proto_record *rec)
 	case PROTO_KIND_SYSINFO:
 	case PROTO_KIND_ABI:
 	case PROTO_KIND_PLAN:
+	case PROTO_KIND_BOOTTIME:
 		keep_record(j, rec);
 		break;
 	case PROTO_KIND_TEST:

@@ -28,7 +28,7 @@ static const char *const kind_names[] = {
 	[PROTO_KIND_ERROR] = "ERROR",     [PROTO_KIND_END] = "END",
 	[PROTO_KIND_PROVOKE] = "PROVOKE", [PROTO_KIND_PROFILE] = "PROFILE",
 	[PROTO_KIND_PFUNC] = "PFUNC",     [PROTO_KIND_PSTACK] = "PSTACK",
-	[PROTO_KIND_UNKNOWN] = "UNKNOWN",
+	[PROTO_KIND_BOOTTIME] = "BOOTTIME", [PROTO_KIND_UNKNOWN] = "UNKNOWN",
 };
 
 static const char *const problem_names[] = {

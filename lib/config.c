@@ -50,7 +50,7 @@ static const char *const timeout_keys[] = {   /* in enum stage order, then silen
 };
 static const char *const suite_keys[] = {
 	"name", "tests", "samples", "min_samples", "ci_target", "repeat", "test_timeout",
-	"profile",
+	"profile", "boot_time",
 };
 static const char *const top_keys[] = { "targets", "suites", "files" };
 
@@ -486,7 +486,8 @@ static int read_suite(const config_setting_t *g, struct config *cfg)
 	    (rc = read_percent(g, "ci_target", &s->ci_target)) ||
 	    (rc = config_get_int(&here, g, "repeat", 1, 1000, &s->repeat)) ||
 	    (rc = config_get_seconds(&here, g, "test_timeout", &s->test_timeout)) ||
-	    (rc = config_get_bool(&here, g, "profile", &s->profile)))
+	    (rc = config_get_bool(&here, g, "profile", &s->profile)) ||
+	    (rc = config_get_bool(&here, g, "boot_time", &s->boot_time)))
 		return rc;
 	if (!s->n_tests)
 		return config_fail(&here, g, "suite '%s' has no 'tests'", s->name);

@@ -101,6 +101,8 @@ struct suite {
 	double test_timeout;   /* watchdog per test binary, seconds */
 	bool profile;          /* profile the kernel behind every metric (the plan's
 				* profile=1, as run --profile's bootrig.profile=1) */
+	bool boot_time;        /* time the boot's initcalls (the plan's boot_time=1;
+				* run adds initcall_debug, as for --boot-time) */
 };
 
 struct config {

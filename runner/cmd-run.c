@@ -63,6 +63,7 @@ struct run_args {
 	const char *db;            /* --db: the history database the boots go to */
 	const char *kernel_tree;   /* --kernel-tree: the git work tree the kernels were built in */
 	bool profile;              /* --profile: bootrig.profile=1 on every boot's command line */
+	bool boot_time;            /* --boot-time (or the suite's boot_time): BOOT_TIME_ARGS on it */
 };
 
 static const struct opt_usage usage = {
@@ -229,6 +230,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *a, struct run_
 		OPT_CALLBACK(0, "seed", a, "N|A-B|LIST|boot|random", "under icount, the guest's randomness (QEMU -seed): every boot with one seed is the same boot. Default: repeat n has seed n (1..N); N: every boot seed N; A-B or a list (1,4,6-8): one boot per seed (--repeat: their count); boot: boot n's seed is n; random: the host's, each boot its own", take_seed),
 		OPT_CALLBACK('P', "provoke", a, "KIND", "a boot whose kernel prints a KIND report (--provoke list); repeatable", take_provoke),
 		OPT_FLAG(0, "profile", &a->profile, "profile the kernel behind every metric (bootrig.profile=1 on each boot's command line)"),
+		OPT_FLAG(0, "boot-time", &a->boot_time, "time the boot, initcall by initcall (initcall_debug, bootrig.boot_time=1)"),
 		OPT_STRING('o', "output", &a->output, "DIR", "results directory (required)"),
 		OPT_STRING(0, "db", &a->db, "FILE", "also record every boot that finished in the history database FILE (SQLite)"),
 		OPT_END(),
@@ -313,6 +315,8 @@ static int build_for_kernel(struct run_state *rs, size_t i)
 	const struct suite *suite = config_find_suite(&rs->cfg, suite_name);
 	if (!suite)
 		return error("no suite '%s' in the configuration", suite_name), EXIT_USAGE;
+	if (suite->boot_time)           /* its plan reads the initcalls: the kernel must log them */
+		rs->args.boot_time = true;
 	char *dir = xasprintf("%s/%s", rs->args.output, rs->kernels[i].id);
 	if (mkdir_p(dir, 0755) < 0) {
 		error("cannot create %s: %s", dir, strerror(errno));
@@ -433,16 +437,22 @@ static int load_inputs(struct run_state *rs)
 	return 0;
 }
 
+/* A boot-time boot's arguments: the kernel logs every initcall (at debug
+ * level: into its buffer, not onto the console), in a buffer that holds a
+ * distribution kernel's thousand of them, and init reads them. */
+#define BOOT_TIME_ARGS "initcall_debug log_buf_len=8M bootrig.boot_time=1"
+
 /* The whole command line: console, panic=-1 (a panic ends the boot at
  * once), the target's, the user's, the variant's arguments, then
  * bootrig.profile=1 when profile (run --profile: every backend boots this
- * line, so each profiles alike). */
+ * line, so each profiles alike) and BOOT_TIME_ARGS when boot_time. */
 static char *make_cmdline(const struct target *t, const char *append, const char *variant_args,
-			  bool profile)
+			  const struct run_args *a)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addf(&sb, "console=%s panic=-1", t->console);
-	const char *parts[] = { t->append, append, variant_args, profile ? "bootrig.profile=1" : NULL };
+	const char *parts[] = { t->append, append, variant_args, a->profile ? "bootrig.profile=1" : NULL,
+				a->boot_time ? BOOT_TIME_ARGS : NULL };
 	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
 		if (parts[i] && *parts[i])
 			strbuf_addf(&sb, " %s", parts[i]);
@@ -468,7 +478,7 @@ static int check_cmdlines(const struct run_state *rs)
 			const char *spec = rs->args.variants.n ? rs->args.variants.v[v] : NULL;
 			const char *eq = spec ? strchr(spec, '=') : NULL;
 			char *line = make_cmdline(rs->targets[k], rs->args.append, eq ? eq + 1 : NULL,
-						  rs->args.profile);
+						  &rs->args);
 			size_t len = strlen(line), max = cmdline_limit(rs->targets[k]->arch);
 			size_t bad = strcspn(line, "\001\002\003\004\005\006\007\010\012\013\014\015"
 					     "\016\017\020\021\022\023\024\025\026\027\030\031\032"
@@ -602,7 +612,7 @@ static void make_jobs(struct run_state *rs)
 				job->initrd_sha256 = rs->initrd_sha[k];
 				job->variant = name;
 				job->cmdline = make_cmdline(rs->targets[k], rs->args.append, eq ? eq + 1 : NULL,
-							    rs->args.profile);
+							    &rs->args);
 				job->boot = n + base[k * n_var + v];
 				job->dir = xasprintf("%s/%s/%s/%d", rs->args.output, kern->id, job->variant,
 						     job->boot);

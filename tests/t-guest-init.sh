@@ -155,3 +155,52 @@ expect "a plan whose ABIs the kernel refuses is an ERROR, not an empty pass" noa
 "$INIT" --bogus >/dev/null 2>"$tmp/usage.err"
 rc=$?
 if [ $rc = 64 ] && grep -q usage "$tmp/usage.err"; then ok "an unknown option is a usage error (64)"; else not_ok "usage error" "rc=$rc"; fi
+
+# 7. Boot time (bootrig.boot_time=1): the kernel's initcall_debug records,
+# from its log buffer (in test mode ROOT/kernel-log stands for it), as
+# METRICs of (boot, initcall) and (boot, phase) and a BOOTTIME record.
+r4=$tmp/root4
+mkdir -p "$r4/bench/x86_64" "$r4/etc/bootrig"
+cp "$PROBE" "$r4/bench/x86_64/probe"
+printf 'tests=\n' >"$r4/etc/bootrig/plan"
+printf '%b' '<5>[    0.000000] Linux version 6.1.0 (a stand-in)\n' \
+	'<7>[    0.100000] calling  foo_init+0x0/0x20 @ 1\n<7>[    0.100050] initcall foo_init+0x0/0x20 returned 0 after 50 usecs\n' \
+	'<7>[    0.200000] calling  init+0x0/0x10 @ 1\n<7>[    0.200010] initcall init+0x0/0x10 returned 0 after 10 usecs\n' \
+	'<7>[    0.300000] calling  init+0x0/0x10 @ 1\n<7>[    0.300020] initcall init+0x0/0x10 returned -19 after 20 usecs\n' \
+	'<7>[    0.400000] calling  modx_init+0x0/0x10 [modx] @ 1\n<7>[    0.400030] initcall modx_init+0x0/0x10 [modx] returned 0 after 30 usecs\n' \
+	'<7>[    0.500000] calling  bad_init+0x0/0x10 @ 1\n<7>[    0.500001] initcall bad_init+0x0/0x10 returned 0 after x usecs\n' \
+	'<7>[    0.600000] calling  hung_init+0x0/0x10 @ 1\n' \
+	'<7>[    0.650000] calling  ev\001l+0x0/0x1 @ 1\n<7>[    0.700000] initcall ev\001l+0x0/0x1 returned 0 after 5 usecs\n' \
+	'<6>[    0.800000] Run /init as init process\n' >"$r4/kernel-log"
+run boottime "$r4" "bootrig.boot_time=1"
+decodes boottime
+expect "boot time: an initcall is a metric of (boot, initcall), its usecs" boottime \
+	'^[0-9]+ METRIC abi=boot test=initcall name=foo_init unit=us better=lower n=1 median=50\.0000 .*samples=50\.0000$'
+expect "boot time: a function that comes again is FUNC#2 (one metric a name)" boottime \
+	'^[0-9]+ METRIC abi=boot test=initcall name=init#2 .* median=20\.0000 '
+expect "boot time: a module's initcall by its function" boottime '^[0-9]+ METRIC abi=boot test=initcall name=modx_init .* median=30\.0000 '
+expect "boot time: a function name's control byte is escaped" boottime '^[0-9]+ METRIC abi=boot test=initcall name=ev\\x01l '
+expect "boot time: phase kernel, to the first call (us)" boottime '^[0-9]+ METRIC abi=boot test=phase name=kernel .* median=100000\.0000 '
+expect "boot time: phase initcalls, first call to last return" boottime '^[0-9]+ METRIC abi=boot test=phase name=initcalls .* median=600000\.0000 '
+expect "boot time: phases init and total" boottime '^[0-9]+ METRIC abi=boot test=phase name=total '
+expect "boot time: BOOTTIME counts 5 records, 1 malformed (dropped), 1 call that never returned" boottime \
+	'^[0-9]+ BOOTTIME status=ok records=5 malformed=1 unmatched=1 lost=0$'
+check "boot time: the malformed record made no metric" test "$(count boottime 'name=bad_init')" = 0
+# a log that wrapped before init read it (its first line gone): lost=1
+sed -i 1d "$r4/kernel-log"
+run wrapped "$r4" "bootrig.boot_time=1"
+expect "boot time: a log without its first line (wrapped) says lost=1" wrapped '^[0-9]+ BOOTTIME status=ok records=5 .* lost=1$'
+# no records at all (a kernel without initcall_debug): a reason, no metric
+printf '<5>[    0.000000] Linux version 6.1.0\n<6>[    0.8] Run /init as init process\n' >"$r4/kernel-log"
+run norec "$r4" "bootrig.boot_time=1"
+decodes norec
+expect "boot time: no initcall records is status=none with the reason" norec \
+	'^[0-9]+ BOOTTIME status=none records=0 malformed=0 unmatched=0 lost=0 reason=no\\x20initcall\\x20records'
+check "boot time: ... and no boot metric" test "$(count norec 'METRIC abi=boot')" = 0
+rm "$r4/kernel-log"
+run nolog "$r4" "bootrig.boot_time=1"
+expect "boot time: a log that cannot be read: status=none, named" nolog '^[0-9]+ BOOTTIME status=none .*reason=the\\x20kernel.s\\x20log\\x20cannot\\x20be\\x20read$'
+run notime "$r4" ""
+check "boot time: off by default (no BOOTTIME record)" test "$(count notime 'BOOTTIME')" = 0
+run badtime "$r4" "bootrig.boot_time=yes"
+expect "boot time: boot_time=yes is a plan error" badtime 'ERROR reason=plan:\\x20bad\\x20boot_time=\(0\\x20or\\x201\)$'

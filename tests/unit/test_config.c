@@ -98,7 +98,8 @@ static void test_override_field_by_field(void **state)
 		"targets = ( { name = \"arm64-virt\"; memory_mb = 1024;\n"
 		"              timeouts = { kernel = 5.0; }; } );\n"
 		"suites = ( { name = \"smoke\"; samples = 3; },\n"
-		"           { name = \"mine\"; tests = [ \"lat_pipe\", \"cpu\" ]; profile = true; } );\n"
+		"           { name = \"mine\"; tests = [ \"lat_pipe\", \"cpu\" ]; profile = true;\n"
+		"             boot_time = true; } );\n"
 		"files = ( \"/etc/hostname:/etc/hostname\" );\n";
 	assert_int_equal(load_text(text, &cfg, &msg), 0);
 	free(msg);
@@ -116,6 +117,8 @@ static void test_override_field_by_field(void **state)
 	assert_int_equal(s->samples, 11);                     /* default */
 	assert_true(s->profile);
 	assert_false(config_find_suite(&cfg, "smoke")->profile); /* default false */
+	assert_true(s->boot_time);
+	assert_false(config_find_suite(&cfg, "smoke")->boot_time); /* default false */
 	assert_int_equal(cfg.n_files, 1);
 	config_release(&cfg);
 }

@@ -1,0 +1,193 @@
+/*
+ * init-boottime.c: the boot's own figures (bootrig run --boot-time, plan
+ * key boot_time=1). The kernel booted with initcall_debug, and its log
+ * buffer (syslog(2) READ_ALL: never the console, whose printing would
+ * itself slow the boot) holds for each initcall
+ *
+ *   <7>[    0.254470] calling  init_mmap_min_addr+0x0/0x30 @ 1
+ *   <7>[    0.254480] initcall init_mmap_min_addr+0x0/0x30 returned 0 after 0 usecs
+ *
+ * (a module's with " [mod]" after the symbol). Each "returned" line becomes
+ * a METRIC of (boot, initcall): name the function, its usecs; a function
+ * that comes again is FUNC#2, #3... (static functions share names). The
+ * phases are METRICs of (boot, phase), in us from the kernel's start:
+ * kernel (to the first initcall's call), initcalls (first call to last
+ * return), init (to this init's first instruction, its clock then), total
+ * (to now, the tests' start). A BOOTTIME record says what was read:
+ * records, malformed (a "returned" line that did not parse: dropped),
+ * unmatched (calls beyond the returns, good or malformed: an initcall that
+ * never returned, or lines lost), lost=1 when the buffer had wrapped before it was read (the
+ * boot's first line, "Linux version", is gone), and status=none with a
+ * reason and no metrics when there was no record at all.
+ */
+#include "init.h"
+
+#define SYSLOG_ACTION_SIZE_BUFFER 10
+#define MAX_INITCALLS 8192
+#define FUNC_MAX 120
+
+/* One line's "[ seconds.micro]" in us, or -1; *s moves past it. */
+static long long stamp_us(const char **s)
+{
+	const char *p = *s;
+	long long us;
+
+	if (*p != '[')
+		return -1;
+	for (p++; *p == ' '; p++)
+		;
+	us = decimal_fixed(&p, 6);
+	if (*p != ']')
+		return -1;
+	for (p++; *p == ' '; p++)
+		;
+	*s = p;
+	return us;
+}
+
+/* A decimal (a '-' first allowed when neg), *s past it; false: none. */
+static bool number(const char **s, bool neg, long long *v)
+{
+	const char *p = *s;
+	bool minus = neg && *p == '-';
+
+	p += minus;
+	if (*p < '0' || *p > '9')
+		return false;
+	for (*v = 0; *p >= '0' && *p <= '9'; p++)
+		*v = *v < 1000000000000LL ? *v * 10 + (*p - '0') : *v;
+	if (minus)
+		*v = -*v;
+	*s = p;
+	return true;
+}
+
+struct boot_read {
+	long records, malformed, calls, lost;
+	long long first_call, last_return;   /* us, -1: none */
+	int nnames;
+	const char *names[MAX_INITCALLS];   /* cut in place in the buffer */
+};
+
+static void metric(const char *test, const char *name, long long us)
+{
+	static const char *const stats[] = { "median", "min", "max", "mean" };
+	struct record r;
+
+	rec_begin(&r, "METRIC");
+	rec_field(&r, "abi", "boot");
+	rec_field(&r, "test", test);
+	rec_field(&r, "name", name);
+	rec_field(&r, "unit", "us");
+	rec_field(&r, "better", "lower");
+	rec_field(&r, "n", "1");
+	for (int i = 0; i < 4; i++)
+		rec_fieldf(&r, stats[i], "%lld.0000", us);
+	rec_field(&r, "stddev", "0.0000");
+	rec_fieldf(&r, "samples", "%lld.0000", us);
+	rec_end(&r);
+}
+
+/* "initcall F+0x../0x.. [mod] returned R after N usecs" (text past the
+ * stamp): its metric, named F, F#2...; false: malformed. */
+static bool returned(struct boot_read *b, char *text)
+{
+	char *f = text + 9, *end = f, name[FUNC_MAX + 8];
+	const char *p;
+	long long rc, us;
+	int again = 1;
+
+	while (*end && *end != '+' && *end != ' ')
+		end++;
+	if (end == f || (size_t)(end - f) > FUNC_MAX)
+		return false;
+	p = rt_strstr(end, " returned ");
+	if (!p)
+		return false;
+	p += 10;
+	if (!number(&p, true, &rc) || rt_strncmp(p, " after ", 7) != 0)
+		return false;
+	p += 7;
+	if (!number(&p, false, &us) || rt_strncmp(p, " usecs", 6) != 0)
+		return false;
+	*end = '\0';
+	for (int i = 0; i < b->nnames; i++)
+		again += rt_strcmp(b->names[i], f) == 0;
+	if (b->nnames < MAX_INITCALLS)
+		b->names[b->nnames++] = f;
+	if (again > 1)
+		rt_snprintf(name, sizeof(name), "%s#%d", f, again);
+	else
+		rt_strlcpy(name, f, sizeof(name));
+	metric("initcall", name, us);
+	b->records++;
+	return true;
+}
+
+#define TEST_LOG_MAX (8L << 20)
+
+void boot_time_report(unsigned long long init_ns, const char *root)
+{
+	static struct boot_read b;
+	static char path[512];
+	struct record r;
+	unsigned long long now_ns = rt_now_ns();
+	long size, len;
+	char *buf;
+
+	/* test mode (a root): ROOT/kernel-log stands for the kernel's buffer */
+	size = *root ? TEST_LOG_MAX : rt_syslog(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0);
+	buf = size > 0 ? rt_alloc_pages((size_t)size + 1) : NULL;
+	b.first_call = b.last_return = -1;
+	if (buf && *root) {
+		rt_snprintf(path, sizeof(path), "%s/kernel-log", root);
+		len = rt_read_file(path, buf, (size_t)size + 1);
+	} else {
+		len = buf ? rt_syslog(SYSLOG_ACTION_READ_ALL, buf, (int)size) : -1;
+	}
+	if (len > 0) {
+		buf[len] = '\0';
+		b.lost = !rt_strstr(buf, "Linux version ");
+		for (char *line = buf, *next; *line; line = next) {
+			const char *t = line;
+			long long at;
+
+			next = rt_strchr(line, '\n');
+			next = next ? (*next = '\0', next + 1) : line + rt_strlen(line);
+			if (*t == '<')
+				while (*t && *t++ != '>')
+					;
+			at = stamp_us(&t);
+			if (rt_strncmp(t, "calling  ", 9) == 0) {
+				b.calls++;
+				if (b.first_call < 0)
+					b.first_call = at;
+			} else if (rt_strncmp(t, "initcall ", 9) == 0 && rt_strstr(t, " returned ")) {
+				if (returned(&b, (char *)t))
+					b.last_return = at;
+				else
+					b.malformed++;
+			}
+		}
+	}
+	if (b.records > 0) {
+		if (b.first_call >= 0)
+			metric("phase", "kernel", b.first_call);
+		if (b.first_call >= 0 && b.last_return >= b.first_call)
+			metric("phase", "initcalls", b.last_return - b.first_call);
+		metric("phase", "init", (long long)(init_ns / 1000));
+		metric("phase", "total", (long long)(now_ns / 1000));
+	}
+	rec_begin(&r, "BOOTTIME");
+	rec_field(&r, "status", b.records > 0 ? "ok" : "none");
+	rec_fieldf(&r, "records", "%ld", b.records);
+	rec_fieldf(&r, "malformed", "%ld", b.malformed);
+	rec_fieldf(&r, "unmatched", "%ld", b.calls > b.records + b.malformed ? b.calls - b.records - b.malformed : 0);
+	rec_fieldf(&r, "lost", "%ld", b.lost);
+	if (b.records == 0)
+		rec_field(&r, "reason", len < 0 ? "the kernel's log cannot be read" :
+			  b.calls > 0 ? "initcall calls but no returns in the kernel's log" :
+			  "no initcall records in the kernel's log (a kernel without initcall_debug, "
+			  "or printk, or a log that wrapped)");
+	rec_end(&r);
+}
