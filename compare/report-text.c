@@ -100,6 +100,30 @@ static const char *seeds_note(const struct side *side, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * A boot's initcalls are hundreds of metrics (run --boot-time): the text
+ * shows those that changed on some candidate, and counts the rest (the
+ * JSON, JUnit and HTML reports keep every one; --metric shows any).
+ */
+static bool row_hidden(const struct comparison *c, const struct metric_row *r)
+{
+	if (strcmp(r->abi, "boot") || strcmp(r->test, "initcall") || c->opts.only_name ||
+	    (c->opts.metric_globs && c->opts.metric_globs[0]))  /* asked for: shown */
+		return false;
+	for (size_t s = 1; s < c->nsides; s++)
+		if (r->cmp[s].change == CHANGE_IMPROVED || r->cmp[s].change == CHANGE_REGRESSED)
+			return false;
+	return true;
+}
+
+static size_t rows_hidden(const struct comparison *c)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->nrows; i++)
+		n += row_hidden(c, &c->rows[i]);
+	return n;
+}
+
 /* One candidate's block, in the kernel test robot's form. */
 static void print_candidate(const struct comparison *c, size_t s, const struct painter *pt)
 {
@@ -114,7 +138,7 @@ static void print_candidate(const struct comparison *c, size_t s, const struct p
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct metric_row *r = &c->rows[i];
 		const struct cand_cmp *cmp = &r->cmp[s];
-		if (!r->stat[0].series && !r->stat[s].series)
+		if ((!r->stat[0].series && !r->stat[s].series) || row_hidden(c, r))
 			continue;
 		fputs(paint(pt, cmp->change), out);
 		print_value(out, &r->stat[0]);
@@ -133,6 +157,10 @@ static void print_candidate(const struct comparison *c, size_t s, const struct p
 		fprintf(out, "%s\n", unpaint(pt, cmp->change));
 		print_profile(r, s, out);
 	}
+	size_t hidden = rows_hidden(c);
+	if (hidden)
+		fprintf(out, "(%zu boot.initcall metrics did not change: not listed; --metric or "
+			"--format json shows them)\n", hidden);
 }
 
 /* The side-by-side table: BASE's value, each candidate's as % of BASE. */
@@ -144,7 +172,7 @@ static void print_table(const struct comparison *c, const struct painter *pt)
 	for (size_t i = 0; i < c->nrows; i++) {
 		size_t len = strlen(term_str(row_id(&c->rows[i], id, sizeof(id)))) +
 			     strlen(term_str(c->rows[i].unit)) + 3;
-		if (len > width)
+		if (len > width && !row_hidden(c, &c->rows[i]))
 			width = len;
 	}
 	fprintf(out, "\n%-*s %10s", (int)width, "metric", "BASE");
@@ -154,6 +182,8 @@ static void print_table(const struct comparison *c, const struct painter *pt)
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct metric_row *r = &c->rows[i];
 		char label[600];
+		if (row_hidden(c, r))
+			continue;
 		snprintf(label, sizeof(label), "%s (%s)", term_str(row_id(r, id, sizeof(id))),
 			 term_str(r->unit));
 		fprintf(out, "%-*s %10s", (int)width, label, fmt_value(r->stat[0].mean, v, sizeof(v)));

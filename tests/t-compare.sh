@@ -110,6 +110,21 @@ sh "$TOP/scripts/noise-floor.sh" "$tmp/a1" 10 >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "noise-floor.sh: a tree without seeds fails, named (exit $rc)" sh -c "[ $rc = 1 ] && grep -q 'no PASS boot of seeds 1-10' '$tmp/err'"
 
+# --- boot time's initcalls: the text lists those that changed, counts the rest ---
+IC=boot:initcall
+mk bt1 k-bt1 21 $IC:slow_init:us:lower:100:1 $IC:same_init:us:lower:50:1 $IC:other_init:us:lower:70:1 boot:phase:total:us:lower:1000:1
+mk bt2 k-bt2 22 $IC:slow_init:us:lower:160:1 $IC:same_init:us:lower:50:1 $IC:other_init:us:lower:70:1 boot:phase:total:us:lower:1060:1
+compare "$tmp/bt1" "$tmp/bt2"
+if [ $rc = 1 ] && grep -q 'boot.initcall.slow_init (us)  regressed' "$tmp/out" && ! has "same_init" &&
+   has "(2 boot.initcall metrics did not change: not listed; --metric or --format json shows them)" &&
+   has "boot.phase.total (us)"; then
+	ok "boot.initcall rows: the one that moved listed (regressed), the 2 unchanged counted, the phases listed"
+else not_ok "boot.initcall rows in the text" "rc=$rc $(grep -c initcall "$tmp/out") initcall lines"; fi
+compare "$tmp/bt1" "$tmp/bt2" --metric 'boot.initcall.*'
+check "--metric 'boot.initcall.*' lists the unchanged ones too" has "boot.initcall.same_init (us)"
+compare "$tmp/bt1" "$tmp/bt2" --format json
+check "--format json keeps every initcall" test "$("$JGET" "$tmp/out" metrics.2.name)" = other_init
+
 # --- --metric selects by abi.test.name glob ---
 compare "$tmp/a1" "$tmp/slow" --metric '*.read'
 if [ $rc -eq 0 ] && ! has "lat_syscall.null" && has "lat_syscall.read"; then ok "--metric '*.read' keeps only read"
