@@ -101,6 +101,8 @@ enum style {
 	ST_PRELUDE,     /* a WARN's message line; the "WARNING:" line after it joins */
 	ST_OVERFLOW,    /* "kernel stack overflow in F": PC then stack (arm64's
 			 * "Insufficient stack space", its panic joins) */
+	ST_TRUSTY,      /* the secure OS's panic: "trusty: ASSERT FAILED: MSG" or
+			 * "trusty: panic: MSG" from the header line */
 };
 
 /* A kind's bit in a row's "joins" mask. */
@@ -270,6 +272,10 @@ char *crash_panic_text_title(const char *msg, const char *stop);
 
 /* title (freed) with addresses as ADDR and lone numbers as NUM (malloc'd). */
 char *crash_sanitize_title(char *title);
+
+/* syzkaller's sanitizeTitle on a clean title: runs of spaces as one, none at
+ * either end (in place). */
+void crash_squeeze_title(char *title);
 
 /* The event's title (malloc'd) and function (*fn, owned by r or static),
  * once r is complete. */

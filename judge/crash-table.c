@@ -349,6 +349,11 @@ const struct header crash_headers[] = {
 	/* the kernel's lib/refcount.c: refcount_warn_saturate(), the WARN's message */
 	{ "refcount_t: ", true, CRASH_WARNING, false, ST_PRELUDE, "WARNING: refcount bug", 0,
 	  crash_skip_refcount, NULL, true },
+	/* Android's trusty driver relays the secure OS's panic to the console,
+	 * "trusty: panic (caller 0x%lx): [DEBUG ]ASSERT FAILED at (%s:%d): %s" or
+	 * "trusty: panic (caller 0x%lx): %s"; the kernel goes on (syzkaller's
+	 * "trusty: panic" oops) */
+	{ "trusty: panic", false, CRASH_BUG, false, ST_TRUSTY, NULL, 0, NULL, NULL, false },
 	/* syzkaller's executor (executor/common.h fail(), its Go tools' log.Fatal): not the
 	 * kernel's, but a fuzzing guest's console carries them; the line from the needle */
 	{ "SYZFAIL:", false, CRASH_BUG, false, ST_LINE, NULL, 0, NULL, NULL, false },

@@ -378,12 +378,67 @@ char *crash_sanitize_title(char *title)
 	return out.buf ? out.buf : xstrdup("");
 }
 
+/* syzkaller's sanitizeTitle, after the bytes are clean: runs of spaces as
+ * one, none at either end (in place). */
+void crash_squeeze_title(char *title)
+{
+	char *w = title;
+	for (const char *p = title; *p; p++)
+		if (*p != ' ' || (w > title && w[-1] != ' '))
+			*w++ = *p;
+	while (w > title && w[-1] == ' ')
+		w--;
+	*w = '\0';
+}
+
 /* The header line from its "WARNING:" (or "INFO:"): syzkaller's title of a
  * report whose format's pattern failed (its oops' header to the line's end). */
 static char *header_line_title(const struct report *r)
 {
 	const char *t = r->header_text, *w = strstr(t, "WARNING:"), *i = strstr(t, "INFO:");
 	return crash_slice(w ? w : i ? i : t, NULL);
+}
+
+/* The text after the first "): " of s that something follows, or NULL
+ * (syzkaller's "\\(.*?\\): (.+)"). */
+static const char *after_paren_colon(const char *s)
+{
+	for (const char *p = strstr(s, "): "); p; p = strstr(p + 1, "): "))
+		if (p[3])
+			return p + 3;
+	return NULL;
+}
+
+/*
+ * The secure OS's panic as syzkaller titles it: a failed assertion by its
+ * expression, "trusty: ASSERT FAILED: EXPR" ("... ASSERT FAILED at (FILE:LINE):
+ * EXPR"); one whose expression is not there (the line broken by another
+ * printk) by what follows its last colon, corrupted; any other panic by its
+ * message, "trusty: panic: MSG". *corrupted: the line had not that form.
+ */
+static char *trusty_title(const struct report *r, bool *corrupted)
+{
+	const char *t = strstr(r->header_text, "trusty: panic");
+	const char *af = t ? strstr(t, " ASSERT FAILED") : NULL;
+	const char *msg;
+	*corrupted = false;
+	if (!t)
+		return xstrdup(r->header_text);
+	if (af) {
+		if (!strncmp(af, " ASSERT FAILED at (", 19) && (msg = after_paren_colon(af + 19)))
+			return xasprintf("trusty: ASSERT FAILED: %s", msg);
+		const char *colon = strrchr(af, ':');
+		if (colon) {
+			*corrupted = true;
+			for (msg = colon + 1; *msg == ' '; msg++)
+				;
+			return xasprintf("trusty: ASSERT FAILED: %s", msg);
+		}
+	}
+	if (!strncmp(t, "trusty: panic (", 15) && (msg = after_paren_colon(t + 15)))
+		return xasprintf("trusty: panic: %s", msg);
+	*corrupted = true;
+	return xstrdup(t);
 }
 
 /* The event's title and function, once its report is complete. */
@@ -475,6 +530,10 @@ char *crash_report_title(const struct report *r, const char **fn)
 		*fn = r->header_fn;
 		return without_offsets(from ? from : r->header_text);
 	}
+	case ST_TRUSTY: {
+		bool corrupted;
+		return trusty_title(r, &corrupted);
+	}
 	case ST_PRELUDE:
 	case ST_OVERFLOW:
 		*fn = crash_first_unskipped(r, true, false, h->skip);
@@ -503,6 +562,11 @@ bool crash_report_corrupted(const struct report *r, const char *fn)
 		return false;
 	case ST_HEADER_FN:
 		return true;
+	case ST_TRUSTY: {
+		bool corrupted;
+		free(trusty_title(r, &corrupted));
+		return corrupted;
+	}
 	case ST_PANIC:
 		return strstr(r->header_text, "Fatal exception") ||
 		       strstr(r->header_text, "panic_on_warn set") ||

@@ -111,6 +111,8 @@ static void close_report(struct crash_detector *d)
 	text_clean_title(ev.title);            /* the raw bytes stay in console.log */
 	text_clean_title(ev.alt_title);
 	text_clean_title(ev.function);
+	crash_squeeze_title(ev.title);
+	crash_squeeze_title(ev.alt_title);
 	ev.excerpt = r->excerpt.buf ? xstrdup(r->excerpt.buf) : xstrdup("");
 	release_report(r);
 	keep_event(d, &ev);
@@ -872,6 +874,7 @@ static bool report_cut(const struct report *r)
 	case ST_LINE:
 	case ST_SLUB:
 	case ST_HEADER_FN:
+	case ST_TRUSTY:
 		return false;   /* reports of one line, or with no stack of their own */
 	default:
 		return !r->nframes;

@@ -302,6 +302,16 @@ static void test_convention_titles(void **state)
 		  "SYZFATAL: executor NUM failed NUM times: mkdir ./syzkaller-testdirNUM: read-only file system",
 		  NULL, false },
 		{ "WARNING: CPU: 0 PID: 1 at x.c:1\n", NULL, NULL, false },     /* no function: no report */
+		/* the secure OS's panic: an assertion by its expression, one broken
+		 * by another printk by what follows its last colon (corrupted), any
+		 * other by its message; spaces at the end are none of the title */
+		{ "trusty: panic (caller 0xffffffffe000fbd0): DEBUG ASSERT FAILED at "
+		  "(trusty/kernel/x.h:63): list_in_list(&ref->node)\n",
+		  "trusty: ASSERT FAILED: list_in_list(&ref->node)", NULL, false },
+		{ "trusty: panic (caller [  331.008787] trusty: 0xffffffffe000fbb8): ASSERT FAILED at "
+		  "(trusty/kernel/lib/ipc.c:472): \n", "trusty: ASSERT FAILED:", NULL, true },
+		{ "trusty: panic (caller 0xffffffffe000fbd0): out of memory\n",
+		  "trusty: panic: out of memory", NULL, false },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct crash_detector *d = crash_detector_new();
