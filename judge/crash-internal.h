@@ -101,6 +101,8 @@ enum style {
 	ST_PRELUDE,     /* a WARN's message line; the "WARNING:" line after it joins */
 	ST_OVERFLOW,    /* "kernel stack overflow in F": PC then stack (arm64's
 			 * "Insufficient stack space", its panic joins) */
+	ST_BAD_STACK,   /* the unwinder's "WARNING: kernel stack regs/frame pointer at X
+			 * ... has bad value" (crash-title.c: bad_stack_title()) */
 	ST_TRUSTY,      /* the secure OS's panic: "trusty: ASSERT FAILED: MSG" or
 			 * "trusty: panic: MSG" from the header line */
 };

@@ -321,10 +321,10 @@ const struct header crash_headers[] = {
 	/* arch/x86/kernel/unwind_frame.c: unwind_next_frame()
 	 * "WARNING: kernel stack regs at %p in %s:%d has bad 'bp' value %p",
 	 * "WARNING: kernel stack frame pointer at %p in %s:%d has bad value %p" */
-	{ "WARNING: kernel stack regs at ", true, CRASH_WARNING, false, ST_FIXED,
-	  "WARNING: kernel stack regs has bad 'bp' value", 0, NULL, NULL, false },
-	{ "WARNING: kernel stack frame pointer at ", true, CRASH_WARNING, false, ST_FIXED,
-	  "WARNING: kernel stack frame pointer has bad value", 0, NULL, NULL, false },
+	{ "WARNING: kernel stack regs at ", true, CRASH_WARNING, false, ST_BAD_STACK, NULL, 0,
+	  NULL, NULL, false },
+	{ "WARNING: kernel stack frame pointer at ", true, CRASH_WARNING, false, ST_BAD_STACK, NULL,
+	  0, NULL, NULL, false },
 	/* mm/slub.c: slab_bug() ("BUG %s (%s): %pV"), its "INFO: Allocated/Freed in" lines
 	 * (print_track()) alone when the header was lost */
 	{ "BUG ", true, CRASH_BUG, false, ST_SLUB, NULL, 0, NULL, NULL, false },

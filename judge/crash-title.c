@@ -399,6 +399,33 @@ static char *header_line_title(const struct report *r)
 	return crash_slice(w ? w : i ? i : t, NULL);
 }
 
+/*
+ * The unwinder's complaint, as syzkaller's formats read it: with the
+ * address printed ("regs at ffff8801d100fea8 in comm:pid has bad 'bp'
+ * value"), "WARNING: kernel stack regs has bad 'REG' value" or "WARNING:
+ * kernel stack frame pointer has bad value"; with it hashed ("(ptrval)",
+ * 4.15+), both are "WARNING: kernel stack regs has bad value" (a register
+ * other than bp: the line itself).
+ */
+static char *bad_stack_title(const struct report *r)
+{
+	const char *t = r->header_text, *at = strstr(t, " at ");
+	bool regs = strstr(t, "kernel stack regs at ") != NULL;
+	const char *p = at ? at + 4 : t;
+	size_t hex = strspn(p, "0123456789abcdef");
+	const char *q1 = strstr(t, "has bad '"), *q2 = q1 ? strchr(q1 + 9, '\'') : NULL;
+	if (hex && !strncmp(p + hex, " in ", 4)) {
+		if (!regs)
+			return xstrdup("WARNING: kernel stack frame pointer has bad value");
+		if (q2 && !strncmp(q2, "' value", 7))
+			return xasprintf("WARNING: kernel stack regs has bad '%.*s' value",
+					 (int)(q2 - q1 - 9), q1 + 9);
+	}
+	if (!regs || (q1 && !strncmp(q1, "has bad 'bp' value", 18)))
+		return xstrdup("WARNING: kernel stack regs has bad value");
+	return xstrdup(t);
+}
+
 /* The text after the first "): " of s that something follows, or NULL
  * (syzkaller's "\\(.*?\\): (.+)"). */
 static const char *after_paren_colon(const char *s)
@@ -530,6 +557,8 @@ char *crash_report_title(const struct report *r, const char **fn)
 		*fn = r->header_fn;
 		return without_offsets(from ? from : r->header_text);
 	}
+	case ST_BAD_STACK:
+		return bad_stack_title(r);
 	case ST_TRUSTY: {
 		bool corrupted;
 		return trusty_title(r, &corrupted);
@@ -559,6 +588,7 @@ bool crash_report_corrupted(const struct report *r, const char *fn)
 	case ST_LINE:
 	case ST_SLUB:
 	case ST_KCSAN:
+	case ST_BAD_STACK:
 		return false;
 	case ST_HEADER_FN:
 		return true;

@@ -875,6 +875,7 @@ static bool report_cut(const struct report *r)
 	case ST_SLUB:
 	case ST_HEADER_FN:
 	case ST_TRUSTY:
+	case ST_BAD_STACK:
 		return false;   /* reports of one line, or with no stack of their own */
 	default:
 		return !r->nframes;

@@ -312,6 +312,15 @@ static void test_convention_titles(void **state)
 		  "(trusty/kernel/lib/ipc.c:472): \n", "trusty: ASSERT FAILED:", NULL, true },
 		{ "trusty: panic (caller 0xffffffffe000fbd0): out of memory\n",
 		  "trusty: panic: out of memory", NULL, false },
+		/* the unwinder's bad frame: its address hashed ("(ptrval)"), regs and
+		 * frame pointer are one title */
+		{ "WARNING: kernel stack frame pointer at         (ptrval) in syz:4492 has bad value "
+		  "        (ptrval)\n", "WARNING: kernel stack regs has bad value", NULL, false },
+		{ "WARNING: kernel stack regs at         (ptrval) in syz:4492 has bad 'bp' value "
+		  "        (ptrval)\n", "WARNING: kernel stack regs has bad value", NULL, false },
+		{ "WARNING: kernel stack frame pointer at ffff88003e1f7f40 in migration/1:14 has bad "
+		  "value ffffffff85632fb0\n", "WARNING: kernel stack frame pointer has bad value", NULL,
+		  false },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct crash_detector *d = crash_detector_new();
