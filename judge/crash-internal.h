@@ -101,6 +101,8 @@ enum style {
 	ST_PRELUDE,     /* a WARN's message line; the "WARNING:" line after it joins */
 	ST_OVERFLOW,    /* "kernel stack overflow in F": PC then stack (arm64's
 			 * "Insufficient stack space", its panic joins) */
+	ST_BAD_PAGE,    /* "BUG: Bad page state in F", F the allocation's stack (page_owner's
+			 * "page last allocated"), the allocator's frames skipped */
 	ST_BAD_STACK,   /* the unwinder's "WARNING: kernel stack regs/frame pointer at X
 			 * ... has bad value" (crash-title.c: bad_stack_title()) */
 	ST_TRUSTY,      /* the secure OS's panic: "trusty: ASSERT FAILED: MSG" or
@@ -156,8 +158,10 @@ extern const char *const crash_skip_lock_sock[];
 /* The parts of a report's stack, as syzkaller's stack formats name them:
  * a line that holds a PC ("RIP: 0010:f+0x1/0x2", "pc : f", "PC is at f"),
  * a "Call Trace:" line, x86's timer interrupt frame (apic_timer_interrupt),
- * any interrupt entry (that, "Exception stack", el1h_64_irq), the stack. */
-enum stack_part { PART_PC, PART_CALL_TRACE, PART_TIMER_IRQ, PART_IRQ_ENTRY, PART_STACK, PART_END };
+ * any interrupt entry (that, "Exception stack", el1h_64_irq), page_owner's
+ * "page last allocated" line, the stack. */
+enum stack_part { PART_PC, PART_CALL_TRACE, PART_TIMER_IRQ, PART_IRQ_ENTRY, PART_PAGE_ALLOC,
+		  PART_STACK, PART_END };
 
 /* One reading of a report's stack by parts (crash-frames.c: crash_walk_line()),
  * its frames given to syzkaller's stall extractor as they come, so that a
@@ -165,6 +169,8 @@ enum stack_part { PART_PC, PART_CALL_TRACE, PART_TIMER_IRQ, PART_IRQ_ENTRY, PART
 struct stack_walk {
 	const enum stack_part *parts;   /* PART_END-terminated; NULL: no walk */
 	const char *const *extra;       /* frames skipped besides the common lists */
+	bool first;                     /* the first frame not skipped is the function
+					 * (else syzkaller's stall extractor) */
 	size_t idx;                     /* the part being read */
 	bool any, done;                 /* a frame was read; the anchor was found */
 	char prev[FN_MAX];              /* the last frame read */
@@ -245,7 +251,8 @@ const char *crash_first_unskipped(const struct report *r, bool use_pc, bool use_
 				  const char *const *extra);
 
 /* A stall's function: the frame just above the first dispatcher of its
- * stack, as its walks found it; "" when there is none. */
+ * stack, as its walks found it (a walk of first frames: the first frame
+ * not skipped); "" when there is none. */
 const char *crash_stall_function(const struct report *r);
 
 /* Chooses r's stack walks by its header (stalls, lockups, stack overflows,

@@ -214,9 +214,10 @@ const struct header crash_headers[] = {
 	{ "BUG: assuming non migratable context", false, CRASH_WARNING, false, ST_STACK,
 	  "BUG: assuming non migratable context", 0, skip_might, NULL, false },
 	/* mm/page_alloc.c: bad_page()
-	 * "BUG: Bad page state in process %s  pfn:%05lx" */
-	{ "BUG: Bad page state", false, CRASH_BUG, false, ST_FIXED, "BUG: Bad page state", 0, NULL,
-	  NULL, false },
+	 * "BUG: Bad page state in process %s  pfn:%05lx", then dump_page(), page_owner's
+	 * "page last allocated via ..." and its stack, which names it */
+	{ "BUG: Bad page state", false, CRASH_BUG, false, ST_BAD_PAGE, "BUG: Bad page state", 0,
+	  NULL, NULL, false },
 	/* mm/memory.c: print_bad_pte()
 	 * "BUG: Bad page map in process %s  pte:%08llx pmd:%08llx" */
 	{ "BUG: Bad page map", false, CRASH_BUG, false, ST_FIXED, "BUG: Bad page map", 0, NULL,

@@ -519,6 +519,7 @@ char *crash_report_title(const struct report *r, const char **fn)
 		*fn = r->lock_fn[0] ? r->lock_fn : crash_first_unskipped(r, false, false, h->skip);
 		prefix = lead_title(r, h->title);
 		break;
+	case ST_BAD_PAGE:
 	case ST_STALL:
 		*fn = crash_stall_function(r);
 		return with_function(h->title, *fn);

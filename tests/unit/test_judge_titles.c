@@ -312,6 +312,20 @@ static void test_convention_titles(void **state)
 		  "(trusty/kernel/lib/ipc.c:472): \n", "trusty: ASSERT FAILED:", NULL, true },
 		{ "trusty: panic (caller 0xffffffffe000fbd0): out of memory\n",
 		  "trusty: panic: out of memory", NULL, false },
+		/* a bad page is named by page_owner's allocation stack, past the
+		 * allocator; without it, "in corrupted" */
+		{ "BUG: Bad page state in process syz.3.584  pfn:7071f\n"
+		  "page:ffffea0001c1c7c0 refcount:-1 mapcount:0 index:0x0 pfn:0x7071f\n"
+		  "page_owner tracks the page as allocated\n"
+		  "page last allocated via order 0, migratetype Unmovable, gfp_mask 0x102820, pid 1\n"
+		  " post_alloc_hook+0x1f3/0x230\n get_page_from_freelist+0x2e4c/0x2f10\n"
+		  " __alloc_pages_noprof+0x256/0x6c0\n page_pool_alloc_pages+0xcb/0x150\n"
+		  " xdp_runner_fn+0x939/0x2110\n __sys_bpf+0x48d/0x810\n"
+		  "page last free pid 8932 tgid 8930 stack trace:\n free_unref_page+0x1/0x2\n"
+		  " freer_fn+0x1/0x2\nCall Trace:\n dump_stack+0x1/0x2\n bad_page+0x1/0x2\n"
+		  " checker_fn+0x1/0x2\nend\n", "BUG: Bad page state in xdp_runner_fn", NULL, false },
+		{ "BUG: Bad page state in process syz  pfn:7071f\n", "BUG: Bad page state in corrupted",
+		  NULL, true },
 		/* the unwinder's bad frame: its address hashed ("(ptrval)"), regs and
 		 * frame pointer are one title */
 		{ "WARNING: kernel stack frame pointer at         (ptrval) in syz:4492 has bad value "
