@@ -129,6 +129,13 @@ struct header {
 extern const struct header crash_headers[];
 extern const size_t crash_nheaders;
 
+/* A "WARNING:" line of no form the table knows (no WARN's "at f+0x.."),
+ * outside a report: a report of its own, titled by the line (syzkaller's
+ * title when no format of its oops matches), unless it is one of the lines
+ * known not to be a bug (crash_warning_line_benign()). */
+extern const struct header crash_warning_line;
+bool crash_warning_line_benign(const char *s, size_t n);
+
 /* A line that starts a boot (crash.c: banner()); a second boot on one
  * console is an event, crash_reboot_title. */
 struct boot_line {

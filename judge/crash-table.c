@@ -366,6 +366,36 @@ const struct header crash_headers[] = {
 
 const size_t crash_nheaders = ARRAY_SIZE(crash_headers);
 
+/* kernel/panic.c's WARN without its "at" (a bare "WARNING: message"), any
+ * other "WARNING:" line the kernel or a program prints */
+const struct header crash_warning_line = { "WARNING:", true, CRASH_WARNING, false, ST_LINE, NULL,
+					   0, NULL, NULL, false };
+
+/* syzkaller's suppressions of its "WARNING:" oops: lines that are no bug
+ * (sshd, the workqueue's cpumask, the mand mount option, glibc's dynamic
+ * loader, the CPU mitigations' notes, fbcon, old capabilities and wireless
+ * extensions) */
+bool crash_warning_line_benign(const char *s, size_t n)
+{
+	static const char *const starts_with[] = {
+		"WARNING: /etc/ssh/moduli does not exist, using fixed modulus",
+		"WARNING: workqueue cpumask: online intersect > possible intersect",
+		"WARNING: The mand mount option", "WARNING: the mand mount option",
+		"WARNING: Unsupported flag value(s) of", "WARNING: Unprivileged eBPF is enabled with eIBRS",
+		"WARNING: fbcon: Driver '", "WARNING: kernel not compiled with CPU_SRSO", NULL,
+	};
+	static const char *const within[] = { " for mitigation options.",
+					      " uses deprecated v2 capabilities",
+					      " uses wireless extensions", NULL };
+	for (const char *const *p = starts_with; *p; p++)
+		if (starts(s, n, *p))
+			return true;
+	for (const char *const *p = within; *p; p++)
+		if (find(s, n, *p))
+			return true;
+	return false;
+}
+
 _Static_assert(ARRAY_SIZE(crash_headers) <= 256,
 	       "crash_detector.ignored and anywhere_index hold 256");
 

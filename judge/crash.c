@@ -610,7 +610,18 @@ static bool end_marker(struct crash_detector *d, const char *s, size_t n, long l
 static bool header_line(struct crash_detector *d, const char *s, size_t n, long lineno, double t)
 {
 	const struct header *h = match_header(d, s, n);
-	if (!h || (h->style == ST_WARNING && !is_warning_report(s, n)))
+	if (h && h->style == ST_WARNING && !is_warning_report(s, n)) {
+		/* a bare "WARNING: message": its own report when none is open
+		 * (a WARN's "WARNING: CPU: N PID: N at" without its function
+		 * excepted) */
+		const char *t = find(s, n, "WARNING:");
+		size_t tn = t ? n - (size_t)(t - s) : 0;
+		if (d->open || !t || starts(t, tn, "WARNING: CPU:") ||
+		    crash_warning_line_benign(t, tn))
+			return false;
+		h = &crash_warning_line;
+	}
+	if (!h)
 		return false;
 	if (h->style == ST_HUNG && !find(s, n, "blocked for more than") &&
 	    !find(s, n, "blocked in I/O wait for more than") && !find(s, n, "can't die for more than"))

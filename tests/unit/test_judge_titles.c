@@ -312,6 +312,14 @@ static void test_convention_titles(void **state)
 		  "(trusty/kernel/lib/ipc.c:472): \n", "trusty: ASSERT FAILED:", NULL, true },
 		{ "trusty: panic (caller 0xffffffffe000fbd0): out of memory\n",
 		  "trusty: panic: out of memory", NULL, false },
+		/* a bare "WARNING: message" is a report titled by its line, unless a
+		 * report is open or the line is a known benign one */
+		{ "WARNING: foo bar 12\n", "WARNING: foo bar NUM", NULL, false },
+		{ "WARNING: /etc/ssh/moduli does not exist, using fixed modulus\n", NULL, NULL, false },
+		{ "WARNING: See https://kernel.org/doc/x.html for mitigation options.\n", NULL, NULL,
+		  false },
+		{ "general protection fault: 0000 [#1] SMP\nWARNING: foo\n",
+		  "general protection fault in guilty_fn", NULL, false },
 		/* a bad page is named by page_owner's allocation stack, past the
 		 * allocator; without it, "in corrupted" */
 		{ "BUG: Bad page state in process syz.3.584  pfn:7071f\n"
