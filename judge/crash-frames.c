@@ -310,6 +310,8 @@ static const enum stack_part parts_lockup[] = { PART_PC, PART_CALL_TRACE, PART_S
 static const enum stack_part parts_trace[] = { PART_CALL_TRACE, PART_STACK, PART_END };
 static const char *const skip_rcu_stall[] = { "apic_timer_interrupt", "rcu", NULL };
 static const char *const skip_stack_end[] = { "schedule", "retint_kernel", NULL };
+/* syzkaller's Rust panic format: the call trace, past the unwinder's entry */
+static const char *const skip_rust[] = { "__rustc::rust_begin_unwind", NULL };
 /* syzkaller's Bad page format: the allocation's stack, past the allocator */
 static const enum stack_part parts_page[] = { PART_PAGE_ALLOC, PART_STACK, PART_END };
 static const char *const skip_page[] = { "free_page", "put_page", "get_page", "update_page",
@@ -328,6 +330,8 @@ void crash_walk_start(struct report *r)
 		w[0].parts = parts_lockup;
 	} else if (r->h->style == ST_PANIC && strstr(r->header_text, "corrupted stack end")) {
 		w[0].parts = parts_trace, w[0].extra = skip_stack_end;
+	} else if (r->h->style == ST_RUST) {
+		w[0].parts = parts_trace, w[0].extra = skip_rust, w[0].first = true;
 	} else if (r->h->style == ST_BAD_PAGE) {
 		w[0].parts = parts_page, w[0].extra = skip_page, w[0].first = true;
 	}

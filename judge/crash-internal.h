@@ -4,6 +4,7 @@
  *
  *   crash-lines.c   line helpers: needle sets, stack frames, PC lines, lock
  *                   sites, rule lines;
+ *   crash-demangle.c  Rust's mangled names as frames print them;
  *   crash-table.c   the header table: one row a report header (the kernel's
  *                   source that prints it, its needle, kind, fatal flag and
  *                   title rule), the per-row skip lists, the firmware errors;
@@ -50,7 +51,8 @@ static inline const char *find(const char *s, size_t n, const char *needle)
 bool crash_is_ident_char(char c);
 
 /* Copies the identifier at s (up to n bytes) into fn (FN_MAX bytes) without
- * compiler suffixes (".isra.0", ".cold"); its length in s, 0 when none. */
+ * compiler suffixes (".isra.0", ".cold"), a Rust name demangled; its length
+ * in s, 0 when none. */
 size_t crash_take_ident(const char *s, size_t n, char *fn);
 
 /* Is this line a stack frame (x86, arm64, arm, decoded)? fn gets its
@@ -70,6 +72,10 @@ bool crash_parse_lock_site(const char *s, size_t n, char *fn);
 
 /* A line of '=' or '-' (KASAN, UBSAN and lockdep frame their reports so). */
 bool crash_is_rule_line(const char *s, size_t n);
+
+/* crash-demangle.c: the Rust symbol s (n bytes, "_R...", the v0 mangling)
+ * demangled into out ("<kernel::x::Y>::f"); false when it is none. */
+bool crash_demangle_rust(const char *s, size_t n, char *out, size_t size);
 
 /* ------------------------------------------------- crash-table.c */
 
@@ -105,6 +111,8 @@ enum style {
 			 * "page last allocated"), the allocator's frames skipped */
 	ST_BAD_STACK,   /* the unwinder's "WARNING: kernel stack regs/frame pointer at X
 			 * ... has bad value" (crash-title.c: bad_stack_title()) */
+	ST_RUST,        /* a Rust panic: "MESSAGE in F", the message the line after the
+			 * header, F the call trace's first frame (demangled) */
 	ST_TRUSTY,      /* the secure OS's panic: "trusty: ASSERT FAILED: MSG" or
 			 * "trusty: panic: MSG" from the header line */
 };
@@ -211,6 +219,7 @@ struct report {
 				 * "Rebooting in N seconds..", after which no end marker comes) */
 	bool cut;                   /* the console ended in the middle of it */
 	char *header_text;          /* the first header line, stripped */
+	char *message;              /* ST_RUST: the line after the header */
 	char context[CONTEXT_MAX];  /* its printk caller ("T12", "C1"), "console" for a printk
 				 * time alone, "" without one */
 	bool cpu_traceback;         /* "Sending NMI from CPU": the CPUs' lines are its too */

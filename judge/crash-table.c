@@ -350,6 +350,10 @@ const struct header crash_headers[] = {
 	/* the kernel's lib/refcount.c: refcount_warn_saturate(), the WARN's message */
 	{ "refcount_t: ", true, CRASH_WARNING, false, ST_PRELUDE, "WARNING: refcount bug", 0,
 	  crash_skip_refcount, NULL, true },
+	/* rust/kernel/lib.rs: the panic handler, pr_emerg!("{}\n", info) ("rust_kernel:
+	 * panicked at FILE:LINE:COL:" then the message), then BUG(): the "kernel BUG
+	 * at" and its oops join; named by the call trace past the unwinder's entry */
+	{ "rust_kernel: panicked", false, CRASH_BUG, true, ST_RUST, NULL, 0, NULL, NULL, false },
 	/* Android's trusty driver relays the secure OS's panic to the console,
 	 * "trusty: panic (caller 0x%lx): [DEBUG ]ASSERT FAILED at (%s:%d): %s" or
 	 * "trusty: panic (caller 0x%lx): %s"; the kernel goes on (syzkaller's

@@ -560,6 +560,11 @@ char *crash_report_title(const struct report *r, const char **fn)
 	}
 	case ST_BAD_STACK:
 		return bad_stack_title(r);
+	case ST_RUST:
+		if (!r->message || !r->message[0])
+			return xstrdup(strstr(r->header_text, h->needle));
+		*fn = crash_stall_function(r);
+		return with_function(r->message, *fn);
 	case ST_TRUSTY: {
 		bool corrupted;
 		return trusty_title(r, &corrupted);

@@ -47,6 +47,7 @@ static void release_report(struct report *r)
 		return;
 	strbuf_release(&r->excerpt);
 	free(r->header_text);
+	free(r->message);
 	free(r);
 }
 
@@ -395,6 +396,11 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	bool questionable;
 	r->nlines++;
 	add_excerpt_line(r, s, n);
+	if (r->h->style == ST_RUST && !r->message) {
+		r->message = xmalloc(n + 1);    /* the panic's message, after its place */
+		memcpy(r->message, s, n);
+		r->message[n] = '\0';
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(r->walk); i++)
 		crash_walk_line(&r->walk[i], s, n);
 	if (starts(s, n, "Rebooting in ") || starts(s, n, "Kernel Offset:"))
@@ -663,6 +669,14 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 		 * titled from the overflow's PC */
 		d->panic_seen = d->panic_seen || h->kind == CRASH_PANIC;
 		r->kind = h->kind;
+		extend_report(d, s, n);
+		return true;
+	}
+	if (r && r->h->style == ST_RUST && !r->walk[0].done &&
+	    (h->kind == CRASH_BUG || h->kind == CRASH_OOPS)) {
+		/* a Rust panic ends in BUG(): its "kernel BUG at" and oops are
+		 * the panic's report (its call trace names it) */
+		r->fatal = r->fatal || h->fatal;
 		extend_report(d, s, n);
 		return true;
 	}

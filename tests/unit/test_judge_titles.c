@@ -312,6 +312,26 @@ static void test_convention_titles(void **state)
 		  "(trusty/kernel/lib/ipc.c:472): \n", "trusty: ASSERT FAILED:", NULL, true },
 		{ "trusty: panic (caller 0xffffffffe000fbd0): out of memory\n",
 		  "trusty: panic: out of memory", NULL, false },
+		/* a Rust panic: its message in the call trace's first frame past the
+		 * unwinder's entry and the panic machinery, demangled; the BUG() it
+		 * ends in is its report */
+		{ "rust_kernel: panicked at drivers/android/binder/node.rs:877:13:\n"
+		  "attempt to subtract with overflow\n------------[ cut here ]------------\n"
+		  "kernel BUG at rust/helpers/bug.c:7!\nOops: invalid opcode: 0000 [#1] PREEMPT SMP KASAN PTI\n"
+		  "RIP: 0010:rust_helper_BUG+0x8/0x10\nCall Trace:\n <TASK>\n"
+		  " _RNvCscSpY9Juk0HT_7___rustc17rust_begin_unwind+0x15b/0x160\n"
+		  " ? _RNvMs0_NtCshgDM7dBCdno_11rust_binder4nodeNtB5_4Node22update_refcount_locked+0x401/0x810\n"
+		  " _RNvNtCs9jEwPDbx20M_4core9panicking9panic_fmt+0x84/0x90\n"
+		  " _RNvNtNtCs9jEwPDbx20M_4core9panicking11panic_const24panic_const_sub_overflow+0xb2/0xc0\n"
+		  " _RNvMs3_NtCshgDM7dBCdno_11rust_binder7processNtB5_7Process10update_ref+0x17e5/0x1860\n"
+		  " binder_ioctl+0x1/0x2\n </TASK>\nend\n",
+		  "attempt to subtract with overflow in <rust_binder::process::Process>::update_ref", NULL,
+		  false },
+		/* any report's Rust frames are demangled (a trait's "<T as Trait>::f") */
+		{ "general protection fault: 0000 [#1] SMP\nCall Trace:\n"
+		  " _RNvXs_NtCs1_6kernel4fileNtB4_4FileNtNtB6_4sync7Release7release+0x1/0x2\n"
+		  "end\n", "general protection fault in <kernel::file::File as kernel::sync::Release>::release",
+		  NULL, false },
 		/* a bare "WARNING: message" is a report titled by its line, unless a
 		 * report is open or the line is a known benign one */
 		{ "WARNING: foo bar 12\n", "WARNING: foo bar NUM", NULL, false },
