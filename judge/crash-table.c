@@ -229,6 +229,12 @@ const struct header crash_headers[] = {
 	  "BUG: Bad rss-counter state", 0, NULL, NULL, false },
 	{ "BUG: non-zero pgtables_bytes on freeing mm", false, CRASH_BUG, false, ST_FIXED,
 	  "BUG: non-zero pgtables_bytes on freeing mm", 0, NULL, NULL, false },
+	/* kernel/fork.c: check_mm() before 4.15 ("BUG: non-zero nr_ptes on freeing mm: %ld",
+	 * "BUG: non-zero nr_pmds on freeing mm: %ld") */
+	{ "BUG: non-zero nr_ptes on freeing mm", false, CRASH_BUG, false, ST_FIXED,
+	  "BUG: non-zero nr_ptes on freeing mm", 0, NULL, NULL, false },
+	{ "BUG: non-zero nr_pmds on freeing mm", false, CRASH_BUG, false, ST_FIXED,
+	  "BUG: non-zero nr_pmds on freeing mm", 0, NULL, NULL, false },
 	/* fs/dcache.c: umount_check()
 	 * "BUG: Dentry %p{i=%lx,n=%pd} " */
 	{ "BUG: Dentry ", true, CRASH_BUG, false, ST_FIXED, "BUG: Dentry still in use", 0, NULL,
@@ -268,8 +274,8 @@ const struct header crash_headers[] = {
 	 * "kernel BUG at %s:%u!" */
 	{ "kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, skip_skb, NULL, false },
 	/* the kernel's lib/bug.c: report_bug() without a file ("Kernel BUG at %pB [verbose
-	 * debug info unavailable]") */
-	{ "Kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, NULL, NULL, false },
+	 * debug info unavailable]"): syzkaller's "kernel BUG %[1]v", the rest of the line */
+	{ "Kernel BUG ", false, CRASH_BUG, true, ST_LINE, "kernel BUG ", 0, NULL, NULL, false },
 	/* arch/arm64/kernel/traps.c: bug_handler() -> die("Oops - BUG") */
 	{ "Internal error: Oops - BUG", false, CRASH_BUG, true, ST_FN, "kernel BUG",
 	  K(CRASH_BUG) | K(CRASH_OOPS), NULL, NULL, false },
@@ -299,6 +305,10 @@ const struct header crash_headers[] = {
 	/* arch/x86/kernel/traps.c: do_error_trap("invalid opcode") */
 	{ "invalid opcode: ", false, CRASH_OOPS, true, ST_FN, "invalid opcode",
 	  K(CRASH_BUG) | K(CRASH_OOPS), NULL, NULL, false },
+	/* arch/x86/kernel/traps.c: do_int3_user()/exc_int3() -> die("int3") on a stray
+	 * breakpoint in the kernel ("int3: 0000 [#1]", 6.9+ "Oops: int3: 0000"; its error
+	 * code is 0) */
+	{ "int3: 0000", false, CRASH_OOPS, true, ST_FN, "int3", K(CRASH_OOPS), NULL, NULL, false },
 	/* arch/x86/kernel/traps.c: exc_divide_error() ("divide error: 0000 [#1]", 6.9+
 	 * "Oops: divide error: 0000") */
 	{ "divide error: ", false, CRASH_OOPS, true, ST_FN, "divide error", K(CRASH_OOPS), NULL,

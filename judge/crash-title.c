@@ -548,7 +548,16 @@ char *crash_report_title(const struct report *r, const char **fn)
 	case ST_SLUB:
 		return slub_title(r, fn);
 	case ST_LINE: {
+		/* the line from its needle; with a title, the title then the rest of
+		 * the line, offsets dropped ("kernel BUG at f [verbose debug info
+		 * unavailable]") */
 		const char *from = strstr(r->header_text, h->needle);
+		if (h->title && from) {
+			char *line = xasprintf("%s%s", h->title, from + strlen(h->needle));
+			title = without_offsets(line);
+			free(line);
+			return title;
+		}
 		return crash_slice(from ? from : r->header_text, NULL);
 	}
 	case ST_HEADER_FN: {

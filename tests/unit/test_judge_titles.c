@@ -312,6 +312,16 @@ static void test_convention_titles(void **state)
 		  "(trusty/kernel/lib/ipc.c:472): \n", "trusty: ASSERT FAILED:", NULL, true },
 		{ "trusty: panic (caller 0xffffffffe000fbd0): out of memory\n",
 		  "trusty: panic: out of memory", NULL, false },
+		/* syzkaller's oops kinds: a stray breakpoint, old kernels' page
+		 * table counters, a BUG without its file (the rest of its line) */
+		{ "int3: 0000 [#1] PREEMPT SMP KASAN\nRIP: 0010:trapper_fn+0x1/0x2\n",
+		  "int3 in trapper_fn", NULL, false },
+		{ "BUG: non-zero nr_ptes on freeing mm: 2\n", "BUG: non-zero nr_ptes on freeing mm", NULL,
+		  false },
+		{ "BUG: non-zero nr_pmds on freeing mm: -1\n", "BUG: non-zero nr_pmds on freeing mm", NULL,
+		  false },
+		{ "Kernel BUG at bugger_fn+0x10/0x20 [verbose debug info unavailable]\n",
+		  "kernel BUG at bugger_fn [verbose debug info unavailable]", NULL, false },
 		/* a Rust panic: its message in the call trace's first frame past the
 		 * unwinder's entry and the panic machinery, demangled; the BUG() it
 		 * ends in is its report */
