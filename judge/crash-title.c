@@ -328,7 +328,8 @@ static char *head_title(const struct report *r)
 
 /*
  * Replaces what varies from one report of a bug to the next, as syzbot
- * does: "0x..." and long hex runs become ADDR, other numbers standing
+ * does: the executor's numbers go ("syz-executor.3/42" -> "syz-executor"),
+ * "0x..." and long hex runs become ADDR, other numbers standing
  * alone NUM ("unknown-block(0,0)" -> "unknown-block(NUM,NUM)"), and so
  * does a run of 7 digits or more anywhere. A shorter number inside a word
  * ("ext4", "x86_64") stays.
@@ -338,6 +339,18 @@ char *crash_sanitize_title(char *title)
 	struct strbuf out = { 0 };
 	const char *p = title;
 	while (*p) {
+		size_t tag = !strncmp(p, "syz-executor", 12) ? 12 : !strncmp(p, "syzkaller", 9) ? 9 : 0;
+		size_t q = tag + (tag == 12 && p[tag] == '.');
+		if (tag && isdigit((unsigned char)p[q])) {
+			/* the executor's and the test program's numbers ("syz-executor.3/4242",
+			 * "syzkaller601944:4492"): syzkaller's first replacements */
+			q += strspn(p + q, "0123456789");
+			if ((p[q] == '/' || p[q] == ':') && isdigit((unsigned char)p[q + 1]))
+				q += 1 + strspn(p + q + 1, "0123456789");
+			strbuf_add(&out, p, tag);
+			p += q;
+			continue;
+		}
 		bool boundary = p == title || !crash_is_ident_char(p[-1]);
 		if (boundary && isxdigit((unsigned char)*p)) {
 			const char *q = p;

@@ -345,6 +345,9 @@ static void test_convention_titles(void **state)
 		/* a bare "WARNING: message" is a report titled by its line, unless a
 		 * report is open or the line is a known benign one */
 		{ "WARNING: foo bar 12\n", "WARNING: foo bar NUM", NULL, false },
+		/* the executor's and the test program's numbers are none of a title */
+		{ "WARNING: syz-executor.3/4242 and syzkaller601944:4492 did it\n",
+		  "WARNING: syz-executor and syzkaller did it", NULL, false },
 		{ "WARNING: /etc/ssh/moduli does not exist, using fixed modulus\n", NULL, NULL, false },
 		{ "WARNING: See https://kernel.org/doc/x.html for mitigation options.\n", NULL, NULL,
 		  false },
