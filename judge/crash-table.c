@@ -55,7 +55,9 @@ const char *const crash_skip_overflow[] = { "bad_stack", NULL };
 /* syzkaller's usercopy skips: usercopy_abort, __check_object_size, ... */
 const char *const crash_skip_usercopy[] = { "usercopy", "__check", "check_heap_object", NULL };
 
-/* The headers, most specific first: the first match wins. */
+/* The headers, most specific first: the first match wins. A "BUG:",
+ * "WARNING:" or "INFO:" header that no format of syzkaller's oops reads is
+ * titled by its line from that word (ST_LINE), as syzkaller titles it. */
 const struct header crash_headers[] = {
 	/* kernel/panic.c: panic() ("Kernel panic - not syncing: %s") */
 	{ CONSOLE_PANIC, false, CRASH_PANIC, true, ST_PANIC, NULL, 0, NULL, NULL, false },
@@ -154,16 +156,15 @@ const struct header crash_headers[] = {
 	  "*: nested lock was not taken", 0, NULL, NULL, false },
 	/* kernel/locking/lockdep.c: print_lock_contention_bug()
 	 * "WARNING: bad contention detected!" */
-	{ "bad contention detected!", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
-	  "*: bad contention", 0, NULL, NULL, false },
+	{ "bad contention detected!", false, CRASH_LOCKDEP, false, ST_LINE, NULL, 0, NULL, NULL,
+	  false },
 	/* kernel/locking/lockdep.c: print_lock_invalid_wait_context() ("[ BUG: Invalid wait
 	 * context ]"); syzbot titles it as x86's lockdep WARN, "WARNING: locking bug" */
 	{ "BUG: Invalid wait context", false, CRASH_LOCKDEP, false, ST_STACK,
 	  "WARNING: locking bug", 0, crash_skip_lock_sock, NULL, false },
 	/* kernel/locking/lockdep.c: print_collision()
 	 * "WARNING: chain_key collision" */
-	{ "chain_key collision", false, CRASH_LOCKDEP, false, ST_STACK,
-	  "WARNING: chain_key collision", 0, NULL, NULL, false },
+	{ "chain_key collision", false, CRASH_LOCKDEP, false, ST_LINE, NULL, 0, NULL, NULL, false },
 	/* kernel/locking/lockdep.c: lockdep_rcu_suspicious() ("INFO:" before 4.x) */
 	{ "suspicious RCU usage", false, CRASH_LOCKDEP, false, ST_STACK,
 	  "*: suspicious RCU usage", 0, crash_skip_rcu, NULL, false },
@@ -174,10 +175,10 @@ const struct header crash_headers[] = {
 	/* kernel/locking/lockdep.c: print_lockdep_off() ("BUG: MAX_LOCKDEP_KEYS too low!", ...),
 	 * look_up_lock_class(), lockdep_init_map_type() */
 	{ "BUG: MAX_", true, CRASH_LOCKDEP, false, ST_LINE, NULL, 0, NULL, NULL, false },
-	{ "BUG: looking up invalid subclass", true, CRASH_LOCKDEP, false, ST_FIXED,
-	  "BUG: looking up invalid subclass", 0, NULL, NULL, false },
-	{ "has not been registered!", false, CRASH_LOCKDEP, false, ST_STACK,
-	  "BUG: key has not been registered", 0, NULL, NULL, false },
+	{ "BUG: looking up invalid subclass", true, CRASH_LOCKDEP, false, ST_LINE, NULL, 0, NULL,
+	  NULL, false },
+	{ "has not been registered!", false, CRASH_LOCKDEP, false, ST_LINE, NULL, 0, NULL, NULL,
+	  false },
 	/* kernel/locking/spinlock_debug.c: spin_dump() ("BUG: spinlock %s on CPU#%d") */
 	{ "BUG: spinlock ", true, CRASH_LOCKDEP, false, ST_HEAD, "", 0, skip_spin, " on CPU",
 	  false },
@@ -200,8 +201,8 @@ const struct header crash_headers[] = {
 	  "BUG: scheduling while atomic", 0, skip_sched, NULL, false },
 	/* kernel/sched/core.c: schedule_debug() (CONFIG_DEBUG_ATOMIC_SLEEP)
 	 * "BUG: scheduling in a non-blocking section: %s/%d/%i" */
-	{ "BUG: scheduling in a non-blocking section", false, CRASH_WARNING, false, ST_STACK,
-	  "BUG: scheduling in a non-blocking section", 0, skip_sched, NULL, false },
+	{ "BUG: scheduling in a non-blocking section", false, CRASH_WARNING, false, ST_LINE, NULL, 0,
+	  NULL, NULL, false },
 	/* kernel/sched/topology.c: build_sched_domain()
 	 * "BUG: arch topology borken" */
 	{ "BUG: arch topology borken", false, CRASH_BUG, false, ST_FIXED,
@@ -209,10 +210,10 @@ const struct header crash_headers[] = {
 	/* kernel/sched/core.c: __cant_sleep(), __cant_migrate()
 	 * "BUG: assuming atomic context at %s:%d",
 	 * "BUG: assuming non migratable context at %s:%d" */
-	{ "BUG: assuming atomic context", false, CRASH_WARNING, false, ST_STACK,
-	  "BUG: assuming atomic context", 0, skip_might, NULL, false },
-	{ "BUG: assuming non migratable context", false, CRASH_WARNING, false, ST_STACK,
-	  "BUG: assuming non migratable context", 0, skip_might, NULL, false },
+	{ "BUG: assuming atomic context", false, CRASH_WARNING, false, ST_LINE, NULL, 0, NULL, NULL,
+	  false },
+	{ "BUG: assuming non migratable context", false, CRASH_WARNING, false, ST_LINE, NULL, 0,
+	  NULL, NULL, false },
 	/* mm/page_alloc.c: bad_page()
 	 * "BUG: Bad page state in process %s  pfn:%05lx", then dump_page(), page_owner's
 	 * "page last allocated via ..." and its stack, which names it */

@@ -329,6 +329,7 @@ static char *head_title(const struct report *r)
 /*
  * Replaces what varies from one report of a bug to the next, as syzbot
  * does: the executor's numbers go ("syz-executor.3/42" -> "syz-executor"),
+ * a source line is LINE ("core.c:123" -> "core.c:LINE"),
  * "0x..." and long hex runs become ADDR, other numbers standing
  * alone NUM ("unknown-block(0,0)" -> "unknown-block(NUM,NUM)"), and so
  * does a run of 7 digits or more anywhere. A shorter number inside a word
@@ -350,6 +351,18 @@ char *crash_sanitize_title(char *title)
 			strbuf_add(&out, p, tag);
 			p += q;
 			continue;
+		}
+		if (*p == ':' && isdigit((unsigned char)p[1]) && p > title) {
+			/* a source line, "file.c:123" (syzkaller's (\.\w+)(:[0-9]+)+) */
+			const char *w = p;
+			while (w > title && (isalnum((unsigned char)w[-1]) || w[-1] == '_'))
+				w--;
+			if (w < p && w > title && w[-1] == '.') {
+				strbuf_addstr(&out, ":LINE");
+				while (*p == ':' && isdigit((unsigned char)p[1]))
+					p += 1 + strspn(p + 1, "0123456789");
+				continue;
+			}
 		}
 		bool boundary = p == title || !crash_is_ident_char(p[-1]);
 		if (boundary && isxdigit((unsigned char)*p)) {
@@ -570,6 +583,16 @@ char *crash_report_title(const struct report *r, const char **fn)
 			title = without_offsets(line);
 			free(line);
 			return title;
+		}
+		if (from) {
+			/* from the header's own word when it leads the needle
+			 * ("BUG: key ADDR has not been registered!") */
+			static const char *const words[] = { "BUG: ", "WARNING: ", "INFO: ", NULL };
+			for (const char *const *w = words; *w; w++) {
+				const char *at = strstr(r->header_text, *w);
+				if (at && at < from)
+					from = at;
+			}
 		}
 		return crash_slice(from ? from : r->header_text, NULL);
 	}

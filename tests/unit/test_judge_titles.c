@@ -312,6 +312,13 @@ static void test_convention_titles(void **state)
 		  "(trusty/kernel/lib/ipc.c:472): \n", "trusty: ASSERT FAILED:", NULL, true },
 		{ "trusty: panic (caller 0xffffffffe000fbd0): out of memory\n",
 		  "trusty: panic: out of memory", NULL, false },
+		/* a "BUG:" or "WARNING:" header no format of syzkaller's reads is its
+		 * line, a source line as LINE */
+		{ "BUG: assuming atomic context at kernel/sched/core.c:9876\n",
+		  "BUG: assuming atomic context at kernel/sched/core.c:LINE", NULL, false },
+		{ "BUG: key ffff888012345678 has not been registered!\n",
+		  "BUG: key ADDR has not been registered!", NULL, false },
+		{ "WARNING: chain_key collision\n", "WARNING: chain_key collision", NULL, false },
 		/* syzkaller's oops kinds: a stray breakpoint, old kernels' page
 		 * table counters, a BUG without its file (the rest of its line) */
 		{ "int3: 0000 [#1] PREEMPT SMP KASAN\nRIP: 0010:trapper_fn+0x1/0x2\n",
