@@ -503,7 +503,9 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 			r->nframes++;
 		return;
 	}
-	if (r->in_trace && r->nframes && !crash_is_report_body(s, n)) {
+	if (r->in_trace && r->nframes && !crash_is_report_body(s, n) && !crash_walk_pending(r)) {
+		/* (a stack walk still reading reads on: syzkaller's stack takes
+		 * every frame to the next stack's start, past other lines) */
 		r->trace_done = true;
 		close_report(d);
 		return;

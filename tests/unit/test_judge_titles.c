@@ -312,6 +312,13 @@ static void test_convention_titles(void **state)
 		  "(trusty/kernel/lib/ipc.c:472): \n", "trusty: ASSERT FAILED:", NULL, true },
 		{ "trusty: panic (caller 0xffffffffe000fbd0): out of memory\n",
 		  "trusty: panic: out of memory", NULL, false },
+		/* a stack walk reads past a line that is no frame (another
+		 * message in its stack) to its dispatcher */
+		{ "Kernel panic - not syncing: corrupted stack end detected inside scheduler\n"
+		  "Call Trace:\n dump_stack+0x1/0x2\n panic+0x1/0x2\n __schedule+0x1/0x2\n"
+		  " shrink_node+0x1/0x2\nsyz-executor2 (20558) used greatest stack depth: 4808 bytes left\n"
+		  " writeback_fn+0x1/0x2\n process_one_work+0x1/0x2\nend\n",
+		  "kernel panic: corrupted stack end in writeback_fn", NULL, false },
 		/* a "BUG:" or "WARNING:" header no format of syzkaller's reads is its
 		 * line, a source line as LINE */
 		{ "BUG: assuming atomic context at kernel/sched/core.c:9876\n",
