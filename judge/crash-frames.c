@@ -231,6 +231,8 @@ static bool part_matches(enum stack_part p, const char *s, size_t n)
 	case PART_IRQ_ENTRY:
 		return find(s, n, "apic_timer_interrupt") || find(s, n, "Exception stack") ||
 		       find(s, n, "el1h_64_irq");
+	case PART_PAGE_ALLOC:
+		return find(s, n, "page last allocated") != NULL;
 	case PART_STACK:
 	case PART_END:
 		break;
@@ -243,6 +245,11 @@ static bool part_matches(enum stack_part p, const char *s, size_t n)
 static void walk_frame(struct stack_walk *w, const char *raw)
 {
 	const char *fn = crash_strip_frame_prefix(raw);
+	if (w->first) {
+		snprintf(w->found, sizeof(w->found), "%s", fn);
+		w->done = true;
+		return;
+	}
 	if (crash_in_list(fn, stall_anchors, false)) {
 		snprintf(w->found, sizeof(w->found), "%s",
 			 strstr(fn, "smp_call_function") ? "smp_call_function" : w->any ? w->prev : fn);
@@ -303,6 +310,14 @@ static const enum stack_part parts_lockup[] = { PART_PC, PART_CALL_TRACE, PART_S
 static const enum stack_part parts_trace[] = { PART_CALL_TRACE, PART_STACK, PART_END };
 static const char *const skip_rcu_stall[] = { "apic_timer_interrupt", "rcu", NULL };
 static const char *const skip_stack_end[] = { "schedule", "retint_kernel", NULL };
+/* syzkaller's Rust panic format: the call trace, past the unwinder's entry */
+static const char *const skip_rust[] = { "__rustc::rust_begin_unwind", NULL };
+/* syzkaller's Bad page format: the allocation's stack, past the allocator */
+static const enum stack_part parts_page[] = { PART_PAGE_ALLOC, PART_STACK, PART_END };
+static const char *const skip_page[] = { "free_page", "put_page", "get_page", "update_page",
+					 "release_page", "free_unref", "^folio", "^_folio",
+					 "^__folio", "^___folio", "truncate_inode_pages",
+					 "page_frag_free", "alloc", "vmap", "page_owner", NULL };
 
 void crash_walk_start(struct report *r)
 {
@@ -315,6 +330,10 @@ void crash_walk_start(struct report *r)
 		w[0].parts = parts_lockup;
 	} else if (r->h->style == ST_PANIC && strstr(r->header_text, "corrupted stack end")) {
 		w[0].parts = parts_trace, w[0].extra = skip_stack_end;
+	} else if (r->h->style == ST_RUST) {
+		w[0].parts = parts_trace, w[0].extra = skip_rust, w[0].first = true;
+	} else if (r->h->style == ST_BAD_PAGE) {
+		w[0].parts = parts_page, w[0].extra = skip_page, w[0].first = true;
 	}
 }
 

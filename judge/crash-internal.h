@@ -4,6 +4,7 @@
  *
  *   crash-lines.c   line helpers: needle sets, stack frames, PC lines, lock
  *                   sites, rule lines;
+ *   crash-demangle.c  Rust's mangled names as frames print them;
  *   crash-table.c   the header table: one row a report header (the kernel's
  *                   source that prints it, its needle, kind, fatal flag and
  *                   title rule), the per-row skip lists, the firmware errors;
@@ -50,7 +51,8 @@ static inline const char *find(const char *s, size_t n, const char *needle)
 bool crash_is_ident_char(char c);
 
 /* Copies the identifier at s (up to n bytes) into fn (FN_MAX bytes) without
- * compiler suffixes (".isra.0", ".cold"); its length in s, 0 when none. */
+ * compiler suffixes (".isra.0", ".cold"), a Rust name demangled; its length
+ * in s, 0 when none. */
 size_t crash_take_ident(const char *s, size_t n, char *fn);
 
 /* Is this line a stack frame (x86, arm64, arm, decoded)? fn gets its
@@ -70,6 +72,10 @@ bool crash_parse_lock_site(const char *s, size_t n, char *fn);
 
 /* A line of '=' or '-' (KASAN, UBSAN and lockdep frame their reports so). */
 bool crash_is_rule_line(const char *s, size_t n);
+
+/* crash-demangle.c: the Rust symbol s (n bytes, "_R...", the v0 mangling)
+ * demangled into out ("<kernel::x::Y>::f"); false when it is none. */
+bool crash_demangle_rust(const char *s, size_t n, char *out, size_t size);
 
 /* ------------------------------------------------- crash-table.c */
 
@@ -101,6 +107,14 @@ enum style {
 	ST_PRELUDE,     /* a WARN's message line; the "WARNING:" line after it joins */
 	ST_OVERFLOW,    /* "kernel stack overflow in F": PC then stack (arm64's
 			 * "Insufficient stack space", its panic joins) */
+	ST_BAD_PAGE,    /* "BUG: Bad page state in F", F the allocation's stack (page_owner's
+			 * "page last allocated"), the allocator's frames skipped */
+	ST_BAD_STACK,   /* the unwinder's "WARNING: kernel stack regs/frame pointer at X
+			 * ... has bad value" (crash-title.c: bad_stack_title()) */
+	ST_RUST,        /* a Rust panic: "MESSAGE in F", the message the line after the
+			 * header, F the call trace's first frame (demangled) */
+	ST_TRUSTY,      /* the secure OS's panic: "trusty: ASSERT FAILED: MSG" or
+			 * "trusty: panic: MSG" from the header line */
 };
 
 /* A kind's bit in a row's "joins" mask. */
@@ -122,6 +136,13 @@ struct header {
 /* The rows, most specific first (the first match wins), and their count. */
 extern const struct header crash_headers[];
 extern const size_t crash_nheaders;
+
+/* A "WARNING:" line of no form the table knows (no WARN's "at f+0x.."),
+ * outside a report: a report of its own, titled by the line (syzkaller's
+ * title when no format of its oops matches), unless it is one of the lines
+ * known not to be a bug (crash_warning_line_benign()). */
+extern const struct header crash_warning_line;
+bool crash_warning_line_benign(const char *s, size_t n);
 
 /* A line that starts a boot (crash.c: banner()); a second boot on one
  * console is an event, crash_reboot_title. */
@@ -152,8 +173,10 @@ extern const char *const crash_skip_lock_sock[];
 /* The parts of a report's stack, as syzkaller's stack formats name them:
  * a line that holds a PC ("RIP: 0010:f+0x1/0x2", "pc : f", "PC is at f"),
  * a "Call Trace:" line, x86's timer interrupt frame (apic_timer_interrupt),
- * any interrupt entry (that, "Exception stack", el1h_64_irq), the stack. */
-enum stack_part { PART_PC, PART_CALL_TRACE, PART_TIMER_IRQ, PART_IRQ_ENTRY, PART_STACK, PART_END };
+ * any interrupt entry (that, "Exception stack", el1h_64_irq), page_owner's
+ * "page last allocated" line, the stack. */
+enum stack_part { PART_PC, PART_CALL_TRACE, PART_TIMER_IRQ, PART_IRQ_ENTRY, PART_PAGE_ALLOC,
+		  PART_STACK, PART_END };
 
 /* One reading of a report's stack by parts (crash-frames.c: crash_walk_line()),
  * its frames given to syzkaller's stall extractor as they come, so that a
@@ -161,6 +184,8 @@ enum stack_part { PART_PC, PART_CALL_TRACE, PART_TIMER_IRQ, PART_IRQ_ENTRY, PART
 struct stack_walk {
 	const enum stack_part *parts;   /* PART_END-terminated; NULL: no walk */
 	const char *const *extra;       /* frames skipped besides the common lists */
+	bool first;                     /* the first frame not skipped is the function
+					 * (else syzkaller's stall extractor) */
 	size_t idx;                     /* the part being read */
 	bool any, done;                 /* a frame was read; the anchor was found */
 	char prev[FN_MAX];              /* the last frame read */
@@ -194,6 +219,7 @@ struct report {
 				 * "Rebooting in N seconds..", after which no end marker comes) */
 	bool cut;                   /* the console ended in the middle of it */
 	char *header_text;          /* the first header line, stripped */
+	char *message;              /* ST_RUST: the line after the header */
 	char context[CONTEXT_MAX];  /* its printk caller ("T12", "C1"), "console" for a printk
 				 * time alone, "" without one */
 	bool cpu_traceback;         /* "Sending NMI from CPU": the CPUs' lines are its too */
@@ -241,7 +267,8 @@ const char *crash_first_unskipped(const struct report *r, bool use_pc, bool use_
 				  const char *const *extra);
 
 /* A stall's function: the frame just above the first dispatcher of its
- * stack, as its walks found it; "" when there is none. */
+ * stack, as its walks found it (a walk of first frames: the first frame
+ * not skipped); "" when there is none. */
 const char *crash_stall_function(const struct report *r);
 
 /* Chooses r's stack walks by its header (stalls, lockups, stack overflows,
@@ -270,6 +297,10 @@ char *crash_panic_text_title(const char *msg, const char *stop);
 
 /* title (freed) with addresses as ADDR and lone numbers as NUM (malloc'd). */
 char *crash_sanitize_title(char *title);
+
+/* syzkaller's sanitizeTitle on a clean title: runs of spaces as one, none at
+ * either end (in place). */
+void crash_squeeze_title(char *title);
 
 /* The event's title (malloc'd) and function (*fn, owned by r or static),
  * once r is complete. */

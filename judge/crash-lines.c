@@ -112,6 +112,8 @@ size_t crash_take_ident(const char *s, size_t n, char *fn)
 	const char *dot = memchr(s, '.', i);
 	if (dot)
 		keep = (size_t)(dot - s);
+	if (crash_demangle_rust(s, keep, fn, FN_MAX))
+		return i;       /* a Rust function, as syzkaller reads its frame */
 	if (keep >= FN_MAX)
 		keep = FN_MAX - 1;
 	memcpy(fn, s, keep);

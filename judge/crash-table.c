@@ -55,7 +55,9 @@ const char *const crash_skip_overflow[] = { "bad_stack", NULL };
 /* syzkaller's usercopy skips: usercopy_abort, __check_object_size, ... */
 const char *const crash_skip_usercopy[] = { "usercopy", "__check", "check_heap_object", NULL };
 
-/* The headers, most specific first: the first match wins. */
+/* The headers, most specific first: the first match wins. A "BUG:",
+ * "WARNING:" or "INFO:" header that no format of syzkaller's oops reads is
+ * titled by its line from that word (ST_LINE), as syzkaller titles it. */
 const struct header crash_headers[] = {
 	/* kernel/panic.c: panic() ("Kernel panic - not syncing: %s") */
 	{ CONSOLE_PANIC, false, CRASH_PANIC, true, ST_PANIC, NULL, 0, NULL, NULL, false },
@@ -154,16 +156,15 @@ const struct header crash_headers[] = {
 	  "*: nested lock was not taken", 0, NULL, NULL, false },
 	/* kernel/locking/lockdep.c: print_lock_contention_bug()
 	 * "WARNING: bad contention detected!" */
-	{ "bad contention detected!", false, CRASH_LOCKDEP, false, ST_LOCK_SITE,
-	  "*: bad contention", 0, NULL, NULL, false },
+	{ "bad contention detected!", false, CRASH_LOCKDEP, false, ST_LINE, NULL, 0, NULL, NULL,
+	  false },
 	/* kernel/locking/lockdep.c: print_lock_invalid_wait_context() ("[ BUG: Invalid wait
 	 * context ]"); syzbot titles it as x86's lockdep WARN, "WARNING: locking bug" */
 	{ "BUG: Invalid wait context", false, CRASH_LOCKDEP, false, ST_STACK,
 	  "WARNING: locking bug", 0, crash_skip_lock_sock, NULL, false },
 	/* kernel/locking/lockdep.c: print_collision()
 	 * "WARNING: chain_key collision" */
-	{ "chain_key collision", false, CRASH_LOCKDEP, false, ST_STACK,
-	  "WARNING: chain_key collision", 0, NULL, NULL, false },
+	{ "chain_key collision", false, CRASH_LOCKDEP, false, ST_LINE, NULL, 0, NULL, NULL, false },
 	/* kernel/locking/lockdep.c: lockdep_rcu_suspicious() ("INFO:" before 4.x) */
 	{ "suspicious RCU usage", false, CRASH_LOCKDEP, false, ST_STACK,
 	  "*: suspicious RCU usage", 0, crash_skip_rcu, NULL, false },
@@ -174,10 +175,10 @@ const struct header crash_headers[] = {
 	/* kernel/locking/lockdep.c: print_lockdep_off() ("BUG: MAX_LOCKDEP_KEYS too low!", ...),
 	 * look_up_lock_class(), lockdep_init_map_type() */
 	{ "BUG: MAX_", true, CRASH_LOCKDEP, false, ST_LINE, NULL, 0, NULL, NULL, false },
-	{ "BUG: looking up invalid subclass", true, CRASH_LOCKDEP, false, ST_FIXED,
-	  "BUG: looking up invalid subclass", 0, NULL, NULL, false },
-	{ "has not been registered!", false, CRASH_LOCKDEP, false, ST_STACK,
-	  "BUG: key has not been registered", 0, NULL, NULL, false },
+	{ "BUG: looking up invalid subclass", true, CRASH_LOCKDEP, false, ST_LINE, NULL, 0, NULL,
+	  NULL, false },
+	{ "has not been registered!", false, CRASH_LOCKDEP, false, ST_LINE, NULL, 0, NULL, NULL,
+	  false },
 	/* kernel/locking/spinlock_debug.c: spin_dump() ("BUG: spinlock %s on CPU#%d") */
 	{ "BUG: spinlock ", true, CRASH_LOCKDEP, false, ST_HEAD, "", 0, skip_spin, " on CPU",
 	  false },
@@ -200,8 +201,8 @@ const struct header crash_headers[] = {
 	  "BUG: scheduling while atomic", 0, skip_sched, NULL, false },
 	/* kernel/sched/core.c: schedule_debug() (CONFIG_DEBUG_ATOMIC_SLEEP)
 	 * "BUG: scheduling in a non-blocking section: %s/%d/%i" */
-	{ "BUG: scheduling in a non-blocking section", false, CRASH_WARNING, false, ST_STACK,
-	  "BUG: scheduling in a non-blocking section", 0, skip_sched, NULL, false },
+	{ "BUG: scheduling in a non-blocking section", false, CRASH_WARNING, false, ST_LINE, NULL, 0,
+	  NULL, NULL, false },
 	/* kernel/sched/topology.c: build_sched_domain()
 	 * "BUG: arch topology borken" */
 	{ "BUG: arch topology borken", false, CRASH_BUG, false, ST_FIXED,
@@ -209,14 +210,15 @@ const struct header crash_headers[] = {
 	/* kernel/sched/core.c: __cant_sleep(), __cant_migrate()
 	 * "BUG: assuming atomic context at %s:%d",
 	 * "BUG: assuming non migratable context at %s:%d" */
-	{ "BUG: assuming atomic context", false, CRASH_WARNING, false, ST_STACK,
-	  "BUG: assuming atomic context", 0, skip_might, NULL, false },
-	{ "BUG: assuming non migratable context", false, CRASH_WARNING, false, ST_STACK,
-	  "BUG: assuming non migratable context", 0, skip_might, NULL, false },
+	{ "BUG: assuming atomic context", false, CRASH_WARNING, false, ST_LINE, NULL, 0, NULL, NULL,
+	  false },
+	{ "BUG: assuming non migratable context", false, CRASH_WARNING, false, ST_LINE, NULL, 0,
+	  NULL, NULL, false },
 	/* mm/page_alloc.c: bad_page()
-	 * "BUG: Bad page state in process %s  pfn:%05lx" */
-	{ "BUG: Bad page state", false, CRASH_BUG, false, ST_FIXED, "BUG: Bad page state", 0, NULL,
-	  NULL, false },
+	 * "BUG: Bad page state in process %s  pfn:%05lx", then dump_page(), page_owner's
+	 * "page last allocated via ..." and its stack, which names it */
+	{ "BUG: Bad page state", false, CRASH_BUG, false, ST_BAD_PAGE, "BUG: Bad page state", 0,
+	  NULL, NULL, false },
 	/* mm/memory.c: print_bad_pte()
 	 * "BUG: Bad page map in process %s  pte:%08llx pmd:%08llx" */
 	{ "BUG: Bad page map", false, CRASH_BUG, false, ST_FIXED, "BUG: Bad page map", 0, NULL,
@@ -228,6 +230,12 @@ const struct header crash_headers[] = {
 	  "BUG: Bad rss-counter state", 0, NULL, NULL, false },
 	{ "BUG: non-zero pgtables_bytes on freeing mm", false, CRASH_BUG, false, ST_FIXED,
 	  "BUG: non-zero pgtables_bytes on freeing mm", 0, NULL, NULL, false },
+	/* kernel/fork.c: check_mm() before 4.15 ("BUG: non-zero nr_ptes on freeing mm: %ld",
+	 * "BUG: non-zero nr_pmds on freeing mm: %ld") */
+	{ "BUG: non-zero nr_ptes on freeing mm", false, CRASH_BUG, false, ST_FIXED,
+	  "BUG: non-zero nr_ptes on freeing mm", 0, NULL, NULL, false },
+	{ "BUG: non-zero nr_pmds on freeing mm", false, CRASH_BUG, false, ST_FIXED,
+	  "BUG: non-zero nr_pmds on freeing mm", 0, NULL, NULL, false },
 	/* fs/dcache.c: umount_check()
 	 * "BUG: Dentry %p{i=%lx,n=%pd} " */
 	{ "BUG: Dentry ", true, CRASH_BUG, false, ST_FIXED, "BUG: Dentry still in use", 0, NULL,
@@ -267,8 +275,8 @@ const struct header crash_headers[] = {
 	 * "kernel BUG at %s:%u!" */
 	{ "kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, skip_skb, NULL, false },
 	/* the kernel's lib/bug.c: report_bug() without a file ("Kernel BUG at %pB [verbose
-	 * debug info unavailable]") */
-	{ "Kernel BUG at ", false, CRASH_BUG, true, ST_FN, "kernel BUG", 0, NULL, NULL, false },
+	 * debug info unavailable]"): syzkaller's "kernel BUG %[1]v", the rest of the line */
+	{ "Kernel BUG ", false, CRASH_BUG, true, ST_LINE, "kernel BUG ", 0, NULL, NULL, false },
 	/* arch/arm64/kernel/traps.c: bug_handler() -> die("Oops - BUG") */
 	{ "Internal error: Oops - BUG", false, CRASH_BUG, true, ST_FN, "kernel BUG",
 	  K(CRASH_BUG) | K(CRASH_OOPS), NULL, NULL, false },
@@ -298,6 +306,10 @@ const struct header crash_headers[] = {
 	/* arch/x86/kernel/traps.c: do_error_trap("invalid opcode") */
 	{ "invalid opcode: ", false, CRASH_OOPS, true, ST_FN, "invalid opcode",
 	  K(CRASH_BUG) | K(CRASH_OOPS), NULL, NULL, false },
+	/* arch/x86/kernel/traps.c: do_int3_user()/exc_int3() -> die("int3") on a stray
+	 * breakpoint in the kernel ("int3: 0000 [#1]", 6.9+ "Oops: int3: 0000"; its error
+	 * code is 0) */
+	{ "int3: 0000", false, CRASH_OOPS, true, ST_FN, "int3", K(CRASH_OOPS), NULL, NULL, false },
 	/* arch/x86/kernel/traps.c: exc_divide_error() ("divide error: 0000 [#1]", 6.9+
 	 * "Oops: divide error: 0000") */
 	{ "divide error: ", false, CRASH_OOPS, true, ST_FN, "divide error", K(CRASH_OOPS), NULL,
@@ -321,10 +333,10 @@ const struct header crash_headers[] = {
 	/* arch/x86/kernel/unwind_frame.c: unwind_next_frame()
 	 * "WARNING: kernel stack regs at %p in %s:%d has bad 'bp' value %p",
 	 * "WARNING: kernel stack frame pointer at %p in %s:%d has bad value %p" */
-	{ "WARNING: kernel stack regs at ", true, CRASH_WARNING, false, ST_FIXED,
-	  "WARNING: kernel stack regs has bad 'bp' value", 0, NULL, NULL, false },
-	{ "WARNING: kernel stack frame pointer at ", true, CRASH_WARNING, false, ST_FIXED,
-	  "WARNING: kernel stack frame pointer has bad value", 0, NULL, NULL, false },
+	{ "WARNING: kernel stack regs at ", true, CRASH_WARNING, false, ST_BAD_STACK, NULL, 0,
+	  NULL, NULL, false },
+	{ "WARNING: kernel stack frame pointer at ", true, CRASH_WARNING, false, ST_BAD_STACK, NULL,
+	  0, NULL, NULL, false },
 	/* mm/slub.c: slab_bug() ("BUG %s (%s): %pV"), its "INFO: Allocated/Freed in" lines
 	 * (print_track()) alone when the header was lost */
 	{ "BUG ", true, CRASH_BUG, false, ST_SLUB, NULL, 0, NULL, NULL, false },
@@ -349,6 +361,15 @@ const struct header crash_headers[] = {
 	/* the kernel's lib/refcount.c: refcount_warn_saturate(), the WARN's message */
 	{ "refcount_t: ", true, CRASH_WARNING, false, ST_PRELUDE, "WARNING: refcount bug", 0,
 	  crash_skip_refcount, NULL, true },
+	/* rust/kernel/lib.rs: the panic handler, pr_emerg!("{}\n", info) ("rust_kernel:
+	 * panicked at FILE:LINE:COL:" then the message), then BUG(): the "kernel BUG
+	 * at" and its oops join; named by the call trace past the unwinder's entry */
+	{ "rust_kernel: panicked", false, CRASH_BUG, true, ST_RUST, NULL, 0, NULL, NULL, false },
+	/* Android's trusty driver relays the secure OS's panic to the console,
+	 * "trusty: panic (caller 0x%lx): [DEBUG ]ASSERT FAILED at (%s:%d): %s" or
+	 * "trusty: panic (caller 0x%lx): %s"; the kernel goes on (syzkaller's
+	 * "trusty: panic" oops) */
+	{ "trusty: panic", false, CRASH_BUG, false, ST_TRUSTY, NULL, 0, NULL, NULL, false },
 	/* syzkaller's executor (executor/common.h fail(), its Go tools' log.Fatal): not the
 	 * kernel's, but a fuzzing guest's console carries them; the line from the needle */
 	{ "SYZFAIL:", false, CRASH_BUG, false, ST_LINE, NULL, 0, NULL, NULL, false },
@@ -359,6 +380,36 @@ const struct header crash_headers[] = {
 };
 
 const size_t crash_nheaders = ARRAY_SIZE(crash_headers);
+
+/* kernel/panic.c's WARN without its "at" (a bare "WARNING: message"), any
+ * other "WARNING:" line the kernel or a program prints */
+const struct header crash_warning_line = { "WARNING:", true, CRASH_WARNING, false, ST_LINE, NULL,
+					   0, NULL, NULL, false };
+
+/* syzkaller's suppressions of its "WARNING:" oops: lines that are no bug
+ * (sshd, the workqueue's cpumask, the mand mount option, glibc's dynamic
+ * loader, the CPU mitigations' notes, fbcon, old capabilities and wireless
+ * extensions) */
+bool crash_warning_line_benign(const char *s, size_t n)
+{
+	static const char *const starts_with[] = {
+		"WARNING: /etc/ssh/moduli does not exist, using fixed modulus",
+		"WARNING: workqueue cpumask: online intersect > possible intersect",
+		"WARNING: The mand mount option", "WARNING: the mand mount option",
+		"WARNING: Unsupported flag value(s) of", "WARNING: Unprivileged eBPF is enabled with eIBRS",
+		"WARNING: fbcon: Driver '", "WARNING: kernel not compiled with CPU_SRSO", NULL,
+	};
+	static const char *const within[] = { " for mitigation options.",
+					      " uses deprecated v2 capabilities",
+					      " uses wireless extensions", NULL };
+	for (const char *const *p = starts_with; *p; p++)
+		if (starts(s, n, *p))
+			return true;
+	for (const char *const *p = within; *p; p++)
+		if (find(s, n, *p))
+			return true;
+	return false;
+}
 
 _Static_assert(ARRAY_SIZE(crash_headers) <= 256,
 	       "crash_detector.ignored and anywhere_index hold 256");

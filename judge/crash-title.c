@@ -328,7 +328,9 @@ static char *head_title(const struct report *r)
 
 /*
  * Replaces what varies from one report of a bug to the next, as syzbot
- * does: "0x..." and long hex runs become ADDR, other numbers standing
+ * does: the executor's numbers go ("syz-executor.3/42" -> "syz-executor"),
+ * a source line is LINE ("core.c:123" -> "core.c:LINE"),
+ * "0x..." and long hex runs become ADDR, other numbers standing
  * alone NUM ("unknown-block(0,0)" -> "unknown-block(NUM,NUM)"), and so
  * does a run of 7 digits or more anywhere. A shorter number inside a word
  * ("ext4", "x86_64") stays.
@@ -338,6 +340,30 @@ char *crash_sanitize_title(char *title)
 	struct strbuf out = { 0 };
 	const char *p = title;
 	while (*p) {
+		size_t tag = !strncmp(p, "syz-executor", 12) ? 12 : !strncmp(p, "syzkaller", 9) ? 9 : 0;
+		size_t q = tag + (tag == 12 && p[tag] == '.');
+		if (tag && isdigit((unsigned char)p[q])) {
+			/* the executor's and the test program's numbers ("syz-executor.3/4242",
+			 * "syzkaller601944:4492"): syzkaller's first replacements */
+			q += strspn(p + q, "0123456789");
+			if ((p[q] == '/' || p[q] == ':') && isdigit((unsigned char)p[q + 1]))
+				q += 1 + strspn(p + q + 1, "0123456789");
+			strbuf_add(&out, p, tag);
+			p += q;
+			continue;
+		}
+		if (*p == ':' && isdigit((unsigned char)p[1]) && p > title) {
+			/* a source line, "file.c:123" (syzkaller's (\.\w+)(:[0-9]+)+) */
+			const char *w = p;
+			while (w > title && (isalnum((unsigned char)w[-1]) || w[-1] == '_'))
+				w--;
+			if (w < p && w > title && w[-1] == '.') {
+				strbuf_addstr(&out, ":LINE");
+				while (*p == ':' && isdigit((unsigned char)p[1]))
+					p += 1 + strspn(p + 1, "0123456789");
+				continue;
+			}
+		}
 		bool boundary = p == title || !crash_is_ident_char(p[-1]);
 		if (boundary && isxdigit((unsigned char)*p)) {
 			const char *q = p;
@@ -378,12 +404,94 @@ char *crash_sanitize_title(char *title)
 	return out.buf ? out.buf : xstrdup("");
 }
 
+/* syzkaller's sanitizeTitle, after the bytes are clean: runs of spaces as
+ * one, none at either end (in place). */
+void crash_squeeze_title(char *title)
+{
+	char *w = title;
+	for (const char *p = title; *p; p++)
+		if (*p != ' ' || (w > title && w[-1] != ' '))
+			*w++ = *p;
+	while (w > title && w[-1] == ' ')
+		w--;
+	*w = '\0';
+}
+
 /* The header line from its "WARNING:" (or "INFO:"): syzkaller's title of a
  * report whose format's pattern failed (its oops' header to the line's end). */
 static char *header_line_title(const struct report *r)
 {
 	const char *t = r->header_text, *w = strstr(t, "WARNING:"), *i = strstr(t, "INFO:");
 	return crash_slice(w ? w : i ? i : t, NULL);
+}
+
+/*
+ * The unwinder's complaint, as syzkaller's formats read it: with the
+ * address printed ("regs at ffff8801d100fea8 in comm:pid has bad 'bp'
+ * value"), "WARNING: kernel stack regs has bad 'REG' value" or "WARNING:
+ * kernel stack frame pointer has bad value"; with it hashed ("(ptrval)",
+ * 4.15+), both are "WARNING: kernel stack regs has bad value" (a register
+ * other than bp: the line itself).
+ */
+static char *bad_stack_title(const struct report *r)
+{
+	const char *t = r->header_text, *at = strstr(t, " at ");
+	bool regs = strstr(t, "kernel stack regs at ") != NULL;
+	const char *p = at ? at + 4 : t;
+	size_t hex = strspn(p, "0123456789abcdef");
+	const char *q1 = strstr(t, "has bad '"), *q2 = q1 ? strchr(q1 + 9, '\'') : NULL;
+	if (hex && !strncmp(p + hex, " in ", 4)) {
+		if (!regs)
+			return xstrdup("WARNING: kernel stack frame pointer has bad value");
+		if (q2 && !strncmp(q2, "' value", 7))
+			return xasprintf("WARNING: kernel stack regs has bad '%.*s' value",
+					 (int)(q2 - q1 - 9), q1 + 9);
+	}
+	if (!regs || (q1 && !strncmp(q1, "has bad 'bp' value", 18)))
+		return xstrdup("WARNING: kernel stack regs has bad value");
+	return xstrdup(t);
+}
+
+/* The text after the first "): " of s that something follows, or NULL
+ * (syzkaller's "\\(.*?\\): (.+)"). */
+static const char *after_paren_colon(const char *s)
+{
+	for (const char *p = strstr(s, "): "); p; p = strstr(p + 1, "): "))
+		if (p[3])
+			return p + 3;
+	return NULL;
+}
+
+/*
+ * The secure OS's panic as syzkaller titles it: a failed assertion by its
+ * expression, "trusty: ASSERT FAILED: EXPR" ("... ASSERT FAILED at (FILE:LINE):
+ * EXPR"); one whose expression is not there (the line broken by another
+ * printk) by what follows its last colon, corrupted; any other panic by its
+ * message, "trusty: panic: MSG". *corrupted: the line had not that form.
+ */
+static char *trusty_title(const struct report *r, bool *corrupted)
+{
+	const char *t = strstr(r->header_text, "trusty: panic");
+	const char *af = t ? strstr(t, " ASSERT FAILED") : NULL;
+	const char *msg;
+	*corrupted = false;
+	if (!t)
+		return xstrdup(r->header_text);
+	if (af) {
+		if (!strncmp(af, " ASSERT FAILED at (", 19) && (msg = after_paren_colon(af + 19)))
+			return xasprintf("trusty: ASSERT FAILED: %s", msg);
+		const char *colon = strrchr(af, ':');
+		if (colon) {
+			*corrupted = true;
+			for (msg = colon + 1; *msg == ' '; msg++)
+				;
+			return xasprintf("trusty: ASSERT FAILED: %s", msg);
+		}
+	}
+	if (!strncmp(t, "trusty: panic (", 15) && (msg = after_paren_colon(t + 15)))
+		return xasprintf("trusty: panic: %s", msg);
+	*corrupted = true;
+	return xstrdup(t);
 }
 
 /* The event's title and function, once its report is complete. */
@@ -437,6 +545,7 @@ char *crash_report_title(const struct report *r, const char **fn)
 		*fn = r->lock_fn[0] ? r->lock_fn : crash_first_unskipped(r, false, false, h->skip);
 		prefix = lead_title(r, h->title);
 		break;
+	case ST_BAD_PAGE:
 	case ST_STALL:
 		*fn = crash_stall_function(r);
 		return with_function(h->title, *fn);
@@ -465,7 +574,26 @@ char *crash_report_title(const struct report *r, const char **fn)
 	case ST_SLUB:
 		return slub_title(r, fn);
 	case ST_LINE: {
+		/* the line from its needle; with a title, the title then the rest of
+		 * the line, offsets dropped ("kernel BUG at f [verbose debug info
+		 * unavailable]") */
 		const char *from = strstr(r->header_text, h->needle);
+		if (h->title && from) {
+			char *line = xasprintf("%s%s", h->title, from + strlen(h->needle));
+			title = without_offsets(line);
+			free(line);
+			return title;
+		}
+		if (from) {
+			/* from the header's own word when it leads the needle
+			 * ("BUG: key ADDR has not been registered!") */
+			static const char *const words[] = { "BUG: ", "WARNING: ", "INFO: ", NULL };
+			for (const char *const *w = words; *w; w++) {
+				const char *at = strstr(r->header_text, *w);
+				if (at && at < from)
+					from = at;
+			}
+		}
 		return crash_slice(from ? from : r->header_text, NULL);
 	}
 	case ST_HEADER_FN: {
@@ -474,6 +602,17 @@ char *crash_report_title(const struct report *r, const char **fn)
 		const char *from = strstr(r->header_text, h->needle);
 		*fn = r->header_fn;
 		return without_offsets(from ? from : r->header_text);
+	}
+	case ST_BAD_STACK:
+		return bad_stack_title(r);
+	case ST_RUST:
+		if (!r->message || !r->message[0])
+			return xstrdup(strstr(r->header_text, h->needle));
+		*fn = crash_stall_function(r);
+		return with_function(r->message, *fn);
+	case ST_TRUSTY: {
+		bool corrupted;
+		return trusty_title(r, &corrupted);
 	}
 	case ST_PRELUDE:
 	case ST_OVERFLOW:
@@ -500,9 +639,15 @@ bool crash_report_corrupted(const struct report *r, const char *fn)
 	case ST_LINE:
 	case ST_SLUB:
 	case ST_KCSAN:
+	case ST_BAD_STACK:
 		return false;
 	case ST_HEADER_FN:
 		return true;
+	case ST_TRUSTY: {
+		bool corrupted;
+		free(trusty_title(r, &corrupted));
+		return corrupted;
+	}
 	case ST_PANIC:
 		return strstr(r->header_text, "Fatal exception") ||
 		       strstr(r->header_text, "panic_on_warn set") ||

@@ -47,6 +47,7 @@ static void release_report(struct report *r)
 		return;
 	strbuf_release(&r->excerpt);
 	free(r->header_text);
+	free(r->message);
 	free(r);
 }
 
@@ -111,6 +112,8 @@ static void close_report(struct crash_detector *d)
 	text_clean_title(ev.title);            /* the raw bytes stay in console.log */
 	text_clean_title(ev.alt_title);
 	text_clean_title(ev.function);
+	crash_squeeze_title(ev.title);
+	crash_squeeze_title(ev.alt_title);
 	ev.excerpt = r->excerpt.buf ? xstrdup(r->excerpt.buf) : xstrdup("");
 	release_report(r);
 	keep_event(d, &ev);
@@ -393,6 +396,11 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	bool questionable;
 	r->nlines++;
 	add_excerpt_line(r, s, n);
+	if (r->h->style == ST_RUST && !r->message) {
+		r->message = xmalloc(n + 1);    /* the panic's message, after its place */
+		memcpy(r->message, s, n);
+		r->message[n] = '\0';
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(r->walk); i++)
 		crash_walk_line(&r->walk[i], s, n);
 	if (starts(s, n, "Rebooting in ") || starts(s, n, "Kernel Offset:"))
@@ -495,7 +503,9 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 			r->nframes++;
 		return;
 	}
-	if (r->in_trace && r->nframes && !crash_is_report_body(s, n)) {
+	if (r->in_trace && r->nframes && !crash_is_report_body(s, n) && !crash_walk_pending(r)) {
+		/* (a stack walk still reading reads on: syzkaller's stack takes
+		 * every frame to the next stack's start, past other lines) */
 		r->trace_done = true;
 		close_report(d);
 		return;
@@ -608,7 +618,18 @@ static bool end_marker(struct crash_detector *d, const char *s, size_t n, long l
 static bool header_line(struct crash_detector *d, const char *s, size_t n, long lineno, double t)
 {
 	const struct header *h = match_header(d, s, n);
-	if (!h || (h->style == ST_WARNING && !is_warning_report(s, n)))
+	if (h && h->style == ST_WARNING && !is_warning_report(s, n)) {
+		/* a bare "WARNING: message": its own report when none is open
+		 * (a WARN's "WARNING: CPU: N PID: N at" without its function
+		 * excepted) */
+		const char *t = find(s, n, "WARNING:");
+		size_t tn = t ? n - (size_t)(t - s) : 0;
+		if (d->open || !t || starts(t, tn, "WARNING: CPU:") ||
+		    crash_warning_line_benign(t, tn))
+			return false;
+		h = &crash_warning_line;
+	}
+	if (!h)
 		return false;
 	if (h->style == ST_HUNG && !find(s, n, "blocked for more than") &&
 	    !find(s, n, "blocked in I/O wait for more than") && !find(s, n, "can't die for more than"))
@@ -650,6 +671,14 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 		 * titled from the overflow's PC */
 		d->panic_seen = d->panic_seen || h->kind == CRASH_PANIC;
 		r->kind = h->kind;
+		extend_report(d, s, n);
+		return true;
+	}
+	if (r && r->h->style == ST_RUST && !r->walk[0].done &&
+	    (h->kind == CRASH_BUG || h->kind == CRASH_OOPS)) {
+		/* a Rust panic ends in BUG(): its "kernel BUG at" and oops are
+		 * the panic's report (its call trace names it) */
+		r->fatal = r->fatal || h->fatal;
 		extend_report(d, s, n);
 		return true;
 	}
@@ -872,6 +901,8 @@ static bool report_cut(const struct report *r)
 	case ST_LINE:
 	case ST_SLUB:
 	case ST_HEADER_FN:
+	case ST_TRUSTY:
+	case ST_BAD_STACK:
 		return false;   /* reports of one line, or with no stack of their own */
 	default:
 		return !r->nframes;

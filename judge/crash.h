@@ -165,7 +165,7 @@ const char *crash_kind_name(enum crash_kind k);   /* "panic", "oops", ... */
  * outlive the set. The detector uses one to skip, in a single scan, the
  * lines that can start nothing (most of a console).
  */
-#define NEEDLE_SET_MAX 96
+#define NEEDLE_SET_MAX 128
 
 struct needle_window {
 	uint64_t head;                  /* 8 bytes of a string, as read from a line */

@@ -302,6 +302,94 @@ static void test_convention_titles(void **state)
 		  "SYZFATAL: executor NUM failed NUM times: mkdir ./syzkaller-testdirNUM: read-only file system",
 		  NULL, false },
 		{ "WARNING: CPU: 0 PID: 1 at x.c:1\n", NULL, NULL, false },     /* no function: no report */
+		/* the secure OS's panic: an assertion by its expression, one broken
+		 * by another printk by what follows its last colon (corrupted), any
+		 * other by its message; spaces at the end are none of the title */
+		{ "trusty: panic (caller 0xffffffffe000fbd0): DEBUG ASSERT FAILED at "
+		  "(trusty/kernel/x.h:63): list_in_list(&ref->node)\n",
+		  "trusty: ASSERT FAILED: list_in_list(&ref->node)", NULL, false },
+		{ "trusty: panic (caller [  331.008787] trusty: 0xffffffffe000fbb8): ASSERT FAILED at "
+		  "(trusty/kernel/lib/ipc.c:472): \n", "trusty: ASSERT FAILED:", NULL, true },
+		{ "trusty: panic (caller 0xffffffffe000fbd0): out of memory\n",
+		  "trusty: panic: out of memory", NULL, false },
+		/* a stack walk reads past a line that is no frame (another
+		 * message in its stack) to its dispatcher */
+		{ "Kernel panic - not syncing: corrupted stack end detected inside scheduler\n"
+		  "Call Trace:\n dump_stack+0x1/0x2\n panic+0x1/0x2\n __schedule+0x1/0x2\n"
+		  " shrink_node+0x1/0x2\nsyz-executor2 (20558) used greatest stack depth: 4808 bytes left\n"
+		  " writeback_fn+0x1/0x2\n process_one_work+0x1/0x2\nend\n",
+		  "kernel panic: corrupted stack end in writeback_fn", NULL, false },
+		/* a "BUG:" or "WARNING:" header no format of syzkaller's reads is its
+		 * line, a source line as LINE */
+		{ "BUG: assuming atomic context at kernel/sched/core.c:9876\n",
+		  "BUG: assuming atomic context at kernel/sched/core.c:LINE", NULL, false },
+		{ "BUG: key ffff888012345678 has not been registered!\n",
+		  "BUG: key ADDR has not been registered!", NULL, false },
+		{ "WARNING: chain_key collision\n", "WARNING: chain_key collision", NULL, false },
+		/* syzkaller's oops kinds: a stray breakpoint, old kernels' page
+		 * table counters, a BUG without its file (the rest of its line) */
+		{ "int3: 0000 [#1] PREEMPT SMP KASAN\nRIP: 0010:trapper_fn+0x1/0x2\n",
+		  "int3 in trapper_fn", NULL, false },
+		{ "BUG: non-zero nr_ptes on freeing mm: 2\n", "BUG: non-zero nr_ptes on freeing mm", NULL,
+		  false },
+		{ "BUG: non-zero nr_pmds on freeing mm: -1\n", "BUG: non-zero nr_pmds on freeing mm", NULL,
+		  false },
+		{ "Kernel BUG at bugger_fn+0x10/0x20 [verbose debug info unavailable]\n",
+		  "kernel BUG at bugger_fn [verbose debug info unavailable]", NULL, false },
+		/* a Rust panic: its message in the call trace's first frame past the
+		 * unwinder's entry and the panic machinery, demangled; the BUG() it
+		 * ends in is its report */
+		{ "rust_kernel: panicked at drivers/android/binder/node.rs:877:13:\n"
+		  "attempt to subtract with overflow\n------------[ cut here ]------------\n"
+		  "kernel BUG at rust/helpers/bug.c:7!\nOops: invalid opcode: 0000 [#1] PREEMPT SMP KASAN PTI\n"
+		  "RIP: 0010:rust_helper_BUG+0x8/0x10\nCall Trace:\n <TASK>\n"
+		  " _RNvCscSpY9Juk0HT_7___rustc17rust_begin_unwind+0x15b/0x160\n"
+		  " ? _RNvMs0_NtCshgDM7dBCdno_11rust_binder4nodeNtB5_4Node22update_refcount_locked+0x401/0x810\n"
+		  " _RNvNtCs9jEwPDbx20M_4core9panicking9panic_fmt+0x84/0x90\n"
+		  " _RNvNtNtCs9jEwPDbx20M_4core9panicking11panic_const24panic_const_sub_overflow+0xb2/0xc0\n"
+		  " _RNvMs3_NtCshgDM7dBCdno_11rust_binder7processNtB5_7Process10update_ref+0x17e5/0x1860\n"
+		  " binder_ioctl+0x1/0x2\n </TASK>\nend\n",
+		  "attempt to subtract with overflow in <rust_binder::process::Process>::update_ref", NULL,
+		  false },
+		/* any report's Rust frames are demangled (a trait's "<T as Trait>::f") */
+		{ "general protection fault: 0000 [#1] SMP\nCall Trace:\n"
+		  " _RNvXs_NtCs1_6kernel4fileNtB4_4FileNtNtB6_4sync7Release7release+0x1/0x2\n"
+		  "end\n", "general protection fault in <kernel::file::File as kernel::sync::Release>::release",
+		  NULL, false },
+		/* a bare "WARNING: message" is a report titled by its line, unless a
+		 * report is open or the line is a known benign one */
+		{ "WARNING: foo bar 12\n", "WARNING: foo bar NUM", NULL, false },
+		/* the executor's and the test program's numbers are none of a title */
+		{ "WARNING: syz-executor.3/4242 and syzkaller601944:4492 did it\n",
+		  "WARNING: syz-executor and syzkaller did it", NULL, false },
+		{ "WARNING: /etc/ssh/moduli does not exist, using fixed modulus\n", NULL, NULL, false },
+		{ "WARNING: See https://kernel.org/doc/x.html for mitigation options.\n", NULL, NULL,
+		  false },
+		{ "general protection fault: 0000 [#1] SMP\nWARNING: foo\n",
+		  "general protection fault in guilty_fn", NULL, false },
+		/* a bad page is named by page_owner's allocation stack, past the
+		 * allocator; without it, "in corrupted" */
+		{ "BUG: Bad page state in process syz.3.584  pfn:7071f\n"
+		  "page:ffffea0001c1c7c0 refcount:-1 mapcount:0 index:0x0 pfn:0x7071f\n"
+		  "page_owner tracks the page as allocated\n"
+		  "page last allocated via order 0, migratetype Unmovable, gfp_mask 0x102820, pid 1\n"
+		  " post_alloc_hook+0x1f3/0x230\n get_page_from_freelist+0x2e4c/0x2f10\n"
+		  " __alloc_pages_noprof+0x256/0x6c0\n page_pool_alloc_pages+0xcb/0x150\n"
+		  " xdp_runner_fn+0x939/0x2110\n __sys_bpf+0x48d/0x810\n"
+		  "page last free pid 8932 tgid 8930 stack trace:\n free_unref_page+0x1/0x2\n"
+		  " freer_fn+0x1/0x2\nCall Trace:\n dump_stack+0x1/0x2\n bad_page+0x1/0x2\n"
+		  " checker_fn+0x1/0x2\nend\n", "BUG: Bad page state in xdp_runner_fn", NULL, false },
+		{ "BUG: Bad page state in process syz  pfn:7071f\n", "BUG: Bad page state in corrupted",
+		  NULL, true },
+		/* the unwinder's bad frame: its address hashed ("(ptrval)"), regs and
+		 * frame pointer are one title */
+		{ "WARNING: kernel stack frame pointer at         (ptrval) in syz:4492 has bad value "
+		  "        (ptrval)\n", "WARNING: kernel stack regs has bad value", NULL, false },
+		{ "WARNING: kernel stack regs at         (ptrval) in syz:4492 has bad 'bp' value "
+		  "        (ptrval)\n", "WARNING: kernel stack regs has bad value", NULL, false },
+		{ "WARNING: kernel stack frame pointer at ffff88003e1f7f40 in migration/1:14 has bad "
+		  "value ffffffff85632fb0\n", "WARNING: kernel stack frame pointer has bad value", NULL,
+		  false },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct crash_detector *d = crash_detector_new();
