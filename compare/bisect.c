@@ -51,7 +51,7 @@ static const char *fmt_p(double p, char *buf, size_t size)
 
 /* x against the end e: Welch's and MWU's p, the %change of the means, and
  * whether that is significant by compare's rule (the threshold never below
- * either side's seed spread, stats_spread_pct). */
+ * the sides' noise floor, stats_noise_floor_pct). */
 static bool differs(const struct bisect_opts *o, const double *e, size_t ne, const double *x,
 		    size_t nx, double *p, double *mwu, double *change)
 {
@@ -60,9 +60,8 @@ static bool differs(const struct bisect_opts *o, const double *e, size_t ne, con
 	*mwu = stats_mann_whitney(e, ne, x, nx, NULL);
 	double me = stats_mean(e, ne), mx = stats_mean(x, nx);
 	*change = me != 0 ? (mx - me) / fabs(me) * 100 : NAN;
-	double floor = o->threshold_pct, fe = stats_spread_pct(e, ne), fx = stats_spread_pct(x, nx);
-	floor = fe > floor ? fe : floor, floor = fx > floor ? fx : floor;   /* NAN: not larger */
-	return *p < o->alpha && fabs(*change) >= floor;
+	double floor = stats_noise_floor_pct(e, ne, x, nx);
+	return *p < o->alpha && fabs(*change) >= (floor > o->threshold_pct ? floor : o->threshold_pct);
 }
 
 bool bisect_ends_differ(const struct bisect_opts *o, const double *good, size_t ng,

@@ -177,9 +177,7 @@ static void decide(const struct comparison *c, const struct metric_row *r,
 	/* The threshold is never below the noise floor the seeds show: a change
 	 * smaller than one side's own seed-to-seed spread is the seeds' luck,
 	 * however small p is (a side of one seed has no spread: opts' alone) */
-	double fa = stats_spread_pct(a->obs, a->n), fb = stats_spread_pct(b->obs, b->n);
-	fa = isnan(fa) ? 0 : fa, fb = isnan(fb) ? 0 : fb;  /* a mean of 0: no percentage */
-	out->floor_pct = fa > fb ? fa : fb;
+	out->floor_pct = stats_noise_floor_pct(a->obs, a->n, b->obs, b->n);
 	out->threshold_pct = out->floor_pct > c->opts.threshold_pct ? out->floor_pct : c->opts.threshold_pct;
 	out->change = CHANGE_NOISE;
 	if (!(w.p < c->opts.alpha) || !(fabs(out->pct_change) >= out->threshold_pct))

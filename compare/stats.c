@@ -47,6 +47,13 @@ double stats_spread_pct(const double *x, size_t n)
 	return mean != 0 ? (hi - lo) / fabs(mean) * 100 : NAN;
 }
 
+double stats_noise_floor_pct(const double *a, size_t na, const double *b, size_t nb)
+{
+	double fa = stats_spread_pct(a, na), fb = stats_spread_pct(b, nb);
+	fa = isnan(fa) ? 0 : fa, fb = isnan(fb) ? 0 : fb;
+	return fa > fb ? fa : fb;
+}
+
 /* qsort order for doubles. */
 static int cmp_double(const void *a, const void *b)
 {

@@ -27,6 +27,14 @@ double stats_stddev(const double *x, size_t n);
  */
 double stats_spread_pct(const double *x, size_t n);
 
+/*
+ * compare's noise floor for a metric between two sides: the larger of
+ * their stats_spread_pct (a side whose mean is 0 adds none). A change is
+ * "changed" only past max(--threshold, this): compare, bisect and history
+ * all decide by it.
+ */
+double stats_noise_floor_pct(const double *a, size_t na, const double *b, size_t nb);
+
 /* Median (the mean of the two middle values when n is even); NAN if n == 0. */
 double stats_median(const double *x, size_t n);
 
