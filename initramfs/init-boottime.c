@@ -45,21 +45,15 @@ static long long stamp_us(const char **s)
 	return us;
 }
 
-/* A decimal (a '-' first allowed when neg), *s past it; false: none. */
-static bool number(const char **s, bool neg, long long *v)
+/* A decimal at p (a '-' first allowed when neg; never 0x hex, which
+ * rt_parse_u64 would take), into *v: the pointer past it, or NULL. */
+static const char *decimal(const char *p, bool neg, uint64_t *v)
 {
-	const char *p = *s;
-	bool minus = neg && *p == '-';
-
-	p += minus;
-	if (*p < '0' || *p > '9')
-		return false;
-	for (*v = 0; *p >= '0' && *p <= '9'; p++)
-		*v = *v < 1000000000000LL ? *v * 10 + (*p - '0') : *v;
-	if (minus)
-		*v = -*v;
-	*s = p;
-	return true;
+	if (neg && *p == '-')
+		p++;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		return NULL;
+	return rt_parse_u64(p, v);
 }
 
 struct boot_read {
@@ -94,7 +88,7 @@ static bool returned(struct boot_read *b, char *text)
 {
 	char *f = text + 9, *end = f, name[FUNC_MAX + 8];
 	const char *p;
-	long long rc, us;
+	uint64_t rc, us;
 	int again = 1;
 
 	while (*end && *end != '+' && *end != ' ')
@@ -104,11 +98,11 @@ static bool returned(struct boot_read *b, char *text)
 	p = rt_strstr(end, " returned ");
 	if (!p)
 		return false;
-	p += 10;
-	if (!number(&p, true, &rc) || rt_strncmp(p, " after ", 7) != 0)
+	p = decimal(p + 10, true, &rc);
+	if (!p || rt_strncmp(p, " after ", 7) != 0)
 		return false;
-	p += 7;
-	if (!number(&p, false, &us) || rt_strncmp(p, " usecs", 6) != 0)
+	p = decimal(p + 7, false, &us);
+	if (!p || rt_strncmp(p, " usecs", 6) != 0 || us > (uint64_t)INT64_MAX)
 		return false;
 	*end = '\0';
 	for (int i = 0; i < b->nnames; i++)
@@ -119,7 +113,7 @@ static bool returned(struct boot_read *b, char *text)
 		rt_snprintf(name, sizeof(name), "%s#%d", f, again);
 	else
 		rt_strlcpy(name, f, sizeof(name));
-	metric("initcall", name, us);
+	metric("initcall", name, (long long)us);
 	b->records++;
 	return true;
 }
