@@ -286,16 +286,19 @@ static struct profile_cmp profile_stats(const struct comparison *c, const struct
 
 /* Ranks, per candidate and kind, the PROFILE_TOP largest |change| with
  * p < alpha (ties in name order: the same whatever order a source listed
- * the functions in, so a database side reads as its directories do). */
-static void rank_profile(const struct comparison *c, struct profile_cmp *v, size_t n)
+ * the functions in, so a database side reads as its directories do); with
+ * named (a glob named the functions: shares_selected()), every function of
+ * v both sides have, changed or not, the largest |change| first. */
+static void rank_profile(const struct comparison *c, struct profile_cmp *v, size_t n, bool named)
 {
 	for (size_t s = 1; s < c->nsides; s++)
 		for (int k = PROFILE_SELF; k <= PROFILE_CHILDREN; k++)
-			for (int rank = 0; rank < PROFILE_TOP; rank++) {
+			for (int rank = 0; rank < (named ? (int)n : PROFILE_TOP); rank++) {
 				struct profile_cmp *best = NULL;
 				for (size_t i = 0; i < n; i++)
 					if (v[i].kind == (enum profile_kind)k && v[i].rank[s] < 0 &&
-					    v[i].p[s] < c->opts.alpha && v[i].change[s] != 0 &&
+					    (named ? isfinite(v[i].mean[0]) && isfinite(v[i].mean[s])
+						   : v[i].p[s] < c->opts.alpha && v[i].change[s] != 0) &&
 					    (!best || fabs(v[i].change[s]) > fabs(best->change[s]) ||
 					     (fabs(v[i].change[s]) == fabs(best->change[s]) &&
 					      strcmp(v[i].function, best->function) < 0)))
@@ -365,7 +368,7 @@ static void row_profile(struct comparison *c, struct metric_row *r)
 		if (share_selected(&c->opts, id, k, names[i % nn]))
 			v[nv++] = profile_stats(c, r, names[i % nn], k, a, b);
 	}
-	rank_profile(c, v, nv);
+	rank_profile(c, v, nv, shares_selected(&c->opts, id));
 	for (size_t i = 0; i < nv; i++) {
 		bool kept = false;
 		for (size_t s = 1; s < c->nsides; s++)

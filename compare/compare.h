@@ -52,6 +52,9 @@ struct cand_cmp {
  * percentage points and Welch's p over those observations. Kept when, for
  * some candidate, p < alpha and it is among the PROFILE_TOP largest
  * |change| of its kind there (rank[s]); fewer than 2 boots a side: never.
+ * A --metric glob naming functions' shares ("abi.test.name:self.FUNC")
+ * keeps each function it names that both sides have, changed or not
+ * (rank[s] then runs past PROFILE_TOP).
  */
 enum { PROFILE_TOP = 5 };
 enum profile_kind { PROFILE_SELF, PROFILE_CHILDREN };

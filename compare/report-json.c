@@ -73,7 +73,9 @@ static struct json_object *profile_json(const struct comparison *c, const struct
 			json_object_array_add(cand, num(pc->mean[s]));
 			json_object_array_add(change, num(pc->change[s]));
 			json_object_array_add(p, num(pc->p[s]));
-			json_object_array_add(shown, json_object_new_boolean(pc->rank[s] >= 0));
+			/* a line a --metric glob named is kept whatever its p */
+			json_object_array_add(shown, json_object_new_boolean(
+				pc->rank[s] >= 0 && pc->p[s] < c->opts.alpha && pc->change[s] != 0));
 		}
 		json_object_object_add(o, "cand", cand);
 		json_object_object_add(o, "change_points", change);

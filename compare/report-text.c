@@ -65,7 +65,7 @@ static void print_p(FILE *out, double p)
 static void print_profile(const struct metric_row *r, size_t s, FILE *out)
 {
 	for (int k = PROFILE_SELF; k <= PROFILE_CHILDREN; k++)
-		for (int rank = 0; rank < PROFILE_TOP; rank++)
+		for (int rank = 0; rank < (int)r->nprofile; rank++)
 			for (size_t i = 0; i < r->nprofile; i++) {
 				const struct profile_cmp *pc = &r->profile[i];
 				char label[512], p[16];

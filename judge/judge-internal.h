@@ -61,6 +61,7 @@ struct judge_profile_rec {
 	char *reason;                   /* unavailable's reason; NULL: none */
 	char *event;                    /* NULL: not sent */
 	bool header_ok;                 /* every number of the header parsed */
+	const char *header_bad;         /* when not: the first field missing or wrong */
 	uint64_t period_ns, samples, lost, nfunctions, nstacks_sent, stacks_other;
 					/* nfunctions, nstacks_sent: the header's functions=, stacks= */
 	uint64_t interrupt;             /* samples of interrupt work, not in samples (0 when absent) */

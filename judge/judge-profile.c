@@ -36,6 +36,7 @@
 
 #include <json-c/json.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,23 +96,35 @@ static void on_profile(struct judge *j, const struct proto_record *rec)
 		return;
 	}
 	p->event = proto_get_text(rec, "event") ? xstrdup(proto_get_text(rec, "event")) : NULL;
-	p->header_ok = p->event && *p->event && proto_get_u64(rec, "period_ns", &p->period_ns) &&
-		       proto_get_u64(rec, "samples", &p->samples) &&
-		       proto_get_u64(rec, "lost", &p->lost) &&
-		       proto_get_u64(rec, "functions", &p->nfunctions) &&
-		       proto_get_u64(rec, "stacks", &p->nstacks_sent) &&
-		       proto_get_u64(rec, "stacks_other", &p->stacks_other);
+	/* each field read on its own, so one that is wrong (an empty event=)
+	 * leaves the others as the record had them, and is named */
+	static const struct { const char *key; size_t off; } numbers[] = {
+		{ "period_ns", offsetof(struct judge_profile_rec, period_ns) },
+		{ "samples", offsetof(struct judge_profile_rec, samples) },
+		{ "lost", offsetof(struct judge_profile_rec, lost) },
+		{ "functions", offsetof(struct judge_profile_rec, nfunctions) },
+		{ "stacks", offsetof(struct judge_profile_rec, nstacks_sent) },
+		{ "stacks_other", offsetof(struct judge_profile_rec, stacks_other) },
+	};
+	p->header_ok = true;
+	if (!p->event || !*p->event)
+		p->header_ok = false, p->header_bad = "event";
+	for (size_t i = 0; i < sizeof(numbers) / sizeof(*numbers); i++)
+		if (!proto_get_u64(rec, numbers[i].key, (uint64_t *)((char *)p + numbers[i].off)) &&
+		    p->header_ok)
+			p->header_ok = false, p->header_bad = numbers[i].key;
 	/* interrupt= is optional (an older guest has none), but never wrong. */
-	if (proto_get(rec, "interrupt") && !proto_get_u64(rec, "interrupt", &p->interrupt))
-		p->header_ok = false;
+	if (proto_get(rec, "interrupt") && !proto_get_u64(rec, "interrupt", &p->interrupt) &&
+	    p->header_ok)
+		p->header_ok = false, p->header_bad = "interrupt";
 	/* cut_self= and cut_children= too (optional, both or neither): what a
 	 * function the list leaves out is at most, at most samples. */
 	if (proto_get(rec, "cut_self") || proto_get(rec, "cut_children")) {
 		p->has_cut = proto_get_u64(rec, "cut_self", &p->cut_self) &&
 			     proto_get_u64(rec, "cut_children", &p->cut_children) &&
 			     p->cut_self <= p->samples && p->cut_children <= p->samples;
-		if (!p->has_cut)
-			p->header_ok = false;
+		if (!p->has_cut && p->header_ok)
+			p->header_ok = false, p->header_bad = "cut_self or cut_children";
 	}
 }
 
@@ -280,7 +293,8 @@ static char *stacks_reason(const struct judge_profile_rec *p)
 static char *incomplete_reason(const struct judge_profile_rec *p)
 {
 	if (!p->header_ok)
-		return xstrdup("the PROFILE record lacks a number or its event");
+		return xasprintf("the PROFILE record's %s is missing or not what it must be",
+				 p->header_bad);
 	if (p->problem)
 		return xasprintf("%s (%zu PFUNC and PSTACK records not read)", p->problem, p->bad);
 	/* interrupt work is counted apart from samples (the guest folds none of

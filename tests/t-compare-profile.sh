@@ -116,9 +116,16 @@ else not_ok "1 boot: none significant" "$(grep perf-profile "$tmp/single")"; fi
 "$BOOTRIG" compare "$tmp/a" "$tmp/b" --metric '*.open_close:children.*' >"$tmp/sel2" 2>/dev/null
 if grep -q 'perf-profile.self.getppid .*+5.00' "$tmp/sel" && ! grep -q open_close "$tmp/sel" &&
 	[ "$(grep -c perf-profile "$tmp/sel")" = 1 ] && ! grep -q 'perf-profile.self' "$tmp/sel2" &&
-	[ "$(grep -c 'perf-profile.children' "$tmp/sel2")" = 3 ]; then
-	ok "--metric '*.null:self.getppid': null alone, with getppid's line; ':children.*' only children lines"
+	[ "$(grep -c 'perf-profile.children' "$tmp/sel2")" = 5 ] &&
+	grep -q 'perf-profile.children.entry_SYSCALL_64 .* 95.00 % .*+0.00 .* 95.00 % .*p=1.0000' "$tmp/sel2"; then
+	ok "--metric '*.null:self.getppid': null alone, with getppid's line; ':children.*' every children line, changed or not"
 else not_ok "--metric with a function's share" "$(cat "$tmp/sel") $(grep perf-profile "$tmp/sel2")"; fi
+# a function named that did not change still has its line (it printed nothing)
+"$BOOTRIG" compare "$tmp/a" "$tmp/b" --metric '*.open_close:self.do_sys_openat2' >"$tmp/sel3" 2>/dev/null
+if [ "$(grep -c perf-profile "$tmp/sel3")" = 1 ] &&
+	grep -q 'perf-profile.self.do_sys_openat2 .* 10.00 % .*+0.00 .* 10.00 % .*p=1.0000' "$tmp/sel3"; then
+	ok "--metric '*.open_close:self.do_sys_openat2': the unchanged function's line, p=1.0000"
+else not_ok "--metric naming an unchanged function" "$(cat "$tmp/sel3")"; fi
 
 # a boot whose profile does not list a function counts 0 there: kmalloc's
 # self share in null's profile is 3, -, 3 on BASE: mean 2

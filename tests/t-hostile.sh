@@ -35,7 +35,8 @@
 #  45.6 bidirectional controls in a host, metric and KTAP case name: escaped
 #  45.7 a NUL byte in a PFUNC's fn or a PSTACK's stack: incomplete; a name
 #       listed twice: one function, its counts added
-#  45.8 a flame label cut on a UTF-8 character boundary
+#  45.8 a flame label cut on a UTF-8 character boundary; event= (empty) on a
+#       PROFILE record: named, the record's numbers kept
 # Nothing here boots.
 . "$(dirname "$0")/lib.sh"
 set -u
@@ -439,6 +440,15 @@ br judge --format json p7d.log
 if sane && [ "$(jq -c '.metrics[0].profile | [.status, [.functions[] | [.name, .self_samples, .children_samples]]]' out)" = '["ok",[["g",6,100],["h",2,2]]]' ]; then
 	ok "45.7: a function listed twice: one entry, self 1+5, children 60+50 at most the 100 samples"
 else not_ok "45.7: a function listed twice" "$(why) $(jq -c '.metrics[0].profile | [.status, .reason, .functions]' out)"; fi
+# 45.8: an empty event= is named as what is wrong, and the numbers the
+# record had are kept (they were reported as 0)
+plog p8e.log "$PMETRIC" "rec PROFILE $PM event= period_ns=50000 samples=100 lost=0 functions=1 stacks=1 stacks_other=0 interrupt=0" \
+	"rec PFUNC $PM fn=f self=1 children=1" "rec PSTACK $PM n=100 stack=a;b"
+br judge --format json p8e.log
+if sane && [ "$(jq -c '.metrics[0].profile | [.status, .reason, .period_ns, .samples]' out)" = \
+	'["incomplete","the PROFILE record'"'"'s event is missing or not what it must be",50000,100]' ]; then
+	ok "45.8: event= (empty): incomplete, the event named, period_ns and samples as sent"
+else not_ok "45.8: event= empty" "$(why) $(jq -c '.metrics[0].profile | [.status, .reason, .period_ns, .samples]' out)"; fi
 # 45.6: bidirectional controls in a host name (compare --by-host), a
 # metric's name (compare) and a KTAP case (judge)
 by_host b6 'ev\\u202eil\\u2066x\\u200f'
