@@ -334,6 +334,10 @@ hang=$!
 fi
 
 # --- Ctrl-C cancels the submitted job ----------------------------------------------
+# this run's own job: the one LAVA numbered after the newest before it (the
+# case before leaves its own job Canceled, so the newest job alone proves
+# nothing when the interrupted run submitted none)
+before=$(last_job | $PY -c 'import json, sys; r = json.load(sys.stdin)["results"]; print(r[0]["id"] if r else 0)')
 "$BOOTRIG" run --kernel "$a64" $L -o "$tmp/intr" >"$tmp/intr.out" 2>"$tmp/intr.err" &
 pid=$!
 wait_started "$tmp/intr.err" $pid
@@ -343,8 +347,14 @@ rc=$?
 [ $rc = 130 ] && ok "Ctrl-C: exit 130" || not_ok "Ctrl-C: exit 130" "exit $rc: $(tail -n 3 "$tmp/intr.err")"
 d=$(boot_dir intr cloud-arm64.vmlinuz default 1)
 [ ! -e "$d/result.json" ] && ok "Ctrl-C: no result for the interrupted boot" || not_ok "Ctrl-C: no result for the interrupted boot"
-last=$(last_job)
-case $last in
-*'"health":"Canceled"'*|*'"health": "Canceled"'*|*'"state":"Canceling"'*) ok "Ctrl-C: the LAVA job is canceled" ;;
-*) not_ok "Ctrl-C: the LAVA job is canceled" "$(printf '%s' "$last" | cut -c1-300)" ;;
+# the jobs after $before: exactly one, this run's, canceled (or being)
+ours=$(curl -s -H "Authorization: Token $(cat "$LAVA_TOKEN_FILE")" \
+	"${LAVA_URL%/}/api/v0.2/jobs/?ordering=-id&limit=20" | $PY -c '
+import json, sys
+jobs = [j for j in json.load(sys.stdin)["results"] if j["id"] > int(sys.argv[1])]
+print(" ".join("%d:%s:%s" % (j["id"], j["state"], j["health"]) for j in jobs))' "$before")
+case $ours in
+*' '*|'') not_ok "Ctrl-C: the LAVA job is canceled" "jobs submitted after $before: '$ours' (want this run's one)" ;;
+*:Canceling:*|*:Canceled) ok "Ctrl-C: this run's own LAVA job ($ours) is canceled" ;;
+*) not_ok "Ctrl-C: the LAVA job is canceled" "this run's job: $ours" ;;
 esac
