@@ -138,6 +138,10 @@ struct judge {
 	struct proto_record *kept;
 	size_t nkept, kept_alloc;
 	size_t kept_bytes, records_not_kept;
+	size_t initcalls_malformed;     /* INITCALLS items not read: malformed, or a name
+					 * again (judge-boottime.c) */
+	uint64_t *initcall_names;       /* the names' keys, a set of initcall_slots */
+	size_t ninitcall_names, initcall_slots;
 	size_t started_not_kept;        /* TEST starts past MAX_STARTED */
 	struct protocol_event protocol_events[MAX_PROTOCOL_EVENTS];
 	size_t nprotocol_events;
@@ -162,6 +166,13 @@ struct judge {
 	char *reason;
 	double end_t;
 };
+
+/* judge_keep_record: keeps rec's kind and fields for judge_to_json() while
+ * the kept records hold less than MAX_KEPT_BYTES (judge.c). */
+void judge_keep_record(struct judge *j, const struct proto_record *rec);
+/* judge_initcalls_record: an INITCALLS record's items, each kept as the
+ * METRIC of (boot, initcall) it stands for (judge-boottime.c). */
+void judge_initcalls_record(struct judge *j, const struct proto_record *rec);
 
 /* judge_profile_record: a PROFILE, PFUNC or PSTACK record (judge-profile.c). */
 void judge_profile_record(struct judge *j, const struct proto_record *rec);

@@ -77,15 +77,23 @@ static void plan_json(struct records_json *out, const struct proto_record *rec)
 }
 
 /* BOOTTIME: what init read of the kernel's initcall records, the last one's:
- * status (ok, none) and reason as strings, the counts as numbers. */
-static void boot_time_json(struct records_json *out, const struct proto_record *rec)
+ * status (ok, none) and reason as strings, the counts as numbers; malformed
+ * adds the INITCALLS items the host could not read (judge-boottime.c). */
+static void boot_time_json(const struct judge *j, struct records_json *out,
+			   const struct proto_record *rec)
 {
 	static const char *const counts[] = { "records", "malformed", "unmatched", "lost" };
 	json_object_put(out->boot_time);
 	out->boot_time = json_object_new_object();
 	put_string(out->boot_time, "status", judge_field_or_empty(rec, "status"));
-	for (size_t i = 0; i < ARRAY_SIZE(counts); i++)
-		json_object_object_add(out->boot_time, counts[i], number_field(rec, counts[i], true));
+	for (size_t i = 0; i < ARRAY_SIZE(counts); i++) {
+		uint64_t u;
+		bool more = !strcmp(counts[i], "malformed") && j->initcalls_malformed;
+		json_object_object_add(out->boot_time, counts[i],
+				       more && proto_get_u64(rec, counts[i], &u) && u <= INT64_MAX / 2
+				       ? json_object_new_int64((int64_t)(u + j->initcalls_malformed))
+				       : number_field(rec, counts[i], true));
+	}
 	if (proto_get(rec, "reason"))
 		put_string(out->boot_time, "reason", proto_get(rec, "reason"));
 }
@@ -124,6 +132,9 @@ static void metric_json(struct records_json *out, const struct proto_record *rec
 		add_new(o, "stop", json_cstring_utf8(proto_get(rec, "stop")));
 	if (proto_get(rec, "iters"))
 		add_new(o, "iters", number_field(rec, "iters", true));
+	double rc;      /* an initcall's (judge-boottime.c: an int) */
+	if (proto_get_double(rec, "return_code", &rc) && rc >= INT32_MIN && rc <= INT32_MAX)
+		add_new(o, "return_code", json_object_new_int64((int64_t)rc));
 	double *samples;
 	size_t n;
 	json_object *arr = json_object_new_array();
@@ -196,7 +207,7 @@ static void build_records_json(const struct judge *j, struct records_json *out)
 			plan_json(out, rec);
 			break;
 		case PROTO_KIND_BOOTTIME:
-			boot_time_json(out, rec);
+			boot_time_json(j, out, rec);
 			break;
 		case PROTO_KIND_RESULT:
 			result_json(out, rec);

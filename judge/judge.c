@@ -81,7 +81,7 @@ static struct proto_field *copy_fields(const struct proto_record *rec)
 /* Keeps rec's kind and fields for judge_to_json() (the decoder's copy is
  * valid only during its callback), while the kept records hold less than
  * MAX_KEPT_BYTES; later ones are counted (the boot then FAILs). */
-static void keep_record(struct judge *j, const struct proto_record *rec)
+void judge_keep_record(struct judge *j, const struct proto_record *rec)
 {
 	if (j->kept_bytes + rec->text_len > MAX_KEPT_BYTES) {
 		j->records_not_kept++;
@@ -188,7 +188,7 @@ static void on_record(void *ctx, const struct proto_record *rec)
 	case PROTO_KIND_ABI:
 	case PROTO_KIND_PLAN:
 	case PROTO_KIND_BOOTTIME:
-		keep_record(j, rec);
+		judge_keep_record(j, rec);
 		break;
 	case PROTO_KIND_TEST:
 		set_stage(j, STAGE_RESULTS, rec->time);
@@ -196,16 +196,20 @@ static void on_record(void *ctx, const struct proto_record *rec)
 		break;
 	case PROTO_KIND_METRIC:
 		set_stage(j, STAGE_RESULTS, rec->time);
-		keep_record(j, rec);
+		judge_keep_record(j, rec);
+		break;
+	case PROTO_KIND_INITCALLS:
+		set_stage(j, STAGE_RESULTS, rec->time);
+		judge_initcalls_record(j, rec);
 		break;
 	case PROTO_KIND_RESULT:
 		set_stage(j, STAGE_RESULTS, rec->time);
 		on_result(j, rec);
-		keep_record(j, rec);
+		judge_keep_record(j, rec);
 		break;
 	case PROTO_KIND_ERROR:
 		on_error(j, rec);
-		keep_record(j, rec);
+		judge_keep_record(j, rec);
 		break;
 	case PROTO_KIND_END:
 		set_stage(j, STAGE_END, rec->time);
@@ -287,6 +291,7 @@ void judge_free(struct judge *j)
 		free((void *)j->kept[i].fields);
 	free(j->kept);
 	judge_profiles_free(j);
+	free(j->initcall_names);
 	free(j->first_error);
 	for (int i = 0; i < 3; i++)
 		free(j->provoke[i]);

@@ -158,7 +158,8 @@ if [ $rc = 64 ] && grep -q usage "$tmp/usage.err"; then ok "an unknown option is
 
 # 7. Boot time (bootrig.boot_time=1): the kernel's initcall_debug records,
 # from its log buffer (in test mode ROOT/kernel-log stands for it), as
-# METRICs of (boot, initcall) and (boot, phase) and a BOOTTIME record.
+# INITCALLS records (each initcall F:US:RC), METRICs of (boot, phase) and a
+# BOOTTIME record; the judge reads each item as a METRIC of (boot, initcall).
 r4=$tmp/root4
 mkdir -p "$r4/bench/x86_64" "$r4/etc/bootrig"
 cp "$PROBE" "$r4/bench/x86_64/probe"
@@ -174,12 +175,21 @@ printf '%b' '<5>[    0.000000] Linux version 6.1.0 (a stand-in)\n' \
 	'<6>[    0.800000] Run /init as init process\n' >"$r4/kernel-log"
 run boottime "$r4" "bootrig.boot_time=1"
 decodes boottime
-expect "boot time: an initcall is a metric of (boot, initcall), its usecs" boottime \
-	'^[0-9]+ METRIC abi=boot test=initcall name=foo_init unit=us better=lower n=1 median=50\.0000 .*samples=50\.0000$'
-expect "boot time: a function that comes again is FUNC#2 (one metric a name)" boottime \
-	'^[0-9]+ METRIC abi=boot test=initcall name=init#2 .* median=20\.0000 '
-expect "boot time: a module's initcall by its function" boottime '^[0-9]+ METRIC abi=boot test=initcall name=modx_init .* median=30\.0000 '
-expect "boot time: a function name's control byte is escaped" boottime '^[0-9]+ METRIC abi=boot test=initcall name=ev\\x01l '
+# the initcalls packed in INITCALLS records (calls=F:US:RC,...), in order
+expect "boot time: the initcalls in one INITCALLS record, F:US:RC each, in order" boottime \
+	'^[0-9]+ INITCALLS calls=foo_init:50:0,init:10:0,init#2:20:-19,modx_init:30:0,ev\\x01l:5:0$'
+check "boot time: no initcall as a METRIC line (190 bytes each on the console)" test "$(count boottime 'METRIC abi=boot test=initcall')" = 0
+# the host reads each item as the metric of (boot, initcall) it stands for
+"$BOOTRIG" judge --format json "$tmp/boottime.log" >"$tmp/boottime.json" 2>"$tmp/boottime.jerr"
+bm() { jq -c "[.metrics[] | select(.abi == \"boot\" and .test == \"initcall\") | $1]" "$tmp/boottime.json" 2>&1; }
+check "boot time: judge: each item a metric of (boot, initcall), its usecs (n=1, every statistic)" \
+	test "$(bm '[.name, .median, .min, .max, .n, .samples, .unit, .better]' | cut -c1-400)" = \
+	'[["foo_init",50,50,50,1,[50],"us","lower"],["init",10,10,10,1,[10],"us","lower"],["init#2",20,20,20,1,[20],"us","lower"],["modx_init",30,30,30,1,[30],"us","lower"],["ev\u0001l",5,5,5,1,[5],"us","lower"]]'
+check "boot time: judge: a function that comes again is FUNC#2, its return code kept (-19)" \
+	test "$(bm 'select(.name == "init#2") | [.median, .return_code]')" = '[[20,-19]]'
+check "boot time: judge: a module's initcall by its function" test "$(bm 'select(.name == "modx_init") | .median')" = '[30]'
+check "boot time: judge: a function name's control byte is kept as text, escaped" \
+	test "$(bm 'select(.name == "ev\u0001l") | .median')" = '[5]'
 expect "boot time: phase kernel, to the first call (us)" boottime '^[0-9]+ METRIC abi=boot test=phase name=kernel .* median=100000\.0000 '
 expect "boot time: phase initcalls, first call to last return" boottime '^[0-9]+ METRIC abi=boot test=phase name=initcalls .* median=600000\.0000 '
 expect "boot time: phases init and total" boottime '^[0-9]+ METRIC abi=boot test=phase name=total '

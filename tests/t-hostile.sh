@@ -449,6 +449,16 @@ if sane && [ "$(jq -c '.metrics[0].profile | [.status, .reason, .period_ns, .sam
 	'["incomplete","the PROFILE record'"'"'s event is missing or not what it must be",50000,100]' ]; then
 	ok "45.8: event= (empty): incomplete, the event named, period_ns and samples as sent"
 else not_ok "45.8: event= empty" "$(why) $(jq -c '.metrics[0].profile | [.status, .reason, .period_ns, .samples]' out)"; fi
+# INITCALLS (run --boot-time's packed initcalls): an item that does not
+# parse or a name again is dropped and counted in boot_time.malformed,
+# never a made-up metric; the rest are read
+plog pic.log "rec INITCALLS calls=a:1:0,a:2:0,b::0,c:1:x,d:99999999999999999999:0,e%00f:1:0,:1:0,h:1:99999999999,g:7:-12" \
+	"rec BOOTTIME status=ok records=9 malformed=1 unmatched=0 lost=0"
+br judge --format json pic.log
+if sane && [ "$(jq -c '[[.metrics[] | select(.abi == "boot") | [.name, .median, .return_code]], .boot_time.malformed]' out)" = \
+	'[[["a",1,0],["g",7,-12]],8]' ]; then
+	ok "INITCALLS: a name again, no usecs, a bad code, 2^66 usecs, a NUL, no name, an rc past int: dropped, 7 + the guest's 1 malformed"
+else not_ok "INITCALLS: hostile items" "$(why) $(jq -c '[.metrics, .boot_time]' out | cut -c1-400)"; fi
 # 45.6: bidirectional controls in a host name (compare --by-host), a
 # metric's name (compare) and a KTAP case (judge)
 by_host b6 'ev\\u202eil\\u2066x\\u200f'
