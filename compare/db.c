@@ -242,20 +242,25 @@ sqlite3_stmt *db_prepare(struct history_db *db, const char *sql)
 	return st;
 }
 
-/* The one integer a query returns (PRAGMA user_version, a count): -1 on error. */
-static long long query_int(struct history_db *db, const char *sql)
+/* query_int: the one integer a query returns (PRAGMA user_version, a
+ * count) in *v, which may be any value, -1 too. 0, or -1 after a message
+ * (the query failed, or gave no row). */
+static int query_int(struct history_db *db, const char *sql, long long *v)
 {
 	sqlite3_stmt *st = db_prepare(db, sql);
-	long long v = -1;
+	int ret = -1;
 	if (!st)
 		return -1;
 	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	else if (rc != SQLITE_DONE)
+	if (rc == SQLITE_ROW) {
+		*v = sqlite3_column_int64(st, 0);
+		ret = 0;
+	} else if (rc == SQLITE_DONE)
+		error("%s: no row from %s", db->path, sql);
+	else
 		error("%s: %s", db->path, sqlite3_errmsg(db->sql));
 	sqlite3_finalize(st);
-	return v;
+	return ret;
 }
 
 void db_close(struct history_db *db)
@@ -277,9 +282,10 @@ static int migrate(struct history_db *db, int v)
 			continue;
 		char *sql = xasprintf("SELECT count(*) FROM pragma_table_info('%s') WHERE name = '%s'",
 				      added_columns[i].table, added_columns[i].column);
-		long long have = query_int(db, sql);
+		long long have = 0;
+		int got = query_int(db, sql, &have);
 		free(sql);
-		if (have < 0)
+		if (got < 0)
 			return -1;
 		if (have)
 			continue;
@@ -303,11 +309,11 @@ static int check_schema(struct history_db *db, bool create)
 {
 	if (exec(db, create ? "BEGIN IMMEDIATE" : "BEGIN") < 0)
 		return -1;
-	long long version = query_int(db, "PRAGMA user_version");
-	long long tables = query_int(db, "SELECT count(*) FROM sqlite_master");
+	long long version = 0, tables = 0;
 	char *set_version = xasprintf("PRAGMA user_version = %d", SCHEMA_VERSION);
 	int ret = 0;
-	if (version < 0 || tables < 0)
+	if (query_int(db, "PRAGMA user_version", &version) < 0 ||
+	    query_int(db, "SELECT count(*) FROM sqlite_master", &tables) < 0)
 		ret = -1;
 	else if (version == 0 && tables == 0 && !create)
 		ret = error("%s: an empty file, not a bootrig history database (bootrig import "
@@ -332,14 +338,18 @@ static int check_schema(struct history_db *db, bool create)
 	} else if (version == 0)
 		ret = error("%s: an SQLite database, but not a bootrig history database "
 			    "(user_version 0 and %lld tables of its own)", db->path, tables);
-	else if (version > SCHEMA_VERSION)
+	else if (version < 0 || version > SCHEMA_VERSION)
 		ret = error("%s: history database schema version %lld; this bootrig reads "
-			    "version %d (a newer bootrig wrote it)", db->path, version,
-			    SCHEMA_VERSION);
+			    "versions 1 to %d (%s)", db->path, version, SCHEMA_VERSION,
+			    version < 0 ? "no bootrig writes a negative one" :
+			    "a newer bootrig wrote it");
 	if (ret == 0 && version >= 1 && version <= SCHEMA_VERSION) {
 		char *sql = xasprintf("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
 				      "name IN %s", versions[version].tables);
-		if (query_int(db, sql) != versions[version].ntables)
+		long long have = 0;
+		if (query_int(db, sql, &have) < 0)
+			ret = -1;
+		else if (have != versions[version].ntables)
 			ret = error("%s: history database schema version %lld without all of its "
 				    "tables", db->path, version);
 		free(sql);

@@ -36,6 +36,8 @@
 #  45.7 a NUL byte in a PFUNC's fn or a PSTACK's stack: incomplete; a name
 #       listed twice: one function, its counts added
 #  45.8 a flame label cut on a UTF-8 character boundary
+#  45.8 a database of user_version -1 or 8: import, history and compare db:
+#       name the file, the version found and the versions known (exit 65)
 # Nothing here boots.
 . "$(dirname "$0")/lib.sh"
 set -u
@@ -542,3 +544,17 @@ br compare p5w p5w
 if sane && [ $rc -le 1 ] && [ "$(jq -c '.metrics[0].profile | [.status, .functions[0].children, .functions[0].children_samples]' p5w/*/default/1/result.json)" = '["incomplete",100,500]' ]; then
 	ok "45.5: an incomplete profile's share is written at most 100 (its count as it came): compare reads the boot"
 else not_ok "45.5: the writer's shares" "$(why) $(cat p5w.err | head -3)"; fi
+# 45.8: a database whose user_version is -1 (no bootrig writes it) or 8
+# (newer): import, history and compare db: each refuse it naming the file,
+# the version found and the versions known (exit 65)
+"$MK" r8 k8 default 3 1 $M2:10:1 >/dev/null
+for v in -1 8; do
+	rm -f r8v.db && br import --db r8v.db r8 && sqlite3 r8v.db "PRAGMA user_version = $v"
+	for c in "import --db r8v.db r8" "history --db r8v.db x86_64.lat.m" "compare db:r8v.db:kernel=k8 r8"; do
+		# shellcheck disable=SC2086
+		br $c
+		if sane && [ $rc -eq 65 ] && err_has "r8v.db: history database schema version $v; this bootrig reads versions 1 to"; then
+			ok "45.8: user_version $v: ${c%% *} refuses it, the file and versions named (65)"
+		else not_ok "45.8: user_version $v: ${c%% *}" "$(why)"; fi
+	done
+done
