@@ -799,14 +799,16 @@ static int record_one(struct writer *w, const struct pending *p)
 	return 1;
 }
 
-/* Reads every result.json below paths into *out; 0 or -1 after a message. */
-static int read_pending(char *const *paths, size_t n, struct pending **out, size_t *nout)
+/* Reads every result.json below paths into *out, each boot once (the
+ * copies left out added to *copies); 0 or -1 after a message. */
+static int read_pending(char *const *paths, size_t n, struct pending **out, size_t *nout,
+			size_t *copies)
 {
 	int ret = 0;
 	for (size_t i = 0; i < n && ret == 0; i++) {
 		char **files;
-		size_t nfiles;
-		ret = results_list(paths[i], &files, &nfiles);
+		size_t nfiles, *ncopies;
+		ret = results_list(paths[i], &files, &ncopies, &nfiles);
 		if (ret == 0 && nfiles == 0)
 			ret = error("%s: no result.json at or below it", paths[i]);
 		for (size_t f = 0; f < nfiles; f++) {
@@ -831,19 +833,21 @@ static int read_pending(char *const *paths, size_t n, struct pending **out, size
 					(*out)[(*nout)++] = p;
 				}
 			}
+			*copies += ncopies[f];
 			free(files[f]);
 		}
 		free(files);
+		free(ncopies);
 	}
 	return ret;
 }
 
-int db_import(const char *path, char *const *paths, size_t n, size_t *added, size_t *known)
+int db_import(const char *path, char *const *paths, size_t n, struct db_import_count *count)
 {
 	struct pending *p = NULL;
 	size_t np = 0;
-	*added = *known = 0;
-	int ret = read_pending(paths, n, &p, &np);
+	*count = (struct db_import_count){ 0 };
+	int ret = read_pending(paths, n, &p, &np, &count->copies);
 	if (ret < 0) {          /* refused before the database is opened (or made) */
 		for (size_t i = 0; i < np; i++)
 			free(p[i].path), json_object_put(p[i].root);
@@ -865,7 +869,7 @@ int db_import(const char *path, char *const *paths, size_t n, size_t *added, siz
 			if (rc < 0)
 				ret = -1;
 			else
-				*(rc ? added : known) += 1;
+				*(rc ? &count->added : &count->known) += 1;
 		}
 		writer_free(&w);
 		w = (struct writer){ 0 };
@@ -873,7 +877,7 @@ int db_import(const char *path, char *const *paths, size_t n, size_t *added, siz
 			ret = -1;
 		if (ret < 0) {
 			rollback(db);
-			*added = 0;
+			count->added = 0;
 		}
 	}
 	writer_free(&w);
@@ -896,11 +900,11 @@ int db_check(const char *path)
 
 int db_record(const char *path, char *const *files, size_t n)
 {
-	size_t added, known;
-	int rc = db_import(path, files, n, &added, &known);
+	struct db_import_count count;
+	int rc = db_import(path, files, n, &count);
 	if (rc == EXIT_PASS)
-		fprintf(stderr, "bootrig: %zu boot%s recorded in %s\n", added, added == 1 ? "" : "s",
-			term_str(path));
+		fprintf(stderr, "bootrig: %zu boot%s recorded in %s\n", count.added,
+			count.added == 1 ? "" : "s", term_str(path));
 	else
 		error("the boots were not recorded in %s (their results are kept)", term_str(path));
 	return rc;

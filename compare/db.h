@@ -58,16 +58,25 @@ enum db_mode {
 int db_open(struct history_db *db, const char *path, enum db_mode mode);
 void db_close(struct history_db *db);
 
+/* What an import did with the boots it was given (db_import()). */
+struct db_import_count {
+	size_t added;           /* recorded */
+	size_t known;           /* already recorded: not written again */
+	size_t copies;          /* result.json files left out as byte-identical
+				 * copies of a boot listed (results_list()) */
+};
+
 /*
  * db_import: records every result.json at or below each of paths[0..n)
- * (results_list()) in the database at path. All or nothing: every file is
- * read and checked first, before the database is opened (so refused input
- * makes no database), then it is opened (DB_CREATE) and all are written in
- * one transaction; a boot already recorded is counted in *known and not
- * written again. Returns 0, or db_open()'s status or EXIT_DATAERR after a
- * message (nothing written).
+ * (results_list(): each boot once) in the database at path. All or
+ * nothing: every file is read and checked first, before the database is
+ * opened (so refused input makes no database), then it is opened
+ * (DB_CREATE) and all are written in one transaction; a boot already
+ * recorded is counted in count->known and not written again. Returns 0, or
+ * db_open()'s status or EXIT_DATAERR after a message (nothing written;
+ * count->added 0).
  */
-int db_import(const char *path, char *const *paths, size_t n, size_t *added, size_t *known);
+int db_import(const char *path, char *const *paths, size_t n, struct db_import_count *count);
 
 /*
  * For bootrig run --db: db_check() opens (making it) and closes the
