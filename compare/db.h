@@ -3,9 +3,10 @@
  * given (import), in one SQLite file, read back as a side of a comparison
  * (compare db:FILE:kernel=...) and as the kernels of a history.
  *
- * The schema (db.c) is versioned by PRAGMA user_version (4: version 1 plus
- * the KTAP case table (2), the guest test table (3) and the metric profile
- * tables profile, profile_function, profile_stack (4); an older file is
+ * The schema (db.c) is versioned by PRAGMA user_version (5: version 1 plus
+ * the KTAP case table (2), the guest test table (3), the metric profile
+ * tables profile, profile_function, profile_stack (4) and the columns
+ * boot.seed, profile.cut_self, profile.cut_children (5); an older file is
  * migrated when a writer opens it, read as it is by a reader), with foreign
  * keys on; the file is in WAL mode with a busy timeout, so several writers
  * at once (two runs, two imports) wait for each other and lose nothing.
@@ -27,8 +28,9 @@ struct history_db {
 	struct sqlite3 *sql;
 	char *path;
 	int version;            /* the schema's: 1 (no KTAP cases), 2 (no guest
-				 * tests), 3 (no profiles): read as is by a
-				 * reader, migrated by a writer; or 4 */
+				 * tests), 3 (no profiles), 4 (no seeds, no
+				 * profile cuts): read as is by a reader,
+				 * migrated by a writer; or 5 */
 };
 
 /*

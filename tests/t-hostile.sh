@@ -41,6 +41,7 @@
 #  45.8 a copied boot directory (cp -r 1 9): one boot, as import keys it
 #       (compare, import, export count it once and say so); a boot repeated
 #       on purpose is two
+#  45.9 the pages' schema version is a new database's: tests/t-history.sh
 # Nothing here boots.
 . "$(dirname "$0")/lib.sh"
 set -u
