@@ -24,10 +24,11 @@ static const struct opt_usage usage = {
 	"Records every boot below each RESULTS_DIR (any depth; or a result.json) in\n"
 	"the history database FILE (SQLite; made when missing), for `bootrig history`\n"
 	"and `bootrig compare db:FILE:kernel=...`. A boot already recorded (the same\n"
-	"result.json bytes) is kept once. Exit 0; 64: usage, or a --db that is not a\n"
-	"file's path (\"\", :memory:, a file: URI); 65: unreadable results (not JSON,\n"
-	"over 64 MiB, NaN or Infinity in them; no database is made for them) or\n"
-	"database (nothing recorded); 125: stdout could not be written.\n",
+	"result.json bytes), or copied among the RESULTS_DIRs, is kept once. Exit 0;\n"
+	"64: usage, or a --db that is not a file's path (\"\", :memory:, a file: URI);\n"
+	"65: unreadable results (not JSON, over 64 MiB, NaN or Infinity in them; no\n"
+	"database is made for them) or database (nothing recorded); 125: stdout\n"
+	"could not be written.\n",
 	NULL,
 };
 
@@ -48,10 +49,15 @@ int cmd_import(int argc, char **argv)
 		return options_usage_error(&usage, "import: needs at least one RESULTS_DIR");
 	if (db_path_check(db_path))
 		return EXIT_USAGE;
-	size_t added, known;
-	int rc = db_import(db_path, argv + 1, (size_t)argc - 1, &added, &known);
-	if (rc == EXIT_PASS && !quiet)
-		printf("%s: %zu boot%s recorded, %zu already there\n", term_str(db_path), added,
-		       added == 1 ? "" : "s", known);
+	struct db_import_count n;
+	int rc = db_import(db_path, argv + 1, (size_t)argc - 1, &n);
+	if (rc == EXIT_PASS && !quiet) {
+		printf("%s: %zu boot%s recorded, %zu already there", term_str(db_path), n.added,
+		       n.added == 1 ? "" : "s", n.known);
+		if (n.copies)
+			printf(", %zu cop%s counted once", n.copies,
+			       n.copies == 1 ? "y of a boot" : "ies of boots");
+		putchar('\n');
+	}
 	return rc;
 }

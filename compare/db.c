@@ -242,20 +242,25 @@ sqlite3_stmt *db_prepare(struct history_db *db, const char *sql)
 	return st;
 }
 
-/* The one integer a query returns (PRAGMA user_version, a count): -1 on error. */
-static long long query_int(struct history_db *db, const char *sql)
+/* query_int: the one integer a query returns (PRAGMA user_version, a
+ * count) in *v, which may be any value, -1 too. 0, or -1 after a message
+ * (the query failed, or gave no row). */
+static int query_int(struct history_db *db, const char *sql, long long *v)
 {
 	sqlite3_stmt *st = db_prepare(db, sql);
-	long long v = -1;
+	int ret = -1;
 	if (!st)
 		return -1;
 	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	else if (rc != SQLITE_DONE)
+	if (rc == SQLITE_ROW) {
+		*v = sqlite3_column_int64(st, 0);
+		ret = 0;
+	} else if (rc == SQLITE_DONE)
+		error("%s: no row from %s", db->path, sql);
+	else
 		error("%s: %s", db->path, sqlite3_errmsg(db->sql));
 	sqlite3_finalize(st);
-	return v;
+	return ret;
 }
 
 void db_close(struct history_db *db)
@@ -277,9 +282,10 @@ static int migrate(struct history_db *db, int v)
 			continue;
 		char *sql = xasprintf("SELECT count(*) FROM pragma_table_info('%s') WHERE name = '%s'",
 				      added_columns[i].table, added_columns[i].column);
-		long long have = query_int(db, sql);
+		long long have = 0;
+		int got = query_int(db, sql, &have);
 		free(sql);
-		if (have < 0)
+		if (got < 0)
 			return -1;
 		if (have)
 			continue;
@@ -303,11 +309,11 @@ static int check_schema(struct history_db *db, bool create)
 {
 	if (exec(db, create ? "BEGIN IMMEDIATE" : "BEGIN") < 0)
 		return -1;
-	long long version = query_int(db, "PRAGMA user_version");
-	long long tables = query_int(db, "SELECT count(*) FROM sqlite_master");
+	long long version = 0, tables = 0;
 	char *set_version = xasprintf("PRAGMA user_version = %d", SCHEMA_VERSION);
 	int ret = 0;
-	if (version < 0 || tables < 0)
+	if (query_int(db, "PRAGMA user_version", &version) < 0 ||
+	    query_int(db, "SELECT count(*) FROM sqlite_master", &tables) < 0)
 		ret = -1;
 	else if (version == 0 && tables == 0 && !create)
 		ret = error("%s: an empty file, not a bootrig history database (bootrig import "
@@ -332,14 +338,18 @@ static int check_schema(struct history_db *db, bool create)
 	} else if (version == 0)
 		ret = error("%s: an SQLite database, but not a bootrig history database "
 			    "(user_version 0 and %lld tables of its own)", db->path, tables);
-	else if (version > SCHEMA_VERSION)
+	else if (version < 0 || version > SCHEMA_VERSION)
 		ret = error("%s: history database schema version %lld; this bootrig reads "
-			    "version %d (a newer bootrig wrote it)", db->path, version,
-			    SCHEMA_VERSION);
+			    "versions 1 to %d (%s)", db->path, version, SCHEMA_VERSION,
+			    version < 0 ? "no bootrig writes a negative one" :
+			    "a newer bootrig wrote it");
 	if (ret == 0 && version >= 1 && version <= SCHEMA_VERSION) {
 		char *sql = xasprintf("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
 				      "name IN %s", versions[version].tables);
-		if (query_int(db, sql) != versions[version].ntables)
+		long long have = 0;
+		if (query_int(db, sql, &have) < 0)
+			ret = -1;
+		else if (have != versions[version].ntables)
 			ret = error("%s: history database schema version %lld without all of its "
 				    "tables", db->path, version);
 		free(sql);
@@ -789,14 +799,16 @@ static int record_one(struct writer *w, const struct pending *p)
 	return 1;
 }
 
-/* Reads every result.json below paths into *out; 0 or -1 after a message. */
-static int read_pending(char *const *paths, size_t n, struct pending **out, size_t *nout)
+/* Reads every result.json below paths into *out, each boot once (the
+ * copies left out added to *copies); 0 or -1 after a message. */
+static int read_pending(char *const *paths, size_t n, struct pending **out, size_t *nout,
+			size_t *copies)
 {
 	int ret = 0;
 	for (size_t i = 0; i < n && ret == 0; i++) {
 		char **files;
-		size_t nfiles;
-		ret = results_list(paths[i], &files, &nfiles);
+		size_t nfiles, *ncopies;
+		ret = results_list(paths[i], &files, &ncopies, &nfiles);
 		if (ret == 0 && nfiles == 0)
 			ret = error("%s: no result.json at or below it", paths[i]);
 		for (size_t f = 0; f < nfiles; f++) {
@@ -821,19 +833,21 @@ static int read_pending(char *const *paths, size_t n, struct pending **out, size
 					(*out)[(*nout)++] = p;
 				}
 			}
+			*copies += ncopies[f];
 			free(files[f]);
 		}
 		free(files);
+		free(ncopies);
 	}
 	return ret;
 }
 
-int db_import(const char *path, char *const *paths, size_t n, size_t *added, size_t *known)
+int db_import(const char *path, char *const *paths, size_t n, struct db_import_count *count)
 {
 	struct pending *p = NULL;
 	size_t np = 0;
-	*added = *known = 0;
-	int ret = read_pending(paths, n, &p, &np);
+	*count = (struct db_import_count){ 0 };
+	int ret = read_pending(paths, n, &p, &np, &count->copies);
 	if (ret < 0) {          /* refused before the database is opened (or made) */
 		for (size_t i = 0; i < np; i++)
 			free(p[i].path), json_object_put(p[i].root);
@@ -855,7 +869,7 @@ int db_import(const char *path, char *const *paths, size_t n, size_t *added, siz
 			if (rc < 0)
 				ret = -1;
 			else
-				*(rc ? added : known) += 1;
+				*(rc ? &count->added : &count->known) += 1;
 		}
 		writer_free(&w);
 		w = (struct writer){ 0 };
@@ -863,7 +877,7 @@ int db_import(const char *path, char *const *paths, size_t n, size_t *added, siz
 			ret = -1;
 		if (ret < 0) {
 			rollback(db);
-			*added = 0;
+			count->added = 0;
 		}
 	}
 	writer_free(&w);
@@ -886,11 +900,11 @@ int db_check(const char *path)
 
 int db_record(const char *path, char *const *files, size_t n)
 {
-	size_t added, known;
-	int rc = db_import(path, files, n, &added, &known);
+	struct db_import_count count;
+	int rc = db_import(path, files, n, &count);
 	if (rc == EXIT_PASS)
-		fprintf(stderr, "bootrig: %zu boot%s recorded in %s\n", added, added == 1 ? "" : "s",
-			term_str(path));
+		fprintf(stderr, "bootrig: %zu boot%s recorded in %s\n", count.added,
+			count.added == 1 ? "" : "s", term_str(path));
 	else
 		error("the boots were not recorded in %s (their results are kept)", term_str(path));
 	return rc;

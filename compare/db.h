@@ -3,9 +3,10 @@
  * given (import), in one SQLite file, read back as a side of a comparison
  * (compare db:FILE:kernel=...) and as the kernels of a history.
  *
- * The schema (db.c) is versioned by PRAGMA user_version (4: version 1 plus
- * the KTAP case table (2), the guest test table (3) and the metric profile
- * tables profile, profile_function, profile_stack (4); an older file is
+ * The schema (db.c) is versioned by PRAGMA user_version (5: version 1 plus
+ * the KTAP case table (2), the guest test table (3), the metric profile
+ * tables profile, profile_function, profile_stack (4) and the columns
+ * boot.seed, profile.cut_self, profile.cut_children (5); an older file is
  * migrated when a writer opens it, read as it is by a reader), with foreign
  * keys on; the file is in WAL mode with a busy timeout, so several writers
  * at once (two runs, two imports) wait for each other and lose nothing.
@@ -27,8 +28,9 @@ struct history_db {
 	struct sqlite3 *sql;
 	char *path;
 	int version;            /* the schema's: 1 (no KTAP cases), 2 (no guest
-				 * tests), 3 (no profiles): read as is by a
-				 * reader, migrated by a writer; or 4 */
+				 * tests), 3 (no profiles), 4 (no seeds, no
+				 * profile cuts): read as is by a reader,
+				 * migrated by a writer; or 5 */
 };
 
 /*
@@ -58,16 +60,25 @@ enum db_mode {
 int db_open(struct history_db *db, const char *path, enum db_mode mode);
 void db_close(struct history_db *db);
 
+/* What an import did with the boots it was given (db_import()). */
+struct db_import_count {
+	size_t added;           /* recorded */
+	size_t known;           /* already recorded: not written again */
+	size_t copies;          /* result.json files left out as byte-identical
+				 * copies of a boot listed (results_list()) */
+};
+
 /*
  * db_import: records every result.json at or below each of paths[0..n)
- * (results_list()) in the database at path. All or nothing: every file is
- * read and checked first, before the database is opened (so refused input
- * makes no database), then it is opened (DB_CREATE) and all are written in
- * one transaction; a boot already recorded is counted in *known and not
- * written again. Returns 0, or db_open()'s status or EXIT_DATAERR after a
- * message (nothing written).
+ * (results_list(): each boot once) in the database at path. All or
+ * nothing: every file is read and checked first, before the database is
+ * opened (so refused input makes no database), then it is opened
+ * (DB_CREATE) and all are written in one transaction; a boot already
+ * recorded is counted in count->known and not written again. Returns 0, or
+ * db_open()'s status or EXIT_DATAERR after a message (nothing written;
+ * count->added 0).
  */
-int db_import(const char *path, char *const *paths, size_t n, size_t *added, size_t *known);
+int db_import(const char *path, char *const *paths, size_t n, struct db_import_count *count);
 
 /*
  * For bootrig run --db: db_check() opens (making it) and closes the

@@ -602,7 +602,7 @@ struct json_object *kcidb_export(const char *const *paths, size_t n, const char 
 	for (size_t i = 0; i < n && ok; i++) {
 		char **files;
 		size_t nfiles;
-		ok = results_list(paths[i], &files, &nfiles) == 0;
+		ok = results_list(paths[i], &files, NULL, &nfiles) == 0;
 		for (size_t k = 0; k < nfiles; k++) {
 			ok = ok && export_boot(&x, files[k]);
 			free(files[k]);

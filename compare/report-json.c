@@ -29,6 +29,7 @@ static struct json_object *side_json(const struct comparison *c, size_t s)
 	json_object_object_add(o, "boots", json_object_new_int((int)side->nboots));
 	json_object_object_add(o, "passed", json_object_new_int((int)side->npass));
 	json_object_object_add(o, "infra_errors", json_object_new_int((int)side->ninfra));
+	json_object_object_add(o, "copies", json_object_new_int((int)side->ncopies));
 	size_t unknown, seeds = side_seeds(side, &unknown);
 	json_object_object_add(o, "seeds", json_object_new_int((int)seeds));
 	json_object_object_add(o, "seeds_unknown", json_object_new_int((int)unknown));

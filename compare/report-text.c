@@ -344,8 +344,12 @@ void report_text(const struct comparison *c, FILE *out, bool colour)
 	char tag[16];
 	for (size_t s = 0; s < c->nsides; s++) {
 		const struct side *side = &c->sides[s];
-		fprintf(out, "%-5s %s: %zu boot%s, %zu PASS\n", side_tag(c, s, tag, sizeof(tag)),
+		fprintf(out, "%-5s %s: %zu boot%s, %zu PASS", side_tag(c, s, tag, sizeof(tag)),
 			term_str(side->label), side->nboots, side->nboots == 1 ? "" : "s", side->npass);
+		if (side->ncopies)
+			fprintf(out, " (%zu cop%s counted once)", side->ncopies,
+				side->ncopies == 1 ? "y of a boot" : "ies of boots");
+		fputc('\n', out);
 	}
 	fprintf(out, "significant: Welch's t-test p < %g and |%%change| >= %g%% or, if larger, the "
 		"seeds' spread (a side's max - min); each boot's median is one observation\n",

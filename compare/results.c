@@ -5,6 +5,7 @@
  * boot record, which side.c adds to the side.
  */
 #include "results.h"
+#include "sha256.h"
 #include "stats.h"
 #include "textsafe.h"
 #include "util.h"
@@ -97,9 +98,13 @@ struct named_file {
 	char *path;
 	dev_t dev;
 	ino_t ino;
-	size_t order;
+	long long size;         /* -1: gone, or too large to be a result.json */
+	char sha[65];           /* of its bytes; "" when not hashed */
+	size_t order;           /* its place in natural order */
+	size_t copies;          /* byte-identical files left out for it */
 };
 
+/* By file (device, inode), then natural order. */
 static int cmp_file(const void *a, const void *b)
 {
 	const struct named_file *x = a, *y = b;
@@ -110,43 +115,101 @@ static int cmp_file(const void *a, const void *b)
 	return (x->order > y->order) - (x->order < y->order);
 }
 
+/* By size, then digest, then natural order. */
+static int cmp_bytes(const void *a, const void *b)
+{
+	const struct named_file *x = a, *y = b;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	int c = strcmp(x->sha, y->sha);
+	return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* By natural order. */
 static int cmp_order(const void *a, const void *b)
 {
 	const struct named_file *x = a, *y = b;
 	return (x->order > y->order) - (x->order < y->order);
 }
 
+/* Is f a copy of kept, the file kept before it in cmp_bytes order: the
+ * same bytes (sizes and digests equal, both hashed)? */
+static bool same_bytes(const struct named_file *kept, const struct named_file *f)
+{
+	return f->sha[0] && kept->size == f->size && !strcmp(kept->sha, f->sha);
+}
+
+/* Digests f[0..n) (n files of one size) when more than one could be the
+ * same boot: a file of a size no other has is no copy, and is not read. A
+ * file that cannot be read stays unhashed (its reader says why). */
+static void hash_alike(struct named_file *f, size_t n)
+{
+	if (n < 2 || f[0].size < 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (sha256_file(f[i].path, f[i].sha) < 0)
+			f[i].sha[0] = '\0';
+}
+
 /*
- * Keeps each file of list (in natural order) once: a boot reached by two
- * paths (`R/latest -> run1`) is one boot, listed by its first path in
- * natural order. Sort by (device, inode), keep the first of each, and put
- * them back in order: n log n, for any number of boots.
+ * Keeps each boot of list (in natural order) once, by the one identity a
+ * boot has (its result.json's bytes, as the history database keys it): a
+ * file reached by two paths (`R/latest -> run1`), and a byte-identical
+ * copy (`cp -r 1 9`), are one boot, listed by its first path in natural
+ * order. Sort by (device, inode) and keep the first of each; hash the
+ * files that share a size, sort by (size, digest) and keep the first of
+ * each; put them back in order: n log n, for any number of boots. Into
+ * copies[i] (when copies), how many copies of the boot kept at i were left
+ * out (a second path to one file is no copy).
  */
-static void drop_same_files(struct path_list *list)
+static void drop_same_boots(struct path_list *list, size_t **copies)
 {
 	struct named_file *f = xcalloc(list->n ? list->n : 1, sizeof(*f));
-	size_t n = 0;
-	for (size_t i = 0; i < list->n; i++) {
+	size_t n = list->n;
+	for (size_t i = 0; i < n; i++) {
 		struct stat st;
-		f[n] = (struct named_file){ .path = list->v[i], .order = i };
-		if (stat(list->v[i], &st) == 0)
-			f[n].dev = st.st_dev, f[n].ino = st.st_ino;
-		else
-			f[n].ino = (ino_t)-1 - i;       /* gone: kept, as unique */
-		n++;
+		f[i] = (struct named_file){ .path = list->v[i], .order = i, .size = -1 };
+		if (stat(list->v[i], &st) == 0) {
+			f[i].dev = st.st_dev, f[i].ino = st.st_ino;
+			if (st.st_size <= (off_t)RESULT_JSON_MAX_BYTES)
+				f[i].size = (long long)st.st_size;
+		} else {
+			f[i].ino = (ino_t)-1 - i;       /* gone: kept, as unique */
+		}
 	}
 	qsort(f, n, sizeof(*f), cmp_file);
 	size_t kept = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (kept && f[kept - 1].dev == f[i].dev && f[kept - 1].ino == f[i].ino) {
+		if (kept && f[kept - 1].dev == f[i].dev && f[kept - 1].ino == f[i].ino)
 			free(f[i].path);
-			continue;
+		else
+			f[kept++] = f[i];
+	}
+	n = kept;
+	qsort(f, n, sizeof(*f), cmp_bytes);     /* by size: no digest yet */
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && f[j].size == f[i].size; j++)
+			;
+		hash_alike(f + i, j - i);
+	}
+	qsort(f, n, sizeof(*f), cmp_bytes);
+	kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (kept && same_bytes(&f[kept - 1], &f[i])) {
+			f[kept - 1].copies++;
+			free(f[i].path);
+		} else {
+			f[kept++] = f[i];
 		}
-		f[kept++] = f[i];
 	}
 	qsort(f, kept, sizeof(*f), cmp_order);
-	for (size_t i = 0; i < kept; i++)
+	if (copies)
+		*copies = xcalloc(kept ? kept : 1, sizeof(**copies));
+	for (size_t i = 0; i < kept; i++) {
 		list->v[i] = f[i].path;
+		if (copies)
+			(*copies)[i] = f[i].copies;
+	}
 	list->n = kept;
 	free(f);
 }
@@ -593,7 +656,7 @@ int side_load(struct side *side, const char *path, bool mixed)
 	return side_load_host(side, path, mixed, NULL);
 }
 
-int results_list(const char *path, char ***files, size_t *n)
+int results_list(const char *path, char ***files, size_t **copies, size_t *n)
 {
 	struct path_list list = { 0 };
 	struct stat st;
@@ -604,9 +667,11 @@ int results_list(const char *path, char ***files, size_t *n)
 		ret = find_results(path, &list, NULL);
 	else
 		path_list_add(&list, xstrdup(path));
+	if (copies)
+		*copies = NULL;
 	if (list.n) {
 		qsort(list.v, list.n, sizeof(*list.v), cmp_path);
-		drop_same_files(&list);
+		drop_same_boots(&list, copies);
 	}
 	*files = list.v;
 	*n = list.n;
@@ -617,13 +682,18 @@ int side_load_host(struct side *side, const char *path, bool mixed, const char *
 {
 	*side = (struct side){ .label = xstrdup(path), .only_host = host };
 	struct path_list list = { 0 };
-	int ret = results_list(path, &list.v, &list.n);
+	size_t *copies;
+	int ret = results_list(path, &list.v, &copies, &list.n);
 	for (size_t i = 0; i < list.n; i++) {
+		size_t had = side->nboots;
 		if (ret == 0)
 			ret = load_result(side, list.v[i]);
+		if (ret == 0 && side->nboots > had)     /* not another host's */
+			side->ncopies += copies[i];
 		free(list.v[i]);
 	}
 	free(list.v);
+	free(copies);
 	if (ret == 0 && !mixed)
 		ret = side_check_alike(side);
 	return ret;

@@ -132,6 +132,8 @@ struct side {
 	const char *only_host;  /* set before side_load_host(): only that host's boots */
 	struct boot_info *boots;
 	size_t nboots, npass, ninfra;
+	size_t ncopies;         /* result.json files left out as byte-identical
+				 * copies of a boot counted (results_list()) */
 	struct metric_series *metrics;  /* in order of first appearance */
 	size_t nmetrics;
 	struct triple_index metric_index;       /* of metrics[], by identity */
@@ -176,13 +178,19 @@ void side_free(struct side *side);
 /*
  * Every result.json at or below path (path itself when it is a file), in
  * natural order (boot 10 after boot 9), malloc'd, into *files and *n (the
- * ones found before an error too). Each file once: symlinks are followed,
- * but one back to a directory being walked (`ln -s .. R/k/x`) is not, and
- * a file reached by two paths (`R/latest -> run1`) is listed by the first
- * in natural order only. 0, or -1 after a message when path or a
- * directory below it cannot be read.
+ * ones found before an error too). Each boot once, by the one identity a
+ * boot has: its result.json's bytes (the history database's key, their
+ * sha256). Symlinks are followed, but one back to a directory being
+ * walked (`ln -s .. R/k/x`) is not; a file reached by two paths
+ * (`R/latest -> run1`) and a byte-identical copy of it (`cp -r 1 9`) are
+ * listed by the first in natural order only. Boots repeated on purpose
+ * differ in their bytes (boot number, start time) and are each listed.
+ * When copies is not NULL, *copies (malloc'd, *n of them; NULL when none
+ * found) counts for each file the copies of it left out (a second path to
+ * one file is none). 0, or -1 after a message when path or a directory
+ * below it cannot be read.
  */
-int results_list(const char *path, char ***files, size_t *n);
+int results_list(const char *path, char ***files, size_t **copies, size_t *n);
 
 /* The largest result.json read (a boot with every metric's samples is
  * under a megabyte): past it, the file is refused, never read whole. */

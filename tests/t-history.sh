@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-history: the history database (SQLite) and `bootrig history`.
 #   cheap    synthetic results trees (tests/tools/mkresults): the schema
-#            (user_version, foreign keys, WAL), every field recorded, import
+#            (user_version, and the one the pages state; foreign keys, WAL),
+#            every field recorded, import
 #            idempotence (again, and from a copy), four imports of many boots
 #            at once into one new database (none lost), compare's sides read
 #            from the database, history's change points, JSON and SVG; bad
@@ -47,6 +48,24 @@ t=$(q "$DB" "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master
 if [ "$v" = 5 ] && [ "$j" = wal ] && [ "$t" = "abi boot event kernel ktap_case metric profile profile_function profile_stack sample stage test" ]; then
 	ok "schema: user_version 5, WAL, the twelve tables"
 else not_ok "schema" "user_version=$v journal=$j tables=$t"; fi
+# The schema version the pages state (README.md, the manual's pages, the
+# manual page, compare/SCHEMA.md, ARCHITECTURE.md and db.h's contract) is
+# the one a new database has, so they cannot drift from what import writes:
+# every statement of one ("user_version`, 5", "schema version 5", "(schema
+# 5"), and one at least in each page that describes the database.
+st=0 stale=
+for f in README.md docs/*.md bootrig.1 compare/SCHEMA.md ARCHITECTURE.md compare/db.h; do
+	for n in $(grep -ohE 'user_version[^0-9A-Za-z]{0,6}[0-9]+|schema version [0-9]+|\(schema [0-9]+' "$TOP/$f" | grep -oE '[0-9]+$'); do
+		st=$((st + 1))
+		[ "$n" = "$v" ] || stale="$stale $f:$n"
+	done
+done
+missing=
+for f in docs/history.md bootrig.1 compare/SCHEMA.md ARCHITECTURE.md compare/db.h; do
+	grep -qE 'user_version[^0-9A-Za-z]{0,6}[0-9]+|schema version [0-9]+|\(schema [0-9]+' "$TOP/$f" || missing="$missing $f"
+done
+if [ -n "$v" ] && [ -z "$stale" ] && [ -z "$missing" ]; then ok "the pages' $st statements of the schema version are $v, a new database's"
+else not_ok "the pages state the schema version" "a new database: user_version $v; stale:$stale; stating none:$missing"; fi
 fk=$(sqlite3 "$DB" "PRAGMA foreign_keys = ON; INSERT INTO abi (boot, name, status) VALUES (999999, 'x', 'ok');" 2>&1)
 case $fk in *"FOREIGN KEY constraint failed"*) ok "schema: foreign keys (an ABI row of no boot is refused)" ;;
 *) not_ok "schema: foreign keys" "$fk" ;; esac

@@ -37,6 +37,12 @@
 #       listed twice: one function, its counts added
 #  45.8 a flame label cut on a UTF-8 character boundary; event= (empty) on a
 #       PROFILE record: named, the record's numbers kept
+#  45.8 a database of user_version -1 or 8: import, history and compare db:
+#       name the file, the version found and the versions known (exit 65)
+#  45.8 a copied boot directory (cp -r 1 9): one boot, as import keys it
+#       (compare, import, export count it once and say so); a boot repeated
+#       on purpose is two
+#  45.9 the pages' schema version is a new database's: tests/t-history.sh
 # Nothing here boots.
 . "$(dirname "$0")/lib.sh"
 set -u
@@ -562,3 +568,44 @@ br compare p5w p5w
 if sane && [ $rc -le 1 ] && [ "$(jq -c '.metrics[0].profile | [.status, .functions[0].children, .functions[0].children_samples]' p5w/*/default/1/result.json)" = '["incomplete",100,500]' ]; then
 	ok "45.5: an incomplete profile's share is written at most 100 (its count as it came): compare reads the boot"
 else not_ok "45.5: the writer's shares" "$(why) $(cat p5w.err | head -3)"; fi
+# 45.8: a database whose user_version is -1 (no bootrig writes it) or 8
+# (newer): import, history and compare db: each refuse it naming the file,
+# the version found and the versions known (exit 65)
+"$MK" r8 k8 default 3 1 $M2:10:1 >/dev/null
+for v in -1 8; do
+	rm -f r8v.db && br import --db r8v.db r8 && sqlite3 r8v.db "PRAGMA user_version = $v"
+	for c in "import --db r8v.db r8" "history --db r8v.db x86_64.lat.m" "compare db:r8v.db:kernel=k8 r8"; do
+		# shellcheck disable=SC2086
+		br $c
+		if sane && [ $rc -eq 65 ] && err_has "r8v.db: history database schema version $v; this bootrig reads versions 1 to"; then
+			ok "45.8: user_version $v: ${c%% *} refuses it, the file and versions named (65)"
+		else not_ok "45.8: user_version $v: ${c%% *}" "$(why)"; fi
+	done
+done
+# 45.8: a plain copy of a boot's directory (cp -r 1 9) is the boot again, as
+# import already knew (its key is the sha256 of result.json's bytes): compare,
+# import and export count it once, listed by its first path, and say what
+# they left out; a boot repeated on purpose (the same result.json but its
+# boot number) stays a boot of its own
+"$MK" r8c k1 default 3 1 $M2:10:1 >/dev/null
+cp -r r8c/k1/default/1 r8c/k1/default/9
+mkdir r8c/k1/default/10
+sed 's/^  "boot":1,/  "boot":10,/' r8c/k1/default/1/result.json >r8c/k1/default/10/result.json
+br compare r8c r8c
+if sane && [ $rc -eq 0 ] && grep -qxF 'BASE  r8c: 4 boots, 4 PASS (1 copy of a boot counted once)' out; then
+	ok "45.8: compare: a copied boot directory counted once, said in the header; a repeated boot kept"
+else not_ok "45.8: compare a copy" "$(why) $(head -2 out)"; fi
+br compare r8c r8c --format json
+if sane && [ "$(jq -c '[.sides[] | [.boots, .copies]]' out)" = '[[4,1],[4,1]]' ]; then
+	ok "45.8: compare --format json: sides[].copies 1, boots 4"
+else not_ok "45.8: compare json copies" "$(why) $(jq -c '[.sides[] | [.boots, .copies]]' out)"; fi
+rm -f r8c.db && br import --db r8c.db r8c
+if sane && [ $rc -eq 0 ] && grep -qxF 'r8c.db: 4 boots recorded, 0 already there, 1 copy of a boot counted once' out &&
+   [ "$(sqlite3 r8c.db 'SELECT path FROM boot ORDER BY id' | sed 's|.*/r8c/k1/default/||; s|/result.json$||' | tr '\n' ' ')" = '1 2 3 10 ' ]; then
+	ok "45.8: import: the copy counted once (its first path kept), said"
+else not_ok "45.8: import a copy" "$(why) $(cat out) $(sqlite3 r8c.db 'SELECT path FROM boot' | tr '\n' ' ')"; fi
+br export --kcidb -o r8c.json r8c
+if sane && [ $rc -eq 0 ] && [ "$(jq '[.tests[] | select(.path == "boot")] | length' r8c.json)" = 4 ] &&
+   [ -z "$(jq -r '.tests[].id' r8c.json | sort | uniq -d)" ]; then
+	ok "45.8: export --kcidb: the copy exported once, no duplicate test ids"
+else not_ok "45.8: export a copy" "$(why) $(jq -r '.tests[].id' r8c.json | sort | uniq -c | sort -rn | head -2)"; fi
