@@ -279,10 +279,10 @@ void report_html(const struct comparison *c, FILE *out)
 		"<title>bootrig compare</title><style>%s</style></head><body>\n"
 		"<h1>bootrig compare</h1>\n", page_style);
 	sides_table(out, c);
-	fprintf(out, "<p id=\"summary\">%u regressed, %u improved, %zu new kernel failures, "
-		"%zu new failing verdicts; significant: Welch p &lt; %g and |%%change| &ge; %g%%; "
-		"each boot's median is one observation.</p>\n", c->regressions, c->improvements,
-		c->nevents, c->nverdicts, c->opts.alpha, c->opts.threshold_pct);
+	fputs("<p id=\"summary\">", out);
+	compare_summary(c, true, out);
+	fprintf(out, "; significant: Welch p &lt; %g and |%%change| &ge; %g%%; "
+		"each boot's median is one observation.</p>\n", c->opts.alpha, c->opts.threshold_pct);
 	if (c->nrows) {
 		fputs("<h2>Metrics</h2>\n", out);
 		metrics_table(out, c);
