@@ -327,7 +327,7 @@ int bisect_write_chart(const struct bisection *b)
 		k++;
 	}
 	struct chart c = { b->o.crash ? "crash bisection" : b->metric, b->o.crash ? NULL : b->unit,
-			   b->o.crash, cols, k, NAN, NAN };
+			   b->o.crash, cols, k, NAN, NAN, b->o.threshold_pct };
 	if (b->ends_done && !b->o.crash) {
 		c.good_mean = stats_mean(b->ends[0].obs, b->ends[0].nobs);
 		c.bad_mean = stats_mean(b->ends[1].obs, b->ends[1].nobs);

@@ -258,7 +258,8 @@ static void metric_chart(const struct chart *c, FILE *out)
 		{ c->bad_mean, "bad mean", mark_colour(MARK_BAD), "bad-mean" },
 	};
 	struct chart_spec spec = { c->title, c->unit, g, c->ncols, lines, 2,
-				   "each PASS boot per tested commit: green good, red bad, grey skipped" };
+				   "each PASS boot per tested commit: green good, red bad, grey skipped",
+				   c->threshold_pct };
 	chart_svg(&spec, out);
 	free(g), free(classes);
 }

@@ -167,14 +167,15 @@ struct chart {
 	const struct chart_column *cols;/* in bisection order */
 	size_t ncols;
 	double good_mean, bad_mean;     /* performance: the ends' means (lines) */
+	double threshold_pct;           /* performance: the change that counts (chart_spec's) */
 };
 
 /*
  * bisect_chart_svg: an SVG document of the chart: one column per tested
  * commit in bisection order; performance: chart.h's chart (each boot's
  * value a point, green when the commit was marked good, red bad, grey
- * skipped, its median and interval, the axis from zero or visibly broken)
- * over dashed lines at the ends' means; crash mode: a square per boot coloured by its
+ * skipped, its median and interval, the axis from zero or visibly broken,
+ * never narrower than threshold_pct makes visible) over dashed lines at the ends' means; crash mode: a square per boot coloured by its
  * verdict. Text is XML-escaped. Written to out.
  */
 void bisect_chart_svg(const struct chart *c, FILE *out);

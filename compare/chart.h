@@ -23,6 +23,22 @@
  * start at 0"; no columns are drawn then (a column from a broken axis
  * would exaggerate the change). Data at or below zero always get an axis
  * through zero.
+ * The axis does not zoom past the metric's noise: with a threshold (the
+ * spec's threshold_pct, the change that counts) it spans at least
+ * CHART_THRESHOLD_SPANS times threshold_pct % of the data's largest
+ * magnitude, widened about the data's middle, so that a change at the
+ * threshold fills at most half the plot's height and one far below it
+ * (0.001 % against 5 %) draws as no change. A broken axis widened to
+ * zero or below is drawn from zero instead.
+ *
+ * The captions (the title above the plot; the key, the legend and the
+ * break's label below it) are wrapped at spaces to lines that fit the
+ * SVG's width, estimating every byte as wide as a glyph at 6.5 px (11 px
+ * sans-serif; 13/11 of it in the 13 px title, 7 px in bold), a word
+ * longer than a line cut on a character boundary; the SVG's height grows
+ * with their lines. A caption is one <text class="title|key|legend|
+ * axis-break-label"> with a <tspan> per line, at most 4 lines (the last
+ * ending in an ellipsis when more would follow).
  *
  * Colours are part of the contract (tests read a screenshot's pixels):
  * the axes black, the columns CHART_COLUMN_COLOUR, the interval bars
@@ -45,6 +61,7 @@
 #define CHART_BREAK_COLOUR "#7a0177"
 #define CHART_FLAG_COLOUR "#c62828"
 #define CHART_SQUASH 0.08       /* the data span under this share of the top: break the axis */
+#define CHART_THRESHOLD_SPANS 2  /* the axis spans at least this many thresholds */
 
 enum { CHART_GROUP_W = 90, CHART_PLOT_H = 220 };
 
@@ -73,19 +90,23 @@ struct chart_spec {
 	size_t ngroups;
 	const struct chart_line *lines;
 	size_t nlines;
-	const char *key;        /* a line under the legend (what the colours mean), or NULL */
+	const char *key;        /* a caption above the legend (what the colours mean), or NULL */
+	double threshold_pct;   /* the change that counts, in % (compare's threshold or the
+				 * noise floor if larger): the axis's narrowest span; 0: none */
 };
 
 /*
  * chart_svg: writes the chart of spec as one <svg> element to out (width
- * grows with the groups; height fixed). Reference lines take part in the
- * axis range. Nothing is allocated that outlives the call.
+ * grows with the groups, height with the captions' lines). Reference
+ * lines take part in the axis range. Nothing is allocated that outlives
+ * the call.
  */
 void chart_svg(const struct chart_spec *spec, FILE *out);
 
 /*
- * chart_axis: the y range chart_svg uses for these groups and lines: *lo
- * and *hi, true when the axis is broken (does not start at zero). Always
+ * chart_axis: the y range chart_svg uses for these groups and lines (no
+ * narrower than spec's threshold allows): *lo and *hi, true when the axis
+ * is broken (does not start at zero). Always
  * lo < hi with both and their difference finite, whatever the values
  * (non-finite ones are left out). Exposed for tests and for text reports
  * that want to say the same.

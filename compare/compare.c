@@ -31,6 +31,19 @@ const char *change_name(enum change ch)
 	return "?";
 }
 
+void compare_summary(const struct comparison *c, bool one_line, FILE *out)
+{
+	fprintf(out, "%u regressed, %u improved, %zu new kernel failure%s, %zu new failing verdict%s",
+		c->regressions, c->improvements, c->nevents, c->nevents == 1 ? "" : "s",
+		c->nverdicts, c->nverdicts == 1 ? "" : "s");
+	if (c->ncases && one_line)
+		fprintf(out, ", %zu new KTAP failure%s", c->ncases, c->ncases == 1 ? "" : "s");
+	if (c->unusable)
+		fputs("; a side has no usable boot", out);
+	if (c->ncases && !one_line)
+		fprintf(out, "\n%zu new KTAP failure%s", c->ncases, c->ncases == 1 ? "" : "s");
+}
+
 const char *row_id(const struct metric_row *r, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s.%s.%s", r->abi, r->test, r->name);

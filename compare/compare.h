@@ -170,6 +170,17 @@ const char *ktap_case_status(const struct side *side, const char *suite, const c
  * 3 boots; BASE never had it" (malloc'd). */
 char *new_verdict_message(const struct comparison *c, const struct new_verdict *v);
 
+/*
+ * compare_summary: the comparison's counts in the words every report's
+ * summary line says them: "R regressed, I improved, E new kernel
+ * failure(s), V new failing verdict(s)", when there are any ", K new KTAP
+ * failure(s)", and "; a side has no usable boot" when one has none; with
+ * one_line false (the text report) the KTAP count comes last, on a line
+ * of its own. No newline at the end. Numbers and fixed words only:
+ * nothing to escape.
+ */
+void compare_summary(const struct comparison *c, bool one_line, FILE *out);
+
 /* Verdict words used by every report: "improved", "regressed", ... */
 const char *change_name(enum change ch);
 /* "aarch64.lat_syscall.null" into buf. */

@@ -393,7 +393,8 @@ void history_svg(const struct history *h, FILE *out)
 					 name0 + strlen(name0) - suffix)
 			     : xasprintf("%s.%s.%s (%s is better)", h->abi, h->test, h->name,
 					 h->higher_better ? "higher" : "lower");
-	struct chart_spec spec = { .title = title, .unit = h->unit, .groups = g, .ngroups = h->n };
+	struct chart_spec spec = { .title = title, .unit = h->unit, .groups = g, .ngroups = h->n,
+				   .threshold_pct = h->opts.threshold_pct };
 	chart_svg(&spec, out);
 	free(title);
 	for (size_t i = 0; i < h->n; i++)

@@ -68,7 +68,8 @@ int history_parse_metric(struct history *h, const char *metric, const char *abi)
 int history_build(struct history *h, struct history_db *db);
 void history_free(struct history *h);
 
-/* The reports: a text table, JSON ("bootrig-history-1"), an SVG trend. */
+/* The reports: a text table, JSON ("bootrig-history-1"), an SVG trend
+ * (chart.h, its axis never narrower than h->opts' threshold makes visible). */
 void history_text(const struct history *h, FILE *out);
 struct json_object *history_json(const struct history *h);
 void history_svg(const struct history *h, FILE *out);

@@ -3,7 +3,8 @@
  * network, no external file; styles inline, one chart per metric as inline
  * SVG (chart.h: for each side, each boot's observation as a point, the
  * median as a mark, mean ± 1 sd as a bar, on an axis from zero or visibly
- * broken), the side-by-side table, the ABI table, new
+ * broken, never zoomed past the metric's threshold), the summary line
+ * (compare_summary, as the text report says it), the side-by-side table, the ABI table, new
  * failures, console differences and the boots left out; per metric
  * profiled on BASE and the first candidate, a differential flame graph
  * (flame.h) with its perf-profile lines. Every string from
@@ -42,8 +43,22 @@ static const char *side_colour(size_t s)
 	return side_colours[s % (sizeof(side_colours) / sizeof(side_colours[0]))];
 }
 
+/* The threshold a row's chart keeps its axis to (chart_spec's
+ * threshold_pct): the smallest one applied to a candidate (decide(): the
+ * option's or the noise floor if larger), so that no change that counted
+ * is drawn small; the option's when none was applied. */
+static double chart_threshold(const struct comparison *c, const struct metric_row *r)
+{
+	double t = INFINITY;
+	for (size_t s = 1; s < c->nsides; s++)
+		if (isfinite(r->cmp[s].threshold_pct))
+			t = fmin(t, r->cmp[s].threshold_pct);
+	return isfinite(t) ? t : c->opts.threshold_pct;
+}
+
 /* One metric's chart (chart.h): a group per side, each boot's observation
- * a point, flagged where the candidate regressed. */
+ * a point, flagged where the candidate regressed, on an axis no narrower
+ * than the threshold makes visible. */
 static void chart(FILE *out, const struct comparison *c, const struct metric_row *r)
 {
 	char id[512];
@@ -58,7 +73,7 @@ static void chart(FILE *out, const struct comparison *c, const struct metric_row
 					     s && r->cmp[s].change == CHANGE_REGRESSED ? "regressed" : NULL,
 					     NULL };
 	}
-	struct chart_spec spec = { NULL, NULL, g, c->nsides, NULL, 0, NULL };
+	struct chart_spec spec = { NULL, NULL, g, c->nsides, NULL, 0, NULL, chart_threshold(c, r) };
 	fputs("<figure><figcaption>", out);
 	xml_escape(out, row_id(r, id, sizeof(id)));
 	fputs(" (", out);
@@ -279,10 +294,10 @@ void report_html(const struct comparison *c, FILE *out)
 		"<title>bootrig compare</title><style>%s</style></head><body>\n"
 		"<h1>bootrig compare</h1>\n", page_style);
 	sides_table(out, c);
-	fprintf(out, "<p id=\"summary\">%u regressed, %u improved, %zu new kernel failures, "
-		"%zu new failing verdicts; significant: Welch p &lt; %g and |%%change| &ge; %g%%; "
-		"each boot's median is one observation.</p>\n", c->regressions, c->improvements,
-		c->nevents, c->nverdicts, c->opts.alpha, c->opts.threshold_pct);
+	fputs("<p id=\"summary\">", out);
+	compare_summary(c, true, out);
+	fprintf(out, "; significant: Welch p &lt; %g and |%%change| &ge; %g%%; "
+		"each boot's median is one observation.</p>\n", c->opts.alpha, c->opts.threshold_pct);
 	if (c->nrows) {
 		fputs("<h2>Metrics</h2>\n", out);
 		metrics_table(out, c);

@@ -365,10 +365,7 @@ void report_text(const struct comparison *c, FILE *out, bool colour)
 	print_left_out(c, out);
 	for (size_t i = 0; i < c->nwarnings; i++)
 		fprintf(out, "%swarning: %s\n", i ? "" : "\n", term_str(c->warnings[i]));
-	fprintf(out, "\n%u regressed, %u improved, %zu new kernel failure%s, %zu new failing verdict%s%s\n",
-		c->regressions, c->improvements, c->nevents, c->nevents == 1 ? "" : "s",
-		c->nverdicts, c->nverdicts == 1 ? "" : "s",
-		c->unusable ? "; a side has no usable boot" : "");
-	if (c->ncases)
-		fprintf(out, "%zu new KTAP failure%s\n", c->ncases, c->ncases == 1 ? "" : "s");
+	fputc('\n', out);
+	compare_summary(c, false, out);
+	fputc('\n', out);
 }

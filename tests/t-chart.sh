@@ -6,6 +6,10 @@
 # (the axis starts at zero); every boot is a point of its side's colour; a
 # report whose data zero would squash shows the zig-zag break mark across
 # the y axis and says so. p-values below 0.0001 print as "<0.0001".
+# Read from the SVGs themselves (python3's xml.etree): every caption line
+# fits the chart's width at chart.c's 6.5 px a glyph, the whole caption
+# there; medians 0.001 % apart draw as no change (the axis spans twice
+# the 5 % threshold, however tight the data).
 . "$(dirname "$0")/lib.sh"
 set -u
 MK="$TOP/build/tests/tools/mkresults"
@@ -36,6 +40,66 @@ if grep -q '<td>&lt;0.0001</td>' "$tmp/tight.html" && grep -q 'x86_64.lat_syscal
 	grep -q 'p(Welch)=&lt;0.0001' "$tmp/tight.xml" && junit_valid "$tmp/tight.xml"; then
 	ok "p < 0.0001 prints as <0.0001 in HTML, text and JUnit (valid: junit-10.xsd, JUnit.xsd)"
 else not_ok "p < 0.0001 prints as <0.0001" "$(grep -o '<td>[^<]*</td><td>[^<]*</td></tr>' "$tmp/tight.html" | tail -1) $JUNIT_ERR"; fi
+
+# svgcheck PYTHON FILE...: runs PYTHON with svgs(FILE) (each <svg> of the
+# HTML files, parsed) and lines(text) (a caption's lines: its tspans, or
+# itself) defined; prints what it finds wrong, nothing when all is right
+svgcheck() {
+	code=$1
+	shift
+	python3 - "$@" <<PY 2>&1
+import re, sys, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+def svgs(path):
+    return [ET.fromstring(m) for m in re.findall(r"<svg.*?</svg>", open(path, encoding="utf-8").read(), re.S)]
+def lines(t):
+    spans = t.findall(NS + "tspan")
+    return [(s.get("x"), s.get("y"), s.text or "") for s in spans] or [(t.get("x"), t.get("y"), t.text or "")]
+$code
+PY
+}
+
+# --- the captions fit the chart: every line within the SVG, the whole text there ---
+# (chart.c's own estimate of a glyph's advance: 6.5 px at 11 px, as flame.c's labels)
+bad=$(svgcheck '
+want = {"wide": ["dots: each boot; black mark: median; grey bar: mean \u00b1 1 sd; column: 0 to the median"],
+        "tight": ["dots: each boot; black mark: median; grey bar: mean \u00b1 1 sd",
+                  "axis does not start at 0 (zig-zag on the axis)"]}
+for path in sys.argv[1:]:
+    name = path.rsplit("/", 1)[1][:-5]
+    for svg in svgs(path):
+        w, h = float(svg.get("width")), float(svg.get("height"))
+        found = []
+        for t in svg.iter(NS + "text"):
+            ls = lines(t)
+            if ls[0][0] != "8":
+                continue                # the captions are the texts at the left edge
+            found.append(" ".join(l[2] for l in ls))
+            fs = float(t.get("font-size") or svg.get("font-size"))
+            for x, y, text in ls:
+                if float(x) + len(text) * 6.5 * fs / 11 > w or float(y) > h:
+                    print("%s: %r (%d chars at x=%s y=%s) past the %gx%g svg" % (name, text, len(text), x, y, w, h))
+        for c in want[name]:
+            if c not in found:
+                print("%s: caption %r missing (captions: %r)" % (name, c, found))
+' "$tmp/wide.html" "$tmp/tight.html")
+[ -z "$bad" ] && ok "every caption fits its SVG's width, whole (axis from zero, broken axis)" ||
+	not_ok "every caption fits its SVG's width, whole" "$bad"
+
+# --- a 0.001 % change on a broken axis: drawn as no change, not across the plot ---
+"$MK" "$tmp/e" k-e default 3 5 "x86_64:lat:m:us:lower:1000/1000/1000:0" --abi x86_64=ok
+"$MK" "$tmp/f" k-f default 3 6 "x86_64:lat:m:us:lower:1000.01/1000.01/1000.01:0" --abi x86_64=ok
+"$BOOTRIG" compare "$tmp/e" "$tmp/f" --format html -o "$tmp/tiny.html" 2>"$tmp/err" ||
+	[ $? -le 1 ] || echo "compare failed: $(cat "$tmp/err")"
+got=$(svgcheck '
+svg = svgs(sys.argv[1])[0]
+ys = [float(r.get("y")) for r in svg.iter(NS + "rect") if r.get("class") == "median"]
+print(len(ys), abs(ys[0] - ys[-1]) if ys else -1, svg.get("class"))
+' "$tmp/tiny.html")
+set -- $got
+if [ "${1:-}" = 2 ] && awk -v d="${2:-99}" 'BEGIN {exit !(d < 3)}'; then
+	ok "medians 0.001 % apart: their marks ${2} px apart (${3:-} ${4:-}; the axis spans the threshold)"
+else not_ok "a 0.001 % change draws as no change" "medians, pixels apart, class: $got"; fi
 
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROME" ]; then

@@ -324,6 +324,19 @@ else
 	[ -n "${KEEP_SHOT:-}" ] && cp "$tmp/shot.png" "$KEEP_SHOT"
 fi
 
+# --- HTML summary: the new KTAP failures its list shows, in the text report's words ---
+mk kt1 k-kt1 26 $NULL:14.1:2 --case string-stream.string_stream_append=ok --case lone_case=ok
+mk kt2 k-kt2 27 $NULL:14.1:2 --case string-stream.string_stream_append=fail --case lone_case=ok
+compare "$tmp/kt1" "$tmp/kt2"
+tail -n 2 "$tmp/out" >"$tmp/kt.sum"
+compare "$tmp/kt1" "$tmp/kt2" --format html -o "$tmp/kt.html"
+summary=$(grep -o '<p id="summary">[^<]*' "$tmp/kt.html")
+missing=$(while IFS= read -r l; do case $summary in *"$l"*) ;; *) echo "$l" ;; esac; done <"$tmp/kt.sum")
+if [ $rc -eq 1 ] && grep -qx '1 new KTAP failure' "$tmp/kt.sum" && [ -z "$missing" ] &&
+   grep -q 'KTAP case string-stream.string_stream_append failed' "$tmp/kt.html"; then
+	ok "HTML summary: '1 new KTAP failure' as the text report says it, beside the list's case"
+else not_ok "HTML summary names the new KTAP failures" "rc=$rc text: $(cat "$tmp/kt.sum") html: $summary"; fi
+
 # --- --logs: console lines one side prints and the other never does ---
 mk l1 k-l1 22 $NULL:14.1:2 --console "$(printf '[    0.000000] Linux version 6.1.0-57-amd64\n[    0.100000] probe at 0xffff888000001000 took 12 ms\n')"
 mk l2 k-l2 23 $NULL:14.1:2 --console "$(printf '[    0.000000] Linux version 6.1.0-57-cloud-amd64\n[    0.200000] probe at 0xffff888000009000 took 15 ms\n')"

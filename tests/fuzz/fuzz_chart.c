@@ -1,8 +1,8 @@
 /*
  * fuzz_chart.c: libFuzzer target for the chart's axis (compare/chart.h).
  * Input: doubles (8 bytes each, any bit pattern: NaN, infinities, 1e308,
- * values a few ulps apart), split into up to 4 groups and a reference line
- * by the first byte. Invariants: chart_axis() gives lo < hi, both finite;
+ * values a few ulps apart), split into up to 4 groups, a reference line
+ * and a threshold (none, 5 %, 1e300 %) by the first byte. Invariants: chart_axis() gives lo < hi, both finite;
  * chart_ticks() at most CHART_MAX_TICKS rising values within [lo, hi]; and
  * chart_svg() ends (the tick loop is bounded) writing one <svg> element.
  */
@@ -30,7 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					     .n = i + 1 == ngroups ? nv - i * per : per };
 	struct chart_line line = { .value = nv ? v[0] : NAN, .label = "line" };
 	struct chart_spec spec = { .title = "t", .unit = "us", .groups = g, .ngroups = ngroups,
-				   .lines = &line, .nlines = (data[0] & 4) ? 1 : 0 };
+				   .lines = &line, .nlines = (data[0] & 4) ? 1 : 0,
+				   .threshold_pct = (data[0] & 8) ? 5 : (data[0] & 16) ? 1e300 : 0 };
 	double lo, hi, t[CHART_MAX_TICKS];
 	int decimals;
 	chart_axis(&spec, &lo, &hi);

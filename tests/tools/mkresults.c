@@ -9,6 +9,8 @@
  *     abi:test:name:unit:better:v1/v2/...:0  boot K's median is exactly v[(K-1) % count]
  *     --abi NAME=STATUS                       an ABI table entry (every boot)
  *     --boot K=VERDICT[:KIND:TITLE]           boot K's verdict and an event
+ *     --case SUITE.CASE=STATUS                a KTAP case (every boot; ok|fail|skip;
+ *                                             SUITE is up to the last '.', may be empty)
  *     --console TEXT                          console.log text (every boot)
  *     --seeds FIRST                           icount boots: boot K's seed is FIRST+K-1
  */
@@ -91,6 +93,32 @@ static struct json_object *metric_json(const struct metric_spec *m, int boot)
 	return o;
 }
 
+/* The "ktap" section of the cases "SUITE.CASE=STATUS" (runner/RESULTS.md):
+ * the counts and each case; the suite is what precedes the last '.'. */
+static struct json_object *ktap_json(char *const *cases, int n)
+{
+	struct json_object *k = json_object_new_object(), *a = json_object_new_array();
+	int count[3] = { 0 };
+	for (int i = 0; i < n; i++) {
+		const char *eq = strchr(cases[i], '=');
+		if (!eq)
+			die("--case SUITE.CASE=STATUS");
+		char *id = xasprintf("%.*s", (int)(eq - cases[i]), cases[i]), *dot = strrchr(id, '.');
+		struct json_object *c = json_object_new_object();
+		json_object_object_add(c, "suite", json_object_new_string_len(id, dot ? (int)(dot - id) : 0));
+		json_object_object_add(c, "case", json_object_new_string(dot ? dot + 1 : id));
+		json_object_object_add(c, "status", json_object_new_string(eq + 1));
+		json_object_array_add(a, c);
+		count[!strcmp(eq + 1, "fail") ? 1 : !strcmp(eq + 1, "skip") ? 2 : 0]++;
+		free(id);
+	}
+	json_object_object_add(k, "ok", json_object_new_int(count[0]));
+	json_object_object_add(k, "fail", json_object_new_int(count[1]));
+	json_object_object_add(k, "skip", json_object_new_int(count[2]));
+	json_object_object_add(k, "cases", a);
+	return k;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 6) {
@@ -103,8 +131,8 @@ int main(int argc, char **argv)
 	struct metric_spec metrics[64];
 	int nmetrics = 0;
 	struct { int boot; char *verdict, *kind, *title; } fails[16];
-	char *abis[16], *console = NULL;
-	int nabis = 0, nfails = 0, first_seed = 0;
+	char *abis[16], *cases[16], *console = NULL;
+	int nabis = 0, ncases = 0, nfails = 0, first_seed = 0;
 	for (int i = 6; i < argc; i++) {
 		if (!strcmp(argv[i], "--abi") && i + 1 < argc && nabis < 16)
 			abis[nabis++] = argv[++i];
@@ -118,6 +146,8 @@ int main(int argc, char **argv)
 			fails[nfails].kind = rest ? strsep(&rest, ":") : NULL;
 			fails[nfails++].title = rest ? rest : "";
 		}
+		else if (!strcmp(argv[i], "--case") && i + 1 < argc && ncases < 16)
+			cases[ncases++] = argv[++i];
 		else if (!strcmp(argv[i], "--console") && i + 1 < argc)
 			console = argv[++i];
 		else if (!strcmp(argv[i], "--seeds") && i + 1 < argc)
@@ -180,6 +210,8 @@ int main(int argc, char **argv)
 			free(name);
 		}
 		json_object_object_add(root, "abis", abi);
+		if (ncases)
+			json_object_object_add(root, "ktap", ktap_json(cases, ncases));
 		struct json_object *ms = json_object_new_array();
 		for (int m = 0; m < nmetrics && !strcmp(verdict, "PASS"); m++)
 			json_object_array_add(ms, metric_json(&metrics[m], b));

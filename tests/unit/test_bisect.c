@@ -277,7 +277,7 @@ static void test_chart(void **state)
 		{ "1a2b3c4d", "good", MARK_GOOD, v, 2, NULL, 0 },
 		{ "<b>&", "step 1", MARK_BAD, v, 2, verdicts, 2 },
 	};
-	struct chart c = { "aarch64.lat_syscall.null", "us", false, cols, 2, 4.0, 5.2 };
+	struct chart c = { "aarch64.lat_syscall.null", "us", false, cols, 2, 4.0, 5.2, 5 };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
