@@ -10,6 +10,8 @@
  *     --abi NAME=STATUS                       an ABI table entry (every boot)
  *     --boot K=VERDICT[:KIND:TITLE]           boot K's verdict and an event
  *     --console TEXT                          console.log text (every boot)
+ *     --case SUITE:CASE:STATUS                a ktap.cases entry (every boot; STATUS
+ *                                             after the last ':', CASE may hold ':')
  *     --seeds FIRST                           icount boots: boot K's seed is FIRST+K-1
  */
 #include "util.h"
@@ -91,6 +93,35 @@ static struct json_object *metric_json(const struct metric_spec *m, int boot)
 	return o;
 }
 
+/* A "ktap" section with one case per "SUITE:CASE:STATUS" of specs[0..n)
+ * (STATUS after the last ':'), counted as the judge counts them. */
+static struct json_object *ktap_json(char *const *specs, int n)
+{
+	struct json_object *k = json_object_new_object(), *cases = json_object_new_array();
+	int counts[3] = { 0 };
+	for (int i = 0; i < n; i++) {
+		const char *colon = strchr(specs[i], ':'), *last = strrchr(specs[i], ':');
+		if (!colon || last == colon)
+			die("--case SUITE:CASE:STATUS");
+		struct json_object *c = json_object_new_object();
+		json_object_object_add(c, "suite", json_object_new_string_len(specs[i], (int)(colon - specs[i])));
+		json_object_object_add(c, "case", json_object_new_string_len(colon + 1, (int)(last - colon - 1)));
+		json_object_object_add(c, "status", json_object_new_string(last + 1));
+		json_object_object_add(c, "diagnostics", json_object_new_string(""));
+		json_object_object_add(c, "line", json_object_new_int(i + 1));
+		json_object_array_add(cases, c);
+		counts[!strcmp(last + 1, "ok") ? 0 : !strcmp(last + 1, "skip") ? 2 : 1]++;
+	}
+	json_object_object_add(k, "ok", json_object_new_int(counts[0]));
+	json_object_object_add(k, "fail", json_object_new_int(counts[1]));
+	json_object_object_add(k, "skip", json_object_new_int(counts[2]));
+	json_object_object_add(k, "failure", NULL);
+	json_object_object_add(k, "suites", json_object_new_array());
+	json_object_object_add(k, "cases", cases);
+	json_object_object_add(k, "problems", json_object_new_array());
+	return k;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 6) {
@@ -103,8 +134,8 @@ int main(int argc, char **argv)
 	struct metric_spec metrics[64];
 	int nmetrics = 0;
 	struct { int boot; char *verdict, *kind, *title; } fails[16];
-	char *abis[16], *console = NULL;
-	int nabis = 0, nfails = 0, first_seed = 0;
+	char *abis[16], *cases[64], *console = NULL;
+	int nabis = 0, nfails = 0, ncases = 0, first_seed = 0;
 	for (int i = 6; i < argc; i++) {
 		if (!strcmp(argv[i], "--abi") && i + 1 < argc && nabis < 16)
 			abis[nabis++] = argv[++i];
@@ -118,6 +149,8 @@ int main(int argc, char **argv)
 			fails[nfails].kind = rest ? strsep(&rest, ":") : NULL;
 			fails[nfails++].title = rest ? rest : "";
 		}
+		else if (!strcmp(argv[i], "--case") && i + 1 < argc && ncases < 64)
+			cases[ncases++] = argv[++i];
 		else if (!strcmp(argv[i], "--console") && i + 1 < argc)
 			console = argv[++i];
 		else if (!strcmp(argv[i], "--seeds") && i + 1 < argc)
@@ -184,6 +217,8 @@ int main(int argc, char **argv)
 		for (int m = 0; m < nmetrics && !strcmp(verdict, "PASS"); m++)
 			json_object_array_add(ms, metric_json(&metrics[m], b));
 		json_object_object_add(root, "metrics", ms);
+		if (ncases)
+			json_object_object_add(root, "ktap", ktap_json(cases, ncases));
 		const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
 		char *path = xasprintf("%s/result.json", bdir);
 		if (write_file_atomic(path, text, strlen(text)) < 0)
