@@ -35,7 +35,9 @@ static const struct opt_usage usage = {
 	"a build per kernel and initramfs, a test per boot (path \"boot\"; the\n"
 	"variant and command line in its environment), per ABI\n"
 	"(\"boot.bootrig.<abi>\"), per ABI test and per metric\n"
-	"(\"boot.bootrig.<abi>.<test>[.<metric>]\", its median as the test's number).\n"
+	"(\"boot.bootrig.<abi>.<test>[.<metric>]\", its median as the test's number),\n"
+	"per KUnit case (\"kunit.<suite>.<case>\"; a name no path can hold is\n"
+	"counted, not exported).\n"
 	"Exit 0; 64: usage (a bad --git-commit or --git-url), or -o FILE cannot be\n"
 	"written; 65: a result that cannot be read, is larger than 64 MiB or holds\n"
 	"NaN or Infinity (nothing written); 125: stdout could not be written.\n",

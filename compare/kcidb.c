@@ -108,6 +108,14 @@ static struct json_object *make_id(const char *origin, const char *const *parts,
  * the catalogue (README: how it would be registered). */
 #define KCIDB_ROOT "boot.bootrig"
 
+/* The root of the KUnit cases' paths: "kunit", the catalogue's test of
+ * the kernel's KUnit suites (tests.yaml, kernelci/kcidb#459), a case
+ * under it as kunit.<suite>.<case>. Names come from the guest: a path
+ * component holds at most KUNIT_NAME_MAX bytes (KUnit's own limit of a
+ * suite's name), a case's path at most KUNIT_PATH_MAX. */
+#define KCIDB_KUNIT "kunit"
+enum { KUNIT_NAME_MAX = 256, KUNIT_PATH_MAX = 1024 };
+
 bool kcidb_git_commit_valid(const char *sha)
 {
 	return strlen(sha) == 40 && strspn(sha, "0123456789abcdef") == 40;
@@ -118,15 +126,68 @@ bool kcidb_git_url_valid(const char *url)
 	return !strncmp(url, "https://", 8) && url[8] && !strpbrk(url, " \t\n\r");
 }
 
+/* Is c a letter or a digit (ASCII, whatever the locale)? */
+static bool alnum_ascii(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* Is c a byte the schema's path pattern allows in a component? */
+static bool path_byte(char c)
+{
+	return alnum_ascii(c) || c == '_' || c == '-';
+}
+
 /* A path component: every byte outside [a-zA-Z0-9_-] made '_'. */
 static char *path_part(const char *s)
 {
 	char *p = xstrdup(*s ? s : "_");
 	for (char *c = p; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		      *c == '_' || *c == '-'))
+		if (!path_byte(*c))
 			*c = '_';
 	return p;
+}
+
+/* Appends '.' and s[0..n) to sb as a path component (every byte outside
+ * [a-zA-Z0-9_-] made '_'); false when s cannot be one: empty, longer than
+ * KUNIT_NAME_MAX bytes, or without a letter or digit (nothing of it left). */
+static bool kunit_part(struct strbuf *sb, const char *s, size_t n)
+{
+	if (!n || n > KUNIT_NAME_MAX)
+		return false;
+	bool named = false;
+	strbuf_add(sb, ".", 1);
+	for (size_t i = 0; i < n; i++) {
+		named = named || alnum_ascii(s[i]);
+		strbuf_add(sb, path_byte(s[i]) ? &s[i] : "_", 1);
+	}
+	return named;
+}
+
+/* The path of a KUnit case, kunit.<suite>.<case> (each of the suite's
+ * '.'-separated names a component, none for the empty suite of a case at
+ * the top level; a '.' in the case's name made '_'), or NULL when a name
+ * cannot be a component (kunit_part) or the path is longer than
+ * KUNIT_PATH_MAX. The caller frees it. */
+static char *kunit_path(const char *suite, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addstr(&sb, KCIDB_KUNIT);
+	bool ok = true;
+	for (const char *p = suite; *suite && ok; p++) {
+		const char *dot = strchr(p, '.');
+		size_t n = dot ? (size_t)(dot - p) : strlen(p);
+		ok = kunit_part(&sb, p, n);
+		if (!dot)
+			break;
+		p = dot;
+	}
+	ok = ok && kunit_part(&sb, name, strlen(name)) && sb.len <= KUNIT_PATH_MAX;
+	if (!ok) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return sb.buf;
 }
 
 /* The file:// URL of an absolute path, percent-encoding what RFC 3986
@@ -177,6 +238,7 @@ struct export {
 	const struct kcidb_git *git;    /* --git-commit/--git-url, or NULLs */
 	struct json_object *checkouts, *builds, *tests;
 	struct json_object *seen;       /* checkout and build IDs already added */
+	size_t kunit_skipped;           /* KUnit cases no path can name, every boot's */
 };
 
 /* Adds obj to list unless its "id" was added before (then puts obj). */
@@ -204,8 +266,10 @@ static void add_ref(struct json_object *o, const char *key, struct json_object *
 struct boot {
 	const char *kernel_id, *variant, *verdict, *reason, *image, *append, *target, *host;
 	const char *started, *dir;
+	char *log_url;                  /* file:// of its console.log, or NULL: none */
 	char number[24];
 	struct json_object *root, *kernel, *id;
+	struct json_object *misc;       /* the boot test's misc (borrowed) */
 };
 
 /* The kernel's checkout; its ID into *id (a new reference). */
@@ -367,10 +431,8 @@ static void boot_test(struct export *x, struct reader *r, struct boot *b, struct
 		return;
 	}
 	struct json_object *t = new_test(x, b, build_id, env, "boot", status);
-	char *log = xasprintf("%s/console.log", b->dir), *url = file_url(log);
-	if (url)
-		json_object_object_add(t, "log_url", json_object_new_string(url));
-	free(log), free(url);
+	if (b->log_url)
+		json_object_object_add(t, "log_url", json_object_new_string(b->log_url));
 	struct json_object *duration = member(r, b->root, "", "duration", json_type_double, false);
 	if (duration)
 		json_object_object_add(t, "duration", json_object_new_double(json_object_get_double(duration)));
@@ -405,6 +467,7 @@ static void boot_test(struct export *x, struct reader *r, struct boot *b, struct
 	if (excerpt)
 		json_object_object_add(t, "log_excerpt", json_string_utf8(excerpt, strnlen(excerpt, EXCERPT_MAX)));
 	json_object_object_add(t, "misc", misc);
+	b->misc = misc;
 	json_object_array_add(x->tests, t);
 }
 
@@ -536,6 +599,76 @@ static void metric_tests(struct export *x, struct reader *r, struct boot *b,
 	}
 }
 
+/* KCIDB's status of a KTAP case's status: ok PASS, fail FAIL, skip SKIP,
+ * anything else ERROR. */
+static const char *ktap_status_kcidb(const char *s)
+{
+	return !strcmp(s, "ok") ? "PASS" : !strcmp(s, "fail") ? "FAIL" : !strcmp(s, "skip") ? "SKIP"
+											  : "ERROR";
+}
+
+/* The ID of a KUnit case's test: from the boot's test ID, the suite, the
+ * case and its occurrence in the boot (1, then 2, 3, ... for the same
+ * suite and case again; seen counts them): stable, and unique, as two
+ * cases whose parts join to the same text have the same key in seen. */
+static struct json_object *kunit_id(struct export *x, struct boot *b, struct json_object *seen,
+				    const char *suite, const char *name)
+{
+	char *key = xasprintf("%s\n%s", suite, name), nth[24];
+	struct json_object *count = NULL;
+	json_object_object_get_ex(seen, key, &count);
+	int n = count ? json_object_get_int(count) + 1 : 1;
+	json_object_object_add(seen, key, json_object_new_int(n));
+	free(key);
+	snprintf(nth, sizeof(nth), "%d", n);
+	const char *parts[] = { "kunit", json_object_get_string(b->id), suite, name, nth };
+	return make_id(x->origin, parts, ARRAY_SIZE(parts));
+}
+
+/* A test per KUnit case (result.json ktap.cases, path kunit_path): its
+ * boot's build, environment, start time and console.log; misc the case's
+ * names and KTAP status. A case no path can name is counted in the boot
+ * test's misc.kunit_not_exported and x->kunit_skipped, not exported. */
+static void kunit_tests(struct export *x, struct reader *r, struct boot *b,
+			struct json_object *build_id, struct json_object *env)
+{
+	struct json_object *ktap = member(r, b->root, "", "ktap", json_type_object, false);
+	struct json_object *cases = ktap ? member(r, ktap, "ktap.", "cases", json_type_array, false) : NULL;
+	struct json_object *seen = json_object_new_object();
+	int skipped = 0;
+	for (size_t i = 0; cases && !r->failed && i < json_object_array_length(cases); i++) {
+		struct json_object *e = array_object(r, cases, "ktap.cases", i);
+		if (!e)
+			break;
+		const char *suite = string(r, e, "ktap.cases[].", "suite", true, NULL);
+		const char *name = string(r, e, "ktap.cases[].", "case", true, NULL);
+		const char *st = string(r, e, "ktap.cases[].", "status", true, NULL);
+		if (r->failed)
+			break;
+		char *path = kunit_path(suite, name);
+		if (!path) {
+			skipped++;
+			continue;
+		}
+		struct json_object *t = new_test(x, b, build_id, env, path, ktap_status_kcidb(st));
+		json_object_object_add(t, "id", kunit_id(x, b, seen, suite, name));   /* replaces */
+		if (b->log_url)
+			json_object_object_add(t, "log_url", json_object_new_string(b->log_url));
+		reason_comment(r, t, e, "ktap.cases[].");
+		struct json_object *misc = json_object_new_object();
+		json_object_object_add(misc, "suite", json_cstring_utf8(suite));
+		json_object_object_add(misc, "case", json_cstring_utf8(name));
+		json_object_object_add(misc, "status", json_cstring_utf8(st));
+		json_object_object_add(t, "misc", misc);
+		json_object_array_add(x->tests, t);
+		free(path);
+	}
+	json_object_put(seen);
+	if (skipped && b->misc)
+		json_object_object_add(b->misc, "kunit_not_exported", json_object_new_int(skipped));
+	x->kunit_skipped += (size_t)skipped;
+}
+
 /* One result.json into the document; false after a message. */
 static bool export_boot(struct export *x, const char *path)
 {
@@ -571,6 +704,9 @@ static bool export_boot(struct export *x, const char *path)
 	else
 		strcpy(dir, ".");
 	b.dir = dir;
+	char *log = xasprintf("%s/console.log", dir);
+	b.log_url = file_url(log);
+	free(log);
 	snprintf(b.number, sizeof(b.number), "%d", json_object_get_int(boot));
 	const char *parts[] = { "boot", b.kernel_id, b.variant, b.image, b.append, b.target, b.host,
 				b.number, b.started ? b.started : "" };
@@ -585,8 +721,11 @@ static bool export_boot(struct export *x, const char *path)
 		abi_test_tests(x, &r, &b, build_id, env);
 	if (!r.failed)
 		metric_tests(x, &r, &b, build_id, env);
+	if (!r.failed)
+		kunit_tests(x, &r, &b, build_id, env);
 	json_object_put(checkout_id), json_object_put(build_id), json_object_put(env);
 	json_object_put(b.id);
+	free(b.log_url);
 	free(dir);
 	json_object_put(root);
 	return !r.failed;
@@ -597,7 +736,7 @@ struct json_object *kcidb_export(const char *const *paths, size_t n, const char 
 {
 	static const struct kcidb_git none;
 	struct export x = { origin, git ? git : &none, json_object_new_array(), json_object_new_array(),
-			    json_object_new_array(), json_object_new_object() };
+			    json_object_new_array(), json_object_new_object(), 0 };
 	bool ok = true;
 	for (size_t i = 0; i < n && ok; i++) {
 		char **files;
@@ -614,6 +753,11 @@ struct json_object *kcidb_export(const char *const *paths, size_t n, const char 
 		}
 	}
 	json_object_put(x.seen);
+	if (ok && x.kunit_skipped)
+		warning("export: %zu KUnit cases not exported: no KCIDB path can hold their names (a "
+			"name empty, over %d bytes or without a letter or digit, or a path over %d; "
+			"counted in each boot test's misc.kunit_not_exported)", x.kunit_skipped,
+			KUNIT_NAME_MAX, KUNIT_PATH_MAX);
 	if (!ok) {
 		json_object_put(x.checkouts), json_object_put(x.builds), json_object_put(x.tests);
 		return NULL;

@@ -31,14 +31,26 @@
  *             SKIP, anything else ERROR;
  *             per metric, path "boot.bootrig.<abi>.<test>.<name>", status
  *             DONE, "number" {value: the boot's median, unit}, misc the
- *             rest of the metric (n, min, max, mean, stddev, samples, ...).
+ *             rest of the metric (n, min, max, mean, stddev, samples, ...);
+ *             per KUnit case (result.json ktap.cases), path
+ *             "kunit.<suite>.<case>" (tests.yaml's "kunit"; each of the
+ *             suite's '.'-separated names a component, none for a case
+ *             outside any suite): ok PASS, fail FAIL, skip SKIP, anything
+ *             else ERROR; the boot's log_url and start_time, comment the
+ *             directive's reason, misc the suite, case and KTAP status.
+ *             The names are the guest's: a case whose suite or case name
+ *             is empty, over 256 bytes or without a letter or digit, or
+ *             whose path is over 1024 bytes, is not exported, counted in
+ *             the boot test's misc.kunit_not_exported (when non-zero) and
+ *             in a warning.
  * Every test of a boot shares its environment. Path components are the
  * names with every byte outside [a-zA-Z0-9_-] made '_'. IDs are "<origin>:"
  * and the first 32 hex digits of the SHA-256 of what identifies the object
  * (the kernel id; the kernel id and initramfs; the boot's kernel, variant,
  * image, command line, target, host, boot number and start time; a
- * sub-test's boot id and path): exporting the same results again gives the
- * same IDs. Nothing exported is a path relative to where export ran.
+ * sub-test's boot id and path; a KUnit case's boot id, suite, case and
+ * occurrence, 2 for the same names again): exporting the same results again
+ * gives the same IDs. Nothing exported is a path relative to where export ran.
  */
 #ifndef BOOTRIG_KCIDB_H
 #define BOOTRIG_KCIDB_H

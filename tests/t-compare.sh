@@ -325,8 +325,8 @@ else
 fi
 
 # --- HTML summary: the new KTAP failures its list shows, in the text report's words ---
-mk kt1 k-kt1 26 $NULL:14.1:2 --case string-stream.string_stream_append=ok --case lone_case=ok
-mk kt2 k-kt2 27 $NULL:14.1:2 --case string-stream.string_stream_append=fail --case lone_case=ok
+mk kt1 k-kt1 26 $NULL:14.1:2 --case string-stream:string_stream_append:ok --case :lone_case:ok
+mk kt2 k-kt2 27 $NULL:14.1:2 --case string-stream:string_stream_append:fail --case :lone_case:ok
 compare "$tmp/kt1" "$tmp/kt2"
 tail -n 2 "$tmp/out" >"$tmp/kt.sum"
 compare "$tmp/kt1" "$tmp/kt2" --format html -o "$tmp/kt.html"

@@ -3,6 +3,8 @@
 # vendored kcidb-io schema v5.3, the latest (tests/kcidb/, python3-jsonschema):
 # checkouts, builds, a test per boot, ABI, ABI test and metric with their
 # paths (rooted at the catalogue's "boot"), statuses, log URLs and numbers;
+# a test per KUnit case (kunit.<suite>.<case>, the catalogue's "kunit"),
+# hostile case names sanitised or skipped and counted, still valid;
 # --origin in every ID; the same IDs on a second export; a kernel run from a
 # git tree (`run --kernel TREE`, a run that fails to connect: no boot),
 # each step of `bisect` (run --kernel IMAGE --kernel-tree TREE) and
@@ -115,6 +117,49 @@ export_ --kcidb "$tmp/r"
 cmp -s "$tmp/out" "$tmp/r.json" && not_ok "stdout export: another origin, other IDs" ||
 	{ valid "$tmp/out" && ok "without -o: the document on stdout, valid, IDs of origin bootrig"; } ||
 	not_ok "stdout export" "$(head -3 "$tmp/v")"
+
+# --- KUnit: a test per ktap.cases entry, path kunit.<suite>.<case> (the catalogue's "kunit") ---
+"$MK" "$tmp/ku" k-ku default 2 5 --abi x86_64=ok --console 'Linux version 6.1' \
+	--case list-kunit-test:list_test_list_add:fail --case list-kunit-test:list_test_list_del:ok \
+	--case list-kunit-test:list_test_list_del:ok --case example:example_skip_test:skip \
+	--case 'example.example_params_test:example value 1:ok' --case odd:crashed_case:error \
+	--case :top_level_case:ok >/dev/null
+for n in 1 2; do
+	"$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); d['started'] = sys.argv[2]; json.dump(d, open(sys.argv[1], 'w'))" \
+		"$tmp/ku/k-ku/default/$n/result.json" "2026-12-01T10:00:0${n}Z"
+done
+export_ --kcidb --origin my_ci -o "$tmp/ku.json" "$tmp/ku"
+if [ $rc -eq 0 ] && valid "$tmp/ku.json"; then ok "export with KUnit cases validates: $(cat "$tmp/v")"
+else not_ok "export with KUnit cases validates" "rc=$rc $(cat "$tmp/err") $(head -5 "$tmp/v")"; fi
+got=$(q "$tmp/ku.json" "' '.join(sorted(t['path'] + '=' + t['status'] for t in d['tests'] if t['path'].startswith('kunit') and t.get('start_time') == '2026-12-01T10:00:01Z'))")
+want="kunit.example.example_params_test.example_value_1=PASS kunit.example.example_skip_test=SKIP"
+want="$want kunit.list-kunit-test.list_test_list_add=FAIL kunit.list-kunit-test.list_test_list_del=PASS"
+want="$want kunit.list-kunit-test.list_test_list_del=PASS kunit.odd.crashed_case=ERROR kunit.top_level_case=PASS"
+[ "$got" = "$want" ] && ok "a test per KUnit case: kunit.<suite>.<case>, ok PASS, fail FAIL, skip SKIP, other ERROR" ||
+	not_ok "KUnit case tests" "got:  $got
+want: $want"
+# each case test is its boot's: build, origin, environment, console.log, start time
+got=$(q "$tmp/ku.json" "[(sum(1 for k in d['tests'] if k['path'].startswith('kunit.') and k.get('start_time') == b['start_time'] and k['build_id'] == b['build_id'] and k['origin'] == b['origin'] == 'my_ci' and k.get('log_url') == b['log_url'] and k['environment'] == b['environment']), b['log_url'].endswith('/%d/console.log' % b['misc']['boot'])) for b in d['tests'] if b['path'] == 'boot'], len(set(t['id'] for t in d['tests'])) == len(d['tests']), sum(t['path'].startswith('kunit') for t in d['tests'])")
+[ "$got" = "[(7, True), (7, True)] True 14" ] &&
+	ok "each KUnit test has its boot's build, origin, environment, log_url and start_time; every ID unique (a case twice too)" ||
+	not_ok "KUnit tests belong to their boot" "$got"
+export_ --kcidb --origin my_ci -o "$tmp/ku2.json" "$tmp/ku"
+cmp -s "$tmp/ku.json" "$tmp/ku2.json" && ok "KUnit test IDs are stable: a second export is the same document" ||
+	not_ok "KUnit IDs stable" "$(diff "$tmp/ku.json" "$tmp/ku2.json" | head -4)"
+# hostile names from the guest: control bytes, spaces, 10 KB, nothing expressible
+ctl=$(printf 'a\001b\033[31m c\177d\tx')
+long=$(printf 'x \033%.0s' $(seq 3414))
+none=$(printf '\001\002 \003')
+"$MK" "$tmp/kh" k-kh default 1 6 --console 'Linux version 6.1' --case "$(printf 'evil suite\033'):$ctl:ok" \
+	--case "ok_suite:$long:fail" --case "ok_suite:$none:ok" --case ":$long:ok" --case "ok_suite:fine:ok" >/dev/null
+export_ --kcidb -o "$tmp/kh.json" "$tmp/kh"
+if [ $rc -eq 0 ] && valid "$tmp/kh.json"; then ok "hostile KUnit names (control bytes, spaces, 10 KB) still validate"
+else not_ok "hostile KUnit names validate" "rc=$rc $(cat "$tmp/err") $(head -5 "$tmp/v")"; fi
+got=$(q "$tmp/kh.json" "sorted(t['path'] + '=' + t['status'] for t in d['tests'] if t['path'].startswith('kunit')), [t['misc']['kunit_not_exported'] for t in d['tests'] if t['path'] == 'boot'], max(len(t['path']) for t in d['tests'])")
+[ "$got" = "['kunit.evil_suite_.a_b__31m_c_d_x=PASS', 'kunit.ok_suite.fine=PASS'] [3] 32" ] &&
+	grep -q 'export: 3 KUnit cases not exported' "$tmp/err" &&
+	ok "hostile KUnit names: sanitised into the path pattern; a 10 KB or unprintable name skipped, counted (misc, stderr)" ||
+	not_ok "hostile KUnit names" "$got $(cat "$tmp/err")"
 
 # --- a variant is the test's environment, not a build; no relative path ---
 "$MK" "$tmp/var" k-v default 1 3 x86_64:lat_syscall:null:us:lower:14:2 --abi x86_64=ok >/dev/null

@@ -9,9 +9,9 @@
  *     abi:test:name:unit:better:v1/v2/...:0  boot K's median is exactly v[(K-1) % count]
  *     --abi NAME=STATUS                       an ABI table entry (every boot)
  *     --boot K=VERDICT[:KIND:TITLE]           boot K's verdict and an event
- *     --case SUITE.CASE=STATUS                a KTAP case (every boot; ok|fail|skip;
- *                                             SUITE is up to the last '.', may be empty)
  *     --console TEXT                          console.log text (every boot)
+ *     --case SUITE:CASE:STATUS                a ktap.cases entry (every boot; STATUS
+ *                                             after the last ':', CASE may hold ':')
  *     --seeds FIRST                           icount boots: boot K's seed is FIRST+K-1
  */
 #include "util.h"
@@ -93,29 +93,32 @@ static struct json_object *metric_json(const struct metric_spec *m, int boot)
 	return o;
 }
 
-/* The "ktap" section of the cases "SUITE.CASE=STATUS" (runner/RESULTS.md):
- * the counts and each case; the suite is what precedes the last '.'. */
-static struct json_object *ktap_json(char *const *cases, int n)
+/* A "ktap" section with one case per "SUITE:CASE:STATUS" of specs[0..n)
+ * (STATUS after the last ':'), counted as the judge counts them. */
+static struct json_object *ktap_json(char *const *specs, int n)
 {
-	struct json_object *k = json_object_new_object(), *a = json_object_new_array();
-	int count[3] = { 0 };
+	struct json_object *k = json_object_new_object(), *cases = json_object_new_array();
+	int counts[3] = { 0 };
 	for (int i = 0; i < n; i++) {
-		const char *eq = strchr(cases[i], '=');
-		if (!eq)
-			die("--case SUITE.CASE=STATUS");
-		char *id = xasprintf("%.*s", (int)(eq - cases[i]), cases[i]), *dot = strrchr(id, '.');
+		const char *colon = strchr(specs[i], ':'), *last = strrchr(specs[i], ':');
+		if (!colon || last == colon)
+			die("--case SUITE:CASE:STATUS");
 		struct json_object *c = json_object_new_object();
-		json_object_object_add(c, "suite", json_object_new_string_len(id, dot ? (int)(dot - id) : 0));
-		json_object_object_add(c, "case", json_object_new_string(dot ? dot + 1 : id));
-		json_object_object_add(c, "status", json_object_new_string(eq + 1));
-		json_object_array_add(a, c);
-		count[!strcmp(eq + 1, "fail") ? 1 : !strcmp(eq + 1, "skip") ? 2 : 0]++;
-		free(id);
+		json_object_object_add(c, "suite", json_object_new_string_len(specs[i], (int)(colon - specs[i])));
+		json_object_object_add(c, "case", json_object_new_string_len(colon + 1, (int)(last - colon - 1)));
+		json_object_object_add(c, "status", json_object_new_string(last + 1));
+		json_object_object_add(c, "diagnostics", json_object_new_string(""));
+		json_object_object_add(c, "line", json_object_new_int(i + 1));
+		json_object_array_add(cases, c);
+		counts[!strcmp(last + 1, "ok") ? 0 : !strcmp(last + 1, "skip") ? 2 : 1]++;
 	}
-	json_object_object_add(k, "ok", json_object_new_int(count[0]));
-	json_object_object_add(k, "fail", json_object_new_int(count[1]));
-	json_object_object_add(k, "skip", json_object_new_int(count[2]));
-	json_object_object_add(k, "cases", a);
+	json_object_object_add(k, "ok", json_object_new_int(counts[0]));
+	json_object_object_add(k, "fail", json_object_new_int(counts[1]));
+	json_object_object_add(k, "skip", json_object_new_int(counts[2]));
+	json_object_object_add(k, "failure", NULL);
+	json_object_object_add(k, "suites", json_object_new_array());
+	json_object_object_add(k, "cases", cases);
+	json_object_object_add(k, "problems", json_object_new_array());
 	return k;
 }
 
@@ -131,8 +134,8 @@ int main(int argc, char **argv)
 	struct metric_spec metrics[64];
 	int nmetrics = 0;
 	struct { int boot; char *verdict, *kind, *title; } fails[16];
-	char *abis[16], *cases[16], *console = NULL;
-	int nabis = 0, ncases = 0, nfails = 0, first_seed = 0;
+	char *abis[16], *cases[64], *console = NULL;
+	int nabis = 0, nfails = 0, ncases = 0, first_seed = 0;
 	for (int i = 6; i < argc; i++) {
 		if (!strcmp(argv[i], "--abi") && i + 1 < argc && nabis < 16)
 			abis[nabis++] = argv[++i];
@@ -146,7 +149,7 @@ int main(int argc, char **argv)
 			fails[nfails].kind = rest ? strsep(&rest, ":") : NULL;
 			fails[nfails++].title = rest ? rest : "";
 		}
-		else if (!strcmp(argv[i], "--case") && i + 1 < argc && ncases < 16)
+		else if (!strcmp(argv[i], "--case") && i + 1 < argc && ncases < 64)
 			cases[ncases++] = argv[++i];
 		else if (!strcmp(argv[i], "--console") && i + 1 < argc)
 			console = argv[++i];
