@@ -64,7 +64,7 @@ const char *side_tag(const struct comparison *c, size_t side, char *buf, size_t 
 const char *fmt_value(double v, char *buf, size_t size)
 {
 	double a = fabs(v);
-	if (isnan(v))
+	if (!isfinite(v))
 		snprintf(buf, size, "-");
 	else if (a >= 10000)
 		snprintf(buf, size, "%.0f", v);
@@ -395,6 +395,30 @@ static void row_profile(struct comparison *c, struct metric_row *r)
 	qsort(v, r->nprofile, sizeof(*v), cmp_profile);
 	r->profile = v;
 	free(a), free(b), free(names);
+}
+
+/* initcalls_moved()'s order: the largest |change| first, then by name. */
+static int cmp_move(const void *x, const void *y)
+{
+	const struct initcall_move *a = x, *b = y;
+	double da = fabs(a->change), db = fabs(b->change);
+	if (da != db)
+		return da < db ? 1 : -1;
+	return strcmp(a->row->name, b->row->name);
+}
+
+struct initcall_move *initcalls_moved(const struct comparison *c, size_t s, size_t *n)
+{
+	struct initcall_move *v = xcalloc(c->nrows + 1, sizeof(*v));
+	*n = 0;
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct metric_row *r = &c->rows[i];
+		enum change ch = r->cmp[s].change;
+		if (row_is_initcall(r) && (ch == CHANGE_REGRESSED || ch == CHANGE_IMPROVED))
+			v[(*n)++] = (struct initcall_move){ r, r->stat[s].mean - r->stat[0].mean };
+	}
+	qsort(v, *n, sizeof(*v), cmp_move);
+	return v;
 }
 
 /* The ABI table: every ABI any side reports, and where it got worse. */

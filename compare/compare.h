@@ -188,7 +188,8 @@ const char *row_id(const struct metric_row *r, char *buf, size_t size);
 
 /* "BASE", "CAND", or "CAND1", "CAND2"... when there are several. */
 const char *side_tag(const struct comparison *c, size_t side, char *buf, size_t size);
-/* A measurement with the digits it deserves (0.4412, 14.10, 812.3, 12345). */
+/* A measurement with the digits it deserves (0.4412, 14.10, 812.3, 12345);
+ * "-" when it is not a finite number. */
 const char *fmt_value(double v, char *buf, size_t size);
 /* A %change as "+1.2%", or "-" when there is none (a side lacks the metric). */
 const char *fmt_pct(double pct, char *buf, size_t size);
@@ -201,6 +202,28 @@ static inline bool metric_here(const struct metric_row *r, size_t s)
 {
 	return r->stat[0].series || r->stat[s].series;
 }
+
+/* Is row r one of a boot's initcalls (run --boot-time's boot.initcall.FUNC, in us)? */
+static inline bool row_is_initcall(const struct metric_row *r)
+{
+	return !strcmp(r->abi, "boot") && !strcmp(r->test, "initcall");
+}
+
+/* An initcall that moved on a candidate (initcalls_moved()). */
+struct initcall_move {
+	const struct metric_row *row;
+	double change;                  /* the candidate's mean - BASE's (us): the time
+					 * the boot gained (+) or lost (-) there */
+};
+
+/*
+ * The initcalls (row_is_initcall()) that moved on candidate s: those whose
+ * verdict there is regressed or improved (decided as every metric's is:
+ * p_welch < alpha and |%change| past the threshold or the seeds' floor),
+ * the largest |change| in us first, ties in name order. Malloc'd (free
+ * it, also when *n is 0), *n of them.
+ */
+struct initcall_move *initcalls_moved(const struct comparison *c, size_t s, size_t *n);
 
 /* Does BASE or candidate s report ABI row r? */
 static inline bool abi_here(const struct abi_row *r, size_t s)

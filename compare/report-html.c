@@ -12,6 +12,7 @@
  * as rendered (data-bootrig-ready), so a headless browser test can tell a
  * page that ran from one that failed.
  */
+#include "bootgraph.h"
 #include "chart.h"
 #include "compare.h"
 #include "flame.h"
@@ -301,6 +302,7 @@ void report_html(const struct comparison *c, FILE *out)
 	if (c->nrows) {
 		fputs("<h2>Metrics</h2>\n", out);
 		metrics_table(out, c);
+		bootgraph_html(out, c, "<h2>Boot, initcall by initcall</h2>\n");
 		fputs("<div id=\"charts\">\n", out);
 		for (size_t i = 0; i < c->nrows; i++)
 			chart(out, c, &c->rows[i]);

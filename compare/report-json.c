@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 #include <math.h>
+#include <stdlib.h>
 
 /* A double, or null when it is not finite. */
 static struct json_object *num(double v)
@@ -201,6 +202,34 @@ static struct json_object *known_json(const struct comparison *c)
 	return a;
 }
 
+/* boot_initcalls_moved[]: each candidate's initcalls that moved
+ * (initcalls_moved()), candidate by candidate, the largest change first. */
+static struct json_object *moved_json(const struct comparison *c)
+{
+	struct json_object *a = json_object_new_array();
+	for (size_t s = 1; s < c->nsides; s++) {
+		size_t n;
+		struct initcall_move *m = initcalls_moved(c, s, &n);
+		for (size_t i = 0; i < n; i++) {
+			const struct metric_row *r = m[i].row;
+			char id[512];
+			struct json_object *o = json_object_new_object();
+			json_object_object_add(o, "side", json_object_new_int((int)s));
+			json_object_object_add(o, "id", json_cstring_utf8(row_id(r, id, sizeof(id))));
+			json_object_object_add(o, "name", json_cstring_utf8(r->name));
+			json_object_object_add(o, "base", num(r->stat[0].mean));
+			json_object_object_add(o, "cand", num(r->stat[s].mean));
+			json_object_object_add(o, "change_us", num(m[i].change));
+			json_object_object_add(o, "pct_change", num(r->cmp[s].pct_change));
+			json_object_object_add(o, "p_welch", num(r->cmp[s].p_welch));
+			json_object_object_add(o, "verdict", json_cstring_utf8(change_name(r->cmp[s].change)));
+			json_object_array_add(a, o);
+		}
+		free(m);
+	}
+	return a;
+}
+
 /* log_lines[] (--logs). */
 static struct json_object *log_lines_json(const struct comparison *c)
 {
@@ -248,6 +277,7 @@ struct json_object *report_json(const struct comparison *c)
 		json_object_array_add(cases, o);
 	}
 	json_object_object_add(root, "new_ktap_failures", cases);
+	json_object_object_add(root, "boot_initcalls_moved", moved_json(c));
 	if (c->opts.logs)
 		json_object_object_add(root, "log_lines", log_lines_json(c));
 	for (size_t i = 0; i < c->nwarnings; i++)

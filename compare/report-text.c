@@ -3,7 +3,9 @@
  * kernel test robot's form (one block per candidate:
  *     base ±%stddev   %change   cand ±%stddev   p-values   metric),
  * each changed metric followed by its profile's functions that changed
- * most (perf-profile.self.FUNC  base %  +change  cand %  p),
+ * most (perf-profile.self.FUNC  base %  +change  cand %  p), and after
+ * the rows the boot's initcalls that moved, the largest change in us first
+ * (boot.initcall.FUNC  base us  %change  cand us  p),
  * then the lmbench-style table with BASE and every candidate side by side
  * (each as % of BASE), the ABI table, stage times, new failures, console
  * differences (--logs), boots left out, warnings and the summary.
@@ -107,7 +109,7 @@ static const char *seeds_note(const struct side *side, char *buf, size_t size)
  */
 static bool row_hidden(const struct comparison *c, const struct metric_row *r)
 {
-	if (strcmp(r->abi, "boot") || strcmp(r->test, "initcall") || c->opts.only_name ||
+	if (!row_is_initcall(r) || c->opts.only_name ||
 	    (c->opts.metric_globs && c->opts.metric_globs[0]))  /* asked for: shown */
 		return false;
 	for (size_t s = 1; s < c->nsides; s++)
@@ -122,6 +124,76 @@ static size_t rows_hidden(const struct comparison *c)
 	for (size_t i = 0; i < c->nrows; i++)
 		n += row_hidden(c, &c->rows[i]);
 	return n;
+}
+
+/* v with its sign, as fmt_value writes it ("+1550.0", "-500.0"; "0"; "-"
+ * when it is not a finite number). */
+static const char *fmt_signed(double v, char *buf, size_t size)
+{
+	char num[32];
+	if (v == 0)
+		snprintf(buf, size, "0");
+	else
+		snprintf(buf, size, "%s%s", isfinite(v) && v > 0 ? "+" : "",
+			 fmt_value(v, num, sizeof(num)));
+	return buf;
+}
+
+enum { MOVED_SHOWN = 10 };
+
+/*
+ * Candidate s's initcalls that moved (initcalls_moved()): the MOVED_SHOWN
+ * largest changes in the form of the profile lines (metric, BASE, %change,
+ * CAND, p), how many more moved, and what they add up to beside the change
+ * of boot.phase.initcalls (first call to last return) when both sides
+ * have it. Nothing when none moved.
+ */
+static void print_initcalls_moved(const struct comparison *c, size_t s, const struct painter *pt)
+{
+	FILE *out = pt->out;
+	size_t n;
+	struct initcall_move *m = initcalls_moved(c, s, &n);
+	double sum = 0;
+	if (n)
+		fprintf(out, "\ninitcalls that moved (p < %g, past the threshold; the largest change "
+			"first):\n", c->opts.alpha);
+	for (size_t i = 0; i < n; i++) {
+		const struct metric_row *r = m[i].row;
+		char *label = xasprintf("boot.initcall.%s", r->name);
+		char b[32], a[32], pct[32], p[16];
+		sum += m[i].change;
+		if (i < MOVED_SHOWN) {
+			stats_fmt_p(r->cmp[s].p_welch, p, sizeof(p));
+			fprintf(out, "%s      %-40s %10s %s  %8s  %10s %s   p%s%s  %s%s\n",
+				paint(pt, r->cmp[s].change), term_str(label),
+				fmt_value(r->stat[0].mean, b, sizeof(b)), term_str(r->unit),
+				fmt_pct(r->cmp[s].pct_change, pct, sizeof(pct)),
+				fmt_value(r->stat[s].mean, a, sizeof(a)), term_str(r->unit),
+				*p == '<' ? "" : "=", p, change_name(r->cmp[s].change),
+				unpaint(pt, r->cmp[s].change));
+		}
+		free(label);
+	}
+	if (n > MOVED_SHOWN)
+		fprintf(out, "      (%zu more moved; --format json lists every one)\n", n - MOVED_SHOWN);
+	const struct metric_row *phase = NULL;
+	for (size_t i = 0; i < c->nrows && n && !phase; i++)
+		if (!strcmp(c->rows[i].abi, "boot") && !strcmp(c->rows[i].test, "phase") &&
+		    !strcmp(c->rows[i].name, "initcalls") && c->rows[i].stat[0].series &&
+		    c->rows[i].stat[s].series)
+			phase = &c->rows[i];
+	char v[48], pv[48], these[48];
+	if (n == 1)
+		snprintf(these, sizeof(these), "this initcall");
+	else
+		snprintf(these, sizeof(these), "these %zu initcalls", n);
+	if (phase)
+		fprintf(out, "      %s: %s us of boot.phase.initcalls' %s us\n", these,
+			fmt_signed(sum, v, sizeof(v)),
+			fmt_signed(phase->stat[s].mean - phase->stat[0].mean, pv, sizeof(pv)));
+	else if (n)
+		fprintf(out, "      %s: %s us\n", these, fmt_signed(sum, v, sizeof(v)));
+	free(m);
 }
 
 /* One candidate's block, in the kernel test robot's form. */
@@ -161,6 +233,7 @@ static void print_candidate(const struct comparison *c, size_t s, const struct p
 	if (hidden)
 		fprintf(out, "(%zu boot.initcall metrics did not change: not listed; --metric or "
 			"--format json shows them)\n", hidden);
+	print_initcalls_moved(c, s, pt);
 }
 
 /* The side-by-side table: BASE's value, each candidate's as % of BASE. */

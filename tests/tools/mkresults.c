@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 	const char *dir = argv[1], *kid = argv[2], *variant = argv[3];
 	int boots = atoi(argv[4]);
 	rng_state = strtoull(argv[5], NULL, 10) * 0x9e3779b97f4a7c15ull + 1;
-	struct metric_spec metrics[64];
+	struct metric_spec *metrics = xcalloc((size_t)argc, sizeof(*metrics));   /* one an argument at most */
 	int nmetrics = 0;
 	struct { int boot; char *verdict, *kind, *title; } fails[16];
 	char *abis[16], *cases[64], *console = NULL;
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 			console = argv[++i];
 		else if (!strcmp(argv[i], "--seeds") && i + 1 < argc)
 			first_seed = atoi(argv[++i]);
-		else if (nmetrics < 64 && parse_metric(argv[i], &metrics[nmetrics]) == 0)
+		else if (parse_metric(argv[i], &metrics[nmetrics]) == 0)
 			nmetrics++;
 		else {
 			fprintf(stderr, "mkresults: bad argument %s\n", argv[i]);
@@ -233,5 +233,6 @@ int main(int argc, char **argv)
 		json_object_put(root);
 		free(bdir);
 	}
+	free(metrics);
 	return 0;
 }
