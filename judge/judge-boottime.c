@@ -28,23 +28,22 @@
 
 enum { INITCALL_NAME_MAX = 128 };
 
-/* Does [s, s+n) hold a decimal of at most digits digits (a '-' first when
- * neg)? Its value in *v (negative when signed). */
-static bool decimal_in(const char *s, size_t n, bool neg, int digits, long long *v)
+/* The number [s, s+n) holds, read by the protocol's strict parsers
+ * (proto_parse_i64 when neg: an optional '-', else proto_parse_u64), into
+ * *v; false when it is not one or does not fit an int64. */
+static bool span_number(const char *s, size_t n, bool neg, int64_t *v)
 {
-	bool minus = neg && n && *s == '-';
-	unsigned long long u = 0;
-	s += minus, n -= minus;
-	if (!n || n > (size_t)digits)
+	char buf[24];
+	uint64_t u;
+	if (n >= sizeof(buf))
 		return false;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		u = u * 10 + (unsigned)(s[i] - '0');
-	}
-	if (u > (unsigned long long)INT64_MAX)
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (neg)
+		return proto_parse_i64(buf, v);
+	if (!proto_parse_u64(buf, &u) || u > (uint64_t)INT64_MAX)
 		return false;
-	*v = minus ? -(long long)u : (long long)u;
+	*v = (int64_t)u;
 	return true;
 }
 
@@ -96,16 +95,16 @@ static bool first_time(struct judge *j, uint64_t key)
 static bool keep_item(struct judge *j, const struct proto_record *rec, const char *s, size_t n)
 {
 	const char *c1 = memchr(s, ':', n), *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(s + n - c1 - 1)) : NULL;
-	long long us, rc;
+	int64_t us, rc;
 	if (!c2 || !initcall_name(s, (size_t)(c1 - s)) ||
-	    !decimal_in(c1 + 1, (size_t)(c2 - c1 - 1), false, 19, &us) ||
-	    !decimal_in(c2 + 1, (size_t)(s + n - c2 - 1), true, 10, &rc) || rc < INT32_MIN ||
+	    !span_number(c1 + 1, (size_t)(c2 - c1 - 1), false, &us) ||
+	    !span_number(c2 + 1, (size_t)(s + n - c2 - 1), true, &rc) || rc < INT32_MIN ||
 	    rc > INT32_MAX || !first_time(j, name_key(s, (size_t)(c1 - s))))
 		return false;
 	char name[INITCALL_NAME_MAX + 1], v[32], code[16];
 	snprintf(name, sizeof(name), "%.*s", (int)(c1 - s), s);
-	snprintf(v, sizeof(v), "%lld", us);
-	snprintf(code, sizeof(code), "%lld", rc);
+	snprintf(v, sizeof(v), "%lld", (long long)us);
+	snprintf(code, sizeof(code), "%lld", (long long)rc);
 	const struct proto_field f[] = {
 		{ "abi", "boot", 4 },      { "test", "initcall", 8 }, { "name", name, strlen(name) },
 		{ "unit", "us", 2 },       { "better", "lower", 5 },  { "n", "1", 1 },
