@@ -24,6 +24,20 @@
  * never returned, or lines lost), lost=1 when the buffer had wrapped before it was read (the
  * boot's first line, "Linux version", is gone), and status=none with a
  * reason and no metrics when there was no record at all.
+ *
+ * Levels: the printk records do not name an initcall's level; the
+ * kernel's trace events do (trace_event=initcall:initcall_level,
+ * initcall:initcall_start on the command line, read from tracefs's trace
+ * after the boot: "initcall_level: level=core" before each level's
+ * initcalls, "initcall_start: func=F+0x0/0x30" before each call, in the
+ * same order as the log's "calling" lines). The k-th "calling" line is
+ * the k-th initcall_start event; its level is the last level event before
+ * it (and a module's, " [mod]", is "module"). Every INITCALLS record then
+ * holds one level's items (level=NAME), and each level with an initcall
+ * is a METRIC of (boot, level, NAME): its first initcall's call to its
+ * last one's return, in us by the log's stamps. A trace that cannot be
+ * read, or whose k-th call is not the log's (names differ: events lost),
+ * gives no level at all: BOOTTIME's levels=0 and levels_reason say why.
  */
 #include "init.h"
 
@@ -31,6 +45,10 @@
 #define MAX_INITCALLS 8192
 #define FUNC_MAX 120
 #define INITCALLS_BATCH 1536
+#define MAX_LEVELS 16
+#define LEVEL_NAME_MAX 15
+#define TRACE_MAX (1L << 20)
+#define TRACEFS "/sys/kernel/tracing"
 
 /* One line's "[ seconds.micro]" in us, or -1; *s moves past it. */
 static long long stamp_us(const char **s)
@@ -62,6 +80,11 @@ static const char *decimal(const char *p, bool neg, uint64_t *v)
 	return rt_parse_u64(p, v);
 }
 
+struct level {
+	char name[LEVEL_NAME_MAX + 1];
+	long long first_call, last_return;  /* us by the log's stamps, -1: none */
+};
+
 struct boot_read {
 	long records, malformed, calls, lost;
 	long long first_call, last_return;   /* us, -1: none */
@@ -69,6 +92,14 @@ struct boot_read {
 	const char *names[MAX_INITCALLS];   /* cut in place in the buffer */
 	char batch[INITCALLS_BATCH];        /* the INITCALLS record's calls= so far */
 	size_t batch_len;
+	/* the trace's calls in order: a name (up to '+', not cut) and its level */
+	int nstarts, nlevels;
+	const char *start_name[MAX_INITCALLS];
+	unsigned char start_level[MAX_INITCALLS];
+	struct level levels[MAX_LEVELS + 1];     /* the last one: "module" */
+	int level, batch_level;             /* the current call's, the batch's; -1: none */
+	int nnames_matched;                 /* the trace's calls the log's have reached */
+	const char *levels_reason;          /* NULL: levels known */
 };
 
 /* Prints the batch as one INITCALLS record, if it holds any item. */
@@ -79,6 +110,8 @@ static void flush_calls(struct boot_read *b)
 	if (!b->batch_len)
 		return;
 	rec_begin(&r, "INITCALLS");
+	if (b->batch_level >= 0)
+		rec_field(&r, "level", b->levels[b->batch_level].name);
 	rec_field(&r, "calls", b->batch);
 	rec_end(&r);
 	b->batch_len = 0;
@@ -92,8 +125,9 @@ static void add_call(struct boot_read *b, const char *name, uint64_t us, bool ne
 	size_t n = (size_t)rt_snprintf(item, sizeof(item), "%s:%llu:%s%llu", name,
 				       (unsigned long long)us, neg ? "-" : "", (unsigned long long)rc);
 
-	if (b->batch_len + 1 + n >= sizeof(b->batch))
+	if (b->batch_len + 1 + n >= sizeof(b->batch) || b->batch_level != b->level)
 		flush_calls(b);
+	b->batch_level = b->level;
 	if (b->batch_len)
 		b->batch[b->batch_len++] = ',';
 	memcpy(b->batch + b->batch_len, item, n + 1);
@@ -117,6 +151,104 @@ static void metric(const char *test, const char *name, long long us)
 	rec_field(&r, "stddev", "0.0000");
 	rec_fieldf(&r, "samples", "%lld.0000", us);
 	rec_end(&r);
+}
+
+/* The level named [s, s+n), added when new; -1 when it is not a name
+ * (empty, longer than LEVEL_NAME_MAX, not [a-z0-9_]) or MAX_LEVELS came. */
+static int level_index(struct boot_read *b, const char *s, size_t n)
+{
+	if (n == 0 || n > LEVEL_NAME_MAX)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return -1;
+	for (int i = 0; i < b->nlevels; i++)
+		if (rt_strncmp(b->levels[i].name, s, n) == 0 && b->levels[i].name[n] == '\0')
+			return i;
+	if (b->nlevels == MAX_LEVELS)
+		return -1;
+	memcpy(b->levels[b->nlevels].name, s, n);
+	b->levels[b->nlevels].name[n] = '\0';
+	return b->nlevels++;
+}
+
+/* The length of the function name at s: up to '+', ' ' or the end. */
+static size_t func_len(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] && s[n] != '+' && s[n] != ' ' && s[n] != '\n')
+		n++;
+	return n;
+}
+
+/* Reads the trace's initcall_level and initcall_start events into b (in
+ * test mode ROOT/kernel-trace stands for tracefs's trace); a reason when
+ * it gives none. The buffer is kept: b's names point into it. */
+static const char *read_trace(struct boot_read *b, const char *root)
+{
+	static char path[512];
+	char *buf = rt_alloc_pages(TRACE_MAX + 1);
+	long len, r;
+	int level = -1;
+
+	if (!buf)
+		return "no memory for the trace";
+	if (*root) {
+		rt_snprintf(path, sizeof(path), "%s/kernel-trace", root);
+	} else {
+		r = rt_mount("nodev", TRACEFS, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+		if (r < 0 && r != -EBUSY)
+			return "no tracefs (a kernel without CONFIG_TRACING): initcall levels unknown";
+		rt_strlcpy(path, TRACEFS "/trace", sizeof(path));
+	}
+	len = rt_read_file(path, buf, TRACE_MAX + 1);
+	if (len < 0)
+		return "the kernel's trace cannot be read: initcall levels unknown";
+	buf[len > TRACE_MAX ? TRACE_MAX : len] = '\0';
+	for (char *line = buf; *line; ) {
+		char *next = rt_strchr(line, '\n'), *p;
+
+		next = next ? next + 1 : line + rt_strlen(line);
+		if ((p = rt_strstr(line, " initcall_level: level=")) != NULL && p < next) {
+			p += 23;
+			level = level_index(b, p, func_len(p));
+		} else if ((p = rt_strstr(line, " initcall_start: func=")) != NULL && p < next &&
+			   b->nstarts < MAX_INITCALLS && level >= 0) {
+			b->start_name[b->nstarts] = p + 22;
+			b->start_level[b->nstarts++] = (unsigned char)level;
+		}
+		line = next;
+	}
+	if (b->nlevels == 0 || b->nstarts == 0)
+		return "no initcall trace events (trace_event=initcall:initcall_level,initcall:initcall_start "
+		       "not on the command line, or the trace was cleared): initcall levels unknown";
+	return NULL;
+}
+
+/* "calling  F+0x../0x.. [mod] @ PID" (text past "calling  "): the call's
+ * level, the trace's next call of F within a window (a call the trace
+ * missed has none; a module's is "module"), and its level's first call. */
+static void calling(struct boot_read *b, const char *f, long long at)
+{
+	size_t n = func_len(f);
+	const char *at_pid = rt_strstr(f, " @ ");
+
+	b->level = -1;
+	if (b->levels_reason)
+		return;                 /* no trace: no level at all */
+	if (at_pid && rt_strstr(f, " [") && rt_strstr(f, " [") < at_pid) {
+		b->level = MAX_LEVELS;
+	} else {
+		for (int j = b->nnames_matched, k = 0; j < b->nstarts && k < 64; j++, k++)
+			if (func_len(b->start_name[j]) == n && rt_strncmp(b->start_name[j], f, n) == 0) {
+				b->level = b->start_level[j];
+				b->nnames_matched = j + 1;
+				break;
+			}
+	}
+	if (b->level >= 0 && b->levels[b->level].first_call < 0)
+		b->levels[b->level].first_call = at;
 }
 
 /* "initcall F+0x../0x.. [mod] returned R after N usecs" (text past the
@@ -169,12 +301,18 @@ void boot_time_report(unsigned long long init_ns, const char *root)
 	struct record r;
 	unsigned long long now_ns = rt_now_ns();
 	long size, len;
+	int nlevels = 0;
 	char *buf;
 
 	/* test mode (a root): ROOT/kernel-log stands for the kernel's buffer */
 	size = *root ? TEST_LOG_MAX : rt_syslog(SYSLOG_ACTION_SIZE_BUFFER, NULL, 0);
 	buf = size > 0 ? rt_alloc_pages((size_t)size + 1) : NULL;
 	b.first_call = b.last_return = -1;
+	b.level = b.batch_level = -1;
+	for (int i = 0; i <= MAX_LEVELS; i++)
+		b.levels[i].first_call = b.levels[i].last_return = -1;
+	rt_strlcpy(b.levels[MAX_LEVELS].name, "module", sizeof(b.levels[MAX_LEVELS].name));
+	b.levels_reason = read_trace(&b, root);
 	if (buf && *root) {
 		rt_snprintf(path, sizeof(path), "%s/kernel-log", root);
 		len = rt_read_file(path, buf, (size_t)size + 1);
@@ -198,11 +336,15 @@ void boot_time_report(unsigned long long init_ns, const char *root)
 				b.calls++;
 				if (b.first_call < 0)
 					b.first_call = at;
+				calling(&b, t + 9, at);
 			} else if (rt_strncmp(t, "initcall ", 9) == 0 && rt_strstr(t, " returned ")) {
-				if (returned(&b, (char *)t))
+				if (returned(&b, (char *)t)) {
 					b.last_return = at;
-				else
+					if (b.level >= 0)
+						b.levels[b.level].last_return = at;
+				} else {
 					b.malformed++;
+				}
 			}
 		}
 	}
@@ -215,12 +357,25 @@ void boot_time_report(unsigned long long init_ns, const char *root)
 		metric("phase", "init", (long long)(init_ns / 1000));
 		metric("phase", "total", (long long)(now_ns / 1000));
 	}
+	for (int i = 0; i < MAX_LEVELS; i++) {     /* not "module": no span of the boot's */
+		const struct level *l = &b.levels[i];
+
+		if (l->first_call >= 0 && l->last_return >= l->first_call) {
+			metric("level", l->name, l->last_return - l->first_call);
+			nlevels++;
+		}
+	}
+	if (!nlevels && !b.levels_reason)
+		b.levels_reason = "no initcall of the log is in the trace: initcall levels unknown";
 	rec_begin(&r, "BOOTTIME");
 	rec_field(&r, "status", b.records > 0 ? "ok" : "none");
 	rec_fieldf(&r, "records", "%ld", b.records);
 	rec_fieldf(&r, "malformed", "%ld", b.malformed);
 	rec_fieldf(&r, "unmatched", "%ld", b.calls > b.records + b.malformed ? b.calls - b.records - b.malformed : 0);
 	rec_fieldf(&r, "lost", "%ld", b.lost);
+	rec_fieldf(&r, "levels", "%d", nlevels);
+	if (!nlevels)
+		rec_field(&r, "levels_reason", b.records ? b.levels_reason : "no initcall records");
 	if (b.records == 0)
 		rec_field(&r, "reason", len < 0 ? "the kernel's log cannot be read" :
 			  b.calls > 0 ? "initcall calls but no returns in the kernel's log" :

@@ -16,7 +16,10 @@
  * boot_time.malformed), and so is a name that came before (the guest names
  * a repeated function F#2: the same name twice is not the guest's; the
  * decoder drops a METRIC that comes twice the same way): the guest's own count of what it dropped is in its
- * BOOTTIME record, this is what the line lost on the way.
+ * BOOTTIME record, this is what the line lost on the way. A record's
+ * level=NAME (1 to LEVEL_NAME_MAX of [a-z0-9_]: pure, core, ... late,
+ * module) is each of its items' metric's level; another level is counted
+ * as malformed and its items kept without one.
  */
 #include "judge-internal.h"
 #include "util.h"
@@ -26,7 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { INITCALL_NAME_MAX = 128 };
+enum { INITCALL_NAME_MAX = 128, LEVEL_NAME_MAX = 15 };
 
 /* The number [s, s+n) holds, read by the protocol's strict parsers
  * (proto_parse_i64 when neg: an optional '-', else proto_parse_u64), into
@@ -90,9 +93,21 @@ static bool first_time(struct judge *j, uint64_t key)
 	return true;
 }
 
-/* Keeps item "F:US:RC" of rec as its METRIC; false when it does not parse
- * or F came before. */
-static bool keep_item(struct judge *j, const struct proto_record *rec, const char *s, size_t n)
+/* Is v a level's name as init sends it: 1 to LEVEL_NAME_MAX of [a-z0-9_]. */
+static bool level_name(const char *v, size_t n)
+{
+	if (!n || n > LEVEL_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= '0' && v[i] <= '9') || v[i] == '_'))
+			return false;
+	return true;
+}
+
+/* Keeps item "F:US:RC" of rec as its METRIC, with level (NULL: none);
+ * false when it does not parse or F came before. */
+static bool keep_item(struct judge *j, const struct proto_record *rec, const char *level,
+		      const char *s, size_t n)
 {
 	const char *c1 = memchr(s, ':', n), *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(s + n - c1 - 1)) : NULL;
 	int64_t us, rc;
@@ -111,12 +126,13 @@ static bool keep_item(struct judge *j, const struct proto_record *rec, const cha
 		{ "median", v, strlen(v) }, { "min", v, strlen(v) },  { "max", v, strlen(v) },
 		{ "mean", v, strlen(v) },  { "stddev", "0", 1 },      { "samples", v, strlen(v) },
 		{ "return_code", code, strlen(code) },
+		{ "level", level ? level : "", level ? strlen(level) : 0 },
 	};
 	struct proto_record m = *rec;
 	m.kind = PROTO_KIND_METRIC;
 	m.kind_name = "METRIC";
 	m.fields = f;
-	m.nfields = sizeof(f) / sizeof(*f);
+	m.nfields = sizeof(f) / sizeof(*f) - !level;
 	m.text_len = n + 64;            /* what it holds, for the kept records' bound */
 	judge_keep_record(j, &m);
 	return true;
@@ -124,20 +140,27 @@ static bool keep_item(struct judge *j, const struct proto_record *rec, const cha
 
 void judge_initcalls_record(struct judge *j, const struct proto_record *rec)
 {
-	const struct proto_field *f = NULL;
-	for (size_t i = 0; i < rec->nfields && !f; i++)
-		if (!strcmp(rec->fields[i].key, "calls"))
+	const struct proto_field *f = NULL, *lv = NULL;
+	for (size_t i = 0; i < rec->nfields; i++)
+		if (!strcmp(rec->fields[i].key, "calls") && !f)
 			f = &rec->fields[i];
+		else if (!strcmp(rec->fields[i].key, "level") && !lv)
+			lv = &rec->fields[i];
 	if (!f) {
 		j->initcalls_malformed++;
 		return;
 	}
+	/* a level that is not a name: the items are kept without one, the
+	 * level counted as malformed */
+	const char *level = lv && level_name(lv->value, lv->value_len) ? lv->value : NULL;
+	if (lv && !level)
+		j->initcalls_malformed++;
 	/* by its length: an item's NUL byte (%00) drops that item, not the rest */
 	const char *s = f->value, *stop = f->value + f->value_len;
 	while (s < stop) {
 		const char *end = memchr(s, ',', (size_t)(stop - s));
 		end = end ? end : stop;
-		if (!keep_item(j, rec, s, (size_t)(end - s)))
+		if (!keep_item(j, rec, level, s, (size_t)(end - s)))
 			j->initcalls_malformed++;
 		s = end + (end < stop);
 	}

@@ -96,6 +96,11 @@ static void boot_time_json(const struct judge *j, struct records_json *out,
 	}
 	if (proto_get(rec, "reason"))
 		put_string(out->boot_time, "reason", proto_get(rec, "reason"));
+	/* the initcall levels (absent from older guests' records) */
+	if (proto_get(rec, "levels"))
+		json_object_object_add(out->boot_time, "levels", number_field(rec, "levels", true));
+	if (proto_get(rec, "levels_reason"))
+		put_string(out->boot_time, "levels_reason", proto_get(rec, "levels_reason"));
 }
 
 /* RESULT: a row of tests. */
@@ -135,6 +140,8 @@ static void metric_json(struct records_json *out, const struct proto_record *rec
 	double rc;      /* an initcall's (judge-boottime.c: an int) */
 	if (proto_get_double(rec, "return_code", &rc) && rc >= INT32_MIN && rc <= INT32_MAX)
 		add_new(o, "return_code", json_object_new_int64((int64_t)rc));
+	if (proto_get(rec, "level"))     /* an initcall's: pure, core, ... late, module */
+		add_new(o, "level", json_cstring_utf8(proto_get(rec, "level")));
 	double *samples;
 	size_t n;
 	json_object *arr = json_object_new_array();

@@ -439,8 +439,11 @@ static int load_inputs(struct run_state *rs)
 
 /* A boot-time boot's arguments: the kernel logs every initcall (at debug
  * level: into its buffer, not onto the console), in a buffer that holds a
- * distribution kernel's thousand of them, and init reads them. */
-#define BOOT_TIME_ARGS "initcall_debug log_buf_len=8M bootrig.boot_time=1"
+ * distribution kernel's thousand of them, its trace events name each
+ * initcall's level (the log does not), and init reads both. */
+#define BOOT_TIME_ARGS \
+	"initcall_debug log_buf_len=8M trace_event=initcall:initcall_level,initcall:initcall_start " \
+	"bootrig.boot_time=1"
 
 /* The whole command line: console, panic=-1 (a panic ends the boot at
  * once), the target's, the user's, the variant's arguments, then

@@ -9,7 +9,9 @@
 #    the kernel wrote: every "initcall ... returned" line of the console is
 #    one metric boot.initcall.FUNC (their counts equal, and result.json's
 #    boot_time.records), nothing malformed, the boot PASSes, the phases
-#    are in order (kernel <= init <= total, initcalls within total);
+#    are in order (kernel <= init <= total, initcalls within total), every
+#    initcall has its level (from the kernel's trace events), core to late
+#    are there, and a level's initcalls add up within its span;
 #  - one seed booted twice (--seed 1 --repeat 2): every initcall's figure
 #    and every phase the same in both (icount: the same boot), and compare
 #    over them lists the boot metrics like any other, nothing changed.
@@ -31,8 +33,9 @@ FAKE=$TOP/build/bootrig-fake
 echo initrd >"$tmp/initrd.img"
 BOOTRIG_FAKE_CONSOLE=$TOP/tests/fixtures/judge/pass-cloud-arm64.log "$FAKE" run --kernel "$tmp/Image" \
 	--initramfs "$tmp/initrd.img" --append quiet --boot-time -o "$tmp/fake" >/dev/null 2>"$tmp/err"
-expect "run --boot-time: initcall_debug log_buf_len=8M bootrig.boot_time=1 on the command line" \
-	"$(ls "$tmp"/fake/*/default/1/result.json)" append "console=ttyAMA0 panic=-1 quiet initcall_debug log_buf_len=8M bootrig.boot_time=1"
+BT_ARGS="initcall_debug log_buf_len=8M trace_event=initcall:initcall_level,initcall:initcall_start bootrig.boot_time=1"
+expect "run --boot-time: initcall_debug log_buf_len=8M, the initcall trace events, bootrig.boot_time=1 on the command line" \
+	"$(ls "$tmp"/fake/*/default/1/result.json)" append "console=ttyAMA0 panic=-1 quiet $BT_ARGS"
 printf 'suites = ( { name = "bt"; tests = [ "lat_syscall" ]; boot_time = true; } );\n' >"$tmp/bt.cfg"
 a64=$(kernel_path cloud-arm64)
 "$BOOTRIG" build --kernel "$a64" --config "$tmp/bt.cfg" --suite bt -o "$tmp/bt.img" >/dev/null 2>"$tmp/err"
@@ -42,7 +45,7 @@ BOOTRIG_FAKE_CONSOLE=$TOP/tests/fixtures/judge/pass-cloud-arm64.log "$FAKE" run 
 	--config "$tmp/bt.cfg" --suite bt -o "$tmp/fake-suite" >/dev/null 2>"$tmp/err"
 expect "run --suite with boot_time = true: the same arguments, without --boot-time" \
 	"$(ls "$tmp"/fake-suite/*/default/1/result.json 2>/dev/null | head -n 1)" append \
-	"console=ttyAMA0 panic=-1 initcall_debug log_buf_len=8M bootrig.boot_time=1"
+	"console=ttyAMA0 panic=-1 $BT_ARGS"
 
 for flavour in amd64 cloud-arm64; do
 	K=$(kernel_path "$flavour")
@@ -68,6 +71,21 @@ for flavour in amd64 cloud-arm64; do
 		  then "ok" else tostring end' "$rj")
 	check "$flavour: the phases in order: kernel <= init <= total, initcalls within total ($phases)" \
 		test "$phases" = ok
+	# levels, from the kernel's trace events: every initcall has one, the
+	# levels from core to late are there, and the sum of a level's
+	# initcalls is within the level's span (its first call to last return)
+	levels=$(jq -r '([.metrics[] | select(.abi == "boot" and .test == "level") | {(.name): .median}] | add) as $span
+		| [.metrics[] | select(.abi == "boot" and .test == "initcall")] as $ic
+		| [$ic | group_by(.level)[] | {level: .[0].level, sum: (map(.median) | add)}] as $g
+		| if ($ic | map(select(.level == null)) | length) > 0 then "initcalls without a level"
+		  elif (["core", "postcore", "arch", "subsys", "fs", "device", "late"] - ($span | keys)) != []
+		  then "levels missing: \($span | keys)"
+		  elif ($g | map(select(.level != "module" and .sum > $span[.level])) | length) > 0
+		  then "sums past spans: \($g | map(select(.level != "module" and .sum > $span[.level])))"
+		  else "ok \($span | keys | length)" end' "$rj" 2>&1)
+	check "$flavour: every initcall has its level; a level's initcalls add up within its span ($levels)" \
+		test "${levels%% *}" = ok
+	expect "$flavour: boot_time.levels counts the levels" "$rj" boot_time.levels "${levels#ok }"
 
 	"$RUN" run --kernel "$K" --boot-time --seed 1 --repeat 2 -o "$tmp/$flavour-seed" \
 		>"$tmp/$flavour-seed.out" 2>&1

@@ -194,18 +194,18 @@ expect "boot time: phase kernel, to the first call (us)" boottime '^[0-9]+ METRI
 expect "boot time: phase initcalls, first call to last return" boottime '^[0-9]+ METRIC abi=boot test=phase name=initcalls .* median=600000\.0000 '
 expect "boot time: phases init and total" boottime '^[0-9]+ METRIC abi=boot test=phase name=total '
 expect "boot time: BOOTTIME counts 5 records, 1 malformed (dropped), 1 call that never returned" boottime \
-	'^[0-9]+ BOOTTIME status=ok records=5 malformed=1 unmatched=1 lost=0$'
+	'^[0-9]+ BOOTTIME status=ok records=5 malformed=1 unmatched=1 lost=0 levels=0 levels_reason=the\\x20kernel.s\\x20trace\\x20cannot\\x20be\\x20read'
 check "boot time: the malformed record made no metric" test "$(count boottime 'name=bad_init')" = 0
 # a log that wrapped before init read it (its first line gone): lost=1
 sed -i 1d "$r4/kernel-log"
 run wrapped "$r4" "bootrig.boot_time=1"
-expect "boot time: a log without its first line (wrapped) says lost=1" wrapped '^[0-9]+ BOOTTIME status=ok records=5 .* lost=1$'
+expect "boot time: a log without its first line (wrapped) says lost=1" wrapped '^[0-9]+ BOOTTIME status=ok records=5 .* lost=1 '
 # no records at all (a kernel without initcall_debug): a reason, no metric
 printf '<5>[    0.000000] Linux version 6.1.0\n<6>[    0.8] Run /init as init process\n' >"$r4/kernel-log"
 run norec "$r4" "bootrig.boot_time=1"
 decodes norec
 expect "boot time: no initcall records is status=none with the reason" norec \
-	'^[0-9]+ BOOTTIME status=none records=0 malformed=0 unmatched=0 lost=0 reason=no\\x20initcall\\x20records'
+	'^[0-9]+ BOOTTIME status=none records=0 malformed=0 unmatched=0 lost=0 levels=0 levels_reason=no\\x20initcall\\x20records reason=no\\x20initcall\\x20records'
 check "boot time: ... and no boot metric" test "$(count norec 'METRIC abi=boot')" = 0
 rm "$r4/kernel-log"
 run nolog "$r4" "bootrig.boot_time=1"
@@ -214,3 +214,58 @@ run notime "$r4" ""
 check "boot time: off by default (no BOOTTIME record)" test "$(count notime 'BOOTTIME')" = 0
 run badtime "$r4" "bootrig.boot_time=yes"
 expect "boot time: boot_time=yes is a plan error" badtime 'ERROR reason=plan:\\x20bad\\x20boot_time=\(0\\x20or\\x201\)$'
+
+# Levels: the kernel's trace events (trace_event=initcall:initcall_level,
+# initcall:initcall_start; in test mode ROOT/kernel-trace stands for
+# tracefs's trace) name each call's level; the k-th call of the log is the
+# trace's next start of that function (one the log lacks, a console
+# initcall before initcall_debug, is passed over); a module's is "module";
+# a level name that is not [a-z0-9_] gives its calls no level.
+printf '%b' '<5>[    0.000000] Linux version 6.1.0 (a stand-in)\n' \
+	'<7>[    0.100000] calling  foo_init+0x0/0x20 @ 1\n<7>[    0.100050] initcall foo_init+0x0/0x20 returned 0 after 50 usecs\n' \
+	'<7>[    0.200000] calling  init+0x0/0x10 @ 1\n<7>[    0.200010] initcall init+0x0/0x10 returned 0 after 10 usecs\n' \
+	'<7>[    0.300000] calling  init+0x0/0x10 @ 1\n<7>[    0.300020] initcall init+0x0/0x10 returned -19 after 20 usecs\n' \
+	'<7>[    0.400000] calling  bar_init+0x0/0x10 @ 1\n<7>[    0.400040] initcall bar_init+0x0/0x10 returned 0 after 40 usecs\n' \
+	'<7>[    0.450000] calling  evil_init+0x0/0x10 @ 1\n<7>[    0.450001] initcall evil_init+0x0/0x10 returned 0 after 1 usecs\n' \
+	'<7>[    0.500000] calling  modx_init+0x0/0x10 [modx] @ 9\n<7>[    0.500030] initcall modx_init+0x0/0x10 [modx] returned 0 after 30 usecs\n' \
+	'<6>[    0.800000] Run /init as init process\n' >"$r4/kernel-log"
+printf '%b' '# tracer: nop\n#\n' \
+	'       swapper/0-0       [000] d....     0.010000: initcall_level: level=console\n' \
+	'       swapper/0-0       [000] d....     0.010001: initcall_start: func=con_init+0x0/0x200\n' \
+	'       swapper/0-1       [000] .....     0.099000: initcall_level: level=early\n' \
+	'       swapper/0-1       [000] .....     0.099999: initcall_start: func=foo_init+0x0/0x20\n' \
+	'       swapper/0-1       [000] .....     0.150000: initcall_level: level=core\n' \
+	'       swapper/0-1       [000] .....     0.199999: initcall_start: func=init+0x0/0x10\n' \
+	'       swapper/0-1       [000] .....     0.299999: initcall_start: func=init+0x0/0x10\n' \
+	'       swapper/0-1       [000] .....     0.350000: initcall_level: level=device\n' \
+	'       swapper/0-1       [000] .....     0.399999: initcall_start: func=bar_init+0x0/0x10\n' \
+	'       swapper/0-1       [000] .....     0.420000: initcall_level: level=ev!l\n' \
+	'       swapper/0-1       [000] .....     0.449999: initcall_start: func=evil_init+0x0/0x10\n' >"$r4/kernel-trace"
+run levels "$r4" "bootrig.boot_time=1"
+decodes levels
+expect "boot time: levels: one INITCALLS record a level, level=NAME" levels \
+	'^[0-9]+ INITCALLS level=early calls=foo_init:50:0$'
+expect "boot time: levels: two calls of one level in one record" levels \
+	'^[0-9]+ INITCALLS level=core calls=init:10:0,init#2:20:-19$'
+expect "boot time: levels: the next level's record" levels '^[0-9]+ INITCALLS level=device calls=bar_init:40:0$'
+expect "boot time: levels: a level name not [a-z0-9_]: its call has none" levels '^[0-9]+ INITCALLS calls=evil_init:1:0$'
+expect "boot time: levels: a module's initcall is level module" levels '^[0-9]+ INITCALLS level=module calls=modx_init:30:0$'
+expect "boot time: levels: a level's span, first call to last return (us)" levels \
+	'^[0-9]+ METRIC abi=boot test=level name=core .* median=100020\.0000 '
+expect "boot time: levels: early's span" levels '^[0-9]+ METRIC abi=boot test=level name=early .* median=50\.0000 '
+check "boot time: levels: no span for a level without a call of the log's (console), nor module" \
+	test "$(count levels 'test=level name=console')$(count levels 'test=level name=module')" = 00
+expect "boot time: levels: BOOTTIME counts 3 levels" levels '^[0-9]+ BOOTTIME status=ok records=6 malformed=0 unmatched=0 lost=0 levels=3$'
+"$BOOTRIG" judge --format json "$tmp/levels.log" >"$tmp/levels.json" 2>"$tmp/levels.jerr"
+check "boot time: judge: each initcall metric's level in result.json (none where none was sent)" \
+	test "$(jq -c '[.metrics[] | select(.test == "initcall") | [.name, .level]]' "$tmp/levels.json" 2>&1)" = \
+	'[["foo_init","early"],["init","core"],["init#2","core"],["bar_init","device"],["evil_init",null],["modx_init","module"]]'
+check "boot time: judge: boot_time.levels in result.json" \
+	test "$(jq -c '[.boot_time.levels, .boot_time.levels_reason]' "$tmp/levels.json" 2>&1)" = '[3,null]'
+# a trace without level events (a kernel booted without trace_event=): no level, a reason
+printf '# tracer: nop\n#\n' >"$r4/kernel-trace"
+run nolevels "$r4" "bootrig.boot_time=1"
+expect "boot time: a trace without initcall events: levels=0 and why" nolevels \
+	'^[0-9]+ BOOTTIME status=ok records=6 .* levels=0 levels_reason=no\\x20initcall\\x20trace\\x20events'
+check "boot time: ... the items without a level" test "$(count nolevels 'INITCALLS level=')" = 0
+rm "$r4/kernel-trace"
