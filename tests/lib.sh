@@ -182,3 +182,13 @@ junit_valid() {
 	done
 	[ -z "$JUNIT_ERR" ]
 }
+
+# shot NAME [W,H]: headless Chromium ($CHROME)'s screenshot of $tmp/NAME.html
+# at device scale 1 (a CSS px is a pixel), window W,H (900,900), into
+# $tmp/NAME.png; Chromium's stderr in $tmp/chrome.err. The pixels are read
+# with tests/tools/pngblobs.
+shot() {
+	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--force-device-scale-factor=1 --user-data-dir="$tmp/chrome" --window-size="${2:-900,900}" \
+		--screenshot="$tmp/$1.png" "file://$tmp/$1.html" >/dev/null 2>"$tmp/chrome.err"
+}

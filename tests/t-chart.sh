@@ -106,12 +106,6 @@ if [ -z "$CHROME" ]; then
 	not_ok "chart pixels in Chromium" "chromium not installed (scripts/install-deps.sh)"
 	exit 1
 fi
-# shot NAME: screenshot of $tmp/NAME.html at scale 1 into $tmp/NAME.png
-shot() {
-	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars \
-		--force-device-scale-factor=1 --user-data-dir="$tmp/chrome" --window-size=900,900 \
-		--screenshot="$tmp/$1.png" "file://$tmp/$1.html" >/dev/null 2>"$tmp/chrome.err"
-}
 shot wide
 shot tight
 [ -n "${KEEP_SHOT:-}" ] && cp "$tmp/wide.png" "$tmp/tight.png" "$KEEP_SHOT"

@@ -17,7 +17,10 @@
 # 1 us ones, which must be grouped by a wider cut) it stays under 2,000
 # SVG elements. A hostile function name (control bytes, <script>, 2 KB) is
 # escaped in the text and the HTML; sides without boot metrics give no
-# block and no bootgraph.
+# block and no bootgraph. Headless Chromium's screenshot of a bootgraph of
+# five initcalls, read by its pixels (tests/tools/pngblobs): the regressed
+# one's bar red, the improved one's green, each in both lanes starting and
+# as wide as its medians say on the axis drawn (within 2 px).
 . "$(dirname "$0")/lib.sh"
 set -u
 MK="$TOP/build/tests/tools/mkresults"
@@ -264,3 +267,71 @@ if ! grep -q 'bootgraph\|Boot, initcall' "$tmp/p.html" "$tmp/q.html" &&
 	[ "$(jq -c .boot_initcalls_moved "$tmp/q.json")" = '[]' ]; then
 	ok "no boot metrics on either side, or on the candidate: no block, no bootgraph, boot_initcalls_moved []"
 else not_ok "a side without boot metrics" "$(grep -c bootgraph "$tmp/p.html" "$tmp/q.html")"; fi
+
+# --- the bootgraph as Chromium draws it, read by its pixels -------------------
+# five initcalls, 6 boots a side (seeds 1-6), each 1 % about its median: i2
+# improves 1500 -> 500 us, the last, i5, regresses 1000 -> 3000 us (last, so
+# nothing drawn after it hides a bar too wide), the others equal. The axis
+# on screen (its 0 ms tick, its end: the longer lane's) gives px per ms;
+# each coloured bar (pngblobs: the pixels of exactly its RGB, 24 rows) must
+# start at the sum of the medians before it and be as wide as its median,
+# within 2 px, in each lane.
+BLOBS="$TOP/build/tests/tools/pngblobs"
+PIX_BASE="2000 1500 2500 1200 1000" PIX_CAND="2000 500 2500 1200 3000"
+pix() { awk -v v="$1" 'BEGIN { n = split(v, a, " "); for (i = 1; i <= n; i++)
+	print "boot:initcall:i" i ":us:lower:" a[i] "/" a[i] * 1.01 "/" a[i] * 0.99 ":0" }'; }
+"$MK" "$tmp/pb" k-a default 6 1 --seeds 1 $(pix "$PIX_BASE")
+"$MK" "$tmp/pc" k-b default 6 1 --seeds 1 $(pix "$PIX_CAND")
+"$BOOTRIG" compare "$tmp/pb" "$tmp/pc" --format html -o "$tmp/pix.html" 2>/dev/null
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROME" ] || [ ! -x "$BLOBS" ]; then
+	not_ok "bootgraph pixels in Chromium" "chromium or build/tests/tools/pngblobs missing (scripts/install-deps.sh, make unit)"
+	exit 1
+fi
+shot pix 1200,1000
+[ -n "${KEEP_SHOT:-}" ] && cp "$tmp/pix.png" "$KEEP_SHOT"
+# bootgraph.h's colours (the contract); its #888888 axis and ticks are 1 px
+# lines on a pixel boundary, so two rows (or columns) of half strength on
+# white: #c3c3c3
+RED=d62728 GREEN=2ca02c AXIS_HALF=c3c3c3
+"$BLOBS" "$tmp/pix.png" $AXIS_HALF 20 6 | sort -k1,1n >"$tmp/axis"
+# the 0 ms tick: the leftmost line two columns wide and two lanes tall (its
+# centre); the axis: the rows two high, its end their rightmost pixel's edge
+set -- $(awk '$3 - $1 == 1 && $4 - $2 >= 48 {print ($1 + $3 + 1) / 2; exit}' "$tmp/axis") \
+	$(awk '$4 - $2 == 1 && $3 - $1 >= 20 {y = $2; if ($3 + 1 > e) e = $3 + 1} END {print e + 0, y + 0}' "$tmp/axis")
+x0=${1:-0} xe=${2:-0} axis_y=${3:-0}
+# the axis's ms: the longer lane's end; px per ms on screen and in the SVG's ticks
+total=$(awk -v b="$PIX_BASE" -v c="$PIX_CAND" 'BEGIN { n = split(b, u, " "); split(c, v, " ")
+	for (i = 1; i <= n; i++) { s += u[i]; t += v[i] } print (s > t ? s : t) / 1000 }')
+pxms=$(awk -v a="$x0" -v e="$xe" -v t="$total" 'BEGIN {printf "%.4f", (e - a) / t}')
+svgms=$(svg_check "$tmp/pix.html" '
+root, text = g[0]
+ticks = [(float(t.get("x")), float(t.text.split()[0])) for t in root.iter(NS + "text") if (t.text or "").endswith(" ms")]
+print("%.4f" % ((ticks[-1][0] - ticks[0][0]) / (ticks[-1][1] - ticks[0][1])))
+')
+if [ "$x0" != 0 ] && awk -v a="$pxms" -v b="${svgms:-0}" 'BEGIN {exit !(a > 50 && a / b > 0.995 && a / b < 1.005)}'; then
+	ok "bootgraph on screen: the axis's 0 ms tick at x=$x0 and its end ($total ms) at x=$xe: $pxms px a ms, as the SVG's ticks say ($svgms)"
+else not_ok "bootgraph on screen: the axis" "0 ms at '$x0', end '$xe' (row $axis_y), $pxms px/ms, SVG $svgms; $(tail -3 "$tmp/chrome.err")"; fi
+# bar LANE COLOUR K: initcall K's bar in lane LANE (1 BASE, 2 CAND): the
+# LANE-th blob of exactly COLOUR 24 rows high above the axis, its left edge
+# and width within 2 px of the lane's figures'; sets top and bottom (its
+# rows) and said (what it measured)
+bar() {
+	case $1 in 1) list=$PIX_BASE ;; *) list=$PIX_CAND ;; esac
+	set -- $("$BLOBS" "$tmp/pix.png" "$2" 100 | awk -v a="$axis_y" -v n="$1" \
+		'$4 - $2 == 23 && $4 < a && ++k == n {print $1, $3 - $1 + 1, $2, $4}') \
+		$(awk -v v="$list" -v k="$3" -v x0="$x0" -v s="$pxms" 'BEGIN { split(v, a, " ")
+		for (i = 1; i < k; i++) at += a[i]
+		printf "%.1f %.1f %g %g", x0 + at / 1000 * s, a[k] / 1000 * s, at / 1000, a[k] / 1000 }')
+	[ $# = 8 ] || { said="no such bar (x w start ms: $*)" top=0 bottom=0; return 1; }
+	top=$3 bottom=$4 said="x=$1 w=$2 px, its figures x=$5 w=$6 px ($7 ms in, $8 ms)"
+	awk -v x="$1" -v w="$2" -v wx="$5" -v ww="$6" 'BEGIN {exit !((x - wx) ^ 2 <= 4 && (w - ww) ^ 2 <= 4)}'
+}
+if bar 2 $RED 5; then ok "CAND lane: the regressed i5's bar red ($RED): $said"
+else not_ok "CAND lane: the regressed bar where its figures say" "$said"; fi
+cand_top=$top
+if bar 1 $RED 5 && [ "$bottom" -lt "$cand_top" ]; then ok "BASE lane, above CAND's: i5's bar red ($RED): $said"
+else not_ok "BASE lane: the regressed bar where its figures say, above CAND's" "$said; rows $top-$bottom, CAND's from $cand_top"; fi
+if bar 1 $GREEN 2 && g1=$said && bar 2 $GREEN 2; then
+	ok "the improved i2's bar green ($GREEN) in both lanes: BASE $g1; CAND $said"
+else not_ok "the improved bar green where its figures say" "$said"; fi
