@@ -27,7 +27,7 @@ static struct json_object *json_strings(char *const *v, size_t n)
 
 static struct json_object *json_num(double v)
 {
-	return isnan(v) ? NULL : json_object_new_double(v);
+	return isfinite(v) ? json_object_new_double(v) : NULL;
 }
 
 static struct json_object *step_json(const struct step *s)

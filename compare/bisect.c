@@ -59,7 +59,7 @@ static bool differs(const struct bisect_opts *o, const double *e, size_t ne, con
 	*p = stats_welch(e, ne, x, nx, &w) == 0 ? w.p : NAN;
 	*mwu = stats_mann_whitney(e, ne, x, nx, NULL);
 	double me = stats_mean(e, ne), mx = stats_mean(x, nx);
-	*change = me != 0 ? (mx - me) / fabs(me) * 100 : NAN;
+	*change = stats_pct_change(me, mx);
 	double floor = stats_noise_floor_pct(e, ne, x, nx);
 	return *p < o->alpha && fabs(*change) >= (floor > o->threshold_pct ? floor : o->threshold_pct);
 }

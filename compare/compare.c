@@ -179,7 +179,7 @@ static void decide(const struct comparison *c, const struct metric_row *r,
 	*out = (struct cand_cmp){ NAN, NAN, NAN, CHANGE_ABSENT, 0, NAN };
 	if (!base->series || !cand->series)
 		return;
-	out->pct_change = base->mean != 0 ? (cand->mean - base->mean) / fabs(base->mean) * 100 : NAN;
+	out->pct_change = stats_pct_change(base->mean, cand->mean);
 	const struct metric_series *a = base->series, *b = cand->series;
 	struct welch w;
 	out->change = CHANGE_UNTESTED;

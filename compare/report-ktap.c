@@ -67,7 +67,7 @@ static bool metrics(struct ktapout *k, const struct comparison *c, size_t s, siz
 		if (!metric_here(r, s))
 			continue;
 		row_id(r, id, sizeof(id));
-		if (isnan(cmp->pct_change))
+		if (!isfinite(cmp->pct_change))
 			snprintf(chg, sizeof(chg), "-");
 		else
 			snprintf(chg, sizeof(chg), "%+.2f %%", cmp->pct_change);

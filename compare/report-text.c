@@ -214,7 +214,7 @@ static void print_candidate(const struct comparison *c, size_t s, const struct p
 			continue;
 		fputs(paint(pt, cmp->change), out);
 		print_value(out, &r->stat[0]);
-		if (isnan(cmp->pct_change))
+		if (!isfinite(cmp->pct_change))
 			fprintf(out, " %10s ", "");
 		else
 			fprintf(out, " %+9.1f%% ", cmp->pct_change);
@@ -264,12 +264,12 @@ static void print_table(const struct comparison *c, const struct painter *pt)
 			const struct cand_cmp *cmp = &r->cmp[s];
 			char cell[64];
 			fmt_value(r->stat[s].mean, v, sizeof(v));
-			if (isnan(cmp->pct_change))
-				snprintf(cell, sizeof(cell), "%s", v);
+			char mark = cmp->change == CHANGE_REGRESSED ? '-' :
+				    cmp->change == CHANGE_IMPROVED ? '+' : ' ';
+			if (!isfinite(cmp->pct_change))     /* none, or from a base of 0 */
+				snprintf(cell, sizeof(cell), "%s%c", v, mark == ' ' ? '\0' : mark);
 			else
-				snprintf(cell, sizeof(cell), "%s (%5.1f%%)%c", v, 100 + cmp->pct_change,
-					 cmp->change == CHANGE_REGRESSED ? '-' :
-					 cmp->change == CHANGE_IMPROVED ? '+' : ' ');
+				snprintf(cell, sizeof(cell), "%s (%5.1f%%)%c", v, 100 + cmp->pct_change, mark);
 			fprintf(out, " %s%20s%s", paint(pt, cmp->change), cell, unpaint(pt, cmp->change));
 		}
 		fputc('\n', out);

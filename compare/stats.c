@@ -47,6 +47,13 @@ double stats_spread_pct(const double *x, size_t n)
 	return mean != 0 ? (hi - lo) / fabs(mean) * 100 : NAN;
 }
 
+double stats_pct_change(double base, double cand)
+{
+	if (base != 0)
+		return (cand - base) / fabs(base) * 100;
+	return cand == 0 ? NAN : copysign(INFINITY, cand);
+}
+
 double stats_noise_floor_pct(const double *a, size_t na, const double *b, size_t nb)
 {
 	double fa = stats_spread_pct(a, na), fb = stats_spread_pct(b, nb);

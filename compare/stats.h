@@ -28,6 +28,15 @@ double stats_stddev(const double *x, size_t n);
 double stats_spread_pct(const double *x, size_t n);
 
 /*
+ * The percent change of a mean from base to cand: (cand - base) / |base|
+ * * 100. From a base of 0 to anything else it is +/-INFINITY: a change
+ * from nothing (an initcall's 0 us become 236 ms) is past every threshold,
+ * and the reports show no percentage for it; NAN when both are 0. compare,
+ * bisect and history all decide by it.
+ */
+double stats_pct_change(double base, double cand);
+
+/*
  * compare's noise floor for a metric between two sides: the larger of
  * their stats_spread_pct (a side whose mean is 0 adds none). A change is
  * "changed" only past max(--threshold, this): compare, bisect and history

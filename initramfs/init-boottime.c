@@ -90,6 +90,8 @@ struct boot_read {
 	long long first_call, last_return;   /* us, -1: none */
 	int nnames;
 	const char *names[MAX_INITCALLS];   /* cut in place in the buffer */
+	int seen[2 * MAX_INITCALLS];        /* names' hash set: index + 1, 0 empty */
+	int times[MAX_INITCALLS];           /* how often names[i] came */
 	char batch[INITCALLS_BATCH];        /* the INITCALLS record's calls= so far */
 	size_t batch_len;
 	/* the trace's calls in order: a name (up to '+', not cut) and its level */
@@ -193,36 +195,35 @@ static const char *read_trace(struct boot_read *b, const char *root)
 	int level = -1;
 
 	if (!buf)
-		return "no memory for the trace";
+		return "no memory";
 	if (*root) {
 		rt_snprintf(path, sizeof(path), "%s/kernel-trace", root);
 	} else {
 		r = rt_mount("nodev", TRACEFS, "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 		if (r < 0 && r != -EBUSY)
-			return "no tracefs (a kernel without CONFIG_TRACING): initcall levels unknown";
+			return "no tracefs (CONFIG_TRACING off)";
 		rt_strlcpy(path, TRACEFS "/trace", sizeof(path));
 	}
 	len = rt_read_file(path, buf, TRACE_MAX + 1);
 	if (len < 0)
-		return "the kernel's trace cannot be read: initcall levels unknown";
+		return "the trace cannot be read";
 	buf[len > TRACE_MAX ? TRACE_MAX : len] = '\0';
-	for (char *line = buf; *line; ) {
-		char *next = rt_strchr(line, '\n'), *p;
+	for (char *line = buf, *next; *line; line = next) {
+		char *p;
 
-		next = next ? next + 1 : line + rt_strlen(line);
-		if ((p = rt_strstr(line, " initcall_level: level=")) != NULL && p < next) {
+		next = rt_strchr(line, '\n');      /* cut: a line's search stays in it */
+		next = next ? (*next = '\0', next + 1) : line + rt_strlen(line);
+		if ((p = rt_strstr(line, " initcall_level: level=")) != NULL) {
 			p += 23;
 			level = level_index(b, p, func_len(p));
-		} else if ((p = rt_strstr(line, " initcall_start: func=")) != NULL && p < next &&
+		} else if ((p = rt_strstr(line, " initcall_start: func=")) != NULL &&
 			   b->nstarts < MAX_INITCALLS && level >= 0) {
 			b->start_name[b->nstarts] = p + 22;
 			b->start_level[b->nstarts++] = (unsigned char)level;
 		}
-		line = next;
 	}
 	if (b->nlevels == 0 || b->nstarts == 0)
-		return "no initcall trace events (trace_event=initcall:initcall_level,initcall:initcall_start "
-		       "not on the command line, or the trace was cleared): initcall levels unknown";
+		return "no initcall trace events (not asked on the command line)";
 	return NULL;
 }
 
@@ -232,12 +233,12 @@ static const char *read_trace(struct boot_read *b, const char *root)
 static void calling(struct boot_read *b, const char *f, long long at)
 {
 	size_t n = func_len(f);
-	const char *at_pid = rt_strstr(f, " @ ");
+	const char *at_pid = rt_strstr(f, " @ "), *mod = rt_strstr(f, " [");
 
 	b->level = -1;
 	if (b->levels_reason)
 		return;                 /* no trace: no level at all */
-	if (at_pid && rt_strstr(f, " [") && rt_strstr(f, " [") < at_pid) {
+	if (at_pid && mod && mod < at_pid) {
 		b->level = MAX_LEVELS;
 	} else {
 		for (int j = b->nnames_matched, k = 0; j < b->nstarts && k < 64; j++, k++)
@@ -251,6 +252,27 @@ static void calling(struct boot_read *b, const char *f, long long at)
 		b->levels[b->level].first_call = at;
 }
 
+/* How often name f has come, this time included (1: the first): a hash
+ * set over the names so far (a thousand initcalls' pairwise compares were
+ * most of this file's time under TCG); past MAX_INITCALLS names, 1. */
+static int name_seen(struct boot_read *b, const char *f)
+{
+	unsigned h = 2166136261u;
+	int k;
+
+	for (const char *p = f; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	for (k = (int)(h % (2 * MAX_INITCALLS)); b->seen[k]; k = (k + 1) % (2 * MAX_INITCALLS))
+		if (rt_strcmp(b->names[b->seen[k] - 1], f) == 0)
+			return ++b->times[b->seen[k] - 1];
+	if (b->nnames == MAX_INITCALLS)
+		return 1;
+	b->names[b->nnames] = f;
+	b->times[b->nnames] = 1;
+	b->seen[k] = ++b->nnames;
+	return 1;
+}
+
 /* "initcall F+0x../0x.. [mod] returned R after N usecs" (text past the
  * stamp): its metric, named F, F#2...; false: malformed. */
 static bool returned(struct boot_read *b, char *text)
@@ -258,7 +280,7 @@ static bool returned(struct boot_read *b, char *text)
 	char *f = text + 9, *end = f, name[FUNC_MAX + 8];
 	const char *p;
 	uint64_t rc, us;
-	int again = 1;
+	int again;
 	bool neg;
 
 	while (*end && *end != '+' && *end != ' ') {
@@ -279,10 +301,7 @@ static bool returned(struct boot_read *b, char *text)
 	if (!p || rt_strncmp(p, " usecs", 6) != 0 || us > (uint64_t)INT64_MAX)
 		return false;
 	*end = '\0';
-	for (int i = 0; i < b->nnames; i++)
-		again += rt_strcmp(b->names[i], f) == 0;
-	if (b->nnames < MAX_INITCALLS)
-		b->names[b->nnames++] = f;
+	again = name_seen(b, f);
 	if (again > 1)
 		rt_snprintf(name, sizeof(name), "%s#%d", f, again);
 	else
@@ -366,7 +385,7 @@ void boot_time_report(unsigned long long init_ns, const char *root)
 		}
 	}
 	if (!nlevels && !b.levels_reason)
-		b.levels_reason = "no initcall of the log is in the trace: initcall levels unknown";
+		b.levels_reason = "no call of the log is in the trace";
 	rec_begin(&r, "BOOTTIME");
 	rec_field(&r, "status", b.records > 0 ? "ok" : "none");
 	rec_fieldf(&r, "records", "%ld", b.records);

@@ -5,7 +5,7 @@
  */
 #include "init.h"
 
-int out_fd = 1;
+int out_fd;            /* main sets 1: no initialised datum (below) */
 unsigned record_seq;
 
 /* crc32: IEEE 802.3 (zlib's crc32()), bitwise: records are few. */

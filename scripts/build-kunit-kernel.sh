@@ -6,17 +6,25 @@
 #   scripts/build-kunit-kernel.sh --print    (the same, building nothing: exit 1 if absent)
 #   scripts/build-kunit-kernel.sh --source   (unpacks only; prints the source tree, whose
 #                                             tools/testing/kunit/kunit.py the tests run)
+#   scripts/build-kunit-kernel.sh --slowinit (prints "good PATH" and "slowinit PATH")
 #
 # Both are x86_64 bzImages of a minimal config: `make tinyconfig` plus what
 # bootrig's init needs (64-bit, the x32 and i386 ABIs, printk, the 8250
 # serial console on ttyS0, a gzip initramfs, devtmpfs, proc, sysfs, tmpfs,
-# ELF binaries, futexes, AF_INET for lo, ACPI to power off) and CONFIG_KUNIT
+# ELF binaries, futexes, AF_INET for lo, ACPI to power off, kallsyms so that
+# an initcall_debug record names its function, not its address) and CONFIG_KUNIT
 # with a few suites built in (kunit's example suite, with its skipped case,
 # the list and cmdline suites), so the kernel prints KTAP on the console at
 # boot before it starts init:
 #   kunit-good   the source as Debian ships it: every case passes (one skips)
 #   kunit-bad    the same with one expected value in lib/list-test.c changed
 #                (the patch below): list-kunit-test's list_test_list_add fails
+#   kunit-slowinit  (built only when asked: --slowinit) the good source with
+#                a busy loop of 2^22 iterations in kernel/ksysfs.c's
+#                ksysfs_init, a core_initcall (slow_patch below): one
+#                initcall that does more work, not a sleep, for a boot-time
+#                regression on a real tree (tests/t-regress-boot.sh); its file
+#                name holds that patch's hash, so a change of it rebuilds
 # They are cached under $cache/<key>/ (key: the source package's version and
 # the config fragment and the patch below, so a change of either rebuilds)
 # and a second run builds nothing. Builds with make -j${BOOTRIG_KUNIT_JOBS:-2}.
@@ -58,6 +66,7 @@ CONFIG_INET=y
 CONFIG_UNIX=y
 CONFIG_ACPI=y
 CONFIG_BUG=y
+CONFIG_KALLSYMS=y
 CONFIG_RUNTIME_TESTING_MENU=y
 CONFIG_KUNIT=y
 CONFIG_KUNIT_EXAMPLE_TEST=y
@@ -78,11 +87,39 @@ patch_text='--- a/lib/list-test.c
  static void list_test_list_add_tail(struct kunit *test)
 '
 
+# The slow variant: ksysfs_init does 2^22 iterations of work first.
+slow_patch='--- a/kernel/ksysfs.c
++++ b/kernel/ksysfs.c
+@@ -240,10 +240,21 @@
+ 	.attrs = kernel_attrs,
+ };
+ 
++/* More work, not a sleep: the initcall bootrig'"'"'s boot-time regression slows. */
++static noinline void __init ksysfs_busy(void)
++{
++	volatile unsigned long n;
++
++	for (n = 0; n < (1UL << 22); n++)
++		;
++}
++
+ static int __init ksysfs_init(void)
+ {
+ 	int error;
+ 
++	ksysfs_busy();
++
+ 	kernel_kobj = kobject_create_and_add("kernel", NULL);
+ 	if (!kernel_kobj) {
+ 		error = -ENOMEM;
+'
+
 version=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || stat -c %s.%Y "$tarball")
 key=$(printf '%s\n%s\n%s\n' "$version" "$fragment" "$patch_text" | sha256sum | cut -c1-16)
 out=$cache/$key
 good=$out/kunit-good.bzImage
 bad=$out/kunit-bad.bzImage
+slow=$out/kunit-slowinit-$(printf '%s' "$slow_patch" | sha256sum | cut -c1-8).bzImage
 src=$cache/src-$key
 mkdir -p "$cache"
 
@@ -97,13 +134,33 @@ unpack() {
 	: >"$src/.unpacked"
 }
 
+# pristine: the files the variants patch, as unpacked (kernel/ksysfs.c's copy
+# is made here for a tree unpacked before it was patched, only while the
+# file is as shipped), put back.
+pristine() {
+	if [ ! -e "$src/.ksysfs.c.orig" ]; then
+		! grep -q ksysfs_busy "$src/kernel/ksysfs.c" ||
+			{ echo "build-kunit-kernel: $src/kernel/ksysfs.c is patched and has no copy: rm -rf $src" >&2; exit 1; }
+		cp "$src/kernel/ksysfs.c" "$src/.ksysfs.c.orig"
+	fi
+	cp "$src/.list-test.c.orig" "$src/lib/list-test.c"
+	cp "$src/.ksysfs.c.orig" "$src/kernel/ksysfs.c"
+}
+
 if [ "${1:-}" = --source ]; then
 	unpack
 	echo "$src"
 	exit 0
 fi
 
-if [ -s "$good" ] && [ -s "$bad" ]; then
+mode=${1:-}
+if [ "$mode" = --slowinit ]; then
+	if [ -s "$good" ] && [ -s "$slow" ]; then
+		echo "good $good"
+		echo "slowinit $slow"
+		exit 0
+	fi
+elif [ -s "$good" ] && [ -s "$bad" ]; then
 	echo "good $good"
 	echo "bad $bad"
 	exit 0
@@ -115,7 +172,7 @@ fi
 
 unpack
 
-# build NAME: the kernel with lib/list-test.c as it is now, copied to $out.
+# build NAME PATH: the kernel with the source as it is now, copied to PATH.
 build() {
 	start=$(date +%s)
 	echo "build-kunit-kernel: building kunit-$1 (make -j$jobs, $(date -u +%H:%M:%S))" >&2
@@ -125,8 +182,8 @@ build() {
 		exit 1
 	}
 	mkdir -p "$out"
-	cp "$src/arch/x86/boot/bzImage" "$out/kunit-$1.bzImage.tmp"
-	mv "$out/kunit-$1.bzImage.tmp" "$out/kunit-$1.bzImage"
+	cp "$src/arch/x86/boot/bzImage" "$2.tmp"
+	mv "$2.tmp" "$2"
 	echo "build-kunit-kernel: kunit-$1 built in $(($(date +%s) - start)) s" >&2
 }
 
@@ -147,13 +204,21 @@ if [ ! -e "$src/.config-done" ]; then
 fi
 
 if [ ! -s "$good" ]; then
-	cp "$src/.list-test.c.orig" "$src/lib/list-test.c"
-	build good
+	pristine
+	build good "$good"
 fi
-cp "$src/.list-test.c.orig" "$src/lib/list-test.c"
+pristine
+if [ "$mode" = --slowinit ]; then
+	printf '%s' "$slow_patch" | patch -s -p1 -d "$src"
+	build slowinit "$slow"
+	pristine
+	echo "good $good"
+	echo "slowinit $slow"
+	exit 0
+fi
 printf '%s' "$patch_text" | patch -s -p1 -d "$src"
-build bad
-cp "$src/.list-test.c.orig" "$src/lib/list-test.c"
+build bad "$bad"
+pristine
 
 echo "good $good"
 echo "bad $bad"

@@ -192,3 +192,22 @@ shot() {
 		--force-device-scale-factor=1 --user-data-dir="$tmp/chrome" --window-size="${2:-900,900}" \
 		--screenshot="$tmp/$1.png" "file://$tmp/$1.html" >/dev/null 2>"$tmp/chrome.err"
 }
+
+# kernel_switch_tree DIR OLD NEW FLAG AT: a git tree for bisect of 6 commits
+# c1..c6 whose build.sh (run by argv: sh build.sh) copies the kernel image
+# $OLD (an environment variable's name) to ./image, or $NEW from commit AT
+# on, where the tree holds the file FLAG: a real kernel change at AT.
+kernel_switch_tree() {
+	mkdir -p "$1" && git -C "$1" init -q -b main
+	printf '#!/bin/sh\nset -e\nk=$%s\n[ ! -e %s ] || k=$%s\ncp "$k" image.tmp && mv image.tmp image\n' \
+		"$2" "$4" "$3" >"$1/build.sh"
+	printf 'image\nimage.tmp\n' >"$1/.gitignore"
+	_i=1
+	while [ $_i -le 6 ]; do
+		echo "change $_i" >"$1/file"
+		[ $_i -eq "$5" ] && echo "from commit $5 on" >"$1/$4"
+		git -C "$1" add -A && git -c user.name=t -c user.email=t@t -C "$1" commit -q -m "commit $_i" &&
+			git -C "$1" tag "c$_i"
+		_i=$((_i + 1))
+	done
+}

@@ -136,22 +136,7 @@ R=$tmp/realk
 BISECT_OLD=$(kernel_path amd64)
 BISECT_NEW=$(kernel_path rt-amd64)
 export BISECT_OLD BISECT_NEW
-mkdir -p "$R" && git -C "$R" init -q -b main
-cat >"$R/build.sh" <<'B'
-#!/bin/sh
-set -e
-k=$BISECT_OLD
-[ ! -e rt ] || k=$BISECT_NEW
-cp "$k" image.tmp && mv image.tmp image
-B
-printf 'image\nimage.tmp\n' >"$R/.gitignore"
-i=1
-while [ $i -le 6 ]; do
-	echo "change $i" >"$R/file"
-	[ $i -eq 3 ] && echo "PREEMPT_RT" >"$R/rt"
-	git -C "$R" add -A && $G -C "$R" commit -q -m "commit $i" && git -C "$R" tag "c$i"
-	i=$((i + 1))
-done
+kernel_switch_tree "$R" BISECT_OLD BISECT_NEW rt 3
 bisect realk --tree "$R" --good c1 --bad c6 --build sh build.sh --image image \
 	--metric 'x86_64.lat_syscall.open_close' --boots 2 --clock icount -o "$tmp/realk-state"
 named "bisect --metric, a real kernel change (amd64 -> rt-amd64): first bad commit c3" "$R" 3 "$tmp/realk.out"

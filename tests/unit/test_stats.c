@@ -141,6 +141,18 @@ static void test_false_positive_rate(void **state)
 }
 
 /* A 30% slowdown with 2% noise, 5 boots a side, is always found. */
+/* The percent change: from a base of 0 it is infinite, signed, past every
+ * threshold (an initcall's 0 us become 236 ms); 0 to 0 is none. */
+static void test_pct_change(void **state)
+{
+	(void)state;
+	assert_true(fabs(stats_pct_change(200, 250) - 25) < 1e-12);
+	assert_true(fabs(stats_pct_change(-200, -250) + 25) < 1e-12);
+	assert_true(isinf(stats_pct_change(0, 236000)) && stats_pct_change(0, 236000) > 0);
+	assert_true(isinf(stats_pct_change(0, -1)) && stats_pct_change(0, -1) < 0);
+	assert_true(isnan(stats_pct_change(0, 0)));
+}
+
 static void test_power(void **state)
 {
 	(void)state;
@@ -166,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_mann_whitney),
 		cmocka_unit_test(test_false_positive_rate),
 		cmocka_unit_test(test_power),
+		cmocka_unit_test(test_pct_change),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
