@@ -40,7 +40,9 @@ static const struct opt_usage usage = {
 	"usage: bootrig compare BASE_DIR CAND_DIR [CAND_DIR...] [options]\n",
 	"Compares the boots below each CAND_DIR with those below BASE_DIR: every\n"
 	"result.json at any depth, all boots pooled; each PASS boot's median of a\n"
-	"metric is one observation. Exit 0: nothing regressed; 1: a significant\n"
+	"metric is one observation (--include-fail: a FAIL boot's too, when it failed\n"
+	"for a KTAP case, a kernel report or an init error, not its benchmarks or\n"
+	"records; marked in the text, JSON and HTML reports). Exit 0: nothing regressed; 1: a significant\n"
 	"regression or a new kernel failure; 64: usage, or -o FILE cannot be\n"
 	"written; 65: a result.json cannot be read (not JSON, over 64 MiB, NaN or\n"
 	"Infinity in it) or a database side cannot; 125: a side has no usable\n"
@@ -82,6 +84,9 @@ static int parse_args(int *argc, char **argv, struct compare_args *a)
 			   "significance level of Welch's t-test (default 0.01)", 1e-12, 1),
 		OPT_FLAG(0, "mixed", &a->mixed,
 			 "pool boots of one kernel and variant even when their command lines, images or targets differ"),
+		OPT_FLAG(0, "include-fail", &a->opts.include_fail,
+			 "count the metrics of FAIL boots that failed for something other than their "
+			 "metrics (a KTAP case, a kernel report, an init error), marked as such"),
 		OPT_FLAG(0, "by-host", &a->by_host,
 			 "compare each libvirt host's boots with the same host's on the other side"),
 		OPT_FLAG(0, "logs", &a->opts.logs,
@@ -165,7 +170,9 @@ static int compare_by_host(struct compare_args *a, char **paths, size_t nsides,
 		bool everywhere = true;
 		int status = EXIT_PASS;
 		for (size_t s = 0; s < nsides && status == EXIT_PASS; s++) {
-			if (side_load_host(&sides[s], paths[s], a->mixed, hosts[h]) < 0)
+			if (side_load_how(&sides[s], paths[s], &(struct side_how){
+					.mixed = a->mixed, .include_fail = a->opts.include_fail,
+					.host = hosts[h] }) < 0)
 				status = EXIT_DATAERR;
 			else if (!sides[s].nboots)
 				everywhere = false;
@@ -212,11 +219,12 @@ int cmd_compare(int argc, char **argv)
 	}
 	size_t nsides = (size_t)(argc - first);
 	struct side *sides = xcalloc(nsides, sizeof(*sides));
+	const struct side_how how = { .mixed = a.mixed, .include_fail = a.opts.include_fail };
 	int status = EXIT_PASS;
 	for (size_t s = 0; s < nsides && status == EXIT_PASS; s++)
 		if ((db_is_side_spec(argv[first + (int)s]) ?
-		     db_side_load(&sides[s], argv[first + (int)s], a.mixed) :
-		     side_load(&sides[s], argv[first + (int)s], a.mixed)) < 0)
+		     db_side_load(&sides[s], argv[first + (int)s], &how) :
+		     side_load_how(&sides[s], argv[first + (int)s], &how)) < 0)
 			status = EXIT_DATAERR;
 	for (size_t s = 0; status == EXIT_PASS && a.by_host && s < nsides; s++)
 		if (db_is_side_spec(argv[first + (int)s])) {

@@ -633,13 +633,95 @@ static void build_log_lines(struct comparison *c)
 	line_counts_free(base);
 }
 
-/* The seed of side's first PASS boot that has one ("": none). */
+/* The seed of side's first counted boot that has one ("": none). */
 static const char *first_seed(const struct side *side)
 {
 	for (size_t i = 0; i < side->nboots; i++)
-		if (side->boots[i].passed && side->boots[i].seed)
+		if (side->boots[i].counted && side->boots[i].seed)
 			return side->boots[i].seed;
 	return "";
+}
+
+const struct boot_info *boot_walk_next(const struct comparison *c, bool counted,
+				       struct boot_walk *w)
+{
+	for (; w->side < c->nsides; w->side++, w->next = 0)
+		while (w->next < c->sides[w->side].nboots) {
+			const struct boot_info *b = &c->sides[w->side].boots[w->next++];
+			if (b->passed || b->counted != counted)
+				continue;
+			w->first = !w->started;
+			w->started = true;
+			return b;
+		}
+	return NULL;
+}
+
+char *fail_causes_note(const struct side *side, bool counted)
+{
+	const char *causes[8];
+	size_t ncauses = 0, n = 0;
+	for (size_t i = 0; i < side->nboots; i++) {
+		const struct boot_info *b = &side->boots[i];
+		if (!b->fail_cause || b->counted != counted || (!counted && !b->nmetrics))
+			continue;
+		n++;
+		size_t k = 0;
+		while (k < ncauses && strcmp(causes[k], b->fail_cause))
+			k++;
+		if (k == ncauses && ncauses < ARRAY_SIZE(causes))
+			causes[ncauses++] = b->fail_cause;
+	}
+	if (!n)
+		return NULL;
+	char *list = xstrdup("");
+	for (size_t k = 0; k < ncauses; k++) {
+		char *more = xasprintf("%s%s%s", list, k ? ", " : "", causes[k]);
+		free(list);
+		list = more;
+	}
+	char *note = xasprintf("%zu FAIL boot%s (%s)", n, n == 1 ? "" : "s", list);
+	free(list);
+	return note;
+}
+
+char *fail_legend(const struct comparison *c, size_t s)
+{
+	char tag[32], *legend = NULL;
+	for (size_t k = 0; k < c->nsides; k++) {
+		char *note = k == 0 || !s || k == s ? fail_causes_note(&c->sides[k], true) : NULL;
+		if (!note)
+			continue;
+		char *more = xasprintf("%s%s%s %s", legend ? legend : "",
+				       legend ? "; " : "includes FAIL boots (--include-fail): ",
+				       side_tag(c, k, tag, sizeof(tag)), note);
+		free(legend), free(note);
+		legend = more;
+	}
+	return legend;
+}
+
+/* Without --include-fail: one line when FAIL boots that it would count
+ * (with metrics, failed for something else than them) were left out. */
+static void warn_fail_left(struct comparison *c)
+{
+	size_t n = 0;
+	char *notes = xstrdup("");
+	for (size_t s = 0; s < c->nsides; s++) {
+		const struct side *side = &c->sides[s];
+		char tag[32], *note = side->nfail_left ? fail_causes_note(side, false) : NULL;
+		if (!note)
+			continue;
+		char *more = xasprintf("%s%s%s %s", notes, n ? "; " : "",
+				       side_tag(c, s, tag, sizeof(tag)), note);
+		free(notes), free(note);
+		notes = more;
+		n += side->nfail_left;
+	}
+	if (n)
+		add_warning(c, xasprintf("metrics of FAIL boots left out of the statistics: %s; "
+					 "--include-fail counts them", notes));
+	free(notes);
 }
 
 /* Notes the sides too small for the statistics to mean much, and the
@@ -652,18 +734,22 @@ static void build_warnings(struct comparison *c)
 		if (side->nboots == side->ninfra)
 			w = xasprintf("%s has no usable boot (%zu found, all INFRA_ERROR or none)",
 				      side->label, side->nboots);
-		else if (side->npass < 3)
-			w = xasprintf("%s has %zu passing boot%s: the statistics need at least 3 a side",
-				      side->label, side->npass, side->npass == 1 ? "" : "s");
+		else if (side_counted(side) < 3)
+			w = xasprintf("%s has %zu %s boot%s: the statistics need at least 3 a side",
+				      side->label, side_counted(side),
+				      side->nfail_included ? "counted" : "passing",
+				      side_counted(side) == 1 ? "" : "s");
 		if (w)
 			add_warning(c, w);
 		size_t unknown, seeds = side_seeds(side, &unknown);
-		if (side->npass >= 2 && seeds == 1 && !unknown)
-			add_warning(c, xasprintf("%s: its %zu passing boots ran one seed (%s): under icount "
+		if (side_counted(side) >= 2 && seeds == 1 && !unknown)
+			add_warning(c, xasprintf("%s: its %zu %s boots ran one seed (%s): under icount "
 						 "they are one boot, so p weighs nothing (run --repeat N boots "
-						 "seeds 1 to N)", side->label, side->npass,
+						 "seeds 1 to N)", side->label, side_counted(side),
+						 side->nfail_included ? "counted" : "passing",
 						 first_seed(side)));
 	}
+	warn_fail_left(c);
 	/* Boots whose own samples did not settle within their target. */
 	for (size_t i = 0; i < c->nrows; i++) {
 		for (size_t s = 0; s < c->nsides; s++) {

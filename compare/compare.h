@@ -128,6 +128,8 @@ struct compare_opts {
 	bool logs;
 	bool profile_all;               /* profile lines of every metric, not only changed ones */
 	bool no_profile;                /* no profile lines or flame graphs */
+	bool include_fail;              /* --include-fail: the sides were loaded with it
+					 * (struct side .include_fail), for the reports */
 };
 
 struct comparison {
@@ -165,6 +167,40 @@ void comparison_free(struct comparison *c);
  * failed it, else "ok" if one passed it, "skip" if it was only skipped, else
  * "absent". */
 const char *ktap_case_status(const struct side *side, const char *suite, const char *name);
+
+/*
+ * fail_causes_note: side's FAIL boots that failed for something other than
+ * their metrics (boot_info .fail_cause) and were counted (counted true:
+ * --include-fail) or whose metrics were left out (false: those with
+ * metrics, struct side .nfail_left), as every report says them: "2 FAIL
+ * boots (KTAP case failed)", "3 FAIL boots (KTAP case failed, kernel
+ * report)", the causes in boot order; NULL when there is none. Malloc'd.
+ */
+char *fail_causes_note(const struct side *side, bool counted);
+
+/*
+ * fail_legend: what the reports' mark on a value (its observations include
+ * FAIL boots', metric_series .nfail) means, for BASE and candidate s (s 0:
+ * every side): "includes FAIL boots (--include-fail): BASE 1 FAIL boot
+ * (KTAP case failed); CAND 2 FAIL boots (kernel report)", the sides that
+ * counted any (fail_causes_note()); NULL when none did. Malloc'd.
+ */
+char *fail_legend(const struct comparison *c, size_t s);
+
+/*
+ * boot_walk_next: the boots a report lists, side by side, each in boot
+ * order: those that gave no observation (counted false: not PASS, not
+ * counted), or the FAIL boots counted (true: --include-fail). Start w
+ * zeroed; each call returns the next one, w->side its side and w->first
+ * whether it is the first returned; NULL past the last.
+ */
+struct boot_walk {
+	size_t side, next;      /* where the walk is (internal: next boot to look at) */
+	bool first;
+	bool started;           /* internal */
+};
+const struct boot_info *boot_walk_next(const struct comparison *c, bool counted,
+				       struct boot_walk *w);
 
 /* What a new verdict of candidate v->side says in a report: "PANIC in 2 of
  * 3 boots; BASE never had it" (malloc'd). */

@@ -305,10 +305,11 @@ static void metric_row(struct boot_record *r, sqlite3_stmt *st, struct kept *k)
 	boot_record_add_metric(r, &o);
 }
 
-/* A guest test row: abi, test, ms. */
+/* A guest test row: abi, test, ms, status. */
 static void test_row(struct boot_record *r, sqlite3_stmt *st, struct kept *k)
 {
-	boot_record_add_test(r, keep(k, st, 0), keep(k, st, 1), col_num(st, 2));
+	boot_record_add_test(r, keep(k, st, 0), keep(k, st, 1), keep_or_null(k, st, 3),
+			     col_num(st, 2));
 }
 
 /* An ABI row: name, status, reason. */
@@ -347,7 +348,7 @@ static const struct {
 } owned_rows[] = {
 	{ 1, "SELECT abi, test, name, unit, better, obs, n, ci, ci_target, stop FROM metric "
 	     "WHERE boot = ?1 ORDER BY seq", metric_row },
-	{ 3, "SELECT abi, test, ms FROM test WHERE boot = ?1 ORDER BY seq", test_row },
+	{ 3, "SELECT abi, test, ms, status FROM test WHERE boot = ?1 ORDER BY seq", test_row },
 	{ 1, "SELECT name, status, reason FROM abi WHERE boot = ?1 ORDER BY rowid", abi_row },
 	{ 1, "SELECT kind, title FROM event WHERE boot = ?1 ORDER BY seq", event_row },
 	{ 2, "SELECT suite, name, status FROM ktap_case WHERE boot = ?1 ORDER BY seq", case_row },
@@ -518,7 +519,7 @@ static int profiles(struct history_db *db, sqlite3_stmt **st, struct db_boot *d,
 int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
 		 struct side *side, const char *label)
 {
-	*side = (struct side){ .label = xstrdup(label) };
+	*side = (struct side){ .label = xstrdup(label), .include_fail = f->include_fail };
 	struct kept k = { 0 };
 	struct db_boot *boots = NULL;
 	size_t n = 0;
@@ -573,7 +574,7 @@ bool db_is_side_spec(const char *spec)
 	return !strncmp(spec, "db:", 3);
 }
 
-int db_side_load(struct side *side, const char *spec, bool mixed)
+int db_side_load(struct side *side, const char *spec, const struct side_how *how)
 {
 	*side = (struct side){ .label = xstrdup(spec) };
 	const char *rest = spec + 3, *sel = strstr(rest, ":kernel=");
@@ -582,7 +583,7 @@ int db_side_load(struct side *side, const char *spec, bool mixed)
 			     "[:target=T][:clock=C][:variant=V]", spec);
 	char *path = xasprintf("%.*s", (int)(sel - rest), rest);
 	char *opts = xstrdup(sel + 1), *save = NULL, *kernel = NULL;
-	struct db_filter f = { 0 };
+	struct db_filter f = { .include_fail = how->include_fail };
 	int ret = 0;
 	for (char *kv = strtok_r(opts, ":", &save); kv && ret == 0; kv = strtok_r(NULL, ":", &save)) {
 		char *eq = strchr(kv, '=');
@@ -611,7 +612,7 @@ int db_side_load(struct side *side, const char *spec, bool mixed)
 	} else {
 		ret = -1;
 	}
-	if (ret == 0 && !mixed)
+	if (ret == 0 && !how->mixed)
 		ret = side_check_alike(side);
 	free(path);
 	free(opts);

@@ -105,10 +105,13 @@ struct db_share {
 };
 
 /* Which boots a history or a side takes: NULL fields take any; share, when
- * set, adds that function share to each boot's metrics (db_load_side()). */
+ * set, adds that function share to each boot's metrics (db_load_side());
+ * include_fail: the side's FAIL boots whose cause is not their metrics
+ * count too (struct side .include_fail; compare --include-fail). */
 struct db_filter {
 	const char *target, *clock, *variant;
 	const struct db_share *share;
+	bool include_fail;
 };
 
 struct db_kernel {
@@ -184,11 +187,12 @@ int db_load_side(struct history_db *db, long long id, const struct db_filter *f,
 bool db_is_side_spec(const char *spec);
 
 /*
- * db_side_load: side_load() for a spec "db:FILE:kernel=SEL[:target=T]
+ * db_side_load: side_load_how() for a spec "db:FILE:kernel=SEL[:target=T]
  * [:clock=C][:variant=V]": the boots of the kernel SEL names
- * (db_find_kernel()) in FILE, checked alike unless mixed. 0, or -1 after
- * a message.
+ * (db_find_kernel()) in FILE, checked alike unless how->mixed, FAIL boots
+ * counted as how->include_fail says (how->host: not for a database side,
+ * ignored). 0, or -1 after a message.
  */
-int db_side_load(struct side *side, const char *spec, bool mixed);
+int db_side_load(struct side *side, const char *spec, const struct side_how *how);
 
 #endif

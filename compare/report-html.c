@@ -29,6 +29,7 @@ static const char *const page_style =
 	"td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
 	"td.l,th.l{text-align:left}"
 	".regressed{background:#fdd}.improved{background:#dfd}"
+	".fail-included{font-style:italic}"
 	"figure{display:inline-block;margin:0.5em;border:1px solid #eee;padding:4px}"
 	"figcaption{font-weight:bold}"
 	"svg text{font:11px sans-serif}"
@@ -121,35 +122,44 @@ static void flame(FILE *out, const struct comparison *c, const struct metric_row
 	fputs("</figure>\n", out);
 }
 
-/* The sides: path, boots, PASS and INFRA_ERROR counts, the PASS boots'
- * distinct seeds (side_seeds(); "?" for those without a known one). */
+/* The sides: path, boots, PASS and INFRA_ERROR counts (with
+ * --include-fail the FAIL boots counted too), the counted boots' distinct
+ * seeds (side_seeds(); "?" for those without a known one). */
 static void sides_table(FILE *out, const struct comparison *c)
 {
 	char tag[16];
-	fputs("<table><tr><th class=\"l\">side</th><th class=\"l\">results</th><th>boots</th>"
-	      "<th>PASS</th><th>INFRA_ERROR</th><th>seeds</th></tr>\n", out);
+	fprintf(out, "<table><tr><th class=\"l\">side</th><th class=\"l\">results</th><th>boots</th>"
+		"<th>PASS</th>%s<th>INFRA_ERROR</th><th>seeds</th></tr>\n",
+		c->opts.include_fail ? "<th>FAIL counted</th>" : "");
 	for (size_t s = 0; s < c->nsides; s++) {
 		fprintf(out, "<tr><td class=\"l\">%s</td><td class=\"l\">", side_tag(c, s, tag, sizeof(tag)));
 		xml_escape(out, c->sides[s].label);
 		size_t unknown, seeds = side_seeds(&c->sides[s], &unknown);
-		fprintf(out, "</td><td>%zu</td><td>%zu</td><td>%zu</td><td>%zu%s</td></tr>\n",
-			c->sides[s].nboots, c->sides[s].npass, c->sides[s].ninfra, seeds,
+		fprintf(out, "</td><td>%zu</td><td>%zu</td>", c->sides[s].nboots, c->sides[s].npass);
+		if (c->opts.include_fail)
+			fprintf(out, "<td>%zu</td>", c->sides[s].nfail_included);
+		fprintf(out, "<td>%zu</td><td>%zu%s</td></tr>\n", c->sides[s].ninfra, seeds,
 			unknown ? " + ?" : "");
 	}
 	fputs("</table>\n", out);
 }
 
-/* A table cell: "14.10 ±0.6%", or "-" for a side without the metric. */
+/* A table cell: "14.10 ±0.6%", or "-" for a side without the metric;
+ * "14.10* ±0.6%" when FAIL boots' observations are part of it
+ * (--include-fail; the legend under the table, fail_legend()). */
 static void value_cell(FILE *out, const struct side_stat *st, const char *class)
 {
 	char v[32];
-	fprintf(out, "<td class=\"%s\">", class);
+	bool fail = st->series && st->series->nfail;
+	fprintf(out, "<td class=\"%s%s\"%s>", class, fail ? " fail-included" : "",
+		fail ? " title=\"includes FAIL boots\"" : "");
 	if (!st->series)
 		fputs("-", out);
 	else if (isfinite(st->stddev_pct) && st->series->n > 1)
-		fprintf(out, "%s ±%.1f%%", fmt_value(st->mean, v, sizeof(v)), st->stddev_pct);
+		fprintf(out, "%s%s ±%.1f%%", fmt_value(st->mean, v, sizeof(v)), fail ? "*" : "",
+			st->stddev_pct);
 	else
-		fputs(fmt_value(st->mean, v, sizeof(v)), out);
+		fprintf(out, "%s%s", fmt_value(st->mean, v, sizeof(v)), fail ? "*" : "");
 	fputs("</td>", out);
 }
 
@@ -200,6 +210,13 @@ static void metrics_table(FILE *out, const struct comparison *c)
 		fputs("</tr>\n", out);
 	}
 	fputs("</table>\n", out);
+	char *legend = fail_legend(c, 0);
+	if (legend) {
+		fputs("<p class=\"fail-included\">* ", out);
+		xml_escape(out, legend);
+		fputs("</p>\n", out);
+	}
+	free(legend);
 }
 
 /* The ABI table, regressed cells marked. */
@@ -224,6 +241,29 @@ static void abi_table(FILE *out, const struct comparison *c)
 		fputs("</tr>\n", out);
 	}
 	fputs("</table>\n", out);
+}
+
+/* The boots that gave no observation, with why; with counted, the FAIL
+ * boots that gave theirs (--include-fail). */
+static void boots_list(FILE *out, const struct comparison *c, bool counted)
+{
+	char tag[16];
+	const struct boot_info *b;
+	size_t n = 0;
+	for (struct boot_walk w = { 0 }; (b = boot_walk_next(c, counted, &w)); n++) {
+		if (!n)
+			fputs(counted ? "<h2>FAIL boots counted in the statistics (--include-fail)</h2><ul>\n"
+				      : "<h2>Boots left out of the statistics</h2><ul>\n", out);
+		fprintf(out, "<li>%s ", side_tag(c, w.side, tag, sizeof(tag)));
+		xml_escape(out, b->dir);
+		fputs(": ", out);
+		xml_escape(out, b->verdict);
+		fputs(" ", out);
+		xml_escape(out, b->reason);
+		fputs("</li>\n", out);
+	}
+	if (n)
+		fputs("</ul>\n", out);
 }
 
 /* New failures, console differences, left-out boots and warnings. */
@@ -263,25 +303,8 @@ static void notes(FILE *out, const struct comparison *c)
 		}
 		fputs("</pre>\n", out);
 	}
-	bool header = false;
-	for (size_t s = 0; s < c->nsides; s++)
-		for (size_t i = 0; i < c->sides[s].nboots; i++) {
-			const struct boot_info *b = &c->sides[s].boots[i];
-			if (b->passed)
-				continue;
-			if (!header)
-				fputs("<h2>Boots left out of the statistics</h2><ul>\n", out);
-			header = true;
-			fprintf(out, "<li>%s ", side_tag(c, s, tag, sizeof(tag)));
-			xml_escape(out, b->dir);
-			fputs(": ", out);
-			xml_escape(out, b->verdict);
-			fputs(" ", out);
-			xml_escape(out, b->reason);
-			fputs("</li>\n", out);
-		}
-	if (header)
-		fputs("</ul>\n", out);
+	boots_list(out, c, true);
+	boots_list(out, c, false);
 	for (size_t i = 0; i < c->nwarnings; i++) {
 		fputs("<p class=\"warning\">warning: ", out);
 		xml_escape(out, c->warnings[i]);

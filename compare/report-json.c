@@ -19,7 +19,8 @@ static struct json_object *num(double v)
 	return isfinite(v) ? json_object_new_double(v) : NULL;
 }
 
-/* sides[s]: counts, the boots left out, median stage times. */
+/* sides[s]: counts, the boots left out, the FAIL boots counted
+ * (--include-fail), median stage times. */
 static struct json_object *side_json(const struct comparison *c, size_t s)
 {
 	const struct side *side = &c->sides[s];
@@ -34,7 +35,7 @@ static struct json_object *side_json(const struct comparison *c, size_t s)
 	size_t unknown, seeds = side_seeds(side, &unknown);
 	json_object_object_add(o, "seeds", json_object_new_int((int)seeds));
 	json_object_object_add(o, "seeds_unknown", json_object_new_int((int)unknown));
-	struct json_object *left = json_object_new_array();
+	struct json_object *left = json_object_new_array(), *counted = json_object_new_array();
 	for (size_t i = 0; i < side->nboots; i++) {
 		const struct boot_info *b = &side->boots[i];
 		if (b->passed)
@@ -46,8 +47,13 @@ static struct json_object *side_json(const struct comparison *c, size_t s)
 		json_object_object_add(e, "boot", json_object_new_int(b->boot));
 		json_object_object_add(e, "verdict", json_cstring_utf8(b->verdict));
 		json_object_object_add(e, "reason", json_cstring_utf8(b->reason));
-		json_object_array_add(left, e);
+		json_object_object_add(e, "fail_cause", b->fail_cause ?
+				       json_cstring_utf8(b->fail_cause) : NULL);
+		json_object_array_add(b->counted ? counted : left, e);
 	}
+	json_object_object_add(o, "fail_included", json_object_new_int((int)side->nfail_included));
+	json_object_object_add(o, "fail_left_out", json_object_new_int((int)side->nfail_left));
+	json_object_object_add(o, "fail_counted", counted);
 	json_object_object_add(o, "left_out", left);
 	struct json_object *stages = json_object_new_object();
 	for (int i = 0; i < RESULT_STAGES; i++)
@@ -112,6 +118,7 @@ static struct json_object *metric_json(const struct comparison *c, const struct 
 		}
 		struct json_object *so = json_object_new_object();
 		json_object_object_add(so, "n", json_object_new_int((int)st->series->n));
+		json_object_object_add(so, "fail_included", json_object_new_int((int)st->series->nfail));
 		json_object_object_add(so, "mean", num(st->mean));
 		json_object_object_add(so, "stddev_pct", num(st->stddev_pct));
 		json_object_object_add(so, "samples", json_object_new_int64((int64_t)st->series->samples));
@@ -255,6 +262,7 @@ struct json_object *report_json(const struct comparison *c)
 	json_object_object_add(root, "alpha", json_object_new_double(c->opts.alpha));
 	json_object_object_add(root, "threshold_pct", json_object_new_double(c->opts.threshold_pct));
 	json_object_object_add(root, "test", json_cstring_utf8("welch"));
+	json_object_object_add(root, "include_fail", json_object_new_boolean(c->opts.include_fail));
 	for (size_t s = 0; s < c->nsides; s++)
 		json_object_array_add(sides, side_json(c, s));
 	json_object_object_add(root, "sides", sides);

@@ -8,7 +8,9 @@
  * (boot.initcall.FUNC  base us  %change  cand us  p),
  * then the lmbench-style table with BASE and every candidate side by side
  * (each as % of BASE), the ABI table, stage times, new failures, console
- * differences (--logs), boots left out, warnings and the summary.
+ * differences (--logs), the FAIL boots counted (--include-fail), boots
+ * left out, warnings and the summary. A value FAIL boots' observations
+ * are part of is marked "*", with a legend line under its block.
  * Colour (red regressed, green improved) only when asked (a terminal
  * without NO_COLOR). Every string from the results (paths, names, units,
  * titles, reasons, console lines) is printed through term_str (textsafe.h).
@@ -40,7 +42,9 @@ static const char *unpaint(const struct painter *pt, enum change ch)
 	return pt->colour && (ch == CHANGE_REGRESSED || ch == CHANGE_IMPROVED) ? "\033[0m" : "";
 }
 
-/* "14.10 ±  0.6%" right-aligned in 16 columns, or "-" when absent. */
+/* "14.10 ±  0.6%" right-aligned in 16 columns, or "-" when absent; a
+ * value that FAIL boots' observations are part of (--include-fail) is
+ * marked "14.10* ±  0.6%" (fail_mark()), in the same columns. */
 static void print_value(FILE *out, const struct side_stat *st)
 {
 	char v[32];
@@ -49,10 +53,27 @@ static void print_value(FILE *out, const struct side_stat *st)
 		return;
 	}
 	fmt_value(st->mean, v, sizeof(v));
+	int w = st->series->nfail ? 8 : 9;
+	const char *mark = st->series->nfail ? "*" : "";
 	if (isnan(st->stddev_pct) || st->series->n < 2)
-		fprintf(out, "%9s        ", v);
+		fprintf(out, "%*s%s        ", w, v, mark);
 	else
-		fprintf(out, "%9s ±%5.1f%%", v, st->stddev_pct);
+		fprintf(out, "%*s%s ±%5.1f%%", w, v, mark, st->stddev_pct);
+}
+
+/* "*" after a value that FAIL boots' observations are part of, else "". */
+static const char *fail_mark(const struct side_stat *st)
+{
+	return st->series && st->series->nfail ? "*" : "";
+}
+
+/* The legend of fail_mark() for BASE and candidate s (s 0: every side). */
+static void print_fail_legend(const struct comparison *c, size_t s, FILE *out)
+{
+	char *legend = fail_legend(c, s);
+	if (legend)
+		fprintf(out, "* %s\n", term_str(legend));
+	free(legend);
 }
 
 /* A p-value in 10 columns: "-" untested, "<0.0001" below the printable. */
@@ -91,7 +112,7 @@ static void print_profile(const struct metric_row *r, size_t s, FILE *out)
 static const char *seeds_note(const struct side *side, char *buf, size_t size)
 {
 	size_t unknown, seeds = side_seeds(side, &unknown);
-	if (!side->npass)
+	if (!side_counted(side))
 		snprintf(buf, size, "%s", "");
 	else if (!seeds)
 		snprintf(buf, size, ", seeds unknown");
@@ -203,8 +224,9 @@ static void print_candidate(const struct comparison *c, size_t s, const struct p
 	char tag[16], id[512];
 	char cs[64], bs[64];
 	fprintf(out, "\n%s %s (n=%zu%s) vs BASE %s (n=%zu%s)\n\n", side_tag(c, s, tag, sizeof(tag)),
-		term_str(c->sides[s].label), c->sides[s].npass, seeds_note(&c->sides[s], cs, sizeof(cs)),
-		term_str(c->sides[0].label), c->sides[0].npass, seeds_note(&c->sides[0], bs, sizeof(bs)));
+		term_str(c->sides[s].label), side_counted(&c->sides[s]),
+		seeds_note(&c->sides[s], cs, sizeof(cs)), term_str(c->sides[0].label),
+		side_counted(&c->sides[0]), seeds_note(&c->sides[0], bs, sizeof(bs)));
 	fprintf(out, "%16s %10s %16s  %8s  %8s  %s\n", "base ±%stddev", "%change",
 		"cand ±%stddev", "p(Welch)", "p(MWU)", "metric");
 	for (size_t i = 0; i < c->nrows; i++) {
@@ -233,6 +255,7 @@ static void print_candidate(const struct comparison *c, size_t s, const struct p
 	if (hidden)
 		fprintf(out, "(%zu boot.initcall metrics did not change: not listed; --metric or "
 			"--format json shows them)\n", hidden);
+	print_fail_legend(c, s, out);
 	print_initcalls_moved(c, s, pt);
 }
 
@@ -259,7 +282,9 @@ static void print_table(const struct comparison *c, const struct painter *pt)
 			continue;
 		snprintf(label, sizeof(label), "%s (%s)", term_str(row_id(r, id, sizeof(id))),
 			 term_str(r->unit));
-		fprintf(out, "%-*s %10s", (int)width, label, fmt_value(r->stat[0].mean, v, sizeof(v)));
+		fmt_value(r->stat[0].mean, v, sizeof(v));
+		fprintf(out, "%-*s %*s%s", (int)width, label, *fail_mark(&r->stat[0]) ? 9 : 10, v,
+			fail_mark(&r->stat[0]));
 		for (size_t s = 1; s < c->nsides; s++) {
 			const struct cand_cmp *cmp = &r->cmp[s];
 			char cell[64];
@@ -267,14 +292,17 @@ static void print_table(const struct comparison *c, const struct painter *pt)
 			char mark = cmp->change == CHANGE_REGRESSED ? '-' :
 				    cmp->change == CHANGE_IMPROVED ? '+' : ' ';
 			if (!isfinite(cmp->pct_change))     /* none, or from a base of 0 */
-				snprintf(cell, sizeof(cell), "%s%c", v, mark == ' ' ? '\0' : mark);
+				snprintf(cell, sizeof(cell), "%s%s%c", v, fail_mark(&r->stat[s]),
+					 mark == ' ' ? '\0' : mark);
 			else
-				snprintf(cell, sizeof(cell), "%s (%5.1f%%)%c", v, 100 + cmp->pct_change, mark);
+				snprintf(cell, sizeof(cell), "%s%s (%5.1f%%)%c", v, fail_mark(&r->stat[s]),
+					 100 + cmp->pct_change, mark);
 			fprintf(out, " %s%20s%s", paint(pt, cmp->change), cell, unpaint(pt, cmp->change));
 		}
 		fputc('\n', out);
 	}
 	fputs("(+ improved, - regressed: significant and past the threshold)\n", out);
+	print_fail_legend(c, 0, out);
 }
 
 /* The ABI table: each ABI's status per side, and whether it changed. */
@@ -390,23 +418,19 @@ static void print_log_lines(const struct comparison *c, FILE *out)
 	}
 }
 
-/* The boots that gave no observation, with why. */
-static void print_left_out(const struct comparison *c, FILE *out)
+/* The boots that gave no observation, with why; with counted, the FAIL
+ * boots that gave theirs (--include-fail). */
+static void print_left_out(const struct comparison *c, bool counted, FILE *out)
 {
 	char tag[16];
-	bool header = false;
-	for (size_t s = 0; s < c->nsides; s++) {
-		for (size_t i = 0; i < c->sides[s].nboots; i++) {
-			const struct boot_info *b = &c->sides[s].boots[i];
-			if (b->passed)
-				continue;
-			if (!header)
-				fputs("\nboots left out of the statistics:\n", out);
-			header = true;
-			fprintf(out, "  %-5s %s %s #%d %s: %s\n", side_tag(c, s, tag, sizeof(tag)),
-				term_str(b->kernel_id), term_str(b->variant), b->boot, term_str(b->verdict),
-				*b->reason ? term_str(b->reason) : "(no reason given)");
-		}
+	const struct boot_info *b;
+	for (struct boot_walk w = { 0 }; (b = boot_walk_next(c, counted, &w));) {
+		if (w.first)
+			fputs(counted ? "\nFAIL boots counted in the statistics (--include-fail):\n"
+				      : "\nboots left out of the statistics:\n", out);
+		fprintf(out, "  %-5s %s %s #%d %s: %s\n", side_tag(c, w.side, tag, sizeof(tag)),
+			term_str(b->kernel_id), term_str(b->variant), b->boot, term_str(b->verdict),
+			*b->reason ? term_str(b->reason) : "(no reason given)");
 	}
 }
 
@@ -419,6 +443,10 @@ void report_text(const struct comparison *c, FILE *out, bool colour)
 		const struct side *side = &c->sides[s];
 		fprintf(out, "%-5s %s: %zu boot%s, %zu PASS", side_tag(c, s, tag, sizeof(tag)),
 			term_str(side->label), side->nboots, side->nboots == 1 ? "" : "s", side->npass);
+		char *note = fail_causes_note(side, true);
+		if (note)
+			fprintf(out, ", %s counted", note);
+		free(note);
 		if (side->ncopies)
 			fprintf(out, " (%zu cop%s counted once)", side->ncopies,
 				side->ncopies == 1 ? "y of a boot" : "ies of boots");
@@ -435,7 +463,8 @@ void report_text(const struct comparison *c, FILE *out, bool colour)
 	print_abis(c, out);
 	print_stages(c, out);
 	print_log_lines(c, out);
-	print_left_out(c, out);
+	print_left_out(c, true, out);
+	print_left_out(c, false, out);
 	for (size_t i = 0; i < c->nwarnings; i++)
 		fprintf(out, "%swarning: %s\n", i ? "" : "\n", term_str(c->warnings[i]));
 	fputc('\n', out);

@@ -607,7 +607,8 @@ void result_boot_record(struct json_object *root, const char *dir, struct boot_r
 		struct json_object *t = json_object_array_get_idx(a, i);
 		const char *abi = get_str(t, "abi", NULL), *test = get_str(t, "test", NULL);
 		if (abi && test)
-			boot_record_add_test(r, abi, test, get_num(t, "ms"));
+			boot_record_add_test(r, abi, test, get_str(t, "status", NULL),
+					     get_num(t, "ms"));
 	}
 	struct json_object *abis = result_get_object(root, "abis");
 	if (abis) {
@@ -653,7 +654,7 @@ static int load_result(struct side *s, const char *path)
 
 int side_load(struct side *side, const char *path, bool mixed)
 {
-	return side_load_host(side, path, mixed, NULL);
+	return side_load_how(side, path, &(struct side_how){ .mixed = mixed });
 }
 
 int results_list(const char *path, char ***files, size_t **copies, size_t *n)
@@ -678,9 +679,10 @@ int results_list(const char *path, char ***files, size_t **copies, size_t *n)
 	return ret;
 }
 
-int side_load_host(struct side *side, const char *path, bool mixed, const char *host)
+int side_load_how(struct side *side, const char *path, const struct side_how *how)
 {
-	*side = (struct side){ .label = xstrdup(path), .only_host = host };
+	*side = (struct side){ .label = xstrdup(path), .only_host = how->host,
+			       .include_fail = how->include_fail };
 	struct path_list list = { 0 };
 	size_t *copies;
 	int ret = results_list(path, &list.v, &copies, &list.n);
@@ -694,7 +696,7 @@ int side_load_host(struct side *side, const char *path, bool mixed, const char *
 	}
 	free(list.v);
 	free(copies);
-	if (ret == 0 && !mixed)
+	if (ret == 0 && !how->mixed)
 		ret = side_check_alike(side);
 	return ret;
 }

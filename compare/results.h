@@ -10,7 +10,11 @@
  * boot that PASSed contributes one observation per metric: that boot's
  * median of the metric's samples (so n is the number of boots, as in "five
  * boots a side"). Boots that did not PASS are kept in the boot list, with
- * their verdict and reason, but give no observation.
+ * their verdict and reason, but give no observation; except on a side
+ * loaded with include_fail (compare --include-fail): there a FAIL boot that
+ * failed for something other than its metrics (boot_fail_cause()) gives
+ * its own as a PASS boot does, counted apart (nfail_included, metric_series
+ * .nfail).
  */
 #ifndef BOOTRIG_RESULTS_H
 #define BOOTRIG_RESULTS_H
@@ -36,6 +40,12 @@ struct boot_info {
 	double duration;        /* result.json "duration" (s), NAN: unknown */
 	int boot;
 	bool passed;            /* verdict PASS */
+	const char *fail_cause; /* a FAIL that is not its metrics' own: boot_fail_cause()'s
+				 * words ("KTAP case failed"); NULL: PASS, another verdict,
+				 * or a FAIL of the metrics' own */
+	bool counted;           /* its observations count: PASS, or a FAIL with a
+				 * fail_cause on a side loaded with include_fail */
+	size_t nmetrics;        /* the observations its record had, counted or not */
 };
 
 struct event_info {
@@ -52,8 +62,9 @@ struct ktap_case_info {
 struct metric_series {
 	char *abi, *test, *name, *unit;
 	bool higher_better;     /* the metric's "better" field */
-	double *obs;            /* one per PASS boot: that boot's median */
+	double *obs;            /* one per counted boot (boot_info .counted): its median */
 	size_t n, alloc;
+	size_t nfail;           /* of obs, those of FAIL boots (side .include_fail) */
 	/* The boots' own sampling (result.json's n, ci, ci_target, stop; absent
 	 * in logs of guests before adaptive sampling): */
 	size_t samples;         /* the samples behind obs, pooled over the boots */
@@ -129,9 +140,15 @@ struct profile_series {
 
 struct side {
 	char *label;            /* the path as given */
-	const char *only_host;  /* set before side_load_host(): only that host's boots */
+	const char *only_host;  /* set by side_load_how(): only that host's boots */
+	bool include_fail;      /* set by the loaders (struct side_how): a FAIL boot
+				 * whose cause is not its metrics (boot_fail_cause())
+				 * is counted as a PASS boot is */
 	struct boot_info *boots;
 	size_t nboots, npass, ninfra;
+	size_t nfail_included;  /* FAIL boots counted (include_fail) */
+	size_t nfail_left;      /* FAIL boots with metrics (boot_info .nmetrics) and a
+				 * fail_cause left out: include_fail was not set */
 	size_t ncopies;         /* result.json files left out as byte-identical
 				 * copies of a boot counted (results_list()) */
 	struct metric_series *metrics;  /* in order of first appearance */
@@ -160,12 +177,28 @@ struct side {
  * what differs, unless mixed.
  */
 int side_load(struct side *side, const char *path, bool mixed);
-/* As side_load(), keeping only the boots host ran (boot_info .host). */
-int side_load_host(struct side *side, const char *path, bool mixed, const char *host);
+
+/* How a side is loaded: side_load()'s mixed; host set: only the boots that
+ * host ran (boot_info .host); include_fail: compare --include-fail (struct
+ * side .include_fail). */
+struct side_how {
+	bool mixed, include_fail;
+	const char *host;
+};
+/* As side_load(), as how says. */
+int side_load_how(struct side *side, const char *path, const struct side_how *how);
+
+/* The boots whose observations count on side (boot_info .counted): the
+ * PASS boots and the FAIL boots included. */
+static inline size_t side_counted(const struct side *side)
+{
+	return side->npass + side->nfail_included;
+}
+
 /*
- * side_seeds: how many distinct seeds side's PASS boots (the ones that give
- * observations) ran, and into *unknown how many PASS boots have no known
- * seed (each of those its own randomness). Under icount one seed is one
+ * side_seeds: how many distinct seeds side's counted boots (the ones that
+ * give observations: side_counted()) ran, and into *unknown how many of
+ * them have no known seed (each of those its own randomness). Under icount one seed is one
  * boot: boots of one seed are copies, and a p over them weighs nothing.
  */
 size_t side_seeds(const struct side *side, size_t *unknown);
@@ -251,6 +284,7 @@ struct side_observation {
 
 struct boot_test {              /* result.json tests[]: the time a guest test took */
 	const char *abi, *test;
+	const char *status;     /* "PASS", "FAIL", "TIMEOUT"; NULL: not reported */
 	double ms;              /* NAN: not reported */
 };
 
@@ -314,7 +348,8 @@ struct boot_record {
 
 void boot_record_init(struct boot_record *r);
 void boot_record_add_metric(struct boot_record *r, const struct side_observation *o);
-void boot_record_add_test(struct boot_record *r, const char *abi, const char *test, double ms);
+void boot_record_add_test(struct boot_record *r, const char *abi, const char *test,
+			  const char *status, double ms);
 void boot_record_add_abi(struct boot_record *r, const char *name, const char *status,
 			 const char *reason);
 void boot_record_add_event(struct boot_record *r, const char *kind, const char *title);
@@ -351,11 +386,31 @@ void result_boot_record(struct json_object *root, const char *dir, struct boot_r
 void result_boot_record_release(struct boot_record *r);
 
 /*
+ * boot_fail_cause: why FAIL boot r failed, when that is something other
+ * than its metrics, in the words the reports print: "KTAP case failed"
+ * (the judge's reason "KUnit case S.C failed", "KUnit suite S failed"),
+ * "KTAP problem" ("KTAP: ...": the KTAP output malformed), "kernel
+ * report" ("kernel reported: WARNING in f": a report the kernel went on
+ * after), "init error" ("init error: no runnable ABI for the plan": a
+ * missing ABI). NULL for any other verdict,
+ * and for a FAIL of the metrics' own: a guest test (the benchmark that
+ * measures them) failed, timed out or never reported ("test ..."), the
+ * records that carry them were damaged, lost or not read, END is missing
+ * or short, or a reason not known here. The judge gives the first reason
+ * only (a kernel report before a KUnit failure before a test's), so a
+ * boot any of whose guest tests (r->tests) did not PASS is of the
+ * metrics' own too, whatever its reason says.
+ */
+const char *boot_fail_cause(const struct boot_record *r);
+
+/*
  * side_add_boot: adds boot record r to side s (copying what it keeps):
- * r joins the boot list (npass, ninfra); a PASS boot adds each metric's
- * observation, each guest test's time and each stage's start; every boot
- * adds its ABI statuses, events and KTAP cases. A boot of another host
- * than s->only_host (when set) is left out.
+ * r joins the boot list (npass, ninfra); a counted boot (a PASS one, or
+ * with s->include_fail a FAIL one with a boot_fail_cause(): nfail_included)
+ * adds each metric's observation, each guest test's time, each stage's
+ * start and its profiles; every boot adds its ABI statuses, events and
+ * KTAP cases. A boot of another host than s->only_host (when set) is left
+ * out.
  */
 void side_add_boot(struct side *s, const struct boot_record *r);
 

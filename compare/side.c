@@ -38,10 +38,11 @@ void boot_record_add_metric(struct boot_record *r, const struct side_observation
 	r->metrics[r->nmetrics++] = *o;
 }
 
-void boot_record_add_test(struct boot_record *r, const char *abi, const char *test, double ms)
+void boot_record_add_test(struct boot_record *r, const char *abi, const char *test,
+			  const char *status, double ms)
 {
 	r->tests = grow(r->tests, r->ntests, sizeof(*r->tests));
-	r->tests[r->ntests++] = (struct boot_test){ abi, test, ms };
+	r->tests[r->ntests++] = (struct boot_test){ abi, test, status, ms };
 }
 
 void boot_record_add_abi(struct boot_record *r, const char *name, const char *status,
@@ -224,8 +225,9 @@ const struct metric_series *side_metric(const struct side *side, const char *abi
 	return find_series((struct side *)side, abi, test, name);
 }
 
-/* One PASS boot's observation of a metric into its series (made if new). */
-static void side_add_observation(struct side *s, const struct side_observation *o)
+/* One counted boot's observation of a metric into its series (made if new);
+ * fail: the boot is a FAIL one (struct side .include_fail). */
+static void side_add_observation(struct side *s, const struct side_observation *o, bool fail)
 {
 	struct metric_series *ser = find_series(s, o->abi, o->test, o->name);
 	if (!ser) {
@@ -251,6 +253,7 @@ static void side_add_observation(struct side *s, const struct side_observation *
 		ser->obs = xrealloc(ser->obs, ser->alloc * sizeof(*ser->obs));
 	}
 	ser->obs[ser->n++] = o->obs;
+	ser->nfail += fail;
 }
 
 /* One boot's status of an ABI ("ok", "unsupported", else an error). */
@@ -297,7 +300,7 @@ static void side_add_case(struct side *s, const char *suite, const char *name, c
 }
 
 
-/* The start of stage (result_stage_names' index) in one PASS boot. */
+/* The start of stage (result_stage_names' index) in one counted boot. */
 static void side_add_stage(struct side *s, int stage, double t)
 {
 	s->stages[stage] = xrealloc(s->stages[stage], (s->nstages[stage] + 1) * sizeof(double));
@@ -305,7 +308,7 @@ static void side_add_stage(struct side *s, int stage, double t)
 }
 
 
-/* One PASS boot's guest test time (ms) into the series that test measured. */
+/* One counted boot's guest test time (ms) into the series that test measured. */
 static void side_add_test_time(struct side *s, const char *abi, const char *test, double ms)
 {
 	if (!isfinite(ms) || ms < 0)
@@ -412,7 +415,7 @@ static void profile_add_fn(struct profile_series *p, const struct boot_profile_f
 	f->self[k] = bf->self, f->children[k] = bf->children;
 }
 
-/* One PASS boot's profile of a metric into the side (its series made if new). */
+/* One counted boot's profile of a metric into the side (its series made if new). */
 static void side_add_profile(struct side *s, const struct boot_profile *bp)
 {
 	struct profile_series *p = (struct profile_series *)side_profile(s, bp->abi, bp->test,
@@ -500,6 +503,31 @@ bool side_values(const struct side *side, const char *id, double **obs, size_t *
 	return false;
 }
 
+/* The judge's FAIL reasons that are not the metrics' own (judge/judge.c
+ * decide(), judge/ktap.c): a reason's start, and what the reports call it. */
+static const struct {
+	const char *prefix, *cause;
+} fail_causes[] = {
+	{ "KUnit case ", "KTAP case failed" },
+	{ "KUnit suite ", "KTAP case failed" },
+	{ "KTAP: ", "KTAP problem" },          /* its structure broken */
+	{ "kernel reported: ", "kernel report" },
+	{ "init error: ", "init error" },
+};
+
+const char *boot_fail_cause(const struct boot_record *r)
+{
+	if (strcmp(r->verdict, "FAIL"))
+		return NULL;
+	for (size_t i = 0; i < r->ntests; i++)
+		if (r->tests[i].status && strcmp(r->tests[i].status, "PASS"))
+			return NULL;    /* a benchmark failed: its metrics' own */
+	for (size_t i = 0; i < ARRAY_SIZE(fail_causes); i++)
+		if (!strncmp(r->reason, fail_causes[i].prefix, strlen(fail_causes[i].prefix)))
+			return fail_causes[i].cause;
+	return NULL;
+}
+
 void side_add_boot(struct side *s, const struct boot_record *r)
 {
 	if (s->only_host && strcmp(r->host, s->only_host))
@@ -515,11 +543,15 @@ void side_add_boot(struct side *s, const struct boot_record *r)
 		.started = r->started ? xstrdup(r->started) : NULL, .duration = r->duration,
 		.seed = r->seed ? xstrdup(r->seed) : NULL,
 		.boot = r->boot, .passed = !strcmp(r->verdict, "PASS"),
+		.fail_cause = boot_fail_cause(r), .nmetrics = r->nmetrics,
 	};
-	if (b->passed) {
-		s->npass++;
+	b->counted = b->passed || (b->fail_cause && s->include_fail);
+	s->npass += b->passed;
+	s->nfail_included += b->counted && !b->passed;
+	s->nfail_left += b->fail_cause && !b->counted && r->nmetrics;
+	if (b->counted) {
 		for (size_t i = 0; i < r->nmetrics; i++)
-			side_add_observation(s, &r->metrics[i]);
+			side_add_observation(s, &r->metrics[i], !b->passed);
 		for (size_t i = 0; i < r->ntests; i++)
 			side_add_test_time(s, r->tests[i].abi, r->tests[i].test, r->tests[i].ms);
 		for (int i = 0; i < RESULT_STAGES; i++)
@@ -565,9 +597,9 @@ size_t side_seeds(const struct side *side, size_t *unknown)
 	size_t n = 0, distinct = 0;
 	*unknown = 0;
 	for (size_t i = 0; i < side->nboots; i++)
-		if (side->boots[i].passed && side->boots[i].seed)
+		if (side->boots[i].counted && side->boots[i].seed)
 			seeds[n++] = side->boots[i].seed;
-		else if (side->boots[i].passed)
+		else if (side->boots[i].counted)
 			++*unknown;
 	qsort(seeds, n, sizeof(*seeds), cmp_str);
 	for (size_t i = 0; i < n; i++)

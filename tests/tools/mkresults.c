@@ -8,11 +8,14 @@
  *     abi:test:name:unit:better:mean:sdpct   a metric (better: lower|higher)
  *     abi:test:name:unit:better:v1/v2/...:0  boot K's median is exactly v[(K-1) % count]
  *     --abi NAME=STATUS                       an ABI table entry (every boot)
- *     --boot K=VERDICT[:KIND:TITLE]           boot K's verdict and an event
+ *     --boot K=VERDICT[:KIND:TITLE]           boot K's verdict and an event (KIND
+ *                                             empty: TITLE is the reason, no event)
  *     --console TEXT                          console.log text (every boot)
  *     --case SUITE:CASE:STATUS                a ktap.cases entry (every boot; STATUS
  *                                             after the last ':', CASE may hold ':')
  *     --seeds FIRST                           icount boots: boot K's seed is FIRST+K-1
+ *     --all-metrics                           every boot's metrics, whatever its verdict
+ *                                             (else a boot that did not PASS has none)
  */
 #include "util.h"
 
@@ -135,7 +138,7 @@ int main(int argc, char **argv)
 	int nmetrics = 0;
 	struct { int boot; char *verdict, *kind, *title; } fails[16];
 	char *abis[16], *cases[64], *console = NULL;
-	int nabis = 0, nfails = 0, ncases = 0, first_seed = 0;
+	int nabis = 0, nfails = 0, ncases = 0, first_seed = 0, all_metrics = 0;
 	for (int i = 6; i < argc; i++) {
 		if (!strcmp(argv[i], "--abi") && i + 1 < argc && nabis < 16)
 			abis[nabis++] = argv[++i];
@@ -153,6 +156,8 @@ int main(int argc, char **argv)
 			cases[ncases++] = argv[++i];
 		else if (!strcmp(argv[i], "--console") && i + 1 < argc)
 			console = argv[++i];
+		else if (!strcmp(argv[i], "--all-metrics"))
+			all_metrics = 1;
 		else if (!strcmp(argv[i], "--seeds") && i + 1 < argc)
 			first_seed = atoi(argv[++i]);
 		else if (parse_metric(argv[i], &metrics[nmetrics]) == 0)
@@ -194,7 +199,7 @@ int main(int argc, char **argv)
 		json_object_object_add(stages, "init", json_object_new_double(4.9 + 0.2 * uniform()));
 		json_object_object_add(root, "stages", stages);
 		struct json_object *events = json_object_new_array();
-		if (kind) {
+		if (kind && *kind) {
 			struct json_object *e = json_object_new_object();
 			json_object_object_add(e, "kind", json_object_new_string(kind));
 			json_object_object_add(e, "title", json_object_new_string(title));
@@ -216,7 +221,7 @@ int main(int argc, char **argv)
 		if (ncases)
 			json_object_object_add(root, "ktap", ktap_json(cases, ncases));
 		struct json_object *ms = json_object_new_array();
-		for (int m = 0; m < nmetrics && !strcmp(verdict, "PASS"); m++)
+		for (int m = 0; m < nmetrics && (all_metrics || !strcmp(verdict, "PASS")); m++)
 			json_object_array_add(ms, metric_json(&metrics[m], b));
 		json_object_object_add(root, "metrics", ms);
 		const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
