@@ -31,7 +31,7 @@ export REGRESS_GOOD REGRESS_SLOW
 
 for side in good slow; do
 	eval k=\$REGRESS_$(echo $side | tr a-z A-Z)
-	"$RUN" run --kernel "$k" --boot-time --repeat 3 -o "$tmp/$side" >"$tmp/$side.out" 2>&1
+	"$RUN" run --kernel "$k" --boot-time --repeat 3 -j 2 -o "$tmp/$side" >"$tmp/$side.out" 2>&1
 	n=$(find "$tmp/$side" -name result.json | wc -l)
 	pass=$(find "$tmp/$side" -name result.json -exec jq -r .verdict {} + | grep -c '^PASS$')
 	[ "$n" = 3 ] && [ "$pass" = 3 ] && ok "$side: 3 --boot-time boots PASS" ||
@@ -67,7 +67,7 @@ check "compare: the good kernel against itself moves no initcall" sh -c "! grep 
 R=$tmp/tree
 kernel_switch_tree "$R" REGRESS_GOOD REGRESS_SLOW slow 4
 "$BOOTRIG" bisect --tree "$R" --good c1 --bad c6 --build sh build.sh --image image \
-	--metric 'boot.initcall.ksysfs_init' --boot-time --boots 3 -o "$tmp/bisect-state" \
+	--metric 'boot.initcall.ksysfs_init' --boot-time --boots 2 -o "$tmp/bisect-state" \
 	>"$tmp/bisect.out" 2>"$tmp/bisect.err"
 rc=$?
 sed 's/^/# /' "$tmp/bisect.out"
