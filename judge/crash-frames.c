@@ -14,7 +14,7 @@ static const char *const skip_common[] = {
 	"__sanitizer", "^__asan", "^kasan_", "^__kasan", "^__msan", "^kmsan_", "^__kmsan",
 	"check_memory_region",
 	"read_word_at_a_time", "print_address_description", "panic", "invalid_op",
-	"report_bug", "fixup_bug", "do_error", "_trap", "dump_stack", "warn_slowpath",
+	"report_bug", "fixup_bug", "do_error", "_trap$", "do_trap", "dump_stack", "warn_slowpath",
 	"warn_alloc", "__warn", "debug_object", "timer_is_static_object",
 	"work_is_static_object", "lockdep", "perf_trace", "lock_acquire", "lock_release",
 	"lock_class", "reacquire_held_locks", "spin_lock", "spin_trylock", "spin_unlock",
@@ -79,7 +79,9 @@ static const char *const skip_common[] = {
 
 /* Generic helpers, matched at the start of the name once its leading
  * underscores are dropped ("__memcpy", "_copy_to_user", "__list_del_entry_valid")
- * so that callers such as internal_get_user_pages_fast stay eligible. */
+ * or as the last words of a wrapper's name ("simple_copy_to_iter",
+ * "bpf_prog_array_copy_to_user": syzkaller's patterns are substrings), so
+ * that callers such as internal_get_user_pages_fast stay eligible. */
 static const char *const skip_helpers[] = {
 	"memcpy", "memcmp", "memset", "memchr", "memmove", "strcmp", "strncmp", "strcpy",
 	"strlcpy", "strncpy", "strscpy", "strlen", "strnstr", "strnlen", "strchr", "string",
@@ -151,9 +153,13 @@ bool crash_skipped(const char *fn, const char *const *extra)
 	const char *bare = fn;
 	while (*bare == '_')
 		bare++;
-	for (const char *const *h = skip_helpers; *h; h++)
-		if (!strncmp(bare, *h, strlen(*h)))
+	size_t bl = strlen(bare);
+	for (const char *const *h = skip_helpers; *h; h++) {
+		size_t hl = strlen(*h);
+		if (!strncmp(bare, *h, hl) ||
+		    (bl > hl && bare[bl - hl - 1] == '_' && !strcmp(bare + bl - hl, *h)))
 			return true;
+	}
 	if (!strncmp(fn, "crc", 3) && fn[3] >= '0' && fn[3] <= '9')
 		return true;    /* syzkaller's "^crc\\d+": crc32_le, crc16, crc7_be */
 	return crash_in_list(fn, skip_common, false) || crash_in_list(fn, skip_exact, true) ||

@@ -11,6 +11,8 @@
  *   crash-frames.c  choosing the guilty function (skip lists after
  *                   syzkaller's, stall and hung-task extractors);
  *   crash-title.c   titles: one rule a style, syzbot's conventions;
+ *   crash-context.c whose lines a report reads: printk callers, messages
+ *                   with stacks of their own;
  *   crash.c         the line state machine: open, extend and close reports.
  *
  * Adding a kind of report is one row in crash-table.c (with a style below,
@@ -212,6 +214,7 @@ struct report {
 	char frames[MAX_FRAMES][FN_MAX];
 	size_t nframes;
 	bool in_trace, trace_done;
+	bool call_trace;            /* its "Call Trace:" line was read */
 	bool in_regs;           /* in the register dump after a RIP inside the stack */
 	bool restarted;         /* the stack restarted at the first RIP inside it */
 	bool foreign;               /* a line that is no part of a report came after the header */
@@ -223,6 +226,9 @@ struct report {
 	char context[CONTEXT_MAX];  /* its printk caller ("T12", "C1"), "console" for a printk
 				 * time alone, "" without one */
 	bool cpu_traceback;         /* "Sending NMI from CPU": the CPUs' lines are its too */
+	bool text_ended;            /* its text ended at a message that prints a stack of
+				 * its own (crash_info_with_stack()), no caller telling
+				 * the two stacks apart */
 	char access[8];             /* KASAN: "Read" or "Write" */
 	bool source_line;           /* a line after the header names "file.c:123" */
 	struct stack_walk walk[2];  /* the stack by syzkaller's parts, then its parts2 */
@@ -283,6 +289,21 @@ bool crash_walk_pending(const struct report *r);
 
 /* A hung task's function: the first frame that is not waiting. */
 const char *crash_hung_function(const struct report *r);
+
+/* ------------------------------------------------- crash-context.c */
+
+/* The printk caller of a raw console line: "T123" or "C1" from
+ * "[   12.345678][ T123] ", "" for a line with a printk time and no caller,
+ * NULL for one without a printk time (into ctx, CONTEXT_MAX bytes). */
+const char *crash_line_context(const char *s, size_t n, char *ctx);
+
+/* Is the raw line another printk caller's than d's open report's (which
+ * then leaves it out)? False when no report is open or it has no caller. */
+bool crash_other_context(const struct crash_detector *d, const char *line, size_t len);
+
+/* Does the line hold a message that prints a stack of its own though it is
+ * no bug (syzkaller's infoMessagesWithStack)? */
+bool crash_info_with_stack(const char *s, size_t n);
 
 /* ------------------------------------------------- crash-title.c */
 

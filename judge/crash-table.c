@@ -300,9 +300,11 @@ const struct header crash_headers[] = {
 	{ "stack segment: ", false, CRASH_OOPS, true, ST_FN, "stack segment fault", 0, NULL, NULL,
 	  false },
 	/* arch/x86/kernel/traps.c: exc_double_fault()
-	 * "PANIC: double fault, error_code: 0x%lx" */
-	{ "PANIC: double fault", false, CRASH_OOPS, true, ST_FN, "PANIC: double fault", 0, NULL,
-	  NULL, false },
+	 * "PANIC: double fault, error_code: 0x%lx"; within an open oops it is
+	 * that oops's (a fault while handling a fault: syzkaller's
+	 * reportStartIgnores), as a panic or an invalid opcode is */
+	{ "PANIC: double fault", false, CRASH_OOPS, true, ST_FN, "PANIC: double fault",
+	  K(CRASH_BUG) | K(CRASH_OOPS), NULL, NULL, false },
 	/* arch/x86/kernel/traps.c: do_error_trap("invalid opcode") */
 	{ "invalid opcode: ", false, CRASH_OOPS, true, ST_FN, "invalid opcode",
 	  K(CRASH_BUG) | K(CRASH_OOPS), NULL, NULL, false },

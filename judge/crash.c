@@ -11,7 +11,6 @@
 #include "console.h"
 #include "textsafe.h"
 
-#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -388,6 +387,16 @@ static void kasan_access(struct report *r, const char *s, size_t n)
 		}
 }
 
+/* Has r's stack a frame its title may name (one not skipped)? Until it
+ * has, the stack reads on past lines of other output. */
+static bool stack_named(const struct report *r)
+{
+	for (size_t i = 0; i < r->nframes; i++)
+		if (!crash_skipped(r->frames[i], r->h->skip))
+			return true;
+	return false;
+}
+
 /* Feeds one line of an open report: frames, PC, lock site, access. */
 static void extend_report(struct crash_detector *d, const char *s, size_t n)
 {
@@ -401,13 +410,27 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 		memcpy(r->message, s, n);
 		r->message[n] = '\0';
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(r->walk); i++)
-		crash_walk_line(&r->walk[i], s, n);
+	if (!r->text_ended && crash_info_with_stack(s, n) &&
+	    (!r->context[0] || !strcmp(r->context, "console"))) {
+		r->text_ended = true;   /* syzkaller's report ends here: no frame, PC or
+					 * lock site after it is the report's */
+		r->trace_done = true;
+	}
 	if (starts(s, n, "Rebooting in ") || starts(s, n, "Kernel Offset:"))
 		r->epilogue = true;
+	if (r->text_ended) {
+		if (r->nlines >= MAX_REPORT_LINES)
+			close_report(d);
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(r->walk); i++)
+		crash_walk_line(&r->walk[i], s, n);
 	if (find(s, n, "Sending NMI from CPU"))
 		r->cpu_traceback = true;        /* the CPUs' backtraces follow, from their contexts */
-	if (!r->pc_fn[0] && crash_parse_pc_line(s, n, fn)) {
+	if (!r->pc_fn[0] && !(r->h->style == ST_FN && r->call_trace && r->nframes) &&
+	    crash_parse_pc_line(s, n, fn)) {
+		/* (an oops's PC is the one before its stack: a PC line among
+		 * its frames is an interrupt's, syzkaller's first part) */
 		memcpy(r->pc_fn, fn, FN_MAX);
 		/* a stall's own stack starts at its PC (syzkaller's parts: the
 		 * RIP frame); frames before it were the grace-period kthread's
@@ -465,7 +488,7 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 		kasan_access(r, s, n);
 	if (!r->trace_done && (find(s, n, "Call Trace") || find(s, n, "Call trace") ||
 			       starts(s, n, "Backtrace") || find(s, n, "backtrace:"))) {
-		r->in_trace = true;
+		r->in_trace = r->call_trace = true;
 		return;
 	}
 	if (!r->in_trace && !r->trace_done && find(s, n, " from ") &&
@@ -476,11 +499,13 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	    (s[0] == ' ' || s[0] == '\t') && crash_parse_frame(s, n, fn, &questionable) && !questionable)
 		r->in_trace = true;     /* a stack whose "Call Trace:" line was cut */
 	if (r->in_trace && !r->trace_done && r->nframes && !r->restarted &&
-	    starts(s, n, "RIP: 0010:")) {
+	    r->kind == CRASH_WARNING && starts(s, n, "RIP: 0010:")) {
 		/* x86 before 4.16 printed a WARN's registers inside its stack,
 		 * after the trap's frames (__warn, report_bug, do_invalid_op,
 		 * invalid_op): the report's own stack starts at its RIP and goes
-		 * on past the register dump (syzkaller's warningStackFmt) */
+		 * on past the register dump (syzkaller's warningStackFmt); an
+		 * oops's stack (RIP, "Call Trace:", its frames) reads on past an
+		 * interrupt's RIP inside it */
 		r->nframes = 0;
 		r->in_regs = true;
 		r->restarted = true;    /* (a later RIP, an interrupt's, is within the stack) */
@@ -503,9 +528,11 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 			r->nframes++;
 		return;
 	}
-	if (r->in_trace && r->nframes && !crash_is_report_body(s, n) && !crash_walk_pending(r)) {
-		/* (a stack walk still reading reads on: syzkaller's stack takes
-		 * every frame to the next stack's start, past other lines) */
+	if (r->in_trace && r->nframes && !crash_is_report_body(s, n) && !crash_walk_pending(r) &&
+	    stack_named(r)) {
+		/* (a stack walk still reading reads on, and so does a stack
+		 * of generic frames alone: syzkaller's stack takes every frame
+		 * to the next stack's start, past other lines) */
 		r->trace_done = true;
 		close_report(d);
 		return;
@@ -513,7 +540,7 @@ static void extend_report(struct crash_detector *d, const char *s, size_t n)
 	if (!crash_is_report_body(s, n) && !crash_parse_frame(s, n, fn, &questionable))
 		r->foreign = true;      /* the kernel went on with other things */
 	if (r->in_trace && r->nframes && !starts(s, n, "<") && !starts(s, n, " ") &&
-	    !starts(s, n, "RIP:") && !starts(s, n, "[<"))
+	    !starts(s, n, "RIP:") && !starts(s, n, "[<") && stack_named(r))
 		r->trace_done = true;
 	if (r->nlines >= (crash_walk_pending(r) ? MAX_WALK_LINES : MAX_REPORT_LINES))
 		close_report(d);
@@ -682,6 +709,17 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 		extend_report(d, s, n);
 		return true;
 	}
+	if (r && r->h->style == ST_STALL && crash_walk_pending(r) && !r->nframes &&
+	    r->context[0] && strcmp(r->context, "console") && !strcmp(r->context, d->context)) {
+		/* a WARN or oops the stall's own handler hit before the stall
+		 * printed its stack (the same printk caller): its stack is the
+		 * stalled CPU's too, and the stall's walk reads on through it
+		 * (syzkaller's report of a printk caller ends at no header) */
+		r->fatal = r->fatal || h->fatal;
+		d->panic_seen = d->panic_seen || h->kind == CRASH_PANIC;
+		extend_report(d, s, n);
+		return true;
+	}
 	if (r && (h->joins & K(r->kind)) && !r->trace_done) {
 		r->fatal = r->fatal || h->fatal;
 		if (r->h->style == ST_FIXED && h->style != ST_FIXED && h->kind == r->kind) {
@@ -723,70 +761,6 @@ static bool header_line(struct crash_detector *d, const char *s, size_t n, long 
 	return true;
 }
 
-/*
- * The printk caller of a raw console line, as syzkaller's consoleOutputRe
- * reads it: "T123" or "C1" from "[   12.345678][ T123] ", "" for a line
- * with a printk time and no caller, NULL for one without a printk time
- * (into ctx, CONTEXT_MAX bytes).
- */
-static const char *line_context(const char *s, size_t n, char *ctx)
-{
-	const char *p = memchr(s, '[', n);
-	for (; p; p = memchr(p + 1, '[', n - (size_t)(p + 1 - s))) {
-		const char *q = p + 1, *end = s + n;
-		while (q < end && *q == ' ')
-			q++;
-		const char *digits = q;
-		while (q < end && isdigit((unsigned char)*q))
-			q++;
-		if (q == digits || q >= end || *q != '.')
-			continue;
-		const char *frac = ++q;
-		while (q < end && isdigit((unsigned char)*q))
-			q++;
-		if (q == frac || q >= end || *q != ']')
-			continue;
-		ctx[0] = '\0';
-		if (q + 2 < end && q[1] == '[') {
-			const char *c = q + 2;
-			while (c < end && *c == ' ')
-				c++;
-			const char *id = c;
-			if (c < end && (*c == 'T' || *c == 'C'))
-				for (c++; c < end && isdigit((unsigned char)*c); c++)
-					;
-			if (c < end && *c == ']' && c - id > 1 && c - id < CONTEXT_MAX)
-				snprintf(ctx, CONTEXT_MAX, "%.*s", (int)(c - id), id);
-		}
-		return ctx;
-	}
-	return NULL;
-}
-
-/*
- * Is this line another printk caller's, while the open report is a task's
- * or a CPU's ("[ T12]", "[ C1]")? syzkaller reads such a report from its
- * own caller's lines only (and the CPUs' after "Sending NMI from CPU"), and
- * a report with printk times and no callers from the lines with a printk
- * time; so the judge leaves the others out of it: lines that are no header
- * of a fatal report are not fed to it.
- */
-static bool other_context(const struct crash_detector *d, const char *line, size_t len)
-{
-	const struct report *r = d->open;
-	char ctx[CONTEXT_MAX];
-	if (!r || !r->context[0])
-		return false;
-	const char *c = line_context(line, len, ctx);
-	if (!strcmp(r->context, "console"))
-		return !c;      /* a report with printk times: a line without one is not the kernel's */
-	if (!c)
-		c = "";
-	if (c && !strcmp(c, r->context))
-		return false;
-	return !(c && c[0] == 'C' && r->cpu_traceback);
-}
-
 void crash_feed_line(struct crash_detector *d, const char *line, size_t len, long lineno,
 		     double t)
 {
@@ -820,16 +794,21 @@ void crash_feed_line(struct crash_detector *d, const char *line, size_t len, lon
 	if (!d->open && !marked && !starts_like_report(s, n))
 		return;         /* most lines */
 	char ctx[CONTEXT_MAX];
-	const char *c = line_context(raw, raw_len, ctx);
+	const char *c = crash_line_context(raw, raw_len, ctx);
 	snprintf(d->context, sizeof(d->context), "%s", !c ? "" : c[0] ? c : "console");
 	if (d->open && !d->open->trace_done && starts(s, n, "unregister_netdevice: waiting for "))
 		return;         /* net/core/dev.c's wait, printed every 10 s, in the middle of
 				 * a report: no report of its own there (syzkaller's
 				 * reportStartIgnores); the next one is */
-	if (other_context(d, raw, raw_len)) {
+	if (crash_other_context(d, raw, raw_len)) {
 		const struct header *h = marked || starts_like_report(s, n) ? match_header(d, s, n) : NULL;
 		if (!h || !h->fatal)
 			return;
+		if (d->open->fatal && d->open->context[0] == 'T' && !d->open->trace_done)
+			return; /* a task's fatal report reads its own lines to its end,
+				 * another task's oops in between (two CPUs faulting at
+				 * once) none of it: syzkaller's report of a printk
+				 * caller ends at no other caller's header */
 	}
 	if (banner(d, s, n, lineno, t))
 		return;
