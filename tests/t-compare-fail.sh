@@ -14,7 +14,7 @@
 set -u
 MK="$TOP/build/tests/tools/mkresults"
 # the real path: the database keeps each result.json's
-tmp=$(cd "$(mktemp -d /tmp/t-compare-fail.XXXXXX)" && pwd -P)
+tmp=$(cd "$(mktemp -d)" && pwd -P)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 export NO_COLOR=1 ASAN_OPTIONS=detect_leaks=1
 NULL=x86_64:lat_syscall:null:us:lower

@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 set -u
 RUN="$TOP/build/bootrig"        # the boots at full speed; compare and bisect sanitized
-tmp=$(mktemp -d /tmp/t-regress-boot.XXXXXX)
+tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 export NO_COLOR=1
 
