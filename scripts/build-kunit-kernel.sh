@@ -122,6 +122,10 @@ bad=$out/kunit-bad.bzImage
 slow=$out/kunit-slowinit-$(printf '%s' "$slow_patch" | sha256sum | cut -c1-8).bzImage
 src=$cache/src-$key
 mkdir -p "$cache"
+# One build at a time per cache (two at once would share a tree); the
+# second finds the first's images there.
+exec 9>>"$cache/.lock"
+flock 9
 
 # unpack: the source under $src, once (a stamp says it is whole).
 unpack() {

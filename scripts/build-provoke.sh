@@ -25,6 +25,10 @@ base=${BOOTRIG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bootrig}
 kernels=$base/kernels
 cache=$base/provoke
 mkdir -p "$cache/debs" "$cache/root"
+# One build at a time per cache (two at once would unpack over each
+# other); the second finds the first's modules there.
+exec 9>>"$cache/.lock"
+flock 9
 
 [ $# -gt 0 ] || set -- amd64 arm64 armmp-lpae
 

@@ -32,6 +32,10 @@ fi
 cache=${BOOTRIG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bootrig}/kernels
 mkdir -p "$cache"
 cd "$cache"
+# One fetch at a time per cache (two at once would race over the .tmp
+# files); the second finds the first's kernels there.
+exec 9>>"$cache/.lock"
+flock 9
 
 [ $# -gt 0 ] || set -- amd64 cloud-arm64 arm64 armmp-lpae
 

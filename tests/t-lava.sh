@@ -29,6 +29,7 @@
 #                     cancels the job (lava.c's emergency_stop)
 # Without LAVA on the machine every case that needs it is skipped with the
 # reason. LAVA's QEMU boots: run this group under the QEMU lock.
+# holds: lava (the one tests/lava-host.sh instance: t-readme stops it)
 . "$(dirname "$0")/lib.sh"
 set -u
 

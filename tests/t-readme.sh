@@ -8,6 +8,7 @@
 # shell; each later block starts with them too. `bootrig compare` and
 # `bootrig logdiff` may exit
 # 1: a regression found, logs that differ, as the README says.
+# holds: lava (docs/labs.md starts and stops tests/lava-host.sh's instance)
 . "$(dirname "$0")/lib.sh"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
