@@ -177,6 +177,9 @@ static char *plan_text(const struct suite *s, char **abis, size_t n_abis)
 		strbuf_addstr(&sb, "profile=1\n");
 	if (s->boot_time)
 		strbuf_addstr(&sb, "boot_time=1\n");
+	/* always written: a plan with counting off is the same size as one
+	 * with it on (make bench boots both and compares their figures) */
+	strbuf_addf(&sb, "perf_stat=%d\n", s->perf_stat ? 1 : 0);
 	return sb.buf;
 }
 

@@ -93,6 +93,8 @@ static int parse_args(int *argc, char **argv, struct compare_args *a)
 			 "also compare the console logs (normalized lines one side lacks)"),
 		OPT_FLAG(0, "profile-all", &a->opts.profile_all,
 			 "perf-profile lines for every profiled metric, not only the changed ones"),
+		OPT_FLAG(0, "perf-stat-all", &a->opts.perf_stat_all,
+			 "every metric's perf stat counter rows, not only the changed ones"),
 		OPT_FLAG(0, "no-profile", &a->opts.no_profile,
 			 "no perf-profile lines and no flame graphs"),
 		OPT_CALLBACK(0, "format", &a->format, "FMT",

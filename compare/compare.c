@@ -115,7 +115,7 @@ void xml_escape(FILE *out, const char *s)
 static bool glob_selects(const char *g, const char *id)
 {
 	const char *colon = strchr(g, ':');
-	if (!colon)
+	if (!colon || strstr(g, PERF_STAT_MARK))     /* a counter's id is a metric's */
 		return fnmatch(g, id, 0) == 0;
 	char *metric = xasprintf("%.*s", (int)(colon - g), g);
 	bool yes = fnmatch(metric, id, 0) == 0;
@@ -199,6 +199,26 @@ static void decide(const struct comparison *c, const struct metric_row *r,
 	out->change = up == r->higher_better ? CHANGE_IMPROVED : CHANGE_REGRESSED;
 }
 
+/* Leaves out the perf stat counters' rows no candidate changed (unless
+ * --perf-stat-all, or a --metric glob chose the rows). */
+static void drop_unchanged_counters(struct comparison *c)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct metric_row *r = &c->rows[i];
+		bool keep = !r->counter || c->opts.perf_stat_all;
+		for (const char **g = c->opts.metric_globs; g && *g && !keep; g++)
+			keep = strstr(*g, PERF_STAT_MARK) != NULL;    /* it chose them */
+		for (size_t s = 1; s < c->nsides && !keep; s++)
+			keep = r->cmp[s].change == CHANGE_REGRESSED || r->cmp[s].change == CHANGE_IMPROVED;
+		if (keep)
+			c->rows[kept++] = *r;
+		else
+			free(r->stat), free(r->cmp);
+	}
+	c->nrows = kept;
+}
+
 /* One row per metric identity found on any side, in order of appearance. */
 static void build_rows(struct comparison *c)
 {
@@ -216,6 +236,7 @@ static void build_rows(struct comparison *c)
 			c->rows[c->nrows++] = (struct metric_row){
 				.abi = m->abi, .test = m->test, .name = m->name, .unit = m->unit,
 				.higher_better = m->higher_better,
+				.counter = strstr(m->name, PERF_STAT_MARK) != NULL,
 				.stat = xcalloc(c->nsides, sizeof(struct side_stat)),
 				.cmp = xcalloc(c->nsides, sizeof(struct cand_cmp)),
 			};
@@ -235,10 +256,11 @@ static void build_rows(struct comparison *c)
 		}
 		for (size_t s = 1; s < c->nsides; s++) {
 			decide(c, r, &r->stat[0], &r->stat[s], &r->cmp[s]);
-			c->regressions += r->cmp[s].change == CHANGE_REGRESSED;
-			c->improvements += r->cmp[s].change == CHANGE_IMPROVED;
+			c->regressions += !r->counter && r->cmp[s].change == CHANGE_REGRESSED;
+			c->improvements += !r->counter && r->cmp[s].change == CHANGE_IMPROVED;
 		}
 	}
+	drop_unchanged_counters(c);
 }
 
 const char *profile_kind_name(enum profile_kind k)

@@ -75,6 +75,11 @@ struct profile_cmp {
 struct metric_row {
 	const char *abi, *test, *name, *unit;
 	bool higher_better;
+	bool counter;                   /* a perf stat counter's row ("NAME:perf-stat.EVENT",
+					 * results.h): shown under its metric, changed or not
+					 * it decides nothing (no regression, no JUnit or
+					 * KTAP case); kept only where a candidate changed
+					 * unless opts.perf_stat_all or a --metric names it */
 	struct side_stat *stat;         /* [nsides] */
 	struct cand_cmp *cmp;           /* [nsides]; cmp[0] unused */
 	const struct profile_series **prof;     /* [nsides]: the metric's profile, or NULL */
@@ -127,6 +132,7 @@ struct compare_opts {
 	double alpha;                   /* default 0.01 */
 	bool logs;
 	bool profile_all;               /* profile lines of every metric, not only changed ones */
+	bool perf_stat_all;             /* every perf stat counter's row, not only changed ones */
 	bool no_profile;                /* no profile lines or flame graphs */
 	bool include_fail;              /* --include-fail: the sides were loaded with it
 					 * (struct side .include_fail), for the reports */
@@ -236,6 +242,8 @@ const char *profile_kind_name(enum profile_kind k);
  * no case of s's, in the reports that list cases per candidate.) */
 static inline bool metric_here(const struct metric_row *r, size_t s)
 {
+	if (r->counter)
+		return false;      /* decides nothing: not a case */
 	return r->stat[0].series || r->stat[s].series;
 }
 

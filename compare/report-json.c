@@ -109,6 +109,8 @@ static struct json_object *metric_json(const struct comparison *c, const struct 
 	json_object_object_add(o, "name", json_cstring_utf8(r->name));
 	json_object_object_add(o, "unit", json_cstring_utf8(r->unit));
 	json_object_object_add(o, "better", json_cstring_utf8(r->higher_better ? "higher" : "lower"));
+	if (r->counter)     /* a perf stat counter's row: decides nothing */
+		json_object_object_add(o, "perf_stat", json_object_new_boolean(true));
 	struct json_object *sides = json_object_new_array();
 	for (size_t s = 0; s < c->nsides; s++) {
 		const struct side_stat *st = &r->stat[s];

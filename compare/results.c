@@ -568,6 +568,35 @@ static void record_profile(struct boot_record *r, struct json_object *m)
 	boot_record_add_profile(r, &bp);
 }
 
+/* The metric's perf stat counters as observations (results.h), after
+ * the metric's own (m its JSON, o its observation). */
+static void record_perf_stat(struct boot_record *r, struct json_object *m,
+			     const struct side_observation *o)
+{
+	struct json_object *ps = result_get_object(m, "perf_stat");
+	struct json_object *events = ps ? result_get_object(ps, "events") : NULL;
+	if (!events)
+		return;
+	json_object_object_foreach(events, event, v) {
+		double x = json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)
+			   ? json_object_get_double(v) : NAN;
+		if (!isfinite(x) || x < 0)
+			continue;
+		bool clock = !strcmp(event, "cpu-clock") || !strcmp(event, "task-clock");
+		boot_record_add_metric(r, &(struct side_observation){
+			.abi = o->abi, .test = o->test,
+			.name = boot_record_own(r, xasprintf("%s" PERF_STAT_MARK "%s", o->name, event)),
+			.unit = clock ? "ns" : "/op", .obs = x, .samples = 1, .ci = NAN, .ci_target = NAN });
+	}
+	double cycles = get_num(events, "cycles"), instructions = get_num(events, "instructions");
+	if (isfinite(cycles) && cycles > 0 && isfinite(instructions))
+		boot_record_add_metric(r, &(struct side_observation){
+			.abi = o->abi, .test = o->test,
+			.name = boot_record_own(r, xasprintf("%s" PERF_STAT_MARK "ipc", o->name)),
+			.unit = "", .higher_better = true, .obs = instructions / cycles, .samples = 1,
+			.ci = NAN, .ci_target = NAN });
+}
+
 void result_boot_record_release(struct boot_record *r)
 {
 	for (size_t i = 0; i < r->nprofiles; i++)
@@ -598,8 +627,10 @@ void result_boot_record(struct json_object *root, const char *dir, struct boot_r
 	struct json_object *a = get_array(root, "metrics");
 	for (size_t i = 0, n = a ? json_object_array_length(a) : 0; i < n; i++) {
 		struct side_observation o;
-		if (result_metric_entry(json_object_array_get_idx(a, i), &o))
+		if (result_metric_entry(json_object_array_get_idx(a, i), &o)) {
 			boot_record_add_metric(r, &o);
+			record_perf_stat(r, json_object_array_get_idx(a, i), &o);
+		}
 		record_profile(r, json_object_array_get_idx(a, i));
 	}
 	a = get_array(root, "tests");

@@ -344,9 +344,23 @@ struct boot_record {
 	struct boot_profile *profiles;  /* the metrics' profiles (status ok) */
 	size_t nprofiles;
 	double stages[RESULT_STAGES];   /* each stage's start (s), NAN: not reached */
+	char **owned;                   /* strings the record made (the counters' names) */
+	size_t nowned;
 };
 
+/*
+ * A metric's perf stat counters (result.json metrics[].perf_stat) are
+ * metrics of their own, one observation a boot: the event per operation
+ * as "NAME:perf-stat.EVENT" (unit "/op"; cpu-clock and task-clock "ns"),
+ * and where cycles and instructions both counted "NAME:perf-stat.ipc"
+ * (instructions per cycle, better higher), beside the metric (ids
+ * "abi.test.name:perf-stat.instructions" for --metric, bisect, history).
+ */
+#define PERF_STAT_MARK ":perf-stat."
+
 void boot_record_init(struct boot_record *r);
+/* boot_record_own: s (malloc'd), freed with the record; returns s. */
+char *boot_record_own(struct boot_record *r, char *s);
 void boot_record_add_metric(struct boot_record *r, const struct side_observation *o);
 void boot_record_add_test(struct boot_record *r, const char *abi, const char *test,
 			  const char *status, double ms);

@@ -134,10 +134,20 @@ char *boot_profile_fault(const struct boot_profile *p)
 	return fault;
 }
 
+char *boot_record_own(struct boot_record *r, char *s)
+{
+	r->owned = grow(r->owned, r->nowned, sizeof(*r->owned));
+	r->owned[r->nowned++] = s;
+	return s;
+}
+
 void boot_record_release(struct boot_record *r)
 {
 	free(r->metrics), free(r->tests), free(r->abis), free(r->events), free(r->cases);
 	free(r->profiles);
+	for (size_t i = 0; i < r->nowned; i++)
+		free(r->owned[i]);
+	free(r->owned);
 	boot_record_init(r);
 }
 

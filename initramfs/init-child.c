@@ -51,17 +51,26 @@ long spawn(char *const argv[], int *out_read, int *exec_read)
 	return pid;
 }
 
+/* One whole line of the child (lb->buf): its record; in the counting run
+ * only a PERFSTAT (the rest the timed run printed already). */
+static void child_line(struct line_buf *lb)
+{
+	if (!lb->counting || (lb->len > 9 && rt_strncmp(lb->buf, "PERFSTAT ", 9) == 0))
+		frame_child_line(lb->abi, lb->test, lb->buf, lb->len);
+	lb->len = 0;
+}
+
 static void line_feed(struct line_buf *lb, const char *p, size_t n)
 {
 	while (n--) {
 		char c = *p++;
 		if (c == '\n') {
-			frame_child_line(lb->abi, lb->test, lb->buf, lb->len);
-			lb->len = 0;
+			child_line(lb);
 			continue;
 		}
 		if (lb->len == sizeof(lb->buf) - 1) {      /* an overlong line: cut */
-			log_line(lb->abi, lb->test, lb->buf, lb->len);
+			if (!lb->counting)
+				log_line(lb->abi, lb->test, lb->buf, lb->len);
 			lb->len = 0;
 		}
 		lb->buf[lb->len++] = c;
@@ -119,10 +128,8 @@ void supervise(long pid, int out, int ex, long timeout_ms, struct line_buf *lb,
 		rt_waitpid((pid_t)pid, &run->status, 0);
 	if (out >= 0)
 		rt_close(out);
-	if (lb && lb->len) {
-		frame_child_line(lb->abi, lb->test, lb->buf, lb->len);
-		lb->len = 0;
-	}
+	if (lb && lb->len)
+		child_line(lb);
 	while (rt_wait4(-1, NULL, WNOHANG | __WALL, NULL) > 0)
 		;                        /* orphans re-parented to us */
 	run->ms = (long)((rt_now_ns() - start) / 1000000u);

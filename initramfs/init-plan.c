@@ -141,6 +141,11 @@ static void plan_set(struct plan *p, const char *key, size_t klen, const char *v
 			plan_error(p, k, "(0 or 1)");
 		else
 			p->boot_time = v[0] == '1';
+	} else if (rt_strcmp(k, "perf_stat") == 0) {
+		if (n != 1 || (v[0] != '0' && v[0] != '1'))
+			plan_error(p, k, "(0 or 1)");
+		else
+			p->no_perf_stat = v[0] == '0';
 	} else if (rt_strcmp(k, "idle") == 0) {
 		p->idle_ms = plan_number(p, k, v, n, 600000);
 	} else if (rt_strcmp(k, "test_timeout") == 0) {

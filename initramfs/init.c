@@ -116,11 +116,36 @@ static long ci_basis_points(const char *v)
 /* The clock, measured once per boot before the tests (rt_clock_measure). */
 static struct rt_clock boot_clock;
 
-/* run_test: TEST, the child's records, RESULT. */
+/* outcome: a test run's RESULT and its count; in the counting run (c is
+ * NULL) only a failure, as a LOG line: the timed run judged the test. */
+static void outcome(const char *abi, const char *test, const char *status, const char *reason,
+		    long ms, struct counts *c)
+{
+	char line[96];
+
+	if (!c) {
+		if (reason) {
+			rt_snprintf(line, sizeof(line), "counting run: %s %s", status, reason);
+			log_line(abi, test, line, rt_strlen(line));
+		}
+		return;
+	}
+	if (!reason)
+		c->passed++;
+	else if (status[0] == 'T')
+		c->timeout++;
+	else
+		c->failed++;
+	print_result(abi, test, status, reason, ms);
+}
+
+/* run_test: TEST, the child's records, RESULT; c NULL: the counting run
+ * (knob count_only=1: PERFSTAT records, initramfs/bench/bench.h), which
+ * prints no TEST or RESULT. */
 static void run_test(const struct plan *p, const char *abi, const char *test, struct counts *c)
 {
 	char path[512], samples[32], min_samples[32], ci[32], res[40], noise[40], abiarg[80];
-	char *argv[LIST_MAX + 10];
+	char *argv[LIST_MAX + 12];
 	static struct line_buf lb;
 	const char *reason;
 	struct rt_stat st;
@@ -129,19 +154,18 @@ static void run_test(const struct plan *p, const char *abi, const char *test, st
 	int argc = 0, out, ex;
 	long pid;
 
-	c->tests++;
-	rec_begin(&r, "TEST");
-	rec_field(&r, "abi", abi);
-	rec_field(&r, "test", test);
-	rec_field(&r, "status", "start");
-	rec_end(&r);
+	if (c) {
+		c->tests++;
+		rec_begin(&r, "TEST");
+		rec_field(&r, "abi", abi);
+		rec_field(&r, "test", test);
+		rec_field(&r, "status", "start");
+		rec_end(&r);
+	}
 
 	bench_path(path, sizeof(path), abi, test);
-	if (rt_stat(path, &st) < 0 || !S_ISREG(st.mode)) {
-		c->failed++;
-		print_result(abi, test, "FAIL", "missing", 0);
-		return;
-	}
+	if (rt_stat(path, &st) < 0 || !S_ISREG(st.mode))
+		return outcome(abi, test, "FAIL", "missing", 0, c);
 	rt_snprintf(abiarg, sizeof(abiarg), "abi=%s", abi);
 	rt_snprintf(samples, sizeof(samples), "samples=%ld", p->samples);
 	rt_snprintf(min_samples, sizeof(min_samples), "min_samples=%ld", p->min_samples);
@@ -153,9 +177,11 @@ static void run_test(const struct plan *p, const char *abi, const char *test, st
 	argv[argc++] = samples;
 	argv[argc++] = min_samples;
 	argv[argc++] = ci;
+	if (!c)                                    /* first: no knob undoes it */
+		argv[argc++] = "count_only=1";
 	for (int k = 0; k < p->knobs.n; k++)      /* before the clock: a knob overrides it */
 		argv[argc++] = (char *)p->knobs.item[k];
-	if (p->profile) {                          /* after the knobs: profile=0 there wins */
+	if (p->profile && c) {                     /* after the knobs: profile=0 there wins */
 		argv[argc++] = "profile=1";
 		argv[argc++] = "profile_ksyms=" KSYMS_PATH;
 	}
@@ -167,26 +193,19 @@ static void run_test(const struct plan *p, const char *abi, const char *test, st
 	if (pid < 0) {
 		char why[48];
 		rt_snprintf(why, sizeof(why), "fork %s", rt_errname((int)-pid));
-		c->failed++;
-		print_result(abi, test, "FAIL", why, 0);
-		return;
+		return outcome(abi, test, "FAIL", why, 0, c);
 	}
-	lb.len = 0, lb.abi = abi, lb.test = test;
+	lb.len = 0, lb.abi = abi, lb.test = test, lb.counting = !c;
 	supervise(pid, out, ex, p->test_timeout * 1000, &lb, &run);
 	if (run.exec_errno) {
 		char why[48];
 		rt_snprintf(why, sizeof(why), "exec %s", rt_errname((int)run.exec_errno));
-		c->failed++;
-		print_result(abi, test, "FAIL", why, run.ms);
+		outcome(abi, test, "FAIL", why, run.ms, c);
 	} else if (run.timed_out) {
-		c->timeout++;
-		print_result(abi, test, "TIMEOUT", "watchdog", run.ms);
-	} else if ((reason = describe_exit(run.status)) != NULL) {
-		c->failed++;
-		print_result(abi, test, "FAIL", reason, run.ms);
+		outcome(abi, test, "TIMEOUT", "watchdog", run.ms, c);
 	} else {
-		c->passed++;
-		print_result(abi, test, "PASS", NULL, run.ms);
+		reason = describe_exit(run.status);
+		outcome(abi, test, reason ? "FAIL" : "PASS", reason, run.ms, c);
 	}
 }
 
@@ -511,6 +530,10 @@ int main(int argc, char **argv, char **envp)
 		for (int a = 0; a < run_abis.n; a++)
 			for (int t = 0; t < plan.tests.n; t++)
 				run_test(&plan, run_abis.item[a], plan.tests.item[t], &c);
+	/* perf stat's counters, once every figure is timed (bench.h) */
+	for (int a = 0; a < run_abis.n && !plan.no_perf_stat; a++)
+		for (int t = 0; t < plan.tests.n; t++)
+			run_test(&plan, run_abis.item[a], plan.tests.item[t], NULL);
 	if (is_pid1)
 		restore_console();
 	return finish(&c);

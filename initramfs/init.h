@@ -79,6 +79,7 @@ struct plan {
 	long idle_ms;             /* idle=MS: sleep MS before the first test (a
 				   * longer boot, on purpose; 0: none) */
 	bool profile;             /* profile=1: every metric gets a profile pass */
+	bool no_perf_stat;        /* perf_stat=0: the tests get counters=0 */
 	bool boot_time;           /* boot_time=1: the initcalls' and phases' times
 				   * before the tests (init-boottime.c) */
 	char ci_target[16];       /* a decimal percentage, as given */
@@ -153,6 +154,7 @@ struct line_buf {
 	char buf[RECORD_MAX];
 	size_t len;
 	const char *abi, *test;
+	bool counting;          /* the counting run: only its PERFSTAT lines are kept */
 };
 
 /* spawn: runs argv[0] in its own process group, stdout and stderr into

@@ -185,6 +185,18 @@ struct json_object *judge_profile_json(const struct judge *j, const size_t *prof
  * k's profile, 0 when it has none (NULL when there are no profiles). */
 size_t *judge_profile_index(const struct judge *j);
 
+/* The "perf_stat" of PERFSTAT record rec (runner/RESULTS.md), or NULL when
+ * it has no perf stat fields (judge-perfstat.c). */
+struct json_object *judge_perf_stat_json(const struct proto_record *rec);
+/* The kept PERFSTAT records by metric (abi, test, name): judge_perf_find
+ * gives METRIC record m's (the first of its identity), or NULL. The
+ * index is NULL when there are none. */
+struct judge_perf_index;
+struct judge_perf_index *judge_perf_index(const struct judge *j);
+const struct proto_record *judge_perf_find(const struct judge *j, const struct judge_perf_index *x,
+					   const struct proto_record *m);
+void judge_perf_index_free(struct judge_perf_index *x);
+
 /* Is e a known issue of the target (judge_expect_event's patterns)? */
 bool judge_is_expected(const struct judge *j, const struct crash_event *e);
 

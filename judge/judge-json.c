@@ -114,10 +114,28 @@ static void result_json(struct records_json *out, const struct proto_record *rec
 	json_object_array_add(out->tests, o);
 }
 
+/* The metric's cycles and instructions per operation, and "counters":
+ * "unavailable" when either is not, from its perf stat (a guest that has
+ * the counting run sends them there, not in METRIC). */
+static void counters_from_perf_stat(json_object *o, json_object *perf_stat)
+{
+	json_object *events, *cycles, *instructions;
+	if (!json_object_object_get_ex(perf_stat, "events", &events))
+		return;
+	if (json_object_object_get_ex(events, "cycles", &cycles) &&
+	    json_object_object_get_ex(events, "instructions", &instructions)) {
+		json_object_object_add(o, "cycles", json_object_get(cycles));
+		json_object_object_add(o, "instructions", json_object_get(instructions));
+	} else if (!json_object_object_get_ex(o, "counters", NULL)) {
+		json_object_object_add(o, "counters", json_object_new_string("unavailable"));
+	}
+}
+
 /* METRIC: a row of metrics with every sample; bad numbers become null;
- * its profile (judge-profile.c) when it has one. */
+ * its profile (judge-profile.c) when it has one, its perf stat from its
+ * PERFSTAT record (judge-perfstat.c) when it has one. */
 static void metric_json(struct records_json *out, const struct proto_record *rec,
-			json_object *profile)
+			json_object *profile, const struct proto_record *perf)
 {
 	static const char *const strings[] = { "abi", "test", "name", "unit", "better" };
 	static const char *const numbers[] = { "median", "min", "max", "mean", "stddev",
@@ -154,6 +172,11 @@ static void metric_json(struct records_json *out, const struct proto_record *rec
 	add_new(o, "samples", arr);
 	if (proto_get(rec, "counters"))
 		add_new(o, "counters", json_cstring_utf8(proto_get(rec, "counters")));
+	json_object *perf_stat = perf ? judge_perf_stat_json(perf) : NULL;
+	if (perf_stat) {
+		add_new(o, "perf_stat", perf_stat);
+		counters_from_perf_stat(o, perf_stat);
+	}
 	if (profile)
 		add_new(o, "profile", profile);
 	json_object_array_add(out->metrics, o);
@@ -201,6 +224,7 @@ static void build_records_json(const struct judge *j, struct records_json *out)
 	out->plan = out->boot_time = NULL;
 	out->errors = json_object_new_array();
 	size_t *prof_of = judge_profile_index(j);
+	struct judge_perf_index *perf = judge_perf_index(j);
 	for (size_t i = 0; i < j->nkept; i++) {
 		const struct proto_record *rec = &j->kept[i];
 		switch (rec->kind) {
@@ -220,7 +244,8 @@ static void build_records_json(const struct judge *j, struct records_json *out)
 			result_json(out, rec);
 			break;
 		case PROTO_KIND_METRIC:
-			metric_json(out, rec, judge_profile_json(j, prof_of, i));
+			metric_json(out, rec, judge_profile_json(j, prof_of, i),
+				    judge_perf_find(j, perf, rec));
 			break;
 		case PROTO_KIND_ERROR:
 			json_object_array_add(out->errors, json_cstring_utf8(
@@ -231,6 +256,7 @@ static void build_records_json(const struct judge *j, struct records_json *out)
 		}
 	}
 	free(prof_of);
+	judge_perf_index_free(perf);
 }
 
 /* ------------------------------------------------------- accessors */

@@ -195,6 +195,7 @@ static void on_record(void *ctx, const struct proto_record *rec)
 		on_test_start(j, rec);
 		break;
 	case PROTO_KIND_METRIC:
+	case PROTO_KIND_PERFSTAT:
 		set_stage(j, STAGE_RESULTS, rec->time);
 		judge_keep_record(j, rec);
 		break;

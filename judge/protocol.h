@@ -80,6 +80,7 @@ enum proto_kind {
 	PROTO_KIND_PSTACK,      /* one folded stack of it */
 	PROTO_KIND_BOOTTIME,    /* what init read of the initcalls (boot_time=1) */
 	PROTO_KIND_INITCALLS,   /* initcalls, packed: calls=F:US:RC,... (boot_time=1) */
+	PROTO_KIND_PERFSTAT,    /* a metric's perf stat counters (the counting run) */
 	PROTO_KIND_UNKNOWN,
 };
 

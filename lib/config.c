@@ -50,7 +50,7 @@ static const char *const timeout_keys[] = {   /* in enum stage order, then silen
 };
 static const char *const suite_keys[] = {
 	"name", "tests", "samples", "min_samples", "ci_target", "repeat", "test_timeout",
-	"profile", "boot_time",
+	"profile", "boot_time", "perf_stat",
 };
 static const char *const top_keys[] = { "targets", "suites", "files" };
 
@@ -477,7 +477,8 @@ static int read_suite(const config_setting_t *g, struct config *cfg)
 		cfg->suites = xrealloc(cfg->suites, (cfg->n_suites + 1) * sizeof(*s));
 		s = &cfg->suites[cfg->n_suites++];
 		*s = (struct suite){ .name = xstrdup(name), .samples = 11, .min_samples = 3,
-				     .ci_target = 1.0, .repeat = 1, .test_timeout = 120.0 };
+				     .ci_target = 1.0, .repeat = 1, .test_timeout = 120.0,
+				     .perf_stat = true };
 	}
 	if ((rc = read_strings(g, "tests", &s->tests, &s->n_tests, known_tests,
 			       ARRAY_SIZE(known_tests), "test")) ||
@@ -487,7 +488,8 @@ static int read_suite(const config_setting_t *g, struct config *cfg)
 	    (rc = config_get_int(&here, g, "repeat", 1, 1000, &s->repeat)) ||
 	    (rc = config_get_seconds(&here, g, "test_timeout", &s->test_timeout)) ||
 	    (rc = config_get_bool(&here, g, "profile", &s->profile)) ||
-	    (rc = config_get_bool(&here, g, "boot_time", &s->boot_time)))
+	    (rc = config_get_bool(&here, g, "boot_time", &s->boot_time)) ||
+	    (rc = config_get_bool(&here, g, "perf_stat", &s->perf_stat)))
 		return rc;
 	if (!s->n_tests)
 		return config_fail(&here, g, "suite '%s' has no 'tests'", s->name);

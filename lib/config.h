@@ -103,6 +103,9 @@ struct suite {
 				* profile=1, as run --profile's bootrig.profile=1) */
 	bool boot_time;        /* time the boot's initcalls (the plan's boot_time=1;
 				* run adds initcall_debug, as for --boot-time) */
+	bool perf_stat;        /* perf stat's counters per metric (default true;
+				* the plan's perf_stat=0 makes init pass the
+				* tests counters=0: initramfs/bench/perfstat.h) */
 };
 
 struct config {

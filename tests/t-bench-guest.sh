@@ -16,7 +16,11 @@
 #     procs= / size= (lat_ctx's name), max= (lat_mem_rd's sizes), pipe= and
 #     threads= (hackbench), and bad knobs fail with exit 1 and a message;
 #   - hackbench's throughput is tasks x loops x datasize / 1024 / time, and
-#     a run cut to fit its time budget names its metrics for its loops.
+#     a run cut to fit its time budget names its metrics for its loops;
+#   - the counting run (count_only=1, x86_64 natively): every family prints
+#     one PERFSTAT per metric name and no METRIC, each with its pass and
+#     all 16 of perf stat's events counted or absent with a reason; with
+#     counters=0 every event is absent, off.
 # Small knobs keep it quick (sample_ms=2 reps=1, tiny hackbench, max=256k).
 . "$(dirname "$0")/lib.sh"
 set -u
@@ -58,7 +62,7 @@ wellformed() {
 	function bad(why) { print "line " NR ": " why ": " substr($0, 1, 160); }
 	function num(x) { return x ~ /^-?[0-9]+\.[0-9]+$/ }
 	/^METRIC / {
-		want = "^METRIC abi=[^ ]+ test=[^ ]+ name=[a-z0-9_]+ unit=[^ ]+ better=(lower|higher) n=[0-9]+ median=[^ ]+ min=[^ ]+ max=[^ ]+ mean=[^ ]+ stddev=[^ ]+ samples=[^ ]+ (ci=[0-9]+\.[0-9]{4} )?ci_target=[0-9]+\.[0-9]{4} stop=(target|max|fixed) iters=[0-9]+ (counters=unavailable|cycles=[0-9.]+ instructions=[0-9.]+)$"
+		want = "^METRIC abi=[^ ]+ test=[^ ]+ name=[a-z0-9_]+ unit=[^ ]+ better=(lower|higher) n=[0-9]+ median=[^ ]+ min=[^ ]+ max=[^ ]+ mean=[^ ]+ stddev=[^ ]+ samples=[^ ]+ (ci=[0-9]+\.[0-9]{4} )?ci_target=[0-9]+\.[0-9]{4} stop=(target|max|fixed) iters=[0-9]+$"
 		if ($0 !~ want) { bad("fields"); next }
 		delete f
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = substr($i, length(kv[1]) + 2) }
@@ -211,3 +215,32 @@ for bad in "samples=0" "samples=abc" "sample_ms=" "reps=0" "slow_null=-5"; do
 		ok "bad knob $bad: exit 1, '$(head -n 1 "$tmp/bad.err")'"
 	else not_ok "bad knob $bad" "exit $rc, stderr: $(head -c 200 "$tmp/bad.err")"; fi
 done
+
+# The counting run (count_only=1): PERFSTAT records, one per metric, no
+# METRIC; each event counted (NAME:COUNT) or absent (NAME:REASON), all 16.
+EVENTS="cpu-clock task-clock context-switches cpu-migrations page-faults minor-faults major-faults cycles instructions branches branch-misses cache-references cache-misses stalled-cycles-frontend stalled-cycles-backend bus-cycles ref-cycles"
+for t in $families; do
+	# shellcheck disable=SC2046
+	timeout 300 "$X/$t" abi=x86_64 $FAST $(knobs_for "$t") count_only=1 >"$tmp/count.$t" 2>&1
+	rc=$?
+	names=$(awk '/^PERFSTAT /{ for (i = 2; i <= NF; i++) if ($i ~ /^name=/) printf "%s%s", (n++ ? " " : ""), substr($i, 6) }' "$tmp/count.$t")
+	bad=$(awk -v events="$EVENTS" '
+		BEGIN { split(events, e, " "); for (i in e) known[e[i]] = 1 }
+		/^METRIC / { print "a METRIC line"; next }
+		/^PERFSTAT / { delete seen; got = 0
+			if ($0 !~ / perf_ops=[1-9][0-9]* perf_ns=[1-9][0-9]* perf_scope=(cpu|task)( |$)/) print "no pass: " substr($0, 1, 120)
+			for (i = 2; i <= NF; i++) if ($i ~ /^perf(_absent)?=/) {
+				n = split(substr($i, index($i, "=") + 1), items, ",")
+				for (k = 1; k <= n; k++) { split(items[k], kv, ":")
+					if (!(kv[1] in known) || kv[1] in seen || kv[2] == "") print "item " items[k]
+					seen[kv[1]] = 1; got++ } }
+			if (got != 16) print got " events, not 16: " substr($0, 1, 120) }' "$tmp/count.$t")
+	if [ $rc = 0 ] && [ "$names" = "$(expected_names "$t")" ] && [ -z "$bad" ]; then
+		ok "x86_64 $t count_only=1: one PERFSTAT per metric ($names), each with its pass and all 16 events"
+	else not_ok "x86_64 $t count_only=1" "exit $rc; names '$names'; $(printf '%s' "$bad" | head -3)"; fi
+done
+"$X/lat_syscall" $FAST count_only=1 counters=0 >"$tmp/count-off.out" 2>&1
+if [ "$(grep -c '^PERFSTAT ' "$tmp/count-off.out")" = 6 ] && ! grep -q 'perf_ops=\| perf=' "$tmp/count-off.out" &&
+	[ "$(grep -o '[a-z-]*:off' "$tmp/count-off.out" | wc -l)" = 96 ]; then
+	ok "count_only=1 counters=0: six PERFSTAT records, every event absent, off, no pass"
+else not_ok "counters=0" "$(head -c 300 "$tmp/count-off.out")"; fi

@@ -100,7 +100,8 @@ void bench_log(const struct bench *b, const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
-	(void)b;
+	if (b && b->count_only)      /* the timed run said it already */
+		return;
 	va_start(ap, fmt);
 	int n = rt_vsnprintf(line, sizeof line - 1, fmt, ap);
 	va_end(ap);
@@ -135,47 +136,14 @@ const char *bench_probe_path(const struct bench *b, char *buf, size_t size)
 
 /* Pins the process (and the children it will fork) to CPU 0, so a
  * multi-CPU guest does not migrate the measurement. */
-static void pin_to_cpu0(const struct bench *b)
+static void pin_to_cpu0(struct bench *b)
 {
 	unsigned long mask[4] = { 1, 0, 0, 0 };
 	long r = rt_sched_setaffinity(0, sizeof mask, mask);
 	if (r < 0)
 		bench_log(b, "%s: sched_setaffinity(CPU 0): %s; not pinned", b->test,
 			  rt_errname((int)-r));
-}
-
-/* Opens one disabled hardware counter of this process (user and kernel),
- * or returns -1. */
-static int open_counter(uint64_t config)
-{
-	struct rt_perf_event_attr attr;
-	memset(&attr, 0, sizeof attr);
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.size = sizeof attr;
-	attr.config = config;
-	attr.flags = PERF_ATTR_DISABLED | PERF_ATTR_EXCLUDE_HV;
-	long fd = rt_perf_event_open(&attr, 0, -1, -1, 0);
-	return fd < 0 ? -1 : (int)fd;
-}
-
-/* Opens the cycle and instruction counters; both or neither. */
-static void open_counters(struct bench *b)
-{
-	b->perf_cycles = open_counter(PERF_COUNT_HW_CPU_CYCLES);
-	b->perf_instr = b->perf_cycles < 0 ? -1 : open_counter(PERF_COUNT_HW_INSTRUCTIONS);
-	if (b->perf_instr < 0 && b->perf_cycles >= 0) {
-		rt_close(b->perf_cycles);
-		b->perf_cycles = -1;
-	}
-}
-
-/* Reads a counter's current 64-bit value; 0 on a failed read. */
-static uint64_t read_counter(int fd)
-{
-	uint64_t v = 0;
-	if (rt_read(fd, &v, sizeof v) != (long)sizeof v)
-		return 0;
-	return v;
+	b->pinned = r >= 0;
 }
 
 /* The clock (knobs from init, else measured here), the timer overhead of
@@ -211,7 +179,6 @@ void bench_init(struct bench *b, int argc, char **argv, const char *test)
 	b->argc = argc;
 	b->argv = argv;
 	b->test = test;
-	b->perf_cycles = b->perf_instr = -1;
 	b->abi = bench_knob(b, "abi");
 	if (!b->abi)
 		b->abi = RT_ABI_NAME;
@@ -224,8 +191,8 @@ void bench_init(struct bench *b, int argc, char **argv, const char *test)
 	b->rule.target_pct = (double)bench_knob_long(b, "ci_bp", BENCH_DEFAULT_CI_BP, 0, 10000) / 100;
 	if (bench_knob_long(b, "pin", 1, 0, 1))
 		pin_to_cpu0(b);
-	if (bench_knob_long(b, "counters", 1, 0, 1))
-		open_counters(b);
+	b->counters = bench_knob_long(b, "counters", 1, 0, 1);
+	b->count_only = bench_knob_long(b, "count_only", 0, 0, 1);
 	size_subruns(b);
 	b->random_fd = b->quiet ? (int)rt_open("/dev/random", O_RDONLY | O_CLOEXEC, 0) : -1;
 	bench_profile_init(b);
@@ -234,41 +201,13 @@ void bench_init(struct bench *b, int argc, char **argv, const char *test)
 /* ------------------------------------------------------------------ */
 /* Timing.                                                              */
 
-/* A 64-bit count as a double, from two 32-bit halves: 32-bit ABIs then
- * need no 64-bit integer conversion helpers (soft-float code on arm). */
-static double u64_double(uint64_t v)
-{
-	return (double)(uint32_t)(v >> 32) * 4294967296.0 + (double)(uint32_t)v;
-}
-
-/* Totals of the counters over the recorded sub-runs. */
-struct counter_sum {
-	uint64_t cycles, instructions, ops;
-};
-
 /* Runs fn once for iters operations; returns the nanoseconds that count
- * (never 0). When sum is given and counters are open, adds their deltas. */
-static uint64_t timed_run(struct bench *b, bench_loop_fn fn, void *ctx, unsigned long iters,
-			  struct counter_sum *sum)
+ * (never 0). */
+static uint64_t timed_run(struct bench *b, bench_loop_fn fn, void *ctx, unsigned long iters)
 {
-	bool count = sum && b->perf_cycles >= 0;
-	uint64_t c0 = 0, i0 = 0;
-	if (count) {
-		c0 = read_counter(b->perf_cycles);
-		i0 = read_counter(b->perf_instr);
-		rt_ioctl(b->perf_cycles, PERF_EVENT_IOC_ENABLE, 0);
-		rt_ioctl(b->perf_instr, PERF_EVENT_IOC_ENABLE, 0);
-	}
 	uint64_t t0 = rt_now_ns();
 	uint64_t excluded = fn(ctx, iters);
 	uint64_t t1 = rt_now_ns();
-	if (count) {
-		rt_ioctl(b->perf_cycles, PERF_EVENT_IOC_DISABLE, 0);
-		rt_ioctl(b->perf_instr, PERF_EVENT_IOC_DISABLE, 0);
-		sum->cycles += read_counter(b->perf_cycles) - c0;
-		sum->instructions += read_counter(b->perf_instr) - i0;
-		sum->ops += iters;
-	}
 	uint64_t ns = t1 - t0;
 	excluded += b->overhead_ns;         /* the clock read's own cost */
 	ns = excluded < ns ? ns - excluded : 1;
@@ -298,12 +237,14 @@ static unsigned long calibrate(struct bench *b, bench_loop_fn fn, void *ctx)
 	uint64_t start = rt_now_ns();
 	/* A first run translates the loop (TCG) and faults its pages in: it
 	 * would make one operation look long enough on a short sub-run. */
-	timed_run(b, fn, ctx, 1, NULL);
+	timed_run(b, fn, ctx, 1);
 	while (b->quiet) {
 		uint64_t ns = UINT64_MAX;
 		rng_reset(b);
-		for (int k = 0; k < BENCH_QUIET_CALIBRATE; k++) {
-			uint64_t t = timed_run(b, fn, ctx, iters, NULL);
+		/* the counting run: one run a step (its iters need not be the
+		 * timed run's, only near them: counts are per operation) */
+		for (int k = 0; k < (b->count_only ? 1 : BENCH_QUIET_CALIBRATE); k++) {
+			uint64_t t = timed_run(b, fn, ctx, iters);
 			ns = t < ns ? t : ns;
 		}
 		if (ns >= b->subrun_ns || iters >= max_iters || rt_now_ns() - start > BENCH_CALIBRATE_MAX_NS)
@@ -311,28 +252,27 @@ static unsigned long calibrate(struct bench *b, bench_loop_fn fn, void *ctx)
 		iters *= 2;
 	}
 	for (;;) {
-		uint64_t ns = timed_run(b, fn, ctx, iters, NULL);
+		uint64_t ns = timed_run(b, fn, ctx, iters);
 		if (ns >= b->subrun_ns || iters >= max_iters)
 			return iters;
 		if (rt_now_ns() - start > BENCH_CALIBRATE_MAX_NS)
 			return iters;
 		/* Aim 10% past the target; grow at most 16x a step (the
 		 * first runs are the noisiest). */
-		double want = (double)iters * u64_double(b->subrun_ns) / u64_double(ns) * 1.1 + 1;
+		double want = (double)iters * rt_u64_double(b->subrun_ns) / rt_u64_double(ns) * 1.1 + 1;
 		if (want > (double)iters * 16)
 			want = (double)iters * 16;
 		iters = want > (double)max_iters ? max_iters : (unsigned long)want;
 	}
 }
 
-/* Fills r's counters from sum. */
-static void set_counters(struct bench_run *r, const struct counter_sum *sum)
+/* The counting pass of r's metric (perfstat.h), in the counting run
+ * (knob count_only=1): runs calls of fn(ctx, r->iters), the events on
+ * around each, after a reseed as a sample starts. */
+static void count_pass(struct bench *b, bench_loop_fn fn, void *ctx, int runs, struct bench_run *r)
 {
-	r->cycles = r->instructions = -1;
-	if (sum->ops) {
-		r->cycles = u64_double(sum->cycles) / u64_double(sum->ops);
-		r->instructions = u64_double(sum->instructions) / u64_double(sum->ops);
-	}
+	rng_reset(b);
+	pstat_pass(b->counters, b->pinned ? 0 : -1, fn, ctx, r->iters, runs, b->overhead_ns, &r->pstat);
 }
 
 /* The rounds of bench_time_set and bench_time_derived. With derive NULL
@@ -342,7 +282,6 @@ static void set_counters(struct bench_run *r, const struct counter_sum *sum)
 static void time_rounds(struct bench *b, struct bench_metric *set, int count, bench_derive_fn derive,
 			void *dctx, double *out, int *n, enum bench_stop *stop)
 {
-	struct counter_sum sum[BENCH_MAX_SET];
 	bool sampling[BENCH_MAX_SET];
 	int active = count;
 	if (count > BENCH_MAX_SET)
@@ -350,10 +289,15 @@ static void time_rounds(struct bench *b, struct bench_metric *set, int count, be
 	for (int m = 0; m < count; m++) {
 		struct bench_run *r = &set[m].run;
 		memset(r, 0, sizeof *r);
-		memset(&sum[m], 0, sizeof sum[m]);
 		r->iters = calibrate(b, set[m].fn, set[m].ctx);
+		if (b->count_only) {     /* the counting run: no sample */
+			count_pass(b, set[m].fn, set[m].ctx, BENCH_COUNT_RUNS, r);
+			sampling[m] = false;
+			active--;
+			continue;
+		}
 		rng_reset(b);
-		timed_run(b, set[m].fn, set[m].ctx, r->iters, NULL);     /* warm-up */
+		timed_run(b, set[m].fn, set[m].ctx, r->iters);     /* warm-up */
 		sampling[m] = true;
 	}
 	/* One sample of every metric still sampling a round; a sample's
@@ -369,7 +313,7 @@ static void time_rounds(struct bench *b, struct bench_metric *set, int count, be
 			for (int m = 0; m < count; m++) {
 				if (!sampling[m])
 					continue;
-				uint64_t ns = timed_run(b, set[m].fn, set[m].ctx, set[m].run.iters, &sum[m]);
+				uint64_t ns = timed_run(b, set[m].fn, set[m].ctx, set[m].run.iters);
 				if (ns < best[m])
 					best[m] = ns;
 			}
@@ -377,7 +321,7 @@ static void time_rounds(struct bench *b, struct bench_metric *set, int count, be
 			struct bench_run *r = &set[m].run;
 			if (!sampling[m])
 				continue;
-			r->ns_per_op[r->n++] = u64_double(best[m]) / (double)r->iters;
+			r->ns_per_op[r->n++] = rt_u64_double(best[m]) / (double)r->iters;
 			if (derive)
 				continue;
 			r->stop = bench_stop_check(&b->rule, r->ns_per_op, r->n);
@@ -397,8 +341,6 @@ static void time_rounds(struct bench *b, struct bench_metric *set, int count, be
 			}
 		}
 	}
-	for (int m = 0; m < count; m++)
-		set_counters(&set[m].run, &sum[m]);
 }
 
 void bench_time_set(struct bench *b, struct bench_metric *set, int count)
@@ -422,27 +364,37 @@ void bench_time(struct bench *b, bench_loop_fn fn, void *ctx, struct bench_run *
 	*r = one.run;
 }
 
+void bench_price(struct bench *b, bench_loop_fn fn, void *ctx, struct bench_run *r)
+{
+	bool counting = b->count_only;
+	b->count_only = false;
+	bench_time(b, fn, ctx, r);
+	b->count_only = counting;
+}
+
 void bench_time_fixed(struct bench *b, bench_loop_fn fn, void *ctx, uint64_t budget_ns,
 		      struct bench_run *r)
 {
-	struct counter_sum sum = { 0, 0, 0 };
 	uint64_t start = rt_now_ns(), longest = 0;
 	memset(r, 0, sizeof *r);
 	r->iters = 1;
 	r->stop = BENCH_STOP_MORE;
+	if (b->count_only) {
+		count_pass(b, fn, ctx, 1, r);
+		return;
+	}
 	while (r->stop == BENCH_STOP_MORE) {
 		uint64_t spent = rt_now_ns() - start;
 		if (r->n > 0 && spent + longest > budget_ns) {
 			r->stop = BENCH_STOP_MAX;
 			break;
 		}
-		uint64_t ns = timed_run(b, fn, ctx, 1, &sum);
+		uint64_t ns = timed_run(b, fn, ctx, 1);
 		if (ns > longest)
 			longest = ns;
-		r->ns_per_op[r->n++] = u64_double(ns);
+		r->ns_per_op[r->n++] = rt_u64_double(ns);
 		r->stop = bench_stop_check(&b->rule, r->ns_per_op, r->n);
 	}
-	set_counters(r, &sum);
 }
 
 /* ------------------------------------------------------------------ */
@@ -453,23 +405,20 @@ void bench_time_fixed(struct bench *b, bench_loop_fn fn, void *ctx, uint64_t bud
 /* ------------------------------------------------------------------ */
 /* Records.                                                             */
 
-/* Appends printf output to line[*len..size), keeping *len <= size - 1. */
-__attribute__((format(printf, 4, 5)))
-static void append(char *line, size_t size, size_t *len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = rt_vsnprintf(line + *len, size - *len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
-}
-
 void bench_report(const struct bench *b, const char *name, const char *unit, bool higher_is_better,
 		  const double *values, int n, const struct bench_run *r)
 {
 	static char line[4000];
 	size_t len = 0;
+	if (b->count_only) {     /* the counting run: its counts, no figure */
+		if (!r)
+			return;
+		rt_append(line, sizeof line, &len, "PERFSTAT abi=%s test=%s name=%s", b->abi, b->test, name);
+		len += pstat_format(&r->pstat, line + len, sizeof line - len);
+		rt_append(line, sizeof line, &len, "\n");
+		rt_write_all(1, line, len);
+		return;
+	}
 	double min = values[0], max = values[0], sum = 0, dev = 0;
 	for (int i = 0; i < n; i++) {
 		min = values[i] < min ? values[i] : min;
@@ -481,27 +430,22 @@ void bench_report(const struct bench *b, const char *name, const char *unit, boo
 		dev += (values[i] - mean) * (values[i] - mean);
 	double stddev = n > 1 ? bench_sqrt(dev / (n - 1)) : 0;
 
-	append(line, sizeof line, &len,
+	rt_append(line, sizeof line, &len,
 	       "METRIC abi=%s test=%s name=%s unit=%s better=%s n=%d median=%.4f min=%.4f "
 	       "max=%.4f mean=%.4f stddev=%.4f samples=", b->abi, b->test, name, unit,
 	       higher_is_better ? "higher" : "lower", n, bench_median(values, n), min, max, mean,
 	       stddev);
 	for (int i = 0; i < n; i++)
-		append(line, sizeof line, &len, "%s%.4f", i ? "," : "", values[i]);
+		rt_append(line, sizeof line, &len, "%s%.4f", i ? "," : "", values[i]);
 	double ci = bench_ci_pct(values, n);
 	if (ci >= 0)
-		append(line, sizeof line, &len, " ci=%.4f", ci);
-	append(line, sizeof line, &len, " ci_target=%.4f", b->rule.target_pct);
+		rt_append(line, sizeof line, &len, " ci=%.4f", ci);
+	rt_append(line, sizeof line, &len, " ci_target=%.4f", b->rule.target_pct);
 	if (r && r->stop != BENCH_STOP_MORE)
-		append(line, sizeof line, &len, " stop=%s", bench_stop_name(r->stop));
+		rt_append(line, sizeof line, &len, " stop=%s", bench_stop_name(r->stop));
 	if (r)
-		append(line, sizeof line, &len, " iters=%lu", r->iters);
-	if (r && r->cycles >= 0)
-		append(line, sizeof line, &len, " cycles=%.1f instructions=%.1f", r->cycles,
-		       r->instructions);
-	else
-		append(line, sizeof line, &len, " counters=unavailable");
-	append(line, sizeof line, &len, "\n");
+		rt_append(line, sizeof line, &len, " iters=%lu", r->iters);
+	rt_append(line, sizeof line, &len, "\n");
 	rt_write_all(1, line, len);
 }
 

@@ -55,15 +55,23 @@
  *  4. every sample is printed, with median, min, max, mean and stddev, the
  *     interval reached (ci=), the target (ci_target=) and why sampling
  *     stopped (stop=target|max|fixed).
- * Where perf_event_open gives hardware counters, cycles and instructions per
- * operation are reported too (else counters=unavailable); they count the
- * measuring process only (not a pipe's peer or a forked child). Under QEMU
- * TCG they exist only with -icount.
- *
+ * perf stat's counters (perfstat.h) are not read while a figure is timed:
+ * init runs every test a second time after the whole plan has been timed,
+ * with the knob count_only=1, and then each metric is calibrated (the same
+ * iters on a quiet clock: one run a step, not the fastest of
+ * BENCH_QUIET_CALIBRATE) and its loop run BENCH_COUNT_RUNS sub-runs with the
+ * counters on, no sample taken; bench_report prints the metric's PERFSTAT
+ * record instead of its METRIC. So counting cannot move a figure: not the
+ * metric's own, nor one timed later (a counter's events change the kernel
+ * state later tests run on: a context switch pays perf's hooks for a
+ * second after the last task event is closed, a pass of lat_proc forks
+ * and execs, and fork and exec moved by up to 9 % when passes ran between
+ * the metrics).
  * Knobs every test accepts: sample_ms=MS or sample_us=US (sub-run length),
  * reps=N (sub-runs per sample), samples=N (the most), min_samples=N,
  * ci_bp=N (the target in hundredths of a percent: 100 is 1 %), clock_res_ns=, clock_noise_ppm=, pin=0 (do
- * not pin to CPU 0), counters=0 (do not open perf).
+ * not pin to CPU 0), counters=0 (open no counter: every event "off"),
+ * count_only=1 (the counting run, above).
  *
  * With the knob profile=1 every metric reported through bench_latency,
  * bench_latency_set and bench_bandwidth gets a profile pass of its own
@@ -75,6 +83,7 @@
 
 #include "rt.h"
 #include "stop.h"
+#include "perfstat.h"
 
 #define BENCH_MAX_SAMPLES 100
 #define BENCH_DEFAULT_SAMPLES 11
@@ -99,6 +108,10 @@
 #define BENCH_QUIET_SUBRUN_NS 1000000ull
 #define BENCH_QUIET_REPS 5
 #define BENCH_DEFAULT_MIN_SAMPLES 3
+/* The counting run's pass: sub-runs counted per metric (each of the
+ * calibrated length: on icount 1 ms, some hundreds of operations), the
+ * one with the least clock kept (a 4 ms tick lands in one of three). */
+#define BENCH_COUNT_RUNS 3
 #define BENCH_DEFAULT_CI_BP 100    /* 1 %, in hundredths of a percent */
 
 /* The run-time context of one test binary. */
@@ -116,8 +129,9 @@ struct bench {
 	struct rt_clock clock;    /* from init's knobs or measured here */
 	int argc;
 	char **argv;
-	int perf_cycles;          /* perf fds, or -1 */
-	int perf_instr;
+	bool counters;            /* knob counters= (1): the counting pass (perfstat.h) */
+	bool pinned;              /* to CPU 0 (knob pin=, 1) */
+	bool count_only;          /* knob count_only=1: the counting run */
 	/* The profile pass (profile.h): knob profile=1 and its settings. */
 	bool profile;
 	bool profile_cycles;      /* profile_event=cycles */
@@ -136,11 +150,10 @@ struct bench_run {
 	double ns_per_op[BENCH_MAX_SAMPLES];
 	int n;
 	unsigned long iters;      /* operations per sub-run */
-	double cycles;            /* per operation, < 0 when unavailable */
-	double instructions;
 	enum bench_stop stop;     /* why sampling stopped */
+	struct pstat_counts pstat;   /* the counting pass (perfstat.h) */
 };
-#define BENCH_RUN_INIT { { 0 }, 0, 0, 0, 0, BENCH_STOP_MORE }
+#define BENCH_RUN_INIT { { 0 }, 0, 0, BENCH_STOP_MORE, { 0, 0, { 0 }, { 0 }, 0, 0, { 0 } } }
 
 /* One metric of a set measured together (bench_time_set). */
 #define BENCH_MAX_SET 8
@@ -173,6 +186,10 @@ void bench_log(const struct bench *b, const char *fmt, ...);
 /* bench_time: calibrates fn, warms up and takes samples until the
  * stopping rule holds (see the method above) into r. */
 void bench_time(struct bench *b, bench_loop_fn fn, void *ctx, struct bench_run *r);
+/* bench_price: bench_time for a figure the test uses itself and does not
+ * report (lat_syscall's slow_null prices a null call): it takes samples in
+ * the counting run too (count_only=1), where bench_time takes none. */
+void bench_price(struct bench *b, bench_loop_fn fn, void *ctx, struct bench_run *r);
 /* bench_time_set: bench_time for count (<= BENCH_MAX_SET) metrics at once:
  * each is calibrated and warmed up, then they take samples in rounds (one
  * sample of every metric still sampling per round, their sub-runs

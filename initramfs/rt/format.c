@@ -285,3 +285,15 @@ const char *rt_errname(int err)
 	rt_snprintf(unknown, sizeof(unknown), "E%d", err);
 	return unknown;
 }
+
+void rt_append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = rt_vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len += (size_t)n < size - *len ? (size_t)n : size - *len - 1;
+}

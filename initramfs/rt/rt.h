@@ -245,6 +245,10 @@ const char *rt_errname(int err);
 #define PERF_EVENT_IOC_ENABLE 0x2400
 #define PERF_EVENT_IOC_DISABLE 0x2401
 #define PERF_EVENT_IOC_RESET 0x2403
+#define PERF_FORMAT_TOTAL_TIME_ENABLED (1ull << 0)
+#define PERF_FORMAT_TOTAL_TIME_RUNNING (1ull << 1)
+#define PR_TASK_PERF_EVENTS_DISABLE 31
+#define PR_TASK_PERF_EVENTS_ENABLE 32
 /* Sampling (the profile pass, initramfs/bench/profile.h). */
 #define PERF_COUNT_SW_CPU_CLOCK 0
 #define PERF_SAMPLE_IP (1ull << 0)
@@ -615,6 +619,17 @@ int rt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 /* rt_snprintf returns the length the whole output would have (like C99). */
 __attribute__((format(printf, 3, 4)))
 int rt_snprintf(char *buf, size_t size, const char *fmt, ...);
+/* rt_append: rt_snprintf at buf + *len (of size), *len advanced and kept
+ * below size (the output cut when it does not fit). */
+__attribute__((format(printf, 4, 5)))
+void rt_append(char *buf, size_t size, size_t *len, const char *fmt, ...);
+/* rt_u64_double: a 64-bit count as a double, from two 32-bit halves: the
+ * 32-bit ABIs then need no 64-bit integer conversion helpers (soft-float
+ * code on arm). */
+static inline double rt_u64_double(uint64_t v)
+{
+	return (double)(uint32_t)(v >> 32) * 4294967296.0 + (double)(uint32_t)v;
+}
 __attribute__((format(printf, 2, 3)))
 int rt_dprintf(int fd, const char *fmt, ...);
 __attribute__((format(printf, 1, 2)))

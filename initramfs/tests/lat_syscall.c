@@ -146,7 +146,7 @@ static unsigned long slow_null_units(struct bench *b, double null_ns, long pct)
 	struct bench_run r;
 	struct bench_rule rule = b->rule;
 	b->rule.min = b->rule.max = 3;
-	bench_time(b, loop_spin, NULL, &r);
+	bench_price(b, loop_spin, NULL, &r);
 	b->rule = rule;
 	double unit_ns = bench_median(r.ns_per_op, r.n);
 	unsigned long units = (unsigned long)(null_ns * (double)pct / 100.0 / unit_ns + 0.5);
@@ -182,7 +182,7 @@ int main(int argc, char **argv)
 	if (slow_pct) {
 		/* Price the null call and the spin unit quietly first. */
 		struct bench_run r;
-		bench_time(&b, loop_null, &c[0], &r);
+		bench_price(&b, loop_null, &c[0], &r);
 		c[0].spin = slow_null_units(&b, bench_median(r.ns_per_op, r.n), slow_pct);
 	}
 	/* The six are measured together, their sub-runs interleaved. */
