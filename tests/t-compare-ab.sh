@@ -97,11 +97,16 @@ if [ -z "$CHROME" ]; then
 else
 	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
 		--user-data-dir="$tmp/chrome" --dump-dom "file://$tmp/ab.html" >"$tmp/dom" 2>"$tmp/chrome.err"
+	# a chart per row: the 18 metrics, and a counter's row (NAME:perf-stat.EVENT)
+	# where a candidate changed it (slow's null: its cpu-clock, instructions)
+	"$BOOTRIG" compare "$R/base" "$R/same" "$R/x32" "$R/slow" --format json -o "$tmp/ab.json"
+	rows=$(jq '.metrics | length' "$tmp/ab.json")
+	plain=$(jq '[.metrics[] | select(.perf_stat != true)] | length' "$tmp/ab.json")
 	nsvg=$(grep -c '<svg' "$tmp/ab.html")
 	ready=$(sed -n 's/.*data-bootrig-ready="\([0-9]*\)".*/\1/p' "$tmp/dom" | head -1)
-	if [ "$nsvg" -eq 18 ] && [ "${ready:-x}" = 18 ] && ! grep -q 'Uncaught' "$tmp/chrome.err"; then
-		ok "real A/B HTML: 18 metric charts rendered, no console error"
-	else not_ok "real A/B HTML" "svg=$nsvg ready=$ready"; fi
+	if [ "$plain" = 18 ] && [ "$nsvg" = "$rows" ] && [ "${ready:-x}" = "$rows" ] && ! grep -q 'Uncaught' "$tmp/chrome.err"; then
+		ok "real A/B HTML: a chart per row rendered (18 metrics, $((rows - 18)) counters that changed), no console error"
+	else not_ok "real A/B HTML" "svg=$nsvg ready=$ready rows=$rows metrics=$plain"; fi
 	[ -n "${KEEP_SHOT:-}" ] && timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu \
 		--user-data-dir="$tmp/chrome" --window-size=1100,2400 --screenshot="$KEEP_SHOT" \
 		"file://$tmp/ab.html" >/dev/null 2>&1
