@@ -29,7 +29,10 @@ cd "$(dirname "$0")/.."
 
 log_dir=build/test-logs
 mkdir -p "$log_dir"
-state=$(mktemp -d "$log_dir/.run.XXXXXX")
+# this run's own state: the plan, each group's report and counts (a
+# directory per runner process, gone when the run ends or is stopped)
+state=$log_dir/.run.$$
+rm -rf "$state" && mkdir "$state" || exit 2
 pattern=${TESTS:-*}
 LIMIT_DEFAULT=900
 LIMIT_UNIT=300
@@ -161,7 +164,7 @@ done
 
 passed=0 failed=0 skipped=0
 while read -r name _; do
-	while [ ! -f "$state/$name.counts" ]; do sleep 1; done
+	while [ ! -f "$state/$name.counts" ]; do sleep 0.2; done
 	cat "$state/$name.report"
 	read -r p f s <"$state/$name.counts"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
