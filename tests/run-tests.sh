@@ -15,7 +15,7 @@
 # one failure with its log's tail; the next group runs. TEST_LIMIT=N
 # (seconds) caps every limit, for trying the runner itself.
 #
-# Groups run TEST_JOBS at a time (default: the machine's cores), each in
+# Groups run TEST_JOBS at a time (default 1, below), each in
 # its own process group, and are reported in name order as each one and
 # all before it are done, so the report reads the same at any TEST_JOBS
 # (TEST_JOBS=1: one at a time). A group that must not run beside certain
@@ -29,11 +29,18 @@ cd "$(dirname "$0")/.."
 
 log_dir=build/test-logs
 mkdir -p "$log_dir"
-state=$(mktemp -d "$log_dir/.run.XXXXXX")
+# this run's own state: the plan, each group's report and counts (a
+# directory per runner process, gone when the run ends or is stopped)
+state=$log_dir/.run.$$
+rm -rf "$state" && mkdir "$state" || exit 2
 pattern=${TESTS:-*}
 LIMIT_DEFAULT=900
 LIMIT_UNIT=300
-jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+# One at a time by default: at TEST_JOBS=2 a cold make check took 35.8 min
+# instead of 59.5 on 2 cores, but one of three such runs lost t-history's
+# real -50 run (bootrig run exit 65, not yet understood); until that is
+# known, two at a time is asked for, not assumed.
+jobs=${TEST_JOBS:-1}
 case $jobs in '' | *[!0-9]* | 0) echo "run-tests.sh: TEST_JOBS must be a positive number, not '$jobs'" >&2; exit 2 ;; esac
 
 # limit_of SCRIPT: the group's "# limit: N", else the default.
@@ -157,7 +164,7 @@ done
 
 passed=0 failed=0 skipped=0
 while read -r name _; do
-	while [ ! -f "$state/$name.counts" ]; do sleep 1; done
+	while [ ! -f "$state/$name.counts" ]; do sleep 0.2; done
 	cat "$state/$name.report"
 	read -r p f s <"$state/$name.counts"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
