@@ -8,7 +8,8 @@
 #  - the events count CPU 0 (scope cpu: the CPU the test is pinned to);
 #    the software events (cpu-clock, context-switches, cpu-migrations,
 #    page-faults, minor-faults, major-faults) are counted on both, and a
-#    pass's cpu-clock is its time (within a factor of two per operation);
+#    pass's cpu-clock is its time (within a factor of two per operation),
+#    and a pass runs its metric's iters operations (calibrated the same);
 #  - amd64 under TCG has no PMU: every hardware event is absent, ENOENT,
 #    and the metric says counters=unavailable;
 #  - arm64 under TCG has QEMU's PMU: cycles and instructions are counted,
@@ -62,6 +63,11 @@ for flavour in amd64 cloud-arm64; do
 		| \"\(.abi).\(.test).\(.name): \(.perf_stat.scope) \(.perf_stat.events[\"cpu-clock\"]) vs \(.perf_stat.ns / .perf_stat.ops)\") | join(\"; \")" "$rj")
 	if [ "$n" -gt 0 ] && [ -z "$tc" ]; then ok "$flavour: every pass counted CPU 0, its cpu-clock per operation its time per operation (within 2x)"
 	else not_ok "$flavour: cpu-clock is the pass's time" "$tc"; fi
+	# under icount a pass counts the operations its metric was timed at
+	# (calibrated the same way: per-operation counts carry per-run costs)
+	it=$(jq -r "$BM | map(select(.perf_stat.ops != .iters) | \"\(.abi).\(.test).\(.name) \(.iters) \(.perf_stat.ops)\") | join(\"; \")" "$rj")
+	if [ "$n" -gt 0 ] && [ -z "$it" ]; then ok "$flavour: every pass counted its metric's iters operations a run"
+	else not_ok "$flavour: a pass counts its metric's iters" "iters, ops: $it"; fi
 	case $flavour in
 	amd64)
 		hw=$(jq -r --argjson hw "$HW" "$BM | map(select((.perf_stat.absent as \$a | \$hw | map(. as \$k | \$a[\$k] == \"ENOENT\") | all | not)

@@ -241,9 +241,12 @@ static unsigned long calibrate(struct bench *b, bench_loop_fn fn, void *ctx)
 	while (b->quiet) {
 		uint64_t ns = UINT64_MAX;
 		rng_reset(b);
-		/* the counting run: one run a step (its iters need not be the
-		 * timed run's, only near them: counts are per operation) */
-		for (int k = 0; k < (b->count_only ? 1 : BENCH_QUIET_CALIBRATE); k++) {
+		/* the counting run too: the fastest of BENCH_QUIET_CALIBRATE
+		 * runs a step, so that it counts the timed run's iters (one run
+		 * a step gave half of them in 2 of 3 boots on cloud-arm64, and
+		 * a pass's per-operation counts carry its per-run costs: fstat's
+		 * cpu-clock read 8 % more at 64 operations than at 128) */
+		for (int k = 0; k < BENCH_QUIET_CALIBRATE; k++) {
 			uint64_t t = timed_run(b, fn, ctx, iters);
 			ns = t < ns ? t : ns;
 		}
@@ -308,11 +311,11 @@ static void time_rounds(struct bench *b, struct bench_metric *set, int count, be
 		uint64_t best[BENCH_MAX_SET];
 		for (int m = 0; m < count; m++)
 			best[m] = UINT64_MAX;
-		rng_reset(b);
 		for (int k = 0; k < b->reps; k++)
 			for (int m = 0; m < count; m++) {
 				if (!sampling[m])
 					continue;
+				rng_reset(b);      /* every sub-run from a reseed */
 				uint64_t ns = timed_run(b, set[m].fn, set[m].ctx, set[m].run.iters);
 				if (ns < best[m])
 					best[m] = ns;

@@ -31,8 +31,9 @@
  *     periodic interrupt lands in, so a figure moved with the boot's
  *     schedule (up to 9 %) though the kernel's code did not. And on a
  *     quiet clock the kernel's random generator is reseeded
- *     (RNDRESEEDCRNG) before calibration, the warm-up and each round of
- *     samples: a reseed empties every CPU's batch of random numbers, and
+ *     (RNDRESEEDCRNG) before calibration, the warm-up and every sub-run
+ *     of a sample (once a round let arm's null move 2.2 % with the
+ *     boot's schedule, its sub-runs meeting 5 or 6 refills): a reseed empties every CPU's batch of random numbers, and
  *     on arm64 each syscall draws one (its stack offset, get_random_u16;
  *     48 a batch of 96 bytes on 6.1), so a sub-run's count of batch
  *     refills (2 or 3 for fstat's 138 syscalls) depended on where in a
@@ -57,9 +58,9 @@
  *     stopped (stop=target|max|fixed).
  * perf stat's counters (perfstat.h) are not read while a figure is timed:
  * init runs every test a second time after the whole plan has been timed,
- * with the knob count_only=1, and then each metric is calibrated (the same
- * iters on a quiet clock: one run a step, not the fastest of
- * BENCH_QUIET_CALIBRATE) and its loop run BENCH_COUNT_RUNS sub-runs with the
+ * with the knob count_only=1, and then each metric is calibrated (as it
+ * was timed: on a quiet clock the same iters) and its loop run
+ * BENCH_COUNT_RUNS sub-runs with the
  * counters on, no sample taken; bench_report prints the metric's PERFSTAT
  * record instead of its METRIC. So counting cannot move a figure: not the
  * metric's own, nor one timed later (a counter's events change the kernel
