@@ -363,6 +363,25 @@ static int check_schema(struct history_db *db, bool create)
 	return ret;
 }
 
+/*
+ * set_wal: puts the file in WAL mode, waiting up to BUSY_MS for the lock it
+ * takes. SQLite does not call the busy handler here when another process is
+ * making the same new file at once (each holds a reader's lock and asks for
+ * the writer's, and one is told SQLITE_BUSY at once to break the deadlock),
+ * so the wait is this loop's: one of two `bootrig run --db` at once on a new
+ * file failed so, "database is locked", 13 times in 60.
+ */
+static int set_wal(sqlite3 *sql)
+{
+	double deadline = now_monotonic() + BUSY_MS / 1000.0;
+	for (;;) {
+		int rc = sqlite3_exec(sql, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+		if ((rc & 0xff) != SQLITE_BUSY || now_monotonic() > deadline)
+			return rc;
+		sqlite3_sleep(20);
+	}
+}
+
 int db_path_check(const char *path)
 {
 	if (!*path || !strcmp(path, ":memory:") || !strncmp(path, "file:", 5))
@@ -404,8 +423,8 @@ int db_open(struct history_db *db, const char *path, enum db_mode mode)
 	/* journal_mode first: it reads the header, so a file that is not a
 	 * database is told here ("file is not a database"); a reader leaves
 	 * the file's mode as it is, and reads the header by a query. */
-	if (sqlite3_exec(db->sql, create ? "PRAGMA journal_mode = WAL" : "SELECT count(*) FROM sqlite_master",
-			 NULL, NULL, NULL) != SQLITE_OK) {
+	if ((create ? set_wal(db->sql) : sqlite3_exec(db->sql, "SELECT count(*) FROM sqlite_master",
+						       NULL, NULL, NULL)) != SQLITE_OK) {
 		error("%s: not a bootrig history database: %s", path, sqlite3_errmsg(db->sql));
 		db_close(db);
 		return EXIT_DATAERR;

@@ -189,7 +189,7 @@ if sh "$TOP/scripts/build-provoke.sh" arm64 >"$tmp/provoke-build.log" 2>&1 &&
 	"$BOOTRIG" build --kernel "$A64K" --suite smoke --add "$ko:lib/provoke.ko" -o "$tmp/flaky.img" \
 		>"$tmp/flaky-build.log" 2>&1; then
 	ok "flaky: the arm64 crash module and an initramfs with it"
-else not_ok "flaky: the arm64 crash module and an initramfs with it" "$(tail -3 "$tmp/provoke-build.log" "$tmp/flaky-build.log")"; fi
+else not_ok "flaky: the arm64 crash module and an initramfs with it" "$(tail -n 3 "$tmp/provoke-build.log" "$tmp/flaky-build.log")"; fi
 saved=$BISECT_KERNEL
 BISECT_KERNEL=$A64K
 make_repo "$F" 5 bootrig.provoke=flaky-panic
