@@ -106,8 +106,8 @@ static const struct opt bisect_own[] = {
 	  "is stopped and its commit skipped (default 14400; 0: no limit)"),
 	OPT_STRING(0, "image", &A.image, "PATH", "the kernel image the build leaves (relative to DIR)"),
 	OPT_STRING(0, "metric", &A.metric, "GLOB", "performance: the metric (abi.test.name glob; "
-	  "abi.test.name:self.FUNC or :children.FUNC is FUNC's share of that metric's profile; "
-	  "the matching one whose ends differ most)"),
+	  "abi.test.name:self.FUNC or :children.FUNC is FUNC's share of that metric's profile, "
+	  ":perf-stat.EVENT its perf stat counter; the matching one whose ends differ most)"),
 	OPT_FLAG(0, "crash", &A.crash, "crash mode: bad is the bad end's crash, by its title (a crash "
 	  "without a title: PANIC, HANG or BOOT_FAIL); another crash skips the commit"),
 	OPT_STRING(0, "title", &A.title, "PATTERN", "crash mode: bad is a crash titled so (fnmatch), "
@@ -322,7 +322,9 @@ static void consider(struct bisection *b, const char *id, const double *g, size_
  * --metric's glob selects whose ends differ most (by |%change|, among the
  * significant ones; else the largest change, for the message). A glob
  * with a ':' also matches the functions' shares of the metrics' profiles
- * ("abi.test.name:self.FUNC", results.h: side_values()). 0, or
+ * ("abi.test.name:self.FUNC", results.h: side_values()); the perf stat
+ * counters ("abi.test.name:perf-stat.EVENT") only a glob with
+ * ":perf-stat." selects (else "x86_64.*" could follow page faults). 0, or
  * EXIT_USAGE when none matches.
  */
 static int pick_metric(struct bisection *b)
@@ -336,6 +338,8 @@ static int pick_metric(struct bisection *b)
 	bool best_sig = false;
 	for (size_t m = 0; !rc && m < g.nmetrics; m++) {
 		const struct metric_series *ms = &g.metrics[m];
+		if (strstr(ms->name, PERF_STAT_MARK) && !strstr(b->glob, PERF_STAT_MARK))
+			continue;       /* a counter only by a glob that names one */
 		char id[512];
 		snprintf(id, sizeof(id), "%s.%s.%s", ms->abi, ms->test, ms->name);
 		consider(b, id, ms->obs, ms->n, &bad, &best, &best_sig);

@@ -31,7 +31,8 @@ static const struct opt_usage usage = {
 	"usage: bootrig history --db FILE METRIC [options]\n"
 	"   or: bootrig history --db FILE --crashes [--fixed-after N] [options]\n",
 	"Prints METRIC (abi.test.name, as compare names it; abi.test.name:self.FUNC or\n"
-	":children.FUNC for FUNC's share in that metric's profile) for each kernel of the\n"
+	":children.FUNC for FUNC's share in that metric's profile, :perf-stat.EVENT for\n"
+	"its perf stat counter, per operation, or :perf-stat.ipc) for each kernel of the\n"
 	"history database FILE, in the order of each kernel's first boot (or of its\n"
 	"version): its median, interval (mean ± sd) and n (PASS boots), and the change\n"
 	"points: kernels that differ from the kernel before them by compare's rule\n"

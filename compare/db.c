@@ -682,31 +682,61 @@ static int record_tables(struct writer *w, struct json_object *r, long long boot
 	return 0;
 }
 
-/* Every metric of the boot, with its samples; 0 or -1 after a message. */
+/* A metric row of boot at seq (stop: result.json's, or NULL): its id, or
+ * -1 after a message. */
+static long long insert_metric(struct writer *w, long long boot, size_t seq,
+			       const struct side_observation *o, const char *stop)
+{
+	sqlite3_stmt *st = w->metric;
+	sqlite3_bind_int64(st, 1, boot);
+	sqlite3_bind_int64(st, 2, (long long)seq);
+	bind_text(st, 3, o->abi);
+	bind_text(st, 4, o->test);
+	bind_text(st, 5, o->name);
+	bind_text(st, 6, o->unit);
+	bind_text(st, 7, o->higher_better ? "higher" : "lower");
+	sqlite3_bind_double(st, 8, o->obs);
+	sqlite3_bind_int64(st, 9, (long long)o->samples);
+	bind_num(st, 10, o->ci);
+	bind_num(st, 11, o->ci_target);
+	bind_text(st, 12, stop);
+	if (step_done(w->db, st) < 0)
+		return -1;
+	return sqlite3_last_insert_rowid(w->db->sql);
+}
+
+/* Where a metric's counters go: the boot, the next seq, the first error. */
+struct counter_rows {
+	struct writer *w;
+	long long boot;
+	size_t seq;
+	int ret;
+};
+
+/* result_perf_stat()'s add: a counter is a metric row of its own (its
+ * name "NAME:perf-stat.EVENT", one observation, no sample rows). */
+static void insert_counter(void *ctx, const struct side_observation *c)
+{
+	struct counter_rows *cr = ctx;
+	if (cr->ret == 0 && insert_metric(cr->w, cr->boot, cr->seq++, c, NULL) < 0)
+		cr->ret = -1;
+}
+
+/* Every metric of the boot, with its samples, each followed by its perf
+ * stat counters (result_perf_stat()), seq in that order, the order a side
+ * read from result.json has; 0 or -1 after a message. */
 static int record_metrics(struct writer *w, struct json_object *r, long long boot)
 {
 	struct json_object *metrics = result_get_array(r, "metrics");
+	struct counter_rows cr = { .w = w, .boot = boot };
 	for (size_t i = 0, n = metrics ? json_object_array_length(metrics) : 0; i < n; i++) {
 		struct json_object *m = json_object_array_get_idx(metrics, i);
 		struct side_observation o;
 		if (!result_metric_entry(m, &o))
 			continue;
-		sqlite3_stmt *st = w->metric;
-		sqlite3_bind_int64(st, 1, boot);
-		sqlite3_bind_int64(st, 2, (long long)i);
-		bind_text(st, 3, o.abi);
-		bind_text(st, 4, o.test);
-		bind_text(st, 5, o.name);
-		bind_text(st, 6, o.unit);
-		bind_text(st, 7, o.higher_better ? "higher" : "lower");
-		sqlite3_bind_double(st, 8, o.obs);
-		sqlite3_bind_int64(st, 9, (long long)o.samples);
-		bind_num(st, 10, o.ci);
-		bind_num(st, 11, o.ci_target);
-		bind_text(st, 12, result_get_str(m, "stop", NULL));
-		if (step_done(w->db, st) < 0)
+		long long metric = insert_metric(w, boot, cr.seq++, &o, result_get_str(m, "stop", NULL));
+		if (metric < 0)
 			return -1;
-		long long metric = sqlite3_last_insert_rowid(w->db->sql);
 		struct json_object *samples = result_get_array(m, "samples");
 		for (size_t k = 0, ns = samples ? json_object_array_length(samples) : 0; k < ns; k++) {
 			struct json_object *v = json_object_array_get_idx(samples, k);
@@ -718,6 +748,9 @@ static int record_metrics(struct writer *w, struct json_object *r, long long boo
 			if (step_done(w->db, w->sample) < 0)
 				return -1;
 		}
+		result_perf_stat(m, &o, insert_counter, &cr);
+		if (cr.ret < 0)
+			return -1;
 	}
 	return 0;
 }

@@ -36,7 +36,13 @@ static char *split_share(struct history *h, const char *metric)
 
 int history_parse_metric(struct history *h, const char *metric, const char *abi)
 {
-	char *copy = split_share(h, metric);
+	/* a counter's id is its metric's and ":perf-stat.EVENT", whose event
+	 * may hold the separator ("perf-stat.instructions") */
+	const char *mark = strstr(metric, PERF_STAT_MARK);
+	if (mark && !mark[strlen(PERF_STAT_MARK)])
+		return error("history: METRIC '%s': no event after '%s'", term_str(metric),
+			     PERF_STAT_MARK);
+	char *copy = mark ? xasprintf("%.*s", (int)(mark - metric), metric) : split_share(h, metric);
 	if (!copy)
 		return -1;
 	const char *sep = strchr(copy, '/') ? "/" : ".";
@@ -61,6 +67,11 @@ int history_parse_metric(struct history *h, const char *metric, const char *abi)
 			    term_str(metric));
 	}
 	free(copy);
+	if (ret == 0 && mark) {
+		char *name = xasprintf("%s%s", h->name, mark);
+		free(h->name);
+		h->name = name;
+	}
 	if (ret == 0 && h->share.fn) {  /* the share is the metric history follows */
 		h->share.abi = h->abi, h->share.test = h->test, h->share.name = h->name;
 		h->name = xasprintf("%s:%s.%s", h->share.name, h->share.children ? "children" : "self",
@@ -89,6 +100,7 @@ static struct cand_cmp compare_pair(struct history *h, struct history_point *a,
 	o.metric_globs = NULL;
 	o.only_abi = h->abi, o.only_test = h->test, o.only_name = h->name;
 	o.logs = false;
+	o.perf_stat_all = true;         /* a counter's row, changed or not */
 	struct side pair[2] = { a->side, b->side };      /* borrowed, as compare does */
 	struct comparison c;
 	compare_sides(&c, pair, 2, &o);

@@ -568,33 +568,47 @@ static void record_profile(struct boot_record *r, struct json_object *m)
 	boot_record_add_profile(r, &bp);
 }
 
-/* The metric's perf stat counters as observations (results.h), after
- * the metric's own (m its JSON, o its observation). */
-static void record_perf_stat(struct boot_record *r, struct json_object *m,
-			     const struct side_observation *o)
+size_t result_perf_stat(struct json_object *m, const struct side_observation *o,
+			void (*add)(void *ctx, const struct side_observation *c), void *ctx)
 {
 	struct json_object *ps = result_get_object(m, "perf_stat");
 	struct json_object *events = ps ? result_get_object(ps, "events") : NULL;
+	size_t n = 0;
 	if (!events)
-		return;
+		return 0;
 	json_object_object_foreach(events, event, v) {
 		double x = json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)
 			   ? json_object_get_double(v) : NAN;
 		if (!isfinite(x) || x < 0)
 			continue;
 		bool clock = !strcmp(event, "cpu-clock") || !strcmp(event, "task-clock");
-		boot_record_add_metric(r, &(struct side_observation){
-			.abi = o->abi, .test = o->test,
-			.name = boot_record_own(r, xasprintf("%s" PERF_STAT_MARK "%s", o->name, event)),
+		char *name = xasprintf("%s" PERF_STAT_MARK "%s", o->name, event);
+		add(ctx, &(struct side_observation){
+			.abi = o->abi, .test = o->test, .name = name,
 			.unit = clock ? "ns" : "/op", .obs = x, .samples = 1, .ci = NAN, .ci_target = NAN });
+		free(name);
+		n++;
 	}
 	double cycles = get_num(events, "cycles"), instructions = get_num(events, "instructions");
-	if (isfinite(cycles) && cycles > 0 && isfinite(instructions))
-		boot_record_add_metric(r, &(struct side_observation){
-			.abi = o->abi, .test = o->test,
-			.name = boot_record_own(r, xasprintf("%s" PERF_STAT_MARK "ipc", o->name)),
+	if (isfinite(cycles) && cycles > 0 && isfinite(instructions)) {
+		char *name = xasprintf("%s" PERF_STAT_MARK "ipc", o->name);
+		add(ctx, &(struct side_observation){
+			.abi = o->abi, .test = o->test, .name = name,
 			.unit = "", .higher_better = true, .obs = instructions / cycles, .samples = 1,
 			.ci = NAN, .ci_target = NAN });
+		free(name);
+		n++;
+	}
+	return n;
+}
+
+/* result_perf_stat()'s add for a boot record: the name is the record's. */
+static void add_counter(void *ctx, const struct side_observation *c)
+{
+	struct boot_record *r = ctx;
+	struct side_observation o = *c;
+	o.name = boot_record_own(r, xstrdup(c->name));
+	boot_record_add_metric(r, &o);
 }
 
 void result_boot_record_release(struct boot_record *r)
@@ -629,7 +643,7 @@ void result_boot_record(struct json_object *root, const char *dir, struct boot_r
 		struct side_observation o;
 		if (result_metric_entry(json_object_array_get_idx(a, i), &o)) {
 			boot_record_add_metric(r, &o);
-			record_perf_stat(r, json_object_array_get_idx(a, i), &o);
+			result_perf_stat(json_object_array_get_idx(a, i), &o, add_counter, r);
 		}
 		record_profile(r, json_object_array_get_idx(a, i));
 	}

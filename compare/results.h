@@ -431,6 +431,20 @@ void side_add_boot(struct side *s, const struct boot_record *r);
 /* A metric entry of result.json as an observation (pointers into m):
  * false when it has no identity or no finite observation. */
 bool result_metric_entry(struct json_object *m, struct side_observation *o);
+/*
+ * result_perf_stat: the perf stat counters of metric entry m (o its
+ * observation, result_metric_entry()) as observations of their own, each
+ * passed to add(ctx, c) in result.json's order of events, then the IPC
+ * where cycles and instructions were both counted: named
+ * "NAME" PERF_STAT_MARK "EVENT" (c's strings live only for the call),
+ * unit "ns" for the clocks, "/op" else, "" for ipc (higher is better), one
+ * sample each. An event's value that is not a finite number >= 0 is left
+ * out. Returns how many were passed. A side read from result.json
+ * (result_boot_record()) and one read from the history database (db.c
+ * records these rows) see one set of counters.
+ */
+size_t result_perf_stat(struct json_object *m, const struct side_observation *o,
+			void (*add)(void *ctx, const struct side_observation *c), void *ctx);
 
 /* The initramfs a boot ran (result.json initramfs): its sha256, else its
  * path, else "". */

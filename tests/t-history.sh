@@ -310,6 +310,12 @@ br history --db "$DB" x86_64.lat_syscall.null --format xml
 br history --db "$DB" null
 [ $rc -eq 64 ] && err_has "abi.test.name" && ok "history METRIC without its ABI: exit 64, the form named" ||
 	not_ok "history METRIC without ABI" "rc=$rc $(cat "$tmp/err")"
+br history --db "$DB" x86_64.lat_syscall.null:perf-stat.
+[ $rc -eq 64 ] && err_has "no event after ':perf-stat.'" && ok "history METRIC:perf-stat. without its event: exit 64, said so" ||
+	not_ok "history counter without event" "rc=$rc $(cat "$tmp/err")"
+br history --db "$DB" x86_64.lat_syscall.null:perf-stat.instructions
+[ $rc -eq 65 ] && ok "history of a counter no boot counted: exit 65 (no kernel has it)" ||
+	not_ok "history of an uncounted counter" "rc=$rc $(cat "$tmp/out" "$tmp/err")"
 br run --kernel /nonexistent -o "$tmp/run-bad" --db "$tmp/junk.db"
 [ $rc -eq 65 ] && err_has "not a bootrig history database" && [ ! -e "$tmp/run-bad/nonexistent" ] &&
 	ok "run --db with a bad database: exit 65 before any boot" || not_ok "run --db bad database" "rc=$rc $(cat "$tmp/err")"

@@ -131,3 +131,38 @@ regressed=$(jq -c '.summary' "$tmp/cmp.json" 2>/dev/null)
 if [ "$rc" = 0 ] && [ "${j:-0}" = 12 ] && [ "$plain" = 0 ]; then
 	ok "compare --metric '*:perf-stat.instructions': the 12 instructions rows alone (JSON perf_stat true), null's regressed but none a regression: exit 0"
 else not_ok "counter rows decide nothing" "exit $rc, $j rows, regressions $regressed: $(head -c 300 "$tmp/cmp-json.err")"; fi
+
+# The history database keeps the counters: a boot's counters are metric
+# rows of their own, so `history` follows one (METRIC:perf-stat.EVENT) and
+# a side read from the database is the side read from result.json. The
+# candidate's boots recorded as another kernel (their kernel.sha256 and id
+# rewritten: one kernel file here, and history tells kernels by them).
+cp -r "$tmp/cand" "$tmp/cand-k"
+for f in $(find "$tmp/cand-k" -name result.json); do
+	jq '.kernel.sha256 = ("c" * 64) | .kernel.id = "slow-null"' "$f" >"$f.new" && mv "$f.new" "$f"
+done
+D=$tmp/h.db
+"$BOOTRIG" import --db "$D" "$tmp/base" "$tmp/cand-k" >"$tmp/imp.out" 2>&1
+rc=$?
+rows=$(sqlite3 "$D" "SELECT count(*) FROM metric WHERE name LIKE '%:perf-stat.%'" 2>&1)
+want=$(cat "$tmp"/base/*/*/*/result.json "$tmp"/cand-k/*/*/*/result.json |
+	jq -s '[.[].metrics[] | (.perf_stat.events // {} | length) + (if .perf_stat.events.cycles != null and .perf_stat.events.instructions != null then 1 else 0 end)] | add')
+check "import: every counter of the 6 boots is a metric row ($rows rows, result.json has $want)" test "$rc" = 0 -a "$rows" = "$want"
+"$BOOTRIG" history --db "$D" aarch64.lat_syscall.null:perf-stat.instructions >"$tmp/hist.txt" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp/hist.txt"
+if [ "$rc" = 0 ] && grep -q '^metric: aarch64\.lat_syscall\.null:perf-stat\.instructions (/op, lower is better)$' "$tmp/hist.txt" &&
+	grep -Eq '^  2 .* 3 +[0-9.]+ .* \+[0-9.]+% +[<0-9.]+ +regressed  <- change point$' "$tmp/hist.txt" &&
+	grep -q '^1 change point: ' "$tmp/hist.txt"; then
+	ok "history METRIC:perf-stat.instructions: the slow-null kernel is its change point"
+else not_ok "history of a counter" "exit $rc: $(tail -n 4 "$tmp/hist.txt")"; fi
+"$BOOTRIG" history --db "$D" aarch64.lat_syscall.read:perf-stat.instructions >"$tmp/hist-read.txt" 2>&1
+rc=$?
+check "history of read's instructions: no change point (read was not slowed)" \
+	test "$rc" = 0 -a "$(grep -c '^0 change points$' "$tmp/hist-read.txt")" = 1 -a "$(grep -c '^  2 ' "$tmp/hist-read.txt")" = 1
+"$BOOTRIG" compare "db:$D:kernel=$(basename "$tmp"/base/*)" "db:$D:kernel=slow-null" --perf-stat-all >"$tmp/cmp-db.txt" 2>&1
+grep 'aarch64\.' "$tmp/cmp-all.txt" >"$tmp/rows-dir.txt"
+grep 'aarch64\.' "$tmp/cmp-db.txt" >"$tmp/rows-db.txt"
+if [ "$(grep -c ':perf-stat\.' "$tmp/rows-db.txt")" -gt 0 ] && cmp -s "$tmp/rows-dir.txt" "$tmp/rows-db.txt"; then
+	ok "compare of the database's sides: every row, counters too, as compare of the directories printed it"
+else not_ok "compare db: sides' counters" "$(diff "$tmp/rows-dir.txt" "$tmp/rows-db.txt" | head -n 6)"; fi
