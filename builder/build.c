@@ -612,6 +612,7 @@ static json_object *manifest_kernel(const struct kernel *k)
 	json_object_object_add(o, "arch", json_cstring_utf8(kernel_arch_name(k->arch)));
 	json_object_object_add(o, "version", k->version ? json_cstring_utf8(k->version) : NULL);
 	json_object_object_add(o, "sha256", json_cstring_utf8(k->sha256));
+	json_object_object_add(o, "size", kernel_size_json(&k->size));
 	return o;
 }
 

@@ -11,6 +11,7 @@
  *   - kernel_open(), which ties them together.
  */
 #include "kernel.h"
+#include "kernel-internal.h"
 #include "exitcodes.h"
 #include "sha256.h"
 #include "spawn.h"
@@ -112,8 +113,8 @@ static char *banner_version(const unsigned char *data, size_t len)
 	return NULL;
 }
 
-/* The decoded bytes of gunzip() and unxz(), which grow by doubling up to
- * MAX_INFLATED. */
+/* The decoded bytes of kernel_gunzip() and kernel_unxz(), which grow by
+ * doubling up to MAX_INFLATED. */
 struct decoded {
 	unsigned char *buf;
 	size_t cap, used;
@@ -154,7 +155,7 @@ static int decoded_take(struct decoded *d, unsigned char **out, size_t *out_len)
  * trailing bytes after the stream are ignored). 0, or -1 when it is not
  * a gzip stream at all (a truncated one keeps what was inflated).
  */
-static int gunzip(const unsigned char *data, size_t len, unsigned char **out, size_t *out_len)
+int kernel_gunzip(const unsigned char *data, size_t len, unsigned char **out, size_t *out_len)
 {
 	z_stream z = { 0 };
 	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
@@ -178,7 +179,7 @@ static int gunzip(const unsigned char *data, size_t len, unsigned char **out, si
  * follows the stream, like a zImage's size word, is ignored). 0, or -1
  * when nothing decoded.
  */
-static int unxz(const unsigned char *data, size_t len, unsigned char **out, size_t *out_len)
+int kernel_unxz(const unsigned char *data, size_t len, unsigned char **out, size_t *out_len)
 {
 	lzma_stream z = LZMA_STREAM_INIT;
 	if (lzma_stream_decoder(&z, MAX_INFLATED, 0) != LZMA_OK)
@@ -217,7 +218,7 @@ static char *zimage_version(const unsigned char *data, size_t len)
 	static const unsigned char gz[] = { 0x1f, 0x8b, 0x08 };
 	const unsigned char *p = data, *end = data + len;
 	while ((p = memmem(p, (size_t)(end - p), xz, sizeof(xz)))) {
-		char *v = payload_version(p, (size_t)(end - p), unxz);
+		char *v = payload_version(p, (size_t)(end - p), kernel_unxz);
 		if (v)
 			return v;
 		p++;
@@ -226,7 +227,7 @@ static char *zimage_version(const unsigned char *data, size_t len)
 	while ((p = memmem(p, (size_t)(end - p), gz, sizeof(gz)))) {
 		unsigned char *raw;
 		size_t raw_len;
-		if (gunzip(p, (size_t)(end - p), &raw, &raw_len) == 0) {
+		if (kernel_gunzip(p, (size_t)(end - p), &raw, &raw_len) == 0) {
 			char *v = banner_version(raw, raw_len);
 			free(raw);
 			if (v)
@@ -247,7 +248,7 @@ static int identify_image(const char *path, const unsigned char *data, size_t le
 	unsigned char *raw = NULL;
 	size_t raw_len = 0;
 	if (len >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
-		if (gunzip(data, len, &raw, &raw_len) < 0) {
+		if (kernel_gunzip(data, len, &raw, &raw_len) < 0) {
 			error("%s: a corrupt gzip stream, not a kernel image", path);
 			return EXIT_DATAERR;
 		}
@@ -538,6 +539,10 @@ int kernel_set_tree(struct kernel *k, const char *tree)
 		return EXIT_USAGE;
 	}
 	free(top);
+	char *vmlinux = xasprintf("%s/vmlinux", tree);
+	if (access(vmlinux, R_OK) == 0)
+		kernel_size_read(k, tree);      /* the sizes of what it built */
+	free(vmlinux);
 	tree_git(tree, &g);
 	if (!g.git_commit) {    /* no commit yet, or a SHA-256 one: nothing to record */
 		warning("--kernel-tree %s: no SHA-1 commit to record", tree);
@@ -565,7 +570,7 @@ static char *cache_path(const char *kind, const char *key)
 }
 
 /* Stores text under kind/key; failures are ignored (it is a cache). */
-static void cache_put(const char *kind, const char *key, const char *text)
+void kernel_cache_put(const char *kind, const char *key, const char *text)
 {
 	char *path = cache_path(kind, key);
 	write_cache_file(path, text, strlen(text));
@@ -573,7 +578,7 @@ static void cache_put(const char *kind, const char *key, const char *text)
 }
 
 /* The text stored under kind/key, or NULL. */
-static char *cache_get(const char *kind, const char *key)
+char *kernel_cache_get(const char *kind, const char *key)
 {
 	char *path = cache_path(kind, key), *text = NULL;
 	size_t len;
@@ -595,7 +600,7 @@ static int file_sha256(const char *path, char hex[65])
 	sha256_hex(keyed, strlen(keyed), key);
 	free(keyed);
 	free(stamp);
-	char *cached = cache_get("sha256", key);
+	char *cached = kernel_cache_get("sha256", key);
 	bool hit = cached && strlen(cached) == 64 && strspn(cached, "0123456789abcdef") == 64;
 	if (hit)
 		memcpy(hex, cached, 65);
@@ -605,14 +610,14 @@ static int file_sha256(const char *path, char hex[65])
 	if (sha256_file(path, hex) < 0)
 		return -1;
 	if (!stat_changed_lately(&st))
-		cache_put("sha256", key, hex);
+		kernel_cache_put("sha256", key, hex);
 	return 0;
 }
 
 /* Sets k->arch and k->version from the cache entry of k->sha256; 0 if hit. */
 static int ident_from_cache(struct kernel *k)
 {
-	char *text = cache_get("ident", k->sha256);
+	char *text = kernel_cache_get("ident", k->sha256);
 	if (!text)
 		return -1;
 	char *nl = strchr(text, '\n');
@@ -646,7 +651,7 @@ static int identify_file(const char *input, struct kernel *k)
 	if (!rc) {
 		char *text = xasprintf("%s\n%s\n", kernel_arch_name(k->arch),
 				       k->version ? k->version : "");
-		cache_put("ident", k->sha256, text);
+		kernel_cache_put("ident", k->sha256, text);
 		free(text);
 	}
 	return rc;
@@ -717,8 +722,10 @@ int kernel_open(const char *input, struct kernel *k)
 		rc = (error("%s: %s", k->image, strerror(errno)), EXIT_DATAERR);
 	if (!rc && ident_from_cache(k) < 0)
 		rc = identify_file(input, k);
-	if (!rc)
+	if (!rc) {
 		k->id = make_id(base, k->sha256);
+		kernel_size_read(k, S_ISDIR(st.st_mode) ? input : NULL);
+	}
 	free(base);
 	if (rc)
 		kernel_release(k);
@@ -732,5 +739,6 @@ void kernel_release(struct kernel *k)
 	free(k->id);
 	free(k->version);
 	free(k->git_commit), free(k->git_describe), free(k->git_url);
+	free(k->size.reason);
 	memset(k, 0, sizeof(*k));
 }

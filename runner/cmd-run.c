@@ -610,6 +610,7 @@ static void make_jobs(struct run_state *rs)
 				job->kernel_git_commit = kern->git_commit;
 				job->kernel_git_describe = kern->git_describe;
 				job->kernel_git_url = kern->git_url;
+				job->kernel_size = &kern->size;
 				job->target = rs->targets[k];
 				job->initrd = rs->initrds[k];
 				job->initrd_sha256 = rs->initrd_sha[k];

@@ -345,6 +345,7 @@ static int write_boot(struct live_boot *b, double t)
 		.kernel_arch = job->kernel_arch, .kernel_version = job->kernel_version,
 		.kernel_sha256 = job->kernel_sha256, .kernel_git_commit = job->kernel_git_commit,
 		.kernel_git_describe = job->kernel_git_describe, .kernel_git_url = job->kernel_git_url,
+		.kernel_size = job->kernel_size,
 		.variant = job->variant, .boot = job->boot, .append = job->cmdline,
 		.initramfs = job->initrd, .initramfs_sha256 = job->initrd_sha256,
 		.backend = b->be->ops->name,

@@ -11,6 +11,8 @@
 
 #include "judge.h"
 
+struct kernel_size;
+
 struct backend;
 struct config;
 struct target;
@@ -24,6 +26,7 @@ struct boot_job {
 	const char *kernel_version;
 	const char *kernel_sha256;    /* hex, or NULL */
 	const char *kernel_git_commit, *kernel_git_describe, *kernel_git_url;  /* or NULL */
+	const struct kernel_size *kernel_size;  /* its text, data, bss (kernel.h), or NULL */
 	const struct target *target;  /* the kernel's arch's target (config.h) */
 	const char *machine;          /* a named machine of the config (boards: the
 				       * board's name; result.json "target"), else NULL */

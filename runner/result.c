@@ -4,6 +4,7 @@
 #include "result.h"
 #include "backend.h"
 #include "judge.h"
+#include "kernel.h"
 #include "results.h"
 #include "textsafe.h"
 #include "util.h"
@@ -45,6 +46,8 @@ static json_object *kernel_object(const struct result_info *info)
 			json_object_object_add(g, "url", json_cstring_utf8(info->kernel_git_url));
 		json_object_object_add(k, "git", g);
 	}
+	if (info->kernel_size)
+		json_object_object_add(k, "size", kernel_size_json(info->kernel_size));
 	return k;
 }
 

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <time.h>
 
+struct kernel_size;
+
 struct judge;
 struct json_object;
 struct machine_fact;
@@ -27,6 +29,7 @@ struct result_info {
 	const char *kernel_sha256;   /* the kernel file's sha256 (hex), or NULL */
 	/* a git tree's HEAD commit, describe and remote (builder/kernel.h), or NULL */
 	const char *kernel_git_commit, *kernel_git_describe, *kernel_git_url;
+	const struct kernel_size *kernel_size;   /* kernel.size, or NULL: none written */
 	const char *variant;
 	int boot;                    /* from 1 */
 	const char *append;          /* the whole kernel command line */

@@ -60,6 +60,26 @@ for spec in "arm64 aarch64 aarch64_ilp32 arm" "cloud-arm64 aarch64 aarch64_ilp32
 	done
 done
 
+# The kernel's size (manifest kernel.size): Debian's amd64 bzImage carries
+# vmlinux in its xz'd payload, whose sections size(1) sums to the same text,
+# data and bss; an arm64 Image or an arm zImage has no sections (its header
+# gives arm64 its size in memory), and each says why.
+bz=$kernels/amd64.vmlinuz
+setup=$(od -An -tu1 -j $((0x1f1)) -N1 "$bz" | tr -d ' ')
+[ "$setup" = 0 ] && setup=4
+poff=$(od -An -tu4 -j $((0x248)) -N4 "$bz" | tr -d ' ')
+plen=$(od -An -tu4 -j $((0x24c)) -N4 "$bz" | tr -d ' ')
+tail -c +$(((setup + 1) * 512 + poff + 1)) "$bz" | head -c "$plen" | xz -dc >"$tmp/payload.elf" 2>/dev/null
+want=$(size "$tmp/payload.elf" 2>&1 | awk 'NR == 2 {print $1, $2, $3}')
+got=$(jq -r '.kernel.size | "\(.text) \(.data) \(.bss) \(.from)"' "$tmp/amd64-vmlinuz.img.json")
+if [ -n "$want" ] && [ "$got" = "$want bzImage payload" ]; then ok "amd64: kernel.size is size(1)'s of the vmlinux in its payload ($want)"
+else not_ok "amd64: kernel.size" "manifest $got, size(1) $want"; fi
+got=$(jq -r '.kernel.size | "\(.text) \(.image > 0) \(.from) \(.reason | test("flat binary"))"' "$tmp/cloud-arm64-vmlinuz.img.json")
+check "cloud-arm64: kernel.size has no text (a flat Image), its header's size, and why ($got)" \
+	test "$got" = "null true Image header true"
+got=$(jq -r '.kernel.size | "\(.text) \(.image) \(.from) \(.reason | test("zImage"))"' "$tmp/armmp-lpae-vmlinuz.img.json")
+check "armmp-lpae: kernel.size unknown, and why ($got)" test "$got" = "null null null true"
+
 # A kernel build tree, and a gzip'd Image (as some distributions ship it).
 mkdir -p "$tmp/linux-6.1/arch/arm64/boot"
 cp "$kernels/cloud-arm64.vmlinuz" "$tmp/linux-6.1/arch/arm64/boot/Image"

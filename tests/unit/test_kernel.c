@@ -2,7 +2,9 @@
  * test_kernel.c: kernel identification (builder/kernel.c) over synthetic
  * images: each header kind, a gzip'd Image, a build tree, the bzImage
  * version pointer in and out of bounds, and bad input (empty, text,
- * truncated, missing, a directory that is no tree); and SHA-256 vectors.
+ * truncated, missing, a directory that is no tree); a kernel's text, data
+ * and bss from a build tree's vmlinux (a synthetic ELF: size(1)'s sums),
+ * from an arm64 Image's header, and a vmlinux cut off; and SHA-256 vectors.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -190,6 +193,86 @@ static void test_bad_input(void **state)
 	free(d);
 }
 
+/* A little ELF64 "vmlinux": .text (code, 1000), .rodata (200), .data (300),
+ * .bss (400), .comment (not allocated, 50); size(1) says 1200 300 400. */
+static unsigned char *fake_vmlinux(size_t *len)
+{
+	static const struct { uint32_t type; uint64_t flags, size; } secs[] = {
+		{ SHT_NULL, 0, 0 },
+		{ SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 1000 },
+		{ SHT_PROGBITS, SHF_ALLOC, 200 },
+		{ SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 300 },
+		{ SHT_NOBITS, SHF_ALLOC | SHF_WRITE, 400 },
+		{ SHT_PROGBITS, 0, 50 },
+	};
+	size_t n = sizeof(secs) / sizeof(secs[0]);
+	*len = sizeof(Elf64_Ehdr) + n * sizeof(Elf64_Shdr);
+	unsigned char *d = calloc(1, *len);
+	Elf64_Ehdr e = { .e_type = ET_EXEC, .e_machine = EM_AARCH64, .e_version = EV_CURRENT,
+			 .e_shoff = sizeof(Elf64_Ehdr), .e_ehsize = sizeof(Elf64_Ehdr),
+			 .e_shentsize = sizeof(Elf64_Shdr), .e_shnum = (Elf64_Half)n };
+	memcpy(e.e_ident, ELFMAG, SELFMAG);
+	e.e_ident[EI_CLASS] = ELFCLASS64, e.e_ident[EI_DATA] = ELFDATA2LSB;
+	e.e_ident[EI_VERSION] = EV_CURRENT;
+	memcpy(d, &e, sizeof(e));
+	for (size_t i = 0; i < n; i++) {
+		Elf64_Shdr h = { .sh_type = secs[i].type, .sh_flags = secs[i].flags,
+				 .sh_size = secs[i].size };
+		memcpy(d + sizeof(e) + i * sizeof(h), &h, sizeof(h));
+	}
+	return d;
+}
+
+static void test_kernel_size(void **state)
+{
+	(void)state;
+	size_t len, vlen;
+	unsigned char *img = fake_arm64(&len);
+	img[16] = 0x00, img[17] = 0x30, img[18] = 0x12;        /* image_size 0x123000 */
+	char *bare = write_tmp("size/Image", img, len);
+	struct kernel k;
+	assert_int_equal(kernel_open(bare, &k), 0);
+	assert_true(k.size.text == -1 && k.size.data == -1 && k.size.bss == -1);
+	assert_true(k.size.image == 0x123000);
+	assert_string_equal(k.size.from, "Image header");
+	assert_non_null(strstr(k.size.reason, "flat binary"));
+	kernel_release(&k);
+	assert_int_equal(kernel_open(bare, &k), 0);             /* the cache says the same */
+	assert_true(k.size.text == -1 && k.size.image == 0x123000);
+	assert_string_equal(k.size.from, "Image header");
+	assert_non_null(strstr(k.size.reason, "flat binary"));
+	kernel_release(&k);
+
+	/* a build tree: its vmlinux, given the tree or the image in it */
+	char *image = write_tmp("sz-tree/arch/arm64/boot/Image", img, len);
+	unsigned char *v = fake_vmlinux(&vlen);
+	char *vmlinux = write_tmp("sz-tree/vmlinux", v, vlen);
+	char *tree = xasprintf("%s/sz-tree", dir);
+	const char *inputs[] = { tree, image };
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(kernel_open(inputs[i], &k), 0);
+		assert_true(k.size.text == 1200 && k.size.data == 300 && k.size.bss == 400);
+		assert_string_equal(k.size.from, "vmlinux");
+		assert_null(k.size.reason);
+		kernel_release(&k);
+	}
+	/* a vmlinux cut off in its section headers: unknown, and why */
+	free(write_tmp("sz-tree/vmlinux", v, vlen - 10));
+	assert_int_equal(kernel_open(tree, &k), 0);
+	assert_true(k.size.text == -1 && k.size.data == -1 && k.size.bss == -1);
+	assert_non_null(strstr(k.size.reason, "cut off"));
+	kernel_release(&k);
+	/* a section count past any kernel's: refused, not read */
+	((Elf64_Ehdr *)v)->e_shnum = 0;
+	((Elf64_Shdr *)(v + sizeof(Elf64_Ehdr)))->sh_size = 1ull << 40;
+	free(write_tmp("sz-tree/vmlinux", v, vlen));
+	assert_int_equal(kernel_open(tree, &k), 0);
+	assert_true(k.size.text == -1);
+	assert_non_null(strstr(k.size.reason, "too many sections"));
+	kernel_release(&k);
+	free(tree), free(vmlinux), free(image), free(bare), free(v), free(img);
+}
+
 static void test_sha256_vectors(void **state)
 {
 	(void)state;
@@ -222,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_zimage_and_tree),
 		cmocka_unit_test(test_bzimage_version),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_kernel_size),
 		cmocka_unit_test(test_sha256_vectors),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
