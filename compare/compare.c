@@ -746,6 +746,56 @@ static void warn_fail_left(struct comparison *c)
 	free(notes);
 }
 
+/* The events side's perf stat could not count, by ABI and reason, in order
+ * of first appearance: "x86_64: cycles, instructions (ENOENT)", or NULL. */
+static char *uncounted_note(const struct side *side)
+{
+	char *note = NULL;
+	bool *done = xcalloc(side->nuncounted + 1, sizeof(*done));
+	for (size_t i = 0; i < side->nuncounted; i++) {
+		if (done[i])
+			continue;
+		const struct side_uncounted *u = &side->uncounted[i];
+		char *events = xstrdup("");
+		for (size_t j = i; j < side->nuncounted; j++) {
+			const struct side_uncounted *v = &side->uncounted[j];
+			if (done[j] || strcmp(u->abi, v->abi) || strcmp(u->reason, v->reason))
+				continue;
+			char *more = xasprintf("%s%s%s", events, *events ? ", " : "", v->event);
+			free(events);
+			events = more;
+			done[j] = true;
+		}
+		char *more = xasprintf("%s%s%s: %s (%s)", note ? note : "", note ? "; " : "",
+				       term_str(u->abi), term_str(events), term_str(u->reason));
+		free(note), free(events);
+		note = more;
+	}
+	free(done);
+	return note;
+}
+
+/* One note for the events perf stat could not count (their rows are not
+ * there): once when every side says the same, else a side at a time. */
+static void warn_uncounted(struct comparison *c)
+{
+	char **notes = xcalloc(c->nsides + 1, sizeof(*notes));
+	bool alike = true;
+	for (size_t s = 0; s < c->nsides; s++) {
+		notes[s] = uncounted_note(&c->sides[s]);
+		alike = alike && (notes[s] && notes[0] ? !strcmp(notes[s], notes[0]) : notes[s] == notes[0]);
+	}
+	for (size_t s = 0; s < c->nsides; s++) {
+		char tag[32];
+		if (notes[s] && (!alike || s == 0))
+			add_warning(c, xasprintf("perf stat could not count these on %s's boots, so they "
+						 "have no rows: %s", alike && c->nsides > 1 ? "every side"
+						 : side_tag(c, s, tag, sizeof(tag)), notes[s]));
+		free(notes[s]);
+	}
+	free(notes);
+}
+
 /* Notes the sides too small for the statistics to mean much, and the
  * sides whose boots are copies of one boot (one seed under icount). */
 static void build_warnings(struct comparison *c)
@@ -772,6 +822,7 @@ static void build_warnings(struct comparison *c)
 						 first_seed(side)));
 	}
 	warn_fail_left(c);
+	warn_uncounted(c);
 	/* Boots whose own samples did not settle within their target. */
 	for (size_t i = 0; i < c->nrows; i++) {
 		for (size_t s = 0; s < c->nsides; s++) {

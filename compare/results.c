@@ -641,9 +641,18 @@ void result_boot_record(struct json_object *root, const char *dir, struct boot_r
 	struct json_object *a = get_array(root, "metrics");
 	for (size_t i = 0, n = a ? json_object_array_length(a) : 0; i < n; i++) {
 		struct side_observation o;
-		if (result_metric_entry(json_object_array_get_idx(a, i), &o)) {
+		struct json_object *m = json_object_array_get_idx(a, i);
+		if (result_metric_entry(m, &o)) {
 			boot_record_add_metric(r, &o);
-			result_perf_stat(json_object_array_get_idx(a, i), &o, add_counter, r);
+			result_perf_stat(m, &o, add_counter, r);
+			struct json_object *ps = result_get_object(m, "perf_stat");
+			struct json_object *absent = ps ? result_get_object(ps, "absent") : NULL;
+			if (absent) {
+				json_object_object_foreach(absent, event, why)
+					boot_record_add_uncounted(r, o.abi, event,
+								  json_object_is_type(why, json_type_string)
+								  ? json_object_get_string(why) : NULL);
+			}
 		}
 		record_profile(r, json_object_array_get_idx(a, i));
 	}

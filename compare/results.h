@@ -165,6 +165,11 @@ struct side {
 	struct profile_series *profiles;        /* in order of first appearance */
 	size_t nprofiles;
 	struct triple_index profile_index;      /* of profiles[], by identity */
+	struct side_uncounted {         /* perf stat's events a counted boot could not count */
+		char *abi, *event, *reason;     /* the first boot's reason */
+		size_t boots;
+	} *uncounted;                   /* in order of first appearance */
+	size_t nuncounted;
 };
 
 /*
@@ -300,6 +305,10 @@ struct boot_case {              /* result.json ktap.cases[] */
 	const char *suite, *name, *status;
 };
 
+struct boot_uncounted {         /* result.json metrics[].perf_stat.absent: an event */
+	const char *abi, *event, *reason;       /* the guest could not count, and why */
+};
+
 /* One metric's profile in one boot (result.json metrics[].profile with
  * "status": "ok"): shares in percent of the pass's samples; the arrays and
  * strings are borrowed, as the record's are. */
@@ -343,6 +352,8 @@ struct boot_record {
 	size_t ncases;
 	struct boot_profile *profiles;  /* the metrics' profiles (status ok) */
 	size_t nprofiles;
+	struct boot_uncounted *uncounted;       /* once an (abi, event) */
+	size_t nuncounted;
 	double stages[RESULT_STAGES];   /* each stage's start (s), NAN: not reached */
 	char **owned;                   /* strings the record made (the counters' names) */
 	size_t nowned;
@@ -371,6 +382,10 @@ void boot_record_add_case(struct boot_record *r, const char *suite, const char *
 			  const char *status);
 /* Copies *p into r (the arrays p points to stay borrowed). */
 void boot_record_add_profile(struct boot_record *r, const struct boot_profile *p);
+/* An event the boot's perf stat could not count on abi, and why; one
+ * (abi, event) is kept once, with its first reason. */
+void boot_record_add_uncounted(struct boot_record *r, const char *abi, const char *event,
+			       const char *reason);
 
 /*
  * What a reader of profiles (result.json's, a database's) accepts, whoever

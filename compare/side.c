@@ -71,6 +71,16 @@ void boot_record_add_profile(struct boot_record *r, const struct boot_profile *p
 	r->profiles[r->nprofiles++] = *p;
 }
 
+void boot_record_add_uncounted(struct boot_record *r, const char *abi, const char *event,
+			       const char *reason)
+{
+	for (size_t i = 0; i < r->nuncounted; i++)
+		if (!strcmp(r->uncounted[i].abi, abi) && !strcmp(r->uncounted[i].event, event))
+			return;
+	r->uncounted = grow(r->uncounted, r->nuncounted, sizeof(*r->uncounted));
+	r->uncounted[r->nuncounted++] = (struct boot_uncounted){ abi, event, reason };
+}
+
 const char *profile_share_fault(double v)
 {
 	return v >= 0 && v <= 100 ? NULL : "is not a share (0 to 100)";
@@ -144,7 +154,7 @@ char *boot_record_own(struct boot_record *r, char *s)
 void boot_record_release(struct boot_record *r)
 {
 	free(r->metrics), free(r->tests), free(r->abis), free(r->events), free(r->cases);
-	free(r->profiles);
+	free(r->profiles), free(r->uncounted);
 	for (size_t i = 0; i < r->nowned; i++)
 		free(r->owned[i]);
 	free(r->owned);
@@ -538,6 +548,22 @@ const char *boot_fail_cause(const struct boot_record *r)
 	return NULL;
 }
 
+/* One boot's uncounted event into the side: its boots counted, the first
+ * boot's reason kept. */
+static void side_add_uncounted(struct side *s, const struct boot_uncounted *u)
+{
+	for (size_t i = 0; i < s->nuncounted; i++) {
+		struct side_uncounted *e = &s->uncounted[i];
+		if (!strcmp(e->abi, u->abi) && !strcmp(e->event, u->event)) {
+			e->boots++;
+			return;
+		}
+	}
+	s->uncounted = grow(s->uncounted, s->nuncounted, sizeof(*s->uncounted));
+	s->uncounted[s->nuncounted++] = (struct side_uncounted){
+		xstrdup(u->abi), xstrdup(u->event), xstrdup(u->reason ? u->reason : "?"), 1 };
+}
+
 void side_add_boot(struct side *s, const struct boot_record *r)
 {
 	if (s->only_host && strcmp(r->host, s->only_host))
@@ -569,6 +595,8 @@ void side_add_boot(struct side *s, const struct boot_record *r)
 				side_add_stage(s, i, r->stages[i]);
 		for (size_t i = 0; i < r->nprofiles; i++)
 			side_add_profile(s, &r->profiles[i]);
+		for (size_t i = 0; i < r->nuncounted; i++)
+			side_add_uncounted(s, &r->uncounted[i]);
 	}
 	if (!strcmp(r->verdict, "INFRA_ERROR"))
 		s->ninfra++;
@@ -656,6 +684,9 @@ void side_free(struct side *s)
 	for (size_t i = 0; i < s->nprofiles; i++)
 		profile_series_free(&s->profiles[i]);
 	free(s->profiles);
+	for (size_t i = 0; i < s->nuncounted; i++)
+		free(s->uncounted[i].abi), free(s->uncounted[i].event), free(s->uncounted[i].reason);
+	free(s->uncounted);
 	triple_index_free(&s->metric_index), triple_index_free(&s->profile_index);
 	free(s->boots), free(s->metrics), free(s->abis), free(s->events), free(s->label);
 	*s = (struct side){ 0 };
