@@ -340,6 +340,12 @@ static void stage_row(struct boot_record *r, sqlite3_stmt *st, struct kept *k)
 			r->stages[i] = col_num(st, 1);
 }
 
+/* An uncounted perf stat event's row: abi, event, reason. */
+static void uncounted_row(struct boot_record *r, sqlite3_stmt *st, struct kept *k)
+{
+	boot_record_add_uncounted(r, keep(k, st, 0), keep(k, st, 1), keep_or_null(k, st, 2));
+}
+
 /* What a boot owns, boot id bound as ?1, from the schema version that has it. */
 static const struct {
 	int version;
@@ -353,6 +359,8 @@ static const struct {
 	{ 1, "SELECT kind, title FROM event WHERE boot = ?1 ORDER BY seq", event_row },
 	{ 2, "SELECT suite, name, status FROM ktap_case WHERE boot = ?1 ORDER BY seq", case_row },
 	{ 1, "SELECT name, t FROM stage WHERE boot = ?1", stage_row },
+	{ 6, "SELECT abi, event, reason FROM uncounted WHERE boot = ?1 ORDER BY rowid",
+	  uncounted_row },
 };
 
 /* Fills d's record with the rows it owns; 0 or -1 after a message. */

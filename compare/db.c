@@ -26,7 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-enum { SCHEMA_VERSION = 5, BUSY_MS = 120000 };
+enum { SCHEMA_VERSION = 6, BUSY_MS = 120000 };
 
 /* Version 2's addition: each boot's KTAP (KUnit) cases, result.json's
  * ktap.cases, in their order (compare's new-case check reads them). */
@@ -99,6 +99,19 @@ enum { SCHEMA_VERSION = 5, BUSY_MS = 120000 };
 	"  PRIMARY KEY (boot, seq, rank)\n" \
 	");\n"
 
+/* Version 6's addition: the perf stat events each boot could not count,
+ * by ABI (result.json metrics[].perf_stat.absent: the first reason of an
+ * ABI's event), so compare db: names them as compare of the directories
+ * does. */
+#define UNCOUNTED_SQL \
+	"CREATE TABLE IF NOT EXISTS uncounted (\n" \
+	"  boot INTEGER NOT NULL REFERENCES boot(id) ON DELETE CASCADE,\n" \
+	"  abi TEXT NOT NULL,\n" \
+	"  event TEXT NOT NULL,            -- cycles, instructions, ...\n" \
+	"  reason TEXT,                    -- ENOENT, off, ...\n" \
+	"  PRIMARY KEY (boot, abi, event)\n" \
+	");\n"
+
 /* Version 5's addition, columns (add_columns()): an icount boot's seed
  * (result.json seed when its clock is icount, else NULL: the seed the boot's
  * randomness came from, so compare db: counts a side's seeds as compare of
@@ -114,7 +127,7 @@ static const struct { int version; const char *table, *column, *type; } added_co
  * The schema, version 4 (version 1 without ktap_case, test and the profile
  * tables, version 2 without test and them, version 3 without them;
  * check_schema() migrates them); a new file is made at version 4 and
- * migrated to 5 like any other (added_columns). A kernel is keyed by its file's sha256 (or, for
+ * migrated to 5 and 6 like any other (added_columns, UNCOUNTED_SQL). A kernel is keyed by its file's sha256 (or, for
  * results older than kernel.sha256, by its kernel id); a boot by the
  * sha256 of its result.json. Everything a boot owns goes with it (ON
  * DELETE CASCADE).
@@ -210,6 +223,8 @@ static const struct {
 		"'ktap_case','test','profile','profile_function','profile_stack')", 12 },
 	[5] = { NULL, "('kernel','boot','abi','event','stage','metric','sample',"
 		"'ktap_case','test','profile','profile_function','profile_stack')", 12 },
+	[6] = { UNCOUNTED_SQL, "('kernel','boot','abi','event','stage','metric','sample',"
+		"'ktap_case','test','profile','profile_function','profile_stack','uncounted')", 13 },
 };
 
 /* Runs sql (no parameters, no rows); 0 or -1 after a message. */
@@ -479,7 +494,7 @@ static int step_done(struct history_db *db, sqlite3_stmt *st)
 struct writer {
 	struct history_db *db;
 	sqlite3_stmt *known, *kernel, *kernel_id, *boot, *abi, *event, *stage, *metric, *sample;
-	sqlite3_stmt *kcase, *test, *profile, *pfunc, *pstack;
+	sqlite3_stmt *kcase, *test, *profile, *pfunc, *pstack, *uncounted;
 };
 
 static const char *const writer_sql[] = {
@@ -506,13 +521,14 @@ static const char *const writer_sql[] = {
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	"INSERT INTO profile_stack (boot, seq, rank, abi, test, metric, stack, samples) "
 	"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	"INSERT OR IGNORE INTO uncounted (boot, abi, event, reason) VALUES (?1, ?2, ?3, ?4)",
 };
 
 static sqlite3_stmt **writer_stmt(struct writer *w, size_t i)
 {
 	sqlite3_stmt **v[] = { &w->known, &w->kernel, &w->kernel_id, &w->boot, &w->abi,
 			       &w->event, &w->stage, &w->metric, &w->sample, &w->kcase,
-			       &w->test, &w->profile, &w->pfunc, &w->pstack };
+			       &w->test, &w->profile, &w->pfunc, &w->pstack, &w->uncounted };
 	return v[i];
 }
 
@@ -722,6 +738,28 @@ static void insert_counter(void *ctx, const struct side_observation *c)
 		cr->ret = -1;
 }
 
+/* The events metric m's perf stat could not count (perf_stat.absent), of
+ * abi; an (abi, event) the boot has already keeps its first reason, as a
+ * boot record does (boot_record_add_uncounted()). 0 or -1. */
+static int record_uncounted(struct writer *w, struct json_object *m, const char *abi,
+			    long long boot)
+{
+	struct json_object *ps = result_get_object(m, "perf_stat");
+	struct json_object *absent = ps ? result_get_object(ps, "absent") : NULL;
+	if (!absent)
+		return 0;
+	json_object_object_foreach(absent, event, why) {
+		sqlite3_bind_int64(w->uncounted, 1, boot);
+		bind_text(w->uncounted, 2, abi);
+		bind_text(w->uncounted, 3, event);
+		bind_text(w->uncounted, 4, json_object_is_type(why, json_type_string)
+					   ? json_object_get_string(why) : NULL);
+		if (step_done(w->db, w->uncounted) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Every metric of the boot, with its samples, each followed by its perf
  * stat counters (result_perf_stat()), seq in that order, the order a side
  * read from result.json has; 0 or -1 after a message. */
@@ -749,7 +787,7 @@ static int record_metrics(struct writer *w, struct json_object *r, long long boo
 				return -1;
 		}
 		result_perf_stat(m, &o, insert_counter, &cr);
-		if (cr.ret < 0)
+		if (cr.ret < 0 || record_uncounted(w, m, o.abi, boot) < 0)
 			return -1;
 	}
 	return 0;

@@ -3,10 +3,11 @@
  * given (import), in one SQLite file, read back as a side of a comparison
  * (compare db:FILE:kernel=...) and as the kernels of a history.
  *
- * The schema (db.c) is versioned by PRAGMA user_version (5: version 1 plus
+ * The schema (db.c) is versioned by PRAGMA user_version (6: version 1 plus
  * the KTAP case table (2), the guest test table (3), the metric profile
- * tables profile, profile_function, profile_stack (4) and the columns
- * boot.seed, profile.cut_self, profile.cut_children (5); an older file is
+ * tables profile, profile_function, profile_stack (4), the columns
+ * boot.seed, profile.cut_self, profile.cut_children (5) and the table of
+ * perf stat events not counted, uncounted (6); an older file is
  * migrated when a writer opens it, read as it is by a reader), with foreign
  * keys on; the file is in WAL mode with a busy timeout, so several writers
  * at once (two runs, two imports) wait for each other and lose nothing.

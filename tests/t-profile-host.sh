@@ -195,7 +195,7 @@ judge "$tmp/orphan.log"
 jq_is "judge: a PROFILE before any METRIC of its name is not read (counted), PASS" \
 	'[.verdict, (.metrics[0] | has("profile")), .protocol.profile_not_read]' '["PASS",false,1]'
 
-# --- the history database: schema 5, a function's share in history ---
+# --- the history database: schema 6, a function's share in history ---
 MK=$TOP/build/tests/tools/mkresults
 q() { sqlite3 "$1" "$2" 2>&1; }
 br() {
@@ -226,8 +226,8 @@ DB=$tmp/h.db
 br import --db "$DB" "$tmp/r"
 v=$(q "$DB" 'PRAGMA user_version')
 rows=$(q "$DB" "SELECT (SELECT count(*) FROM profile) || ' ' || (SELECT count(*) FROM profile_function) || ' ' || (SELECT count(*) FROM profile_stack)")
-[ $rc -eq 0 ] && [ "$v" = 5 ] && [ "$rows" = "6 11 12" ] &&
-	ok "import: schema 5; each boot's profile, its functions and stacks recorded (6 11 12 rows)" ||
+[ $rc -eq 0 ] && [ "$v" = 6 ] && [ "$rows" = "6 11 12" ] &&
+	ok "import: schema 6; each boot's profile, its functions and stacks recorded (6 11 12 rows)" ||
 	not_ok "import of profiled boots" "rc=$rc v=$v rows=$rows $(cat "$tmp/err")"
 row=$(q "$DB" "SELECT p.event || '|' || p.period_ns || '|' || p.samples || '|' || p.lost || '|' || p.stacks_other || '|' || f.fn || '|' || f.self || '|' || f.children || '|' || s.stack || '|' || s.samples FROM profile p JOIN profile_function f ON f.boot = p.boot AND f.seq = p.seq AND f.rank = 0 JOIN profile_stack s ON s.boot = p.boot AND s.seq = p.seq AND s.rank = 1 JOIN boot b ON b.id = p.boot WHERE b.path LIKE '%/k-a/default/1/result.json'")
 [ "$row" = "cpu-clock|50000.0|4000.0|2.0|100.0|do_sys_openat2|1.25|45.5|main_[u];memchr_inv|900.0" ] &&
@@ -270,9 +270,9 @@ v=$(q "$tmp/v3.db" 'PRAGMA user_version')
 rows=$(q "$tmp/v3.db" "SELECT count(*) FROM profile")
 br history --db "$tmp/v3.db" --format json x86_64.lat_syscall.open_close:self.memchr_inv
 got=$(jq -c '[.kernels[].observations]' "$tmp/out" 2>&1)
-[ "$v" = 5 ] && [ "$rows" = 2 ] && [ "$got" = '[[],[],[5,5.5]]' ] &&
-	ok "a version 3 database: import upgrades it to 5 and records the new boots' profiles" ||
-	not_ok "migration 3 -> 5" "v=$v rows=$rows got=$got $(cat "$tmp/err")"
+[ "$v" = 6 ] && [ "$rows" = 2 ] && [ "$got" = '[[],[],[5,5.5]]' ] &&
+	ok "a version 3 database: import upgrades it to 6 and records the new boots' profiles" ||
+	not_ok "migration 3 -> 6" "v=$v rows=$rows got=$got $(cat "$tmp/err")"
 
 # --- run --profile: bootrig.profile=1 on every boot's command line ---
 # build/bootrig-fake (bootrig with the fake backend, no QEMU): result.json's
