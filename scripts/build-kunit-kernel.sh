@@ -9,10 +9,11 @@
 #   scripts/build-kunit-kernel.sh --slowinit (prints "good PATH" and "slowinit PATH")
 #
 # Both are x86_64 bzImages of a minimal config: `make tinyconfig` plus what
-# bootrig's init needs (64-bit, the x32 and i386 ABIs, printk, the 8250
-# serial console on ttyS0, a gzip initramfs, devtmpfs, proc, sysfs, tmpfs,
-# ELF binaries, futexes, AF_INET for lo, ACPI to power off, kallsyms so that
-# an initcall_debug record names its function, not its address) and CONFIG_KUNIT
+# bootrig's init needs (scripts/kernel-fragments.sh: 64-bit, the x32 and
+# i386 ABIs, printk, the 8250 serial console on ttyS0, a gzip initramfs,
+# devtmpfs, proc, sysfs, tmpfs, ELF binaries, futexes, AF_INET for lo, ACPI
+# to power off, kallsyms so that an initcall_debug record names its
+# function, not its address, perf events) and CONFIG_KUNIT
 # with a few suites built in (kunit's example suite, with its skipped case,
 # the list and cmdline suites), so the kernel prints KTAP on the console at
 # boot before it starts init:
@@ -39,39 +40,15 @@ jobs=${BOOTRIG_KUNIT_JOBS:-2}
 [ -r "$tarball" ] || { echo "build-kunit-kernel: no $tarball (apt-get install linux-source-6.1)" >&2; exit 66; }
 # The options set on top of tinyconfig; each is checked in the final .config
 # (an option olddefconfig dropped for a missing dependency fails the build).
-fragment='CONFIG_64BIT=y
-CONFIG_PRINTK=y
-CONFIG_PRINTK_TIME=y
-CONFIG_TTY=y
-CONFIG_SERIAL_8250=y
-CONFIG_SERIAL_8250_CONSOLE=y
-CONFIG_BLK_DEV_INITRD=y
-CONFIG_RD_GZIP=y
-CONFIG_DEVTMPFS=y
-CONFIG_PROC_FS=y
-CONFIG_SYSFS=y
-CONFIG_SHMEM=y
-CONFIG_TMPFS=y
-CONFIG_BINFMT_ELF=y
-CONFIG_BINFMT_SCRIPT=y
-CONFIG_IA32_EMULATION=y
-CONFIG_X86_X32_ABI=y
-CONFIG_MULTIUSER=y
-CONFIG_FUTEX=y
-CONFIG_EPOLL=y
-CONFIG_POSIX_TIMERS=y
-CONFIG_HIGH_RES_TIMERS=y
-CONFIG_NET=y
-CONFIG_INET=y
-CONFIG_UNIX=y
-CONFIG_ACPI=y
-CONFIG_BUG=y
-CONFIG_KALLSYMS=y
+# shellcheck source=scripts/kernel-fragments.sh
+. "$here/kernel-fragments.sh"
+fragment="$fragment_common
+$fragment_x86_64
 CONFIG_RUNTIME_TESTING_MENU=y
 CONFIG_KUNIT=y
 CONFIG_KUNIT_EXAMPLE_TEST=y
 CONFIG_LIST_KUNIT_TEST=y
-CONFIG_CMDLINE_KUNIT_TEST=y'
+CONFIG_CMDLINE_KUNIT_TEST=y"
 
 # The failing variant: list_test_list_add expects the wrong last entry.
 patch_text='--- a/lib/list-test.c
