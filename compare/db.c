@@ -378,14 +378,10 @@ static int check_schema(struct history_db *db, bool create)
 	return ret;
 }
 
-/*
- * set_wal: puts the file in WAL mode, waiting up to BUSY_MS for the lock it
- * takes. SQLite does not call the busy handler here when another process is
- * making the same new file at once (each holds a reader's lock and asks for
- * the writer's, and one is told SQLITE_BUSY at once to break the deadlock),
- * so the wait is this loop's: one of two `bootrig run --db` at once on a new
- * file failed so, "database is locked", 13 times in 60.
- */
+/* set_wal: the file in WAL mode, waiting up to BUSY_MS for its lock: SQLite
+ * asks no busy handler when two processes make one new file at once (each
+ * holds a reader's lock and asks for the writer's; one is told SQLITE_BUSY
+ * at once), and one of two imports so failed 13 times in 60. */
 static int set_wal(sqlite3 *sql)
 {
 	double deadline = now_monotonic() + BUSY_MS / 1000.0;
