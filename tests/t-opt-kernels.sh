@@ -11,8 +11,9 @@
 #    counter on both arches and cycles and instructions on arm64 (QEMU's
 #    PMU), each with its p; on x86_64 one note names the hardware events
 #    not counted (ENOENT: no PMU under TCG);
-#  - the page's two tables are what compare printed (icount: every boot
-#    with one seed is the same boot, so they are the figures, to the digit).
+#  - the page's two tables are what compare printed: each metric's verdict
+#    and its change within a point (icount makes a boot of one kernel and
+#    seed the same boot, but a kernel built again is other bytes).
 # make check runs arm64, the arch whose hardware counters the guest has
 # (two kernel builds, some nine minutes of both cores when not cached; the
 # four would take CI past its 45 minutes); `sh tests/t-opt-kernels.sh
@@ -74,9 +75,26 @@ for arch in "$@"; do
 		on && /^```text$/ {in_block = 1; next} in_block && /^```$/ {exit} in_block {print}' "$page" |
 		grep -E "^ +[0-9.]+ .* $abi\." >"$tmp/$arch.page"
 	grep -E "^ +[0-9.]+ .* $abi\." "$tmp/$arch.cmp" >"$tmp/$arch.rows"
-	if [ -s "$tmp/$arch.page" ] && cmp -s "$tmp/$arch.page" "$tmp/$arch.rows"; then
-		ok "$arch: docs/experiments.md's table is what compare printed"
-	else not_ok "$arch: docs/experiments.md's table" "$(diff "$tmp/$arch.page" "$tmp/$arch.rows" | head -n 8)"; fi
+	# each metric row of the page (not its counters': whether a counter's
+	# row shows depends on its own test) is a row compare printed, with the
+	# same verdict and its change within a point: a kernel built again is not
+	# the same bytes (its build's time and id), and a counter of one boot
+	# moved 0.6 % so on a rebuilt arm64 kernel; a row whose boots spread more
+	# than 5 % a side (arm64's open_close: -31.5 % on one build, -59.1 % on
+	# the next) is no figure to hold
+	bad=$(awk '{ v = "-"; if ($NF == "regressed" || $NF == "improved") { v = $NF; NF-- }
+		     m = $(NF - 1) " " $NF }
+		m ~ /:perf-stat\./ { next }
+		FNR == NR && ($3 + 0 > 5 || $7 + 0 > 5) { next }
+		FNR == NR { want[m] = $4 " " v; next }
+		m in want { got[m] = $4 " " v }
+		END { for (m in want) { split(want[m], w, " "); split(got[m], g, " ")
+			if (!(m in got) || w[2] != g[2] || w[1] - g[1] > 1 || g[1] - w[1] > 1)
+				printf "%s: page %s, printed %s; ", m, want[m], (m in got) ? got[m] : "none" } }' \
+		"$tmp/$arch.page" "$tmp/$arch.rows")
+	if [ -s "$tmp/$arch.page" ] && [ -z "$bad" ]; then
+		ok "$arch: docs/experiments.md's table is what compare printed (each metric's verdict, its change within a point)"
+	else not_ok "$arch: docs/experiments.md's table" "${bad:-no table} $(diff "$tmp/$arch.page" "$tmp/$arch.rows" | head -n 6)"; fi
 	sed 's/^/# /' "$tmp/$arch.cmp"
 	echo "# $arch text/data/bss: -O2 $(jq -r '.kernel.size | "\(.text) \(.data) \(.bss)"' "$(find "$tmp/opt/$arch-O2" -name result.json | head -n 1)"), -Os $(jq -r '.kernel.size | "\(.text) \(.data) \(.bss)"' "$(find "$tmp/opt/$arch-Os" -name result.json | head -n 1)")"
 done
