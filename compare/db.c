@@ -734,26 +734,17 @@ static void insert_counter(void *ctx, const struct side_observation *c)
 		cr->ret = -1;
 }
 
-/* The events metric m's perf stat could not count (perf_stat.absent), of
- * abi; an (abi, event) the boot has already keeps its first reason, as a
- * boot record does (boot_record_add_uncounted()). 0 or -1. */
-static int record_uncounted(struct writer *w, struct json_object *m, const char *abi,
-			    long long boot)
+/* result_perf_stat_absent()'s add: an uncounted row of the boot (ctx, a
+ * struct counter_rows); an (abi, event) the boot has already keeps its
+ * first reason, as a boot record does (boot_record_add_uncounted()). */
+static int insert_uncounted(void *ctx, const char *abi, const char *event, const char *reason)
 {
-	struct json_object *ps = result_get_object(m, "perf_stat");
-	struct json_object *absent = ps ? result_get_object(ps, "absent") : NULL;
-	if (!absent)
-		return 0;
-	json_object_object_foreach(absent, event, why) {
-		sqlite3_bind_int64(w->uncounted, 1, boot);
-		bind_text(w->uncounted, 2, abi);
-		bind_text(w->uncounted, 3, event);
-		bind_text(w->uncounted, 4, json_object_is_type(why, json_type_string)
-					   ? json_object_get_string(why) : NULL);
-		if (step_done(w->db, w->uncounted) < 0)
-			return -1;
-	}
-	return 0;
+	struct counter_rows *cr = ctx;
+	sqlite3_bind_int64(cr->w->uncounted, 1, cr->boot);
+	bind_text(cr->w->uncounted, 2, abi);
+	bind_text(cr->w->uncounted, 3, event);
+	bind_text(cr->w->uncounted, 4, reason);
+	return step_done(cr->w->db, cr->w->uncounted);
 }
 
 /* Every metric of the boot, with its samples, each followed by its perf
@@ -783,7 +774,7 @@ static int record_metrics(struct writer *w, struct json_object *r, long long boo
 				return -1;
 		}
 		result_perf_stat(m, &o, insert_counter, &cr);
-		if (cr.ret < 0 || record_uncounted(w, m, o.abi, boot) < 0)
+		if (cr.ret < 0 || result_perf_stat_absent(m, &o, insert_uncounted, &cr) < 0)
 			return -1;
 	}
 	return 0;

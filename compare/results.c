@@ -602,6 +602,29 @@ size_t result_perf_stat(struct json_object *m, const struct side_observation *o,
 	return n;
 }
 
+int result_perf_stat_absent(struct json_object *m, const struct side_observation *o,
+			    int (*add)(void *ctx, const char *abi, const char *event,
+				       const char *reason), void *ctx)
+{
+	struct json_object *ps = result_get_object(m, "perf_stat");
+	struct json_object *absent = ps ? result_get_object(ps, "absent") : NULL;
+	if (!absent)
+		return 0;
+	json_object_object_foreach(absent, event, why) {
+		if (add(ctx, o->abi, event, json_object_is_type(why, json_type_string)
+					    ? json_object_get_string(why) : NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* result_perf_stat_absent()'s add for a boot record. */
+static int add_uncounted(void *ctx, const char *abi, const char *event, const char *reason)
+{
+	boot_record_add_uncounted(ctx, abi, event, reason);
+	return 0;
+}
+
 /* result_perf_stat()'s add for a boot record: the name is the record's. */
 static void add_counter(void *ctx, const struct side_observation *c)
 {
@@ -645,14 +668,7 @@ void result_boot_record(struct json_object *root, const char *dir, struct boot_r
 		if (result_metric_entry(m, &o)) {
 			boot_record_add_metric(r, &o);
 			result_perf_stat(m, &o, add_counter, r);
-			struct json_object *ps = result_get_object(m, "perf_stat");
-			struct json_object *absent = ps ? result_get_object(ps, "absent") : NULL;
-			if (absent) {
-				json_object_object_foreach(absent, event, why)
-					boot_record_add_uncounted(r, o.abi, event,
-								  json_object_is_type(why, json_type_string)
-								  ? json_object_get_string(why) : NULL);
-			}
+			result_perf_stat_absent(m, &o, add_uncounted, r);
 		}
 		record_profile(r, json_object_array_get_idx(a, i));
 	}

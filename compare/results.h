@@ -167,7 +167,6 @@ struct side {
 	struct triple_index profile_index;      /* of profiles[], by identity */
 	struct side_uncounted {         /* perf stat's events a counted boot could not count */
 		char *abi, *event, *reason;     /* the first boot's reason */
-		size_t boots;
 	} *uncounted;                   /* in order of first appearance */
 	size_t nuncounted;
 };
@@ -460,6 +459,16 @@ bool result_metric_entry(struct json_object *m, struct side_observation *o);
  */
 size_t result_perf_stat(struct json_object *m, const struct side_observation *o,
 			void (*add)(void *ctx, const struct side_observation *c), void *ctx);
+/*
+ * result_perf_stat_absent: each event metric entry m's perf stat could not
+ * count (perf_stat.absent), passed to add(ctx, o->abi, EVENT, REASON) in
+ * result.json's order (REASON NULL when it is not a string). 0, or -1 as
+ * soon as add returns -1. The boot record and the history database's
+ * uncounted rows read the same events so.
+ */
+int result_perf_stat_absent(struct json_object *m, const struct side_observation *o,
+			    int (*add)(void *ctx, const char *abi, const char *event,
+				       const char *reason), void *ctx);
 
 /* The initramfs a boot ran (result.json initramfs): its sha256, else its
  * path, else "". */

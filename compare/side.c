@@ -548,20 +548,16 @@ const char *boot_fail_cause(const struct boot_record *r)
 	return NULL;
 }
 
-/* One boot's uncounted event into the side: its boots counted, the first
- * boot's reason kept. */
+/* One boot's uncounted event into the side, once an (abi, event): the
+ * first boot's reason kept. */
 static void side_add_uncounted(struct side *s, const struct boot_uncounted *u)
 {
-	for (size_t i = 0; i < s->nuncounted; i++) {
-		struct side_uncounted *e = &s->uncounted[i];
-		if (!strcmp(e->abi, u->abi) && !strcmp(e->event, u->event)) {
-			e->boots++;
+	for (size_t i = 0; i < s->nuncounted; i++)
+		if (!strcmp(s->uncounted[i].abi, u->abi) && !strcmp(s->uncounted[i].event, u->event))
 			return;
-		}
-	}
 	s->uncounted = grow(s->uncounted, s->nuncounted, sizeof(*s->uncounted));
 	s->uncounted[s->nuncounted++] = (struct side_uncounted){
-		xstrdup(u->abi), xstrdup(u->event), xstrdup(u->reason ? u->reason : "?"), 1 };
+		xstrdup(u->abi), xstrdup(u->event), xstrdup(u->reason ? u->reason : "?") };
 }
 
 void side_add_boot(struct side *s, const struct boot_record *r)
